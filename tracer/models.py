@@ -1,0 +1,166 @@
+"""Plain data passed between stages. Text is carried as spans into an original string."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+Span = tuple[int, int]  # [start, end) code-point offsets
+
+_EMPTY: Mapping[str, str] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A validated search record. `index` is its position in the request's flattened records."""
+
+    index: int
+    url: str
+    title: str
+    content: str
+    source_type: str = ""
+    id: str = ""
+    published_at: str = ""
+    author: str = ""
+    site: str = ""
+    metadata: Mapping[str, str] = field(default=_EMPTY)
+    source_key: str = ""  # canonical identity: records sharing it share one reference number
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A slice [start, end) of one record's content; `id` is its position in the passage list."""
+
+    id: int
+    record: int  # position of the record in the normalised record list (not Record.index)
+    start: int
+    end: int
+    text: str    # == records[record].content[start:end], kept for speed
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """Result of the one markdown scan over the report."""
+
+    body_end: int                     # the references section (if any) starts here
+    references: Span | None           # the trailing references section, cut verbatim
+    protected: tuple[Span, ...]       # sorted, disjoint regions that are never prose
+    headings: tuple[Span, ...] = ()   # heading lines (also inside `protected`)
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence span [start, end) of the original report (trailing whitespace excluded)."""
+
+    id: int
+    start: int
+    end: int
+    text: str
+    in_list: bool = False
+    heading: str = ""                 # nearest heading text above it (context for retrieval)
+
+
+@dataclass(frozen=True, slots=True)
+class ExistingMarker:
+    """A citation marker already present in the report, e.g. "[1, 3]" or "[^2]"."""
+
+    start: int
+    end: int
+    numbers: tuple[int, ...]
+    urls: tuple[str, ...] = ()        # for "[[1]](url)" style markers
+    sentence: int | None = None       # Sentence.id it belongs to, if any
+
+
+@dataclass(frozen=True, slots=True)
+class Support:
+    """Verification of one (sentence, record) pair."""
+
+    score: float                      # calibrated 0..1
+    match: str                        # "exact" | "fuzzy" | "lexical" | "existing"
+    evidence_start: int               # offsets into the record's content
+    evidence_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A proposed source for a sentence, after verification."""
+
+    sentence: int
+    record: int                       # position in the normalised record list
+    passage: int
+    support: Support
+
+
+@dataclass(frozen=True, slots=True)
+class CitedSource:
+    number: int
+    url: str
+    title: str
+    record_index: int
+    score: float
+    match: str
+    evidence: str
+    evidence_start: int
+    evidence_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    sentence: str
+    start: int
+    end: int
+    sources: tuple[CitedSource, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    number: int
+    url: str
+    title: str
+    record_index: int
+    author: str = ""
+    site: str = ""
+    published_at: str = ""
+    is_link: bool = True              # False for local documents / non-http(s) sources
+
+
+@dataclass(frozen=True, slots=True)
+class Unsupported:
+    sentence: str
+    start: int
+    end: int
+    reason: str
+
+
+@dataclass(slots=True)
+class Stats:
+    sentences: int = 0
+    needs_citation: int = 0
+    cited_sentences: int = 0
+    unsupported: int = 0
+    records: int = 0
+    records_dropped: int = 0
+    passages: int = 0
+    citations: int = 0
+    existing_citations: int = 0
+    llm_calls: int = 0
+    llm_prompt_tokens: int = 0
+    llm_completion_tokens: int = 0
+    llm_retries: int = 0
+    llm_pairs_rejected: int = 0
+    stage_ms: dict[str, float] = field(default_factory=dict)
+    total_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class TraceResult:
+    report: str
+    citations: tuple[Citation, ...]
+    references: tuple[Reference, ...]
+    unsupported: tuple[Unsupported, ...]
+    removed_references: str
+    stats: Stats
+    warnings: tuple[str, ...]
+    degraded: bool = False
+    mode: str = "deterministic"

@@ -1,0 +1,189 @@
+"""The trace pipeline: records -> markdown -> segment -> existing -> recognize -> retrieve
+-> match -> verify -> render. Each stage is a plain function over `tracer.models`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from tracer import existing as existing_stage
+from tracer import markdown, recognize, records, render, segment
+from tracer.errors import CancelledError, InvalidInputError
+from tracer.match import match_deterministic, verify_proposals
+from tracer.models import Candidate, Passage, Record, Sentence, Stats, TraceResult, Unsupported
+from tracer.options import Mode, TraceOptions
+from tracer.retrieve import PassageIndex
+from tracer.text import detect_language
+
+
+class CancelToken(Protocol):
+    """Anything with `is_set()` (threading.Event works); checked between stages."""
+
+    def is_set(self) -> bool: ...
+
+
+class LLMBackend(Protocol):
+    """What the pipeline needs from an LLM (implemented in tracer.llm; optional)."""
+
+    def recognize(
+        self, sentences: list[Sentence], lang: str, stats: Stats, cancel: CancelToken | None
+    ) -> tuple[set[int] | None, list[str]]:
+        """Ids of sentences needing a citation, or None when the model failed; plus warnings."""
+        ...
+
+    def match(
+        self,
+        sentences: list[Sentence],
+        candidates: Mapping[int, list[int]],
+        passages: list[Passage],
+        options: TraceOptions,
+        stats: Stats,
+        cancel: CancelToken | None,
+    ) -> tuple[dict[int, list[int]], set[int], list[str]]:
+        """Proposed passage ids per sentence id, the sentence ids whose chunk failed
+        (they fall back to the deterministic matcher), and warnings naming causes."""
+        ...
+
+
+class _Timer:
+    def __init__(self, stats: Stats, cancel: CancelToken | None) -> None:
+        self.stats = stats
+        self.cancel = cancel
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        if self.cancel is not None and self.cancel.is_set():
+            raise CancelledError(f"cancelled before stage {name}")
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.stats.stage_ms[name] = self.stats.stage_ms.get(name, 0.0) + (time.perf_counter() - t0) * 1000
+
+
+def trace(
+    report: str,
+    raw_records: Iterable[Mapping[str, Any] | Record] | Mapping[str, Any],
+    options: TraceOptions | None = None,
+    *,
+    llm: LLMBackend | None = None,
+    cancel: CancelToken | None = None,
+    on_stage: Callable[[str, float], None] | None = None,
+) -> TraceResult:
+    """Re-cite `report` against `raw_records`. Never edits the body; never cites unverified."""
+    t_start = time.perf_counter()
+    options = (options or TraceOptions()).validated()
+    if not isinstance(report, str):
+        raise InvalidInputError("report", "must be a string")
+    stats = Stats()
+    timer = _Timer(stats, cancel)
+    warnings: list[str] = []
+    degraded = False
+
+    use_llm = llm is not None and options.mode in (Mode.AUTO, Mode.LLM)
+    if options.mode is Mode.LLM and llm is None:
+        warnings.append("mode=llm requested but no LLM is configured; used the deterministic path")
+        degraded = True
+    mode_used = "llm" if use_llm else "deterministic"
+
+    with timer.stage("records"):
+        recs, rec_warnings = records.normalize_records(raw_records)
+        warnings.extend(rec_warnings)
+        passages = records.split_passages(
+            recs, options.tuning.passage_chars, options.tuning.passage_overlap
+        )
+        stats.records = len(recs)
+        stats.records_dropped = sum(1 for w in rec_warnings if w.startswith("record "))
+        stats.passages = len(passages)
+
+    with timer.stage("markdown"):
+        layout = markdown.scan_markdown(report)
+        removed = report[layout.references[0]:layout.references[1]] if layout.references else ""
+
+    lang = options.language or detect_language(report[: layout.body_end])
+
+    with timer.stage("segment"):
+        sentences = segment.segment_sentences(report, layout)
+        stats.sentences = len(sentences)
+
+    with timer.stage("existing"):
+        old_markers = existing_stage.find_existing_markers(report, layout, sentences)
+        resolved = existing_stage.resolve_existing(old_markers, removed, recs)
+        stats.existing_citations = len(old_markers)
+
+    with timer.stage("recognize"):
+        needs: set[int] | None = None
+        if use_llm and llm is not None:
+            needs, llm_warn = llm.recognize(sentences, lang, stats, cancel)
+            warnings.extend(llm_warn)
+            if needs is None:
+                degraded = True
+        if needs is None:
+            needs = recognize.recognize_sentences(sentences, lang)
+        stats.needs_citation = len(needs)
+
+    with timer.stage("retrieve"):
+        index = PassageIndex(passages, recs, lang)
+        candidates = {
+            s.id: index.search(s.text, options.tuning.retrieve_top_k) for s in sentences
+        }
+
+    chosen: dict[int, list[Candidate]]
+    with timer.stage("match"):
+        fallback_ids = {s.id for s in sentences}
+        chosen = {}
+        if use_llm and llm is not None and recs:
+            proposals, failed, llm_warn = llm.match(
+                sentences, {sid: [p for p, _ in c] for sid, c in candidates.items()},
+                passages, options, stats, cancel,
+            )
+            warnings.extend(llm_warn)
+            if failed:
+                degraded = True
+            with timer.stage("verify"):
+                chosen, rejected = verify_proposals(
+                    sentences, proposals, passages, recs, options, lang
+                )
+                stats.llm_pairs_rejected += rejected
+            fallback_ids = failed
+        if fallback_ids and recs:
+            det = match_deterministic(
+                [s for s in sentences if s.id in fallback_ids], candidates, passages, recs, options, lang
+            )
+            chosen.update(det)
+
+    with timer.stage("render"):
+        out = render.render_report(
+            report, layout, sentences, chosen, old_markers, resolved, recs, options, lang
+        )
+
+    unsupported = tuple(
+        Unsupported(s.text, s.start, s.end, "no record supports this sentence")
+        for s in sentences
+        if s.id in needs and not chosen.get(s.id) and not any(
+            m.sentence == s.id for m in old_markers if m.numbers and resolved.get(m.numbers[0]) is not None
+        )
+    )
+    stats.unsupported = len(unsupported)
+    stats.cited_sentences = len(out.citations)
+    stats.citations = sum(len(c.sources) for c in out.citations)
+    stats.total_ms = (time.perf_counter() - t_start) * 1000
+    if on_stage is not None:
+        for name, ms in stats.stage_ms.items():
+            on_stage(name, ms)
+    return TraceResult(
+        report=out.report,
+        citations=out.citations,
+        references=out.references,
+        unsupported=unsupported,
+        removed_references=removed,
+        stats=stats,
+        warnings=tuple(warnings + out.warnings),
+        degraded=degraded,
+        mode=mode_used,
+    )
+
+
+__all__ = ["trace", "LLMBackend", "CancelToken", "Record", "Sentence", "Passage"]
