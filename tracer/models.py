@@ -24,7 +24,7 @@ class Record:
     published_at: str = ""
     author: str = ""
     site: str = ""
-    metadata: Mapping[str, str] = field(default=_EMPTY)
+    metadata: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     source_key: str = ""  # canonical identity: records sharing it share one reference number
 
 
