@@ -1,0 +1,565 @@
+"""The records stage: parse, validate and normalise search records; cut them into passages.
+
+Accepted shapes (see docs/records.md):
+  * a list of records (dicts or `Record` objects), e.g. parsed JSON or JSONL;
+  * a grouped mapping ``{source_type: [records...]}`` (openJiuwen), flattened in order;
+  * an object with ``records`` (a list) or ``classified_content`` (openJiuwen line shape).
+
+Every input record gets `Record.index` = its position in the flattened input, dropped ones
+included, so indices always map back to the request. A bad record is dropped with a warning
+that starts with ``"record {index}"``; other warnings start with ``"records"``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import fields
+from types import MappingProxyType
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import orjson
+
+from tracer.errors import InvalidInputError
+from tracer.models import Passage, Record
+
+__all__ = [
+    "canonical_url",
+    "is_link",
+    "normalize_records",
+    "parse_records_text",
+    "split_passages",
+]
+
+# Key aliases, in priority order: the first alias holding a non-empty string wins.
+_URL_KEYS = ("url", "link", "href", "source")
+_TITLE_KEYS = ("title", "name")
+_CONTENT_KEYS = ("content", "original_content", "text", "snippet", "body")
+_OPTIONAL_KEYS: dict[str, tuple[str, ...]] = {
+    "source_type": ("source_type",),
+    "id": ("id", "index"),
+    "published_at": ("published_at", "publish_time", "published", "date"),
+    "author": ("author", "authors"),
+    "site": ("site", "site_name"),
+}
+
+# ---------------------------------------------------------------------------------------------
+# canonical source identity
+
+
+# Query parameters that only track the click; they never change which page is served.
+_TRACKING_PARAMS = frozenset({
+    "fbclid", "gclid", "dclid", "gbraid", "wbraid", "msclkid", "mc_cid", "mc_eid", "yclid",
+    "_ga", "_gl", "igshid", "ref_src", "spm", "_hsenc", "_hsmi", "mkt_tok", "srsltid",
+})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_DOI_HOSTS = frozenset({"doi.org", "dx.doi.org", "www.doi.org"})
+_ARXIV_HOSTS = frozenset({"arxiv.org", "www.arxiv.org", "export.arxiv.org"})
+# New-style ids (2101.00001) and old-style ids (hep-th/9901001), optional version and ".pdf".
+_ARXIV_PATH = re.compile(
+    r"^/(?:abs|pdf|html|format)/((?:\d{4}\.\d{4,5})|(?:[a-z][a-z.-]*/\d{7}))(?:v\d+)?(?:\.pdf)?/?$",
+    re.IGNORECASE,
+)
+_ARXIV_ID = re.compile(r"^arxiv:\s*((?:\d{4}\.\d{4,5})|(?:[a-z][a-z.-]*/\d{7}))(?:v\d+)?$", re.IGNORECASE)
+_PCT = re.compile(r"%[0-9A-Fa-f]{2}")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+_BAD_LINK_CHARS = re.compile(r"[\s\x00-\x1f\x7f<>\"`]")
+
+
+def _normalise_percent(part: str) -> str:
+    """Upper-case percent escapes and decode the ones that encode unreserved characters."""
+
+    def fix(m: re.Match[str]) -> str:
+        ch = chr(int(m.group(0)[1:], 16))
+        return ch if ch in _UNRESERVED else m.group(0).upper()
+
+    return _PCT.sub(fix, part)
+
+
+def _is_tracking(key: str) -> bool:
+    k = unquote(key).lower()
+    return k.startswith("utm_") or k in _TRACKING_PARAMS
+
+
+def canonical_url(url: str) -> str:
+    """Canonical identity of a source: records sharing it share one reference number.
+
+    http(s): lower-case scheme and host, no default port, no fragment (except "#/" and "#!"
+    routes, which select a page), no tracking parameters (utm_*, fbclid, gclid, ...), no
+    trailing slash. Other parameters keep their order; ``www.`` is kept (it can be a different
+    host). DOI links become ``doi:10.x/...`` and arXiv links ``arxiv:<id>`` without version.
+    Anything else is returned stripped.
+    """
+    s = url.strip()
+    low = s.lower()
+    if low.startswith("doi:"):
+        return "doi:" + s[4:].strip().lower()
+    m = _ARXIV_ID.match(s)
+    if m:
+        return "arxiv:" + m.group(1).lower()
+    if not (low.startswith("http://") or low.startswith("https://")):
+        return s
+    try:
+        parts = urlsplit(s)
+        port = parts.port
+    except ValueError:
+        return s
+    host = (parts.hostname or "").rstrip(".")
+    if not host:
+        return s
+    scheme = parts.scheme.lower()
+    path = _normalise_percent(parts.path)
+    if host in _DOI_HOSTS and path.startswith("/10."):
+        return "doi:" + unquote(path[1:]).rstrip("/").lower()
+    if host in _ARXIV_HOSTS:
+        am = _ARXIV_PATH.match(path)
+        if am:
+            return "arxiv:" + am.group(1).lower()
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        netloc += f":{port}"
+    if parts.username is not None:
+        user = parts.username + (f":{parts.password}" if parts.password is not None else "")
+        netloc = f"{user}@{netloc}"
+    path = path.rstrip("/")
+    query = "&".join(
+        p for p in parts.query.split("&") if p and not _is_tracking(p.split("=", 1)[0])
+    )
+    out = f"{scheme}://{netloc}{path}"
+    if query:
+        out += "?" + _normalise_percent(query)
+    frag = parts.fragment
+    if frag.startswith("/") or frag.startswith("!"):
+        out += "#" + frag
+    return out
+
+
+def is_link(url: str) -> bool:
+    """True when `url` may be rendered as a link: http(s), a host, no whitespace or markup."""
+    s = url.strip()
+    if _BAD_LINK_CHARS.search(s):
+        return False
+    try:
+        parts = urlsplit(s)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        return False
+    return parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
+
+
+def _doc_key(source: str) -> str:
+    """A stable key for a non-http(s) source: a local path, a file:// URL or an opaque id."""
+    s = source.strip()
+    if s.lower().startswith("file://"):
+        s = unquote(urlsplit(s).path)
+    s = s.replace("\\", "/")
+    if "/" in s:
+        lead = "/" if s.startswith("/") else ""
+        s = lead + posixpath.normpath(s).lstrip("/")
+    return "doc:" + s
+
+
+def source_key(url: str) -> str:
+    """The identity used for numbering: canonical URL, DOI/arXiv id, or ``doc:<path or id>``."""
+    canon = canonical_url(url)
+    if canon.lower().startswith(("http://", "https://", "doi:", "arxiv:")):
+        return canon
+    return _doc_key(url)
+
+
+def _display_name(url: str) -> str:
+    """A title for a record whose title is empty: host and path, or the document's name."""
+    s = url.strip()
+    if is_link(s):
+        parts = urlsplit(s)
+        host = (parts.hostname or "").lower()
+        path = unquote(parts.path).rstrip("/")
+        return host + path
+    canon = canonical_url(s)
+    if canon.startswith(("doi:", "arxiv:")):
+        return canon
+    name = posixpath.basename(_doc_key(s)[4:].rstrip("/"))
+    return name or s
+
+
+# ---------------------------------------------------------------------------------------------
+# normalisation
+
+
+# C0/C1 controls, line/paragraph separators and bidi overrides (which can spoof a title).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]+")
+_SPACES = re.compile(r"\s+")
+
+
+def _clean_title(title: str) -> str:
+    """Replace control characters (newlines, tabs, escapes) with spaces and collapse runs."""
+    title = _CONTROL.sub(" ", title)
+    return _SPACES.sub(" ", title).strip()
+
+
+def _type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+def _record_as_mapping(rec: Record) -> dict[str, Any]:
+    return {f.name: getattr(rec, f.name) for f in fields(rec) if f.name not in ("index", "source_key")}
+
+
+def _flatten(raw: object, warnings: list[str]) -> Iterator[tuple[str, object]]:
+    """Yield (group source_type, item) for every input record, in request order."""
+    if isinstance(raw, (str, bytes, bytearray)):
+        raise InvalidInputError("records", "must be a list of records or a mapping, got a string")
+    if isinstance(raw, Record):
+        yield "", raw
+        return
+    if isinstance(raw, Mapping):
+        yield from _flatten_mapping(raw, warnings)
+        return
+    if not isinstance(raw, Iterable):
+        raise InvalidInputError(
+            "records", f"must be a list of records or a mapping, got {_type_name(raw)}"
+        )
+    for item in raw:
+        if isinstance(item, Mapping) and isinstance(item.get("classified_content"), (list, tuple)):
+            yield from _flatten_mapping(item, warnings)
+        else:
+            yield "", item
+
+
+def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tuple[str, object]]:
+    cc = raw.get("classified_content")
+    if cc is not None:
+        if not isinstance(cc, (list, tuple)):
+            raise InvalidInputError("records.classified_content", f"must be a list, got {_type_name(cc)}")
+        group = raw.get("source_type")
+        for item in cc:
+            yield (group if isinstance(group, str) else ""), item
+        return
+    recs = raw.get("records")
+    if isinstance(recs, (list, tuple)):
+        for item in recs:
+            yield "", item
+        return
+    groups = [(k, v) for k, v in raw.items() if isinstance(v, (list, tuple))]
+    if groups:
+        for key, value in raw.items():
+            if isinstance(value, (list, tuple)):
+                for item in value:
+                    yield str(key), item
+            elif isinstance(value, Mapping) and isinstance(value.get("classified_content"), list):
+                for st, item in _flatten_mapping(value, warnings):
+                    yield st or str(key), item
+            else:
+                warnings.append(f"records: group {str(key)!r} ignored: not a list of records")
+        return
+    if any(k in raw for k in _CONTENT_KEYS + _URL_KEYS):
+        yield "", raw  # a single record
+        return
+    if not raw:
+        return
+    raise InvalidInputError(
+        "records",
+        "expected a list of records, a {source_type: [records]} mapping, "
+        "or an object with 'records' or 'classified_content'",
+    )
+
+
+def _pick(item: Mapping[Any, Any], keys: tuple[str, ...]) -> tuple[str | None, object]:
+    """The first alias holding a non-blank string; else the first alias present; else (None, None)."""
+    first: tuple[str | None, object] = (None, None)
+    for k in keys:
+        if k in item:
+            v = item[k]
+            if isinstance(v, str) and v.strip():
+                return k, v
+            if first[0] is None:
+                first = (k, v)
+    return first
+
+
+def _optional_str(value: object) -> str | None:
+    """Optional fields accept strings, numbers (ids) and lists of strings (authors)."""
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return ", ".join(v.strip() for v in value if v.strip())
+    return None
+
+
+def _metadata(value: object, index: int, warnings: list[str]) -> Mapping[str, str]:
+    if value is None:
+        return MappingProxyType({})
+    if not isinstance(value, Mapping):
+        warnings.append(f"records[{index}]: metadata ignored: expected an object, got {_type_name(value)}")
+        return MappingProxyType({})
+    out: dict[str, str] = {}
+    skipped: list[str] = []
+    for k, v in value.items():
+        if isinstance(v, str):
+            out[str(k)] = v
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[str(k)] = str(v)
+        elif isinstance(v, bool):
+            out[str(k)] = "true" if v else "false"
+        else:
+            skipped.append(str(k))
+    if skipped:
+        warnings.append(
+            f"records[{index}]: metadata keys ignored (values must be strings): {', '.join(skipped[:10])}"
+        )
+    return MappingProxyType(out)
+
+
+def _validate(index: int, group: str, item: object, warnings: list[str]) -> Record | None:
+    if isinstance(item, Record):
+        item = _record_as_mapping(item)
+    if not isinstance(item, Mapping):
+        warnings.append(f"record {index} dropped: expected an object, got {_type_name(item)}")
+        return None
+
+    url_key, url = _pick(item, _URL_KEYS)
+    title_key, title = _pick(item, _TITLE_KEYS)
+    content_key, content = _pick(item, _CONTENT_KEYS)
+    for name, key, value in (("url", url_key, url), ("content", content_key, content)):
+        if key is None:
+            warnings.append(f"record {index} dropped: missing {name}")
+            return None
+        if not isinstance(value, str):
+            warnings.append(f"record {index} dropped: {key} must be a string, got {_type_name(value)}")
+            return None
+    if title_key is None:
+        warnings.append(f"record {index} dropped: missing title")
+        return None
+    if title is not None and not isinstance(title, str):
+        warnings.append(f"record {index} dropped: {title_key} must be a string, got {_type_name(title)}")
+        return None
+    assert isinstance(url, str) and isinstance(content, str)
+    url = url.strip()
+    if not url:
+        warnings.append(f"record {index} dropped: empty url")
+        return None
+    if not content.strip():
+        warnings.append(f"record {index} dropped: empty content")
+        return None
+    clean_title = _clean_title(title or "") or _display_name(url)
+
+    opt: dict[str, str] = {}
+    for fname, keys in _OPTIONAL_KEYS.items():
+        k, v = _pick(item, keys)
+        if k is None or v is None:
+            continue
+        sv = _optional_str(v)
+        if sv is None:
+            warnings.append(f"records[{index}]: {k} ignored: expected a string, got {_type_name(v)}")
+        else:
+            opt[fname] = _clean_title(sv)
+    if not opt.get("source_type"):
+        opt["source_type"] = group
+    return Record(
+        index=index,
+        url=url,
+        title=clean_title,
+        content=content,
+        source_type=opt.get("source_type", ""),
+        id=opt.get("id", ""),
+        published_at=opt.get("published_at", ""),
+        author=opt.get("author", ""),
+        site=opt.get("site", ""),
+        metadata=_metadata(item.get("metadata"), index, warnings),
+        source_key=source_key(url),
+    )
+
+
+def normalize_records(raw: object) -> tuple[list[Record], list[str]]:
+    """Validate and flatten `raw` into records, returning (records, warnings).
+
+    `Record.index` is the position in the flattened input (dropped records count too).
+    Dropped records yield a warning starting with ``"record {index} dropped"``; exact
+    duplicates (same source key, title and content) are dropped the same way.
+    Raises InvalidInputError only when `raw` as a whole has the wrong shape.
+    """
+    warnings: list[str] = []
+    out: list[Record] = []
+    seen: dict[tuple[str, str, str], int] = {}
+    for index, (group, item) in enumerate(_flatten(raw, warnings)):
+        rec = _validate(index, group, item, warnings)
+        if rec is None:
+            continue
+        key = (rec.source_key, rec.title, rec.content)
+        first = seen.get(key)
+        if first is not None:
+            warnings.append(f"record {index} dropped: exact duplicate of record {first}")
+            continue
+        seen[key] = index
+        out.append(rec)
+    return out, warnings
+
+
+# ---------------------------------------------------------------------------------------------
+# text input
+
+
+def _json_error(exc: orjson.JSONDecodeError) -> str:
+    return f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+
+
+def parse_records_text(text: str, source: str = "records") -> object:
+    """Parse a records file: JSON (list, grouped mapping, or object) or JSONL (one record a line).
+
+    Raises InvalidInputError(source, "...line N...") on invalid input.
+    """
+    body = text.lstrip("\ufeff")
+    if not body.strip():
+        return []
+    try:
+        doc = orjson.loads(body)
+    except orjson.JSONDecodeError as whole_err:
+        return _parse_jsonl(body, source, whole_err)
+    if not isinstance(doc, (list, dict)):
+        raise InvalidInputError(
+            source, f"expected a JSON array or object of records, got {_type_name(doc)}"
+        )
+    return doc
+
+
+def _parse_jsonl(body: str, source: str, whole_err: orjson.JSONDecodeError) -> list[object]:
+    items: list[object] = []
+    first = True
+    for lineno, line in enumerate(body.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            if first:
+                # Not JSONL either: the first line is not a value, so report the document error.
+                raise InvalidInputError(source, _json_error(whole_err)) from None
+            raise InvalidInputError(
+                source, f"line {lineno}: invalid JSON at column {exc.colno}: {exc.msg}"
+            ) from None
+        if first and not isinstance(value, dict):
+            raise InvalidInputError(source, _json_error(whole_err))
+        first = False
+        if not isinstance(value, dict):
+            raise InvalidInputError(
+                source,
+                f"line {lineno}: expected a JSON object (one record per line), got {_type_name(value)}",
+            )
+        items.append(value)
+    return items
+
+
+# ---------------------------------------------------------------------------------------------
+# passages
+
+# A unit boundary falls after: CJK terminators (no space needed); Latin terminators followed by
+# whitespace; any line break. Closing quotes/brackets stay with the sentence they close, and the
+# whitespace after a boundary stays with the unit before it.
+_SENTENCE_END = re.compile(
+    r"[。！？…]+[”’」』）】》\"')\]]*\s*"
+    r"|[.!?]+[”’\"')\]]*(?=\s)\s*"
+    r"|\n\s*"
+)
+# Weaker breakpoints, only used inside a unit longer than a passage.
+_CLAUSE_END = re.compile(r"[，、；：,;:]\s*|\s+")
+
+
+def _units(content: str, limit: int) -> list[int]:
+    """Start offsets of the cuttable units of `content`: sentences and lines, each <= limit.
+
+    A unit longer than `limit` is split at clause punctuation and whitespace; a piece with no
+    break at all (e.g. a blob without spaces) is hard-cut as a last resort.
+    """
+    n = len(content)
+    starts = [0]
+    for m in _SENTENCE_END.finditer(content):
+        if starts[-1] < m.end() < n:
+            starts.append(m.end())
+    out: list[int] = []
+    bounds = starts + [n]
+    for i, s in enumerate(starts):
+        e = bounds[i + 1]
+        out.append(s)
+        if e - s <= limit:
+            continue
+        last = s
+        for m in _CLAUSE_END.finditer(content, s, e):
+            b = m.end()
+            if b >= e:
+                break
+            while b - last > limit:
+                last += limit
+                out.append(last)
+            if b > last:
+                out.append(b)
+                last = b
+        while e - last > limit:
+            last += limit
+            out.append(last)
+    return out
+
+
+def _cut(content: str, limit: int, overlap: int) -> list[tuple[int, int]]:
+    n = len(content)
+    if n <= limit:
+        return [(0, n)]
+    starts = _units(content, limit)
+    bounds = starts + [n]
+    k = len(starts)
+    slack = limit + limit // 4  # take a short tail into the last passage rather than orphan it
+    spans: list[tuple[int, int]] = []
+    a = 0
+    while a < k:
+        b = a + 1
+        while b < k and bounds[b + 1] - bounds[a] <= limit:
+            b += 1
+        if b < k and n - bounds[a] <= slack:
+            b = k
+        spans.append((bounds[a], bounds[b]))
+        if b >= k:
+            break
+        # Next passage starts at a unit boundary so that it repeats about `overlap` characters.
+        nxt = b
+        while nxt - 1 > a and bounds[b] - bounds[nxt - 1] <= overlap:
+            nxt -= 1
+        if nxt == b and b - 1 > a and bounds[b] - bounds[b - 1] <= limit // 2 and overlap > 0:
+            nxt = b - 1  # at least one sentence of overlap when it is not too long
+        a = nxt
+    return spans
+
+
+def split_passages(recs: list[Record], passage_chars: int, overlap: int) -> list[Passage]:
+    """Cut every record's content into passages at sentence/paragraph boundaries.
+
+    Passages target `passage_chars` characters; consecutive passages share about `overlap`
+    characters, starting at a sentence boundary. A short record is a single passage.
+    `Passage.record` is the position in `recs`; `Passage.text == content[start:end]`.
+    """
+    limit = max(passage_chars, 1)
+    ov = max(0, min(overlap, limit // 2))
+    out: list[Passage] = []
+    for ri, rec in enumerate(recs):
+        content = rec.content
+        if passage_chars <= 0:
+            spans = [(0, len(content))]
+        else:
+            spans = _cut(content, limit, ov)
+        for s, e in spans:
+            out.append(Passage(id=len(out), record=ri, start=s, end=e, text=content[s:e]))
+    return out
