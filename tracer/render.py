@@ -1,0 +1,512 @@
+"""Render stage: number the sources, insert markers at sentence ends, append the references.
+
+The body is never edited: the output is the input body with marker strings inserted at
+span ends (old markers removed or renumbered), followed by a new references section that is
+only ever *appended*. Sources are numbered 1..n by first appearance in the text, one number
+per canonical source (`Record.source_key`), so chunks and URL variants of a page share one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from tracer.errors import InvalidInputError
+from tracer.models import (
+    Candidate,
+    Citation,
+    CitedSource,
+    ExistingMarker,
+    Layout,
+    Record,
+    Reference,
+    Sentence,
+    Span,
+    Support,
+)
+from tracer.options import ExistingPolicy, Placement, TraceOptions
+from tracer.refformat import (
+    clean_text,
+    display_title,
+    escape_markdown,
+    format_reference,
+    is_http_url,
+    safe_url,
+    validate_reference_format,
+)
+
+STYLES: tuple[str, ...] = (
+    "numeric", "numeric-comma", "link", "footnote", "footnote-evidence", "superscript", "openjiuwen",
+    "citation",
+)
+_STYLE_ALIASES = {
+    "": "numeric", "default": "numeric", "brackets": "numeric", "numeric_comma": "numeric-comma",
+    "comma": "numeric-comma", "hyperlink": "link", "linked": "link", "footnotes": "footnote",
+    "gfm": "footnote",
+    "footnote_evidence": "footnote-evidence", "sup": "superscript", "open-jiuwen": "openjiuwen",
+    "open_jiuwen": "openjiuwen", "jiuwen": "openjiuwen",
+}
+
+# Terminal punctuation a marker goes before (default placement).
+_TERMINAL = frozenset(".!?。！？；;…:：")
+_ABBREV_TAIL = re.compile(
+    r"(?:\b[A-Za-z]\.){1,}[A-Za-z]?$|\b(?:e\.g|i\.e|etc|vs|Inc|Ltd|Co|Corp|Dept|Mr|Mrs|Ms|Dr|St|No)$"
+)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+_MARKER_PATTERNS: dict[str, str] = {
+    "numeric": r"(?:\[\d+\])+",
+    "numeric-comma": r"\[\d+(?:, \d+)*\]",
+    "link": r"(?:\[\[\d+\]\]\([^)\s]*\)|\[\d+\])+",
+    "footnote": r"(?:\[\^\d+\])+",
+    "footnote-evidence": r"(?:\[\^\d+\])+",
+    "superscript": r"<sup>(?:\[\d+\])+</sup>",
+    "openjiuwen": r"(?:\[source_tracer_result\]\[(?:\\.|[^\\\[\]])*\](?:\([^)\s]*\))?)+",
+    "citation": r"(?:\[citation:\d+\])+",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    report: str
+    citations: tuple[Citation, ...]
+    references: tuple[Reference, ...]
+    warnings: tuple[str, ...] = ()
+
+
+def validate_style(style: str) -> str:
+    """The canonical style name, or InvalidInputError naming `options.style`."""
+    key = (style or "").strip().lower()
+    key = _STYLE_ALIASES.get(key, key)
+    if key not in STYLES:
+        raise InvalidInputError(
+            "options.style", f"unknown style {style!r}; expected one of {', '.join(STYLES)}"
+        )
+    return key
+
+
+def marker_regex(style: str) -> re.Pattern[str]:
+    """A regex matching every marker `render_report` emits in `style` (for stripping)."""
+    return re.compile(_MARKER_PATTERNS[validate_style(style)])
+
+
+def strip_emitted_markers(text: str, style: str) -> str:
+    """`text` with every marker of `style` removed."""
+    return marker_regex(style).sub("", text)
+
+
+def _link_check() -> Callable[[str], bool]:
+    try:  # tracer.records owns the canonical rule; fall back to ours while it is absent
+        from tracer.records import is_link
+    except ImportError:
+        return is_http_url
+    return is_link
+
+
+def source_key(rec: Record) -> str:
+    """Canonical identity used for numbering (falls back to the raw URL)."""
+    return rec.source_key or rec.url.strip() or f"#record-{rec.index}"
+
+
+@dataclass(slots=True)
+class _Entry:
+    record: int                # position in recs
+    support: Support | None    # None: kept old citation without a verified pair
+
+
+@dataclass(slots=True)
+class _Anchor:
+    pos: int
+    sentence: Sentence | None
+    entries: list[_Entry] = field(default_factory=list)
+    numbers: list[int] = field(default_factory=list)
+
+
+class _Text:
+    """The body with the spans that will be deleted, seen as the output will see it."""
+
+    def __init__(self, body: str, deletions: list[Span], protected: Sequence[Span]) -> None:
+        self.body = body
+        self.deletions = deletions
+        self.del_end = {b: a for a, b in deletions}
+        self.del_start = {a: b for a, b in deletions}
+        self.protected = protected
+
+    def inside(self, spans: Sequence[Span], p: int) -> Span | None:
+        for a, b in spans:
+            if a < p < b:
+                return (a, b)
+            if a >= p:
+                break
+        return None
+
+    def prev_char(self, p: int) -> str:
+        while p > 0 and p in self.del_end:
+            p = self.del_end[p]
+        return self.body[p - 1] if p > 0 else "\n"
+
+    def next_char(self, p: int) -> str:
+        while p in self.del_start:
+            p = self.del_start[p]
+        return self.body[p] if p < len(self.body) else "\n"
+
+    def at_line_start(self, p: int) -> bool:
+        while p > 0:
+            while p in self.del_end:
+                p = self.del_end[p]
+            if p == 0:
+                return True
+            ch = self.body[p - 1]
+            if ch == "\n":
+                return True
+            if ch not in " \t":
+                return False
+            p -= 1
+        return True
+
+
+def _core_end(text: _Text, s: Sentence) -> int:
+    """Sentence end with trailing deleted markers (and the spaces before them) skipped."""
+    p = s.end
+    moved = True
+    while moved and p > s.start:
+        moved = False
+        if p in text.del_end and text.del_end[p] >= s.start:
+            p = text.del_end[p]
+            moved = True
+            while p > s.start and text.body[p - 1] in " \t":
+                p -= 1
+    return p
+
+
+def _before_punct(text: _Text, s: Sentence, end: int) -> int:
+    body = text.body
+    p = end
+    while p > s.start:
+        if p in text.del_end and text.del_end[p] >= s.start:
+            p = text.del_end[p]
+            continue
+        if body[p - 1] in _TERMINAL:
+            p -= 1
+            continue
+        break
+    if p == end or p <= s.start:
+        return end
+    run = body[p:end]
+    if run == "." and _ABBREV_TAIL.search(body[max(s.start, p - 12):p]):
+        return end  # "the U.S." — a marker inside the abbreviation would read wrong
+    return p
+
+
+def _hazard(text: _Text, p: int, marker: str) -> bool:
+    """Would `marker` at p create markdown that was not there (link, image, escape, ref def)?"""
+    nxt = text.next_char(p)
+    prv = text.prev_char(p)
+    if marker.startswith("[") and prv in "!\\":
+        return True
+    if marker.endswith(("]", ")")) and nxt in "([":
+        return True
+    if marker.endswith("]") and nxt == ":" and text.at_line_start(p):
+        return True
+    return False
+
+
+def _place(text: _Text, p: int) -> int:
+    span = text.inside(text.protected, p)
+    if span is not None:
+        p = span[1]
+    for a, b in text.deletions:
+        if a < p < b:
+            return b
+    return p
+
+
+def _positions(text: _Text, s: Sentence, old: list[ExistingMarker], placement: Placement) -> list[int]:
+    """Insertion points for sentence s, preferred first."""
+    end = _core_end(text, s)
+    before = _before_punct(text, s, end)
+    first = before if placement is Placement.BEFORE_PUNCT else end
+    second = end if placement is Placement.BEFORE_PUNCT else before
+    order: list[int] = []
+    # "fact [1]." -> "fact [2].": reuse the author's slot so no stray space is left behind.
+    if old:
+        last = old[-1]
+        if last.start > s.start and text.body[last.start - 1] in " \t" and last.end >= before:
+            order.append(last.start)
+    order += [first, second, s.end]
+    out: list[int] = []
+    for p in order:
+        q = _place(text, min(p, len(text.body)))
+        if q not in out:
+            out.append(q)
+    return out
+
+
+def _format_marker(style: str, numbers: list[int], refs: Mapping[int, Reference]) -> str:
+    if style == "numeric-comma":
+        return "[" + ", ".join(str(n) for n in numbers) + "]"
+    if style in ("footnote", "footnote-evidence"):
+        return "".join(f"[^{n}]" for n in numbers)
+    if style == "superscript":
+        return "<sup>" + "".join(f"[{n}]" for n in numbers) + "</sup>"
+    if style == "citation":
+        return "".join(f"[citation:{n}]" for n in numbers)
+    if style == "link":
+        return "".join(
+            f"[[{n}]]({safe_url(refs[n].url)})" if refs[n].is_link else f"[{n}]" for n in numbers
+        )
+    if style == "openjiuwen":
+        parts = []
+        for n in numbers:
+            ref = refs[n]
+            title = escape_markdown(display_title(ref), 200)
+            url = f"({safe_url(ref.url)})" if ref.is_link else ""
+            parts.append(f"[source_tracer_result][{title}]{url}")
+        return "".join(parts)
+    return "".join(f"[{n}]" for n in numbers)
+
+
+def _open_fence(body: str) -> str:
+    """The fence string if the body ends inside an unclosed fenced code block, else ""."""
+    fence = ""
+    for line in body.splitlines():
+        m = _FENCE.match(line)
+        if not m:
+            continue
+        mark = m.group(1)
+        if not fence:
+            if mark[0] == "`" and "`" in m.group(2):
+                continue
+            fence = mark
+        elif mark[0] == fence[0] and len(mark) >= len(fence) and not m.group(2).strip():
+            fence = ""
+    return fence
+
+
+def _separator(body: str, nl: str) -> str:
+    """What to append so exactly one blank line precedes the heading (body bytes untouched)."""
+    if not body:
+        return ""
+    out = ""
+    fence = _open_fence(body)
+    if fence:
+        out = ("" if body.endswith("\n") else nl) + fence + nl + nl
+        return out
+    tail = body[len(body.rstrip()):]
+    newlines = tail.count("\n")
+    if body.endswith("\n"):
+        return "" if newlines >= 2 else nl
+    return nl if newlines >= 1 else nl + nl
+
+
+def _heading(options: TraceOptions, lang: str) -> str:
+    custom = clean_text(options.references_heading, 200)
+    if custom:
+        return custom if custom.startswith("#") else "## " + custom
+    return "## 参考文献" if lang.startswith("zh") else "## References"
+
+
+def _evidence_quote(src: CitedSource | None) -> str:
+    if src is None or not src.evidence.strip():
+        return ""
+    return " — “" + escape_markdown(src.evidence, 280) + "”"
+
+
+def render_report(
+    report: str,
+    layout: Layout,
+    sentences: list[Sentence],
+    chosen: Mapping[int, list[Candidate]],
+    old_markers: list[ExistingMarker],
+    resolved: Mapping[int, int | None],
+    recs: list[Record],
+    options: TraceOptions,
+    lang: str,
+) -> Rendered:
+    """Insert markers for `chosen` (and kept `old_markers`) and append the references list."""
+    style = validate_style(options.style)
+    fmt = validate_reference_format(options.reference_format)
+    body_end = max(0, min(layout.body_end, len(report)))
+    body = report[:body_end]
+    warnings: list[str] = []
+    is_link = _link_check()
+
+    # 1. old markers: every one in the body is deleted; under KEEP the resolvable ones come back renumbered.
+    keep = options.existing is ExistingPolicy.KEEP
+    markers = sorted((m for m in old_markers if 0 <= m.start < m.end <= body_end), key=lambda m: m.start)
+    deletions: list[Span] = []
+    kept: dict[int, list[int]] = {}
+    old_by_sentence: dict[int, list[ExistingMarker]] = {}
+    orphans: list[tuple[int, list[int]]] = []
+    for m in markers:
+        if deletions and m.start < deletions[-1][1]:
+            continue  # overlapping marker spans: the first one wins
+        deletions.append((m.start, m.end))
+        if not keep:
+            continue
+        found: list[int] = []
+        missing: list[int] = []
+        for n in m.numbers:
+            r = resolved.get(n)
+            (found if r is not None and 0 <= r < len(recs) else missing).append(n if r is None else r)
+        if missing or not m.numbers:
+            warnings.append(
+                f"existing citation {report[m.start:m.end]!r} at offset {m.start}: "
+                f"{', '.join(str(n) for n in missing) or 'it'} does not resolve to a record; removed"
+            )
+        if not found:
+            continue
+        if m.sentence is None:
+            orphans.append((m.start, found))
+        else:
+            kept.setdefault(m.sentence, []).extend(found)
+            old_by_sentence.setdefault(m.sentence, []).append(m)
+
+    text = _Text(body, deletions, layout.protected)
+
+    # 2. sources per sentence: kept old ones first, then new ones, deduped by canonical source.
+    anchors: list[_Anchor] = []
+    for s in sorted(sentences, key=lambda s: (s.start, s.end)):
+        if s.end > body_end:
+            continue
+        entries: list[_Entry] = []
+        by_key: dict[str, _Entry] = {}
+        verified = [c for c in chosen.get(s.id, []) if 0 <= c.record < len(recs)]
+        for r in kept.get(s.id, []):
+            key = source_key(recs[r])
+            if key not in by_key:
+                by_key[key] = _Entry(r, None)
+                entries.append(by_key[key])
+        n_new = 0
+        room = max(0, options.max_sources - len(entries))  # kept citations are never dropped
+        for c in verified:
+            key = source_key(recs[c.record])
+            if key in by_key:
+                entry = by_key[key]
+                if entry.support is None:  # a kept citation confirmed by verification
+                    entry.record, entry.support = c.record, c.support
+                continue
+            if n_new >= room:
+                continue
+            by_key[key] = _Entry(c.record, c.support)
+            entries.append(by_key[key])
+            n_new += 1
+        if entries:
+            anchors.append(_Anchor(-1, s, entries))
+    for pos, found in orphans:
+        entries = []
+        seen: set[str] = set()
+        for r in found:
+            key = source_key(recs[r])
+            if key not in seen:
+                seen.add(key)
+                entries.append(_Entry(r, None))
+        anchors.append(_Anchor(pos, None, entries))
+
+    if not anchors:
+        return Rendered(report, (), (), tuple(w.replace("; removed", "") for w in warnings))
+
+    # 3. positions first (so numbers follow the text order of the markers), each at a spot
+    #    where the style's marker cannot join the following markdown.
+    probe = _format_marker(style, [1], {1: Reference(1, "https://x", "x", 0, is_link=False)})
+    for a in anchors:
+        if a.sentence is None:
+            continue
+        options_at = _positions(text, a.sentence, old_by_sentence.get(a.sentence.id, []), options.placement)
+        safe = next((p for p in options_at if not _hazard(text, p, probe)), None)
+        if safe is None:
+            safe = options_at[0]
+            warnings.append(
+                f"sentence at offset {a.sentence.start}: marker placed next to markdown it may join"
+            )
+        a.pos = safe
+    order = sorted(range(len(anchors)), key=lambda i: (anchors[i].pos, i))
+
+    # 4. numbers by first appearance, one per canonical source.
+    number_of: dict[str, int] = {}
+    refs: dict[int, Reference] = {}
+    for i in order:
+        a = anchors[i]
+        for e in a.entries:
+            rec = recs[e.record]
+            key = source_key(rec)
+            if key not in number_of:
+                n = len(number_of) + 1
+                number_of[key] = n
+                refs[n] = Reference(
+                    number=n, url=rec.url, title=rec.title, record_index=rec.index, author=rec.author,
+                    site=rec.site, published_at=rec.published_at, is_link=bool(is_link(rec.url)),
+                )
+            a.numbers.append(number_of[key])
+    insertions = [
+        (anchors[i].pos, i, _format_marker(style, sorted(set(anchors[i].numbers)), refs)) for i in order
+    ]
+    return _assemble(body, anchors, order, insertions, refs, recs, style, fmt, options, lang, text, warnings)
+
+
+def _assemble(
+    body: str, anchors: list[_Anchor], order: list[int], insertions: list[tuple[int, int, str]],
+    refs: dict[int, Reference], recs: list[Record], style: str, fmt: str, options: TraceOptions, lang: str,
+    text: _Text, warnings: list[str],
+) -> Rendered:
+    # Body: deletions and insertions applied left to right over the original bytes.
+    events: list[tuple[int, int, int, str]] = [(a, 1, b, "") for a, b in text.deletions]
+    events += [(p, 0, i, m) for p, i, m in insertions]
+    events.sort(key=lambda e: (e[0], e[1]))
+    out: list[str] = []
+    cur = 0
+    for pos, kind, arg, marker in events:
+        if kind == 1:
+            if arg <= cur:
+                continue
+            start = max(pos, cur)
+            out.append(body[cur:start])
+            cur = arg
+        else:
+            p = max(pos, cur)
+            out.append(body[cur:p])
+            cur = p
+            out.append(marker)
+    out.append(body[cur:])
+
+    # Structured citations, in text order of the sentences.
+    citations: list[Citation] = []
+    first_cited: dict[int, CitedSource] = {}
+    for i in order:
+        a = anchors[i]
+        sources: list[CitedSource] = []
+        for e, n in zip(a.entries, a.numbers, strict=True):
+            rec = recs[e.record]
+            if e.support is not None:
+                es = max(0, min(e.support.evidence_start, len(rec.content)))
+                ee = max(es, min(e.support.evidence_end, len(rec.content)))
+                src = CitedSource(n, rec.url, rec.title, rec.index, e.support.score, e.support.match,
+                                  rec.content[es:ee], es, ee)
+            else:
+                src = CitedSource(n, rec.url, rec.title, rec.index, 0.0, "existing", "", 0, 0)
+            if n not in first_cited or (not first_cited[n].evidence and src.evidence):
+                first_cited[n] = src
+            sources.append(src)
+        if a.sentence is not None:
+            s = a.sentence
+            citations.append(Citation(s.text, s.start, s.end, tuple(sources)))
+    citations.sort(key=lambda c: (c.start, c.end))
+
+    # References section: only appended.
+    nl = "\r\n" if "\r\n" in body else "\n"
+    lines = [_heading(options, lang), ""]
+    for n in sorted(refs):
+        entry = format_reference(refs[n], fmt)
+        if style in ("footnote", "footnote-evidence"):
+            quote = _evidence_quote(first_cited.get(n)) if style == "footnote-evidence" else ""
+            lines.append(f"[^{n}]: {entry}{quote}")
+        else:
+            lines.append(f"[{n}] {entry}")
+    section = _separator(body, nl) + nl.join(lines) + nl
+    references = tuple(refs[n] for n in sorted(refs))
+    return Rendered("".join(out) + section, tuple(citations), references, tuple(warnings))
+
+
+__all__ = ["Rendered", "render_report", "STYLES", "validate_style", "marker_regex", "strip_emitted_markers",
+           "source_key"]
