@@ -336,20 +336,18 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     url_key, url = _pick(item, _URL_KEYS)
     title_key, title = _pick(item, _TITLE_KEYS)
     content_key, content = _pick(item, _CONTENT_KEYS)
-    for name, key, value in (("url", url_key, url), ("content", content_key, content)):
-        if key is None:
-            warnings.append(f"record {index} dropped: missing {name}")
-            return None
-        if not isinstance(value, str):
+    picked = (("url", url_key, url), ("title", title_key, title), ("content", content_key, content))
+    missing = [name for name, key, _ in picked if key is None]
+    if missing:
+        warnings.append(f"record {index} dropped: missing {', '.join(missing)}")
+        return None
+    for name, key, value in picked:
+        # A null title is only cosmetic: it falls back to a name derived from the URL.
+        if not isinstance(value, str) and not (name == "title" and value is None):
             warnings.append(f"record {index} dropped: {key} must be a string, got {_type_name(value)}")
             return None
-    if title_key is None:
-        warnings.append(f"record {index} dropped: missing title")
-        return None
-    if title is not None and not isinstance(title, str):
-        warnings.append(f"record {index} dropped: {title_key} must be a string, got {_type_name(title)}")
-        return None
-    assert isinstance(url, str) and isinstance(content, str)
+    if not isinstance(url, str) or not isinstance(content, str) or not isinstance(title, (str, type(None))):
+        return None  # unreachable: checked above; narrows the types
     url = url.strip()
     if not url:
         warnings.append(f"record {index} dropped: empty url")

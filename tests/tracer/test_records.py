@@ -1,0 +1,544 @@
+"""Tests of the records stage: input shapes, validation, canonical identity, passages, parsing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tracer.errors import InvalidInputError
+from tracer.models import Passage, Record
+from tracer.records import (
+    canonical_url,
+    is_link,
+    normalize_records,
+    parse_records_text,
+    split_passages,
+)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def rec(url: str = "https://example.com/a", title: str = "A", content: str = "Some text.") -> dict[str, str]:
+    return {"url": url, "title": title, "content": content}
+
+
+# ------------------------------------------------------------------------------ input shapes
+
+
+def test_flat_list_keeps_order_and_indices() -> None:
+    recs, warnings = normalize_records([rec("https://a.com/1"), rec("https://b.com/2")])
+    assert [r.index for r in recs] == [0, 1]
+    assert [r.url for r in recs] == ["https://a.com/1", "https://b.com/2"]
+    assert [r.source_key for r in recs] == ["https://a.com/1", "https://b.com/2"]
+    assert warnings == []
+
+
+def test_grouped_mapping_flattens_in_order_and_fills_source_type() -> None:
+    raw = {
+        "web": [rec("https://a.com/1"), rec("https://a.com/2")],
+        "local": [rec("/srv/docs/plan.md", "Plan", "Internal plan.")],
+    }
+    recs, warnings = normalize_records(raw)
+    assert [(r.index, r.source_type) for r in recs] == [(0, "web"), (1, "web"), (2, "local")]
+    assert recs[2].source_key == "doc:/srv/docs/plan.md"
+    assert warnings == []
+
+
+def test_grouped_record_keeps_its_own_source_type() -> None:
+    item = rec() | {"source_type": "news"}
+    recs, _ = normalize_records({"web": [item]})
+    assert recs[0].source_type == "news"
+
+
+def test_grouped_mapping_ignores_non_list_groups_with_warning() -> None:
+    recs, warnings = normalize_records({"query": "solar power", "web": [rec()]})
+    assert len(recs) == 1
+    assert warnings == ["records: group 'query' ignored: not a list of records"]
+    assert not any(w.startswith("record ") for w in warnings)  # not counted as a dropped record
+
+
+def test_openjiuwen_classified_content() -> None:
+    raw = {
+        "query": "q",
+        "classified_content": [
+            {"index": 7, "title": "T7", "url": "https://a.com/7", "original_content": "Seven."},
+            {"index": 9, "title": "T9", "url": "https://a.com/9", "original_content": "Nine."},
+        ],
+    }
+    recs, warnings = normalize_records(raw)
+    assert [(r.index, r.id, r.content) for r in recs] == [(0, "7", "Seven."), (1, "9", "Nine.")]
+    assert warnings == []
+
+
+def test_list_of_openjiuwen_lines_is_flattened() -> None:
+    item = {"index": 1, "title": "T", "url": "https://a.com", "original_content": "X."}
+    line = {"classified_content": [item]}
+    recs, _ = normalize_records([line, rec("https://b.com")])
+    assert [(r.index, r.url) for r in recs] == [(0, "https://a.com"), (1, "https://b.com")]
+
+
+def test_object_with_records_key() -> None:
+    recs, _ = normalize_records({"report": "ignored", "records": [rec()]})
+    assert len(recs) == 1
+
+
+def test_single_record_mapping() -> None:
+    recs, _ = normalize_records(rec())
+    assert len(recs) == 1 and recs[0].index == 0
+
+
+def test_record_objects_are_revalidated() -> None:
+    good = Record(index=5, url="https://A.com/x/?utm_medium=m", title="T", content="Text.")
+    bad = Record(index=6, url="https://a.com/y", title="T", content="   ")
+    recs, warnings = normalize_records([good, bad])
+    assert [(r.index, r.source_key) for r in recs] == [(0, "https://a.com/x")]
+    assert warnings == ["record 1 dropped: empty content"]
+
+
+def test_generator_input() -> None:
+    recs, _ = normalize_records(rec(f"https://a.com/{i}") for i in range(3))
+    assert len(recs) == 3
+
+
+@pytest.mark.parametrize("raw", ["not records", 42, {"foo": "bar"}, None])
+def test_wrong_overall_shape_raises(raw: object) -> None:
+    with pytest.raises(InvalidInputError) as exc:
+        normalize_records(raw)
+    assert exc.value.field == "records"
+
+
+def test_empty_inputs() -> None:
+    assert normalize_records([]) == ([], [])
+    assert normalize_records({}) == ([], [])
+
+
+# ------------------------------------------------------------------------------ aliases and fields
+
+
+@pytest.mark.parametrize("content_key", ["content", "original_content", "text", "snippet", "body"])
+@pytest.mark.parametrize("url_key", ["url", "link", "href", "source"])
+@pytest.mark.parametrize("title_key", ["title", "name"])
+def test_key_aliases(content_key: str, url_key: str, title_key: str) -> None:
+    recs, warnings = normalize_records([{url_key: "https://a.com/p", title_key: "P", content_key: "Body."}])
+    assert (recs[0].url, recs[0].title, recs[0].content) == ("https://a.com/p", "P", "Body.")
+    assert warnings == []
+
+
+def test_first_non_empty_alias_wins() -> None:
+    recs, _ = normalize_records([{"url": "https://a.com", "title": "T", "content": "", "snippet": "Snip."}])
+    assert recs[0].content == "Snip."
+
+
+def test_optional_fields_and_metadata() -> None:
+    raw = rec() | {
+        "id": 12,
+        "published_at": "2024-05-01",
+        "authors": ["Ada Lovelace", "Alan Turing"],
+        "site": "Example",
+        "metadata": {"lang": "en", "rank": 3, "flag": True, "nested": {"x": 1}, "none": None},
+    }
+    recs, warnings = normalize_records([raw])
+    r = recs[0]
+    assert (r.id, r.published_at, r.author, r.site) == (
+        "12", "2024-05-01", "Ada Lovelace, Alan Turing", "Example"
+    )
+    assert dict(r.metadata) == {"lang": "en", "rank": "3", "flag": "true"}
+    assert warnings == ["records[0]: metadata keys ignored (values must be strings): nested, none"]
+
+
+def test_content_is_kept_verbatim() -> None:
+    content = "  Line one.\r\nLine two.\t\n"
+    recs, _ = normalize_records([rec(content=content)])
+    assert recs[0].content == content
+
+
+def test_title_control_characters_become_spaces() -> None:
+    recs, _ = normalize_records([rec(title="Bad\ntitle\x00with\u202econtrols\t ")])
+    assert recs[0].title == "Bad title with controls"
+
+
+def test_empty_or_null_title_falls_back_to_url_name() -> None:
+    recs, warnings = normalize_records([
+        rec("https://www.Example.com/reports/2024/", title=""),
+        {"url": "C:\\data\\notes\\q3 summary.docx", "title": None, "content": "Q3."},
+        rec("doc-17", title="   "),
+    ])
+    assert [r.title for r in recs] == ["www.example.com/reports/2024", "q3 summary.docx", "doc-17"]
+    assert warnings == []
+
+
+# ------------------------------------------------------------------------------ drop rules
+
+
+@pytest.mark.parametrize(
+    ("item", "reason"),
+    [
+        ({"title": "T", "content": "C."}, "missing url"),
+        ({"url": "https://a.com", "content": "C."}, "missing title"),
+        ({"url": "https://a.com", "title": "T"}, "missing content"),
+        ({"url": "https://a.com", "title": "T", "content": "   \n\t"}, "empty content"),
+        ({"url": "https://a.com", "title": "T", "content": ""}, "empty content"),
+        ({"url": "  ", "title": "T", "content": "C."}, "empty url"),
+        ({"url": 5, "title": "T", "content": "C."}, "url must be a string, got number"),
+        ({"url": "https://a.com", "title": ["T"], "content": "C."}, "title must be a string, got array"),
+        ({"url": "https://a.com", "title": "T", "content": None}, "content must be a string, got null"),
+        ({"url": "https://a.com", "title": "T", "content": {"x": 1}}, "content must be a string, got object"),
+        ("just a string", "expected an object, got str"),
+        (["a", "list"], "expected an object, got array"),
+    ],
+)
+def test_drop_reasons_name_the_index(item: object, reason: str) -> None:
+    recs, warnings = normalize_records([rec("https://ok.com/0"), rec("https://ok.com/1"), item, rec("https://ok.com/3")])
+    assert [r.index for r in recs] == [0, 1, 3]  # indices still map back to the request
+    assert warnings == [f"record 2 dropped: {reason}"]
+
+
+def test_indices_count_dropped_records_in_grouped_input() -> None:
+    raw = {"web": [rec("https://a.com/0"), {"url": "x"}], "local": [rec("/d/e.txt")]}
+    recs, warnings = normalize_records(raw)
+    assert [r.index for r in recs] == [0, 2]
+    assert warnings == ["record 1 dropped: missing title, content"]
+
+
+def test_exact_duplicates_dropped() -> None:
+    recs, warnings = normalize_records([
+        rec("https://example.com/page", "Page", "Same text."),
+        rec("https://EXAMPLE.com/page/?utm_source=news#top", "Page", "Same text."),
+        rec("https://example.com/page", "Page", "Different text."),  # same source, other content: kept
+        rec("https://example.com/page", "Other title", "Same text."),  # other title: kept
+    ])
+    assert [r.index for r in recs] == [0, 2, 3]
+    assert {r.source_key for r in recs} == {"https://example.com/page"}
+    assert warnings == ["record 1 dropped: exact duplicate of record 0"]
+
+
+# ------------------------------------------------------------------------------ canonical identity
+
+
+@pytest.mark.parametrize(
+    ("url", "canonical"),
+    [
+        ("https://example.com/a", "https://example.com/a"),
+        ("HTTPS://Example.COM/Path/Case", "https://example.com/Path/Case"),  # path case is significant
+        ("https://example.com/a/", "https://example.com/a"),
+        ("https://example.com/", "https://example.com"),
+        ("https://example.com", "https://example.com"),
+        ("http://example.com:80/a", "http://example.com/a"),
+        ("https://example.com:443/a", "https://example.com/a"),
+        ("https://example.com:8443/a", "https://example.com:8443/a"),
+        ("http://example.com:443/a", "http://example.com:443/a"),  # not the default port for http
+        ("https://example.com/a#section-2", "https://example.com/a"),
+        ("https://example.com/app#/route/2", "https://example.com/app#/route/2"),  # SPA route kept
+        ("https://example.com/a?utm_source=x&utm_medium=y&id=7", "https://example.com/a?id=7"),
+        ("https://example.com/a?b=2&fbclid=abc&a=1&gclid=z", "https://example.com/a?b=2&a=1"),
+        ("https://example.com/a?UTM_Campaign=x", "https://example.com/a"),
+        ("https://example.com/a?msclkid=1&mc_cid=2&mc_eid=3&yclid=4&_ga=5&igshid=6&spm=7&ref_src=8",
+         "https://example.com/a"),
+        ("https://example.com/a/?utm_source=x#frag", "https://example.com/a"),
+        ("https://www.example.com/a", "https://www.example.com/a"),  # www is a different host
+        ("https://example.com./a", "https://example.com/a"),
+        ("https://example.com/%7ejane/a%2fb", "https://example.com/~jane/a%2Fb"),
+        ("  https://example.com/a  ", "https://example.com/a"),
+        ("https://doi.org/10.1038/NATURE12373", "doi:10.1038/nature12373"),
+        ("http://dx.doi.org/10.1000/xyz123/", "doi:10.1000/xyz123"),
+        ("doi:10.1000/ABC", "doi:10.1000/abc"),
+        ("https://arxiv.org/abs/2303.08774", "arxiv:2303.08774"),
+        ("https://arxiv.org/abs/2303.08774v4", "arxiv:2303.08774"),
+        ("http://arxiv.org/pdf/2303.08774v2.pdf", "arxiv:2303.08774"),
+        ("https://arxiv.org/pdf/2303.08774", "arxiv:2303.08774"),
+        ("https://export.arxiv.org/abs/hep-th/9901001v1", "arxiv:hep-th/9901001"),
+        ("arXiv:2303.08774v1", "arxiv:2303.08774"),
+        ("https://arxiv.org/list/cs.CL/recent", "https://arxiv.org/list/cs.CL/recent"),
+        ("doc-1", "doc-1"),
+        ("  /home/u/report.pdf ", "/home/u/report.pdf"),
+        ("ftp://Example.com/file", "ftp://Example.com/file"),
+        ("https://example.com:notaport/a", "https://example.com:notaport/a"),
+    ],
+)
+def test_canonical_url(url: str, canonical: str) -> None:
+    assert canonical_url(url) == canonical
+
+
+def test_url_variants_share_source_key() -> None:
+    recs, _ = normalize_records([
+        rec("https://news.example.org/story/42?utm_source=twitter", content="Part one."),
+        rec("HTTPS://news.example.org:443/story/42/#comments", content="Part two."),
+        rec("https://doi.org/10.5555/ABC", content="Paper."),
+        rec("https://dx.doi.org/10.5555/abc", content="Paper again."),
+    ])
+    assert [r.source_key for r in recs] == [
+        "https://news.example.org/story/42",
+        "https://news.example.org/story/42",
+        "doi:10.5555/abc",
+        "doi:10.5555/abc",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("url", "key"),
+    [
+        ("doc-1", "doc:doc-1"),
+        ("/home/u/./docs//plan.md", "doc:/home/u/docs/plan.md"),
+        ("./notes/a.txt", "doc:notes/a.txt"),
+        ("C:\\Reports\\Q3.docx", "doc:C:/Reports/Q3.docx"),
+        ("file:///home/u/My%20Doc.pdf", "doc:/home/u/My Doc.pdf"),
+        ("arXiv:2303.08774v2", "arxiv:2303.08774"),
+    ],
+)
+def test_non_url_source_keys(url: str, key: str) -> None:
+    recs, _ = normalize_records([rec(url)])
+    assert recs[0].source_key == key
+    assert recs[0].url == url.strip()
+
+
+@pytest.mark.parametrize(
+    ("url", "link"),
+    [
+        ("https://example.com/a", True),
+        ("http://example.com", True),
+        ("HTTPS://EXAMPLE.COM/x", True),
+        ("https://en.wikipedia.org/wiki/Foo_(bar)", True),
+        ("ftp://example.com/a", False),
+        ("javascript:alert(1)", False),
+        ("file:///etc/passwd", False),
+        ("/home/u/a.pdf", False),
+        ("doc-1", False),
+        ("doi:10.1/x", False),
+        ("https://", False),
+        ("https:///path", False),
+        ("https://exa mple.com/a", False),
+        ("https://example.com/a\nb", False),
+        ('https://example.com/"onmouseover', False),
+        ("https://example.com:99999/", False),
+    ],
+)
+def test_is_link(url: str, link: bool) -> None:
+    assert is_link(url) is link
+
+
+# ------------------------------------------------------------------------------ passages
+
+
+def _record(content: str) -> Record:
+    return Record(index=0, url="https://a.com", title="T", content=content)
+
+
+def _check_passages(recs: list[Record], passages: list[Passage]) -> None:
+    """Offsets are exact, ids are positions, and the passages of each record tile its content."""
+    assert [p.id for p in passages] == list(range(len(passages)))
+    for ri, r in enumerate(recs):
+        own = [p for p in passages if p.record == ri]
+        assert own, "every record has at least one passage"
+        assert own[0].start == 0 and own[-1].end == len(r.content)
+        for p in own:
+            assert p.text == r.content[p.start:p.end]
+            assert p.start < p.end
+        for a, b in zip(own, own[1:], strict=False):
+            assert a.start < b.start <= a.end  # ordered, no gap (coverage), possibly overlapping
+            assert a.end < b.end
+
+
+def test_short_record_is_one_passage() -> None:
+    recs = [_record("One sentence. Another one."), _record("短文本。")]
+    passages = split_passages(recs, 1200, 200)
+    assert [(p.record, p.start, p.end) for p in passages] == [(0, 0, 26), (1, 0, 4)]
+    _check_passages(recs, passages)
+
+
+def _english(n: int) -> str:
+    return " ".join(
+        f"Sentence number {i} reports that revenue grew by {i}.5% in {2000 + i % 20}." for i in range(n)
+    )
+
+
+def test_english_passages_cut_at_sentence_ends_with_overlap() -> None:
+    content = _english(80)
+    recs = [_record(content)]
+    passages = split_passages(recs, 400, 100)
+    _check_passages(recs, passages)
+    assert len(passages) > 5
+    for p in passages[:-1]:
+        assert p.end - p.start <= 400
+        assert content[p.end - 2:p.end] == ". "  # ends after a sentence terminator
+    for p in passages[1:]:
+        assert content[p.start:p.start + 9] == "Sentence "  # starts at a sentence start
+    overlaps = [a.end - b.start for a, b in zip(passages, passages[1:], strict=False)]
+    assert all(0 < o <= 100 for o in overlaps)  # sentences are ~60 chars: one sentence repeats
+
+
+def test_decimals_are_not_boundaries() -> None:
+    content = _english(40)
+    for p in split_passages([_record(content)], 300, 0)[1:]:
+        assert not content[p.start - 1].isdigit()
+
+
+def test_no_overlap_when_zero() -> None:
+    content = _english(50)
+    passages = split_passages([_record(content)], 300, 0)
+    _check_passages([_record(content)], passages)
+    assert all(a.end == b.start for a, b in zip(passages, passages[1:], strict=False))
+
+
+def test_chinese_passages_cut_after_terminators() -> None:
+    content = "".join(
+        f"第{i}段报告指出，该地区的光伏装机容量增长了{i}%！是否可持续？专家认为可以。" for i in range(60)
+    )
+    recs = [_record(content)]
+    passages = split_passages(recs, 200, 50)
+    _check_passages(recs, passages)
+    for p in passages[:-1]:
+        assert content[p.end - 1] in "。！？"
+    assert any(a.end > b.start for a, b in zip(passages, passages[1:], strict=False))
+
+
+def test_paragraphs_and_lines_are_boundaries() -> None:
+    content = "\n\n".join(f"Heading {i}\nA line without a full stop about item {i}" for i in range(30))
+    recs = [_record(content)]
+    passages = split_passages(recs, 250, 60)
+    _check_passages(recs, passages)
+    for p in passages[1:]:
+        assert content[p.start - 1] == "\n"
+
+
+def test_closing_quotes_stay_with_their_sentence() -> None:
+    content = " ".join(f'He said "item {i} is done." Then left.' for i in range(40))
+    passages = split_passages([_record(content)], 200, 0)
+    for p in passages[1:]:
+        assert content[p.start] in "HT"
+
+
+def test_long_unit_without_sentence_breaks_is_split_at_spaces_then_hard() -> None:
+    words = " ".join(f"word{i}" for i in range(2000))  # no terminators at all
+    blob = "x" * 5000  # no breaks at all: hard cut as a last resort
+    recs = [_record(words), _record(blob)]
+    passages = split_passages(recs, 500, 100)
+    _check_passages(recs, passages)
+    for p in passages:
+        assert p.end - p.start <= 500 * 5 // 4
+    for p in passages:
+        if p.record == 0 and p.start > 0:
+            assert words[p.start - 1] == " "
+
+
+def test_short_tail_is_merged_into_last_passage() -> None:
+    content = "A" * 390 + ". " + "Tail end."
+    passages = split_passages([_record(content)], 400, 50)
+    assert [(p.start, p.end) for p in passages] == [(0, len(content))]
+
+
+def test_passage_record_is_position_not_index() -> None:
+    raw = [{"url": "x"}, rec(content="First."), rec("https://b.com", content="Second.")]
+    recs, _ = normalize_records(raw)
+    passages = split_passages(recs, 1200, 200)
+    assert [(p.record, recs[p.record].index) for p in passages] == [(0, 1), (1, 2)]
+
+
+def test_100k_page_is_cut_completely() -> None:
+    para = (
+        "The 2023 annual survey recorded 4,512 respondents across 37 countries. "
+        "Median income rose by 3.4% (U.S. data) while costs fell! Was it enough? Analysts disagree.\n"
+    )
+    content = (para * 700)[:100_000] + "中文部分说明了调查方法。样本覆盖三十七个国家！" * 200
+    recs = [_record(content), _record("Short one.")] * 3
+    passages = split_passages(recs, 1200, 200)
+    _check_passages(recs, passages)
+    big = [p for p in passages if p.record == 0]
+    assert 80 <= len(big) <= 200
+    assert max(p.end - p.start for p in big) <= 1500
+
+
+def test_nonpositive_passage_chars_means_whole_records() -> None:
+    content = _english(30)
+    passages = split_passages([_record(content)], 0, 0)
+    assert [(p.start, p.end) for p in passages] == [(0, len(content))]
+
+
+_TEXT = st.text(
+    alphabet=st.sampled_from(list("abc de.!?。！？，,\n\t”) 0")),
+    min_size=1,
+    max_size=600,
+).filter(lambda s: s.strip() != "")
+
+
+@settings(max_examples=150, deadline=None)
+@given(content=_TEXT, limit=st.integers(min_value=1, max_value=200), overlap=st.integers(0, 120))
+def test_passages_always_tile_content(content: str, limit: int, overlap: int) -> None:
+    recs = [_record(content)]
+    passages = split_passages(recs, limit, overlap)
+    _check_passages(recs, passages)
+    for p in passages:
+        assert p.end - p.start <= max(limit + limit // 4, limit)
+
+
+# ------------------------------------------------------------------------------ text parsing
+
+
+def test_parse_json_list_and_grouped() -> None:
+    assert parse_records_text('[{"url": "u", "title": "t", "content": "c"}]') == [
+        {"url": "u", "title": "t", "content": "c"}
+    ]
+    assert parse_records_text('\ufeff{"web": []}') == {"web": []}
+
+
+def test_parse_jsonl_with_blank_lines() -> None:
+    text = '{"url": "a", "title": "A", "content": "x"}\n\n{"url": "b", "title": "B", "content": "y"}\r\n'
+    assert parse_records_text(text) == [
+        {"url": "a", "title": "A", "content": "x"},
+        {"url": "b", "title": "B", "content": "y"},
+    ]
+
+
+def test_parse_empty_text_is_no_records() -> None:
+    assert parse_records_text("  \n") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"url": "a"}\n{"url": oops}\n', r"line 2: invalid JSON at column \d+"),
+        ('{"url": "a"}\n[1, 2]\n', "line 2: expected a JSON object .* got array"),
+        ('[\n  {"url": "a"},\n  {"url": }\n]', r"invalid JSON at line 3 column \d+"),
+        ("{\n  \"web\": [\n}\n", r"invalid JSON at line 3 column \d+"),
+        ("42", "expected a JSON array or object of records, got number"),
+        ('"text"', "got str"),
+        ("url,title,content\nhttps://a.com,A,x\n", r"invalid JSON at line 1 column 1"),
+    ],
+)
+def test_parse_errors_name_source_and_line(text: str, message: str) -> None:
+    with pytest.raises(InvalidInputError) as exc:
+        parse_records_text(text, source="recs.jsonl")
+    assert exc.value.field == "recs.jsonl"
+    assert re.search(message, exc.value.reason), exc.value.reason
+
+
+def test_parse_then_normalize_openjiuwen_jsonl() -> None:
+    lines = [
+        {"classified_content": [{"index": i, "title": t, "url": f"https://{t}.com", "original_content": t}]}
+        for i, t in enumerate(["a", "b"])
+    ]
+    text = "\n".join(orjson.dumps(line).decode() for line in lines)
+    recs, warnings = normalize_records(parse_records_text(text))
+    assert [(r.index, r.id, r.url, r.content) for r in recs] == [
+        (0, "0", "https://a.com", "a"),
+        (1, "1", "https://b.com", "b"),
+    ]
+    assert warnings == []
+
+
+# ------------------------------------------------------------------------------ bundled examples
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_bundled_example_records_are_valid(lang: str) -> None:
+    raw = parse_records_text((EXAMPLES / lang / "records.json").read_text(encoding="utf-8"))
+    recs, warnings = normalize_records(raw)
+    assert len(recs) >= 5
+    # Each example carries exactly one URL-variant duplicate page (same source key, dropped).
+    assert len(warnings) == 1
+    assert re.fullmatch(r"record \d+ dropped: exact duplicate of record \d+", warnings[0])
+    assert len(split_passages(recs, 1200, 200)) >= len(recs)
