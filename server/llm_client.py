@@ -1,22 +1,278 @@
-"""OpenAI-compatible LLM backend wiring for the CLI and the service.
+"""OpenAI-compatible LLM backend wiring for the CLI and the service (docs/llm.md).
 
-Owned by the LLM work (issue 4); this first version only defines the hooks the CLI and
-server call, and configures no backend.
+`add_llm_arguments(parser)` adds the `--llm-*` flags; `build_backend(args, file_config_llm)`
+resolves the configuration (flags > environment > config file `[llm]` section > defaults) and
+returns a `tracer.llm.ChatBackend` over `OpenAIChatClient`, or None when no model is configured
+(base URL and model are both required) or the LLM is disabled.
 """
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Mapping
-from typing import Any
+import email.utils
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from tracer.pipeline import LLMBackend
+import openai
+
+from tracer.errors import InvalidInputError
+from tracer.llm import ChatBackend, ChatError, ChatMessage, ChatReply, LLMSettings, Strategy
+
+if TYPE_CHECKING:
+    from tracer.pipeline import LLMBackend
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    key: str                      # config-file key and LLMConfig attribute
+    kind: Callable[[str], Any]    # parser for flag/env strings
+    help: str
+    env: tuple[str, ...] = ()     # environment variables, first wins
+
+
+def _bool(text: str) -> bool:
+    low = str(text).strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"not a boolean: {text!r}")
+
+
+def _env(key: str) -> tuple[str, ...]:
+    return (f"SOURCE_TRACER_LLM_{key.upper()}",)
+
+
+_D = LLMSettings()
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("base_url", str, "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1",
+            ("SOURCE_TRACER_LLM_BASE_URL", "OPENAI_BASE_URL")),
+    Setting("api_key", str, "API key (prefer the environment or --llm-api-key-file)",
+            ("SOURCE_TRACER_LLM_API_KEY", "OPENAI_API_KEY")),
+    Setting("api_key_file", str, "file holding the API key", _env("api_key_file")),
+    Setting("model", str, "model name; with a base URL this enables the LLM", _env("model")),
+    Setting("enabled", _bool, "false disables the LLM even when configured (default true)", _env("enabled")),
+    Setting("strategy", str, f"matching strategy: chunked | full (default {_D.strategy.value})",
+            _env("strategy")),
+    Setting("recognize", _bool, "also use the model for recognition (default true)", _env("recognize")),
+    Setting("timeout", float, f"seconds per call (default {_D.timeout:g})", _env("timeout")),
+    Setting("max_concurrency", int, f"calls in flight per request (default {_D.max_concurrency})",
+            _env("max_concurrency")),
+    Setting("retries", int, f"retries after 429/5xx/timeout/connection errors (default {_D.retries})",
+            _env("retries")),
+    Setting("max_calls", int, f"per-request budget of calls, 0 = unlimited (default {_D.max_calls})",
+            _env("max_calls")),
+    Setting("max_tokens", int, f"per-request budget of tokens, 0 = unlimited (default {_D.max_tokens})",
+            _env("max_tokens")),
+    Setting("top_k", int, f"candidate passages per sentence shown to the model (default {_D.top_k})",
+            _env("top_k")),
+    Setting("chunk_passages", int, f"passages per matching call (default {_D.chunk_passages})",
+            _env("chunk_passages")),
+    Setting("chunk_sentences", int, f"sentences per matching call (default {_D.chunk_sentences})",
+            _env("chunk_sentences")),
+    Setting("recognize_batch", int, f"sentences per recognition call (default {_D.recognize_batch})",
+            _env("recognize_batch")),
+    Setting("temperature", float, "sampling temperature (default 0)", _env("temperature")),
+    Setting("json_mode", _bool, "send response_format=json_object (default false)", _env("json_mode")),
+)
+_BY_KEY = {s.key: s for s in SETTINGS}
+_TUNING = ("strategy", "recognize", "timeout", "max_concurrency", "retries", "max_calls", "max_tokens",
+           "top_k", "chunk_passages", "chunk_sentences", "recognize_batch")
+
+
+@dataclass(frozen=True, slots=True)
+class LLMConfig:
+    """The resolved configuration; `enabled` is true only with a base URL and a model."""
+
+    base_url: str = ""
+    api_key: str = ""
+    model: str = ""
+    temperature: float = 0.0
+    json_mode: bool = False
+    settings: LLMSettings = LLMSettings()
+    disabled: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.base_url and self.model) and not self.disabled
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the --llm-* flags to a CLI (sub)parser."""
+    """Add the --llm-* flags to a CLI (sub)parser (every default is None: unset falls through)."""
+    group = parser.add_argument_group("LLM (OpenAI-compatible; see docs/llm.md)")
+    for s in SETTINGS:
+        if s.key == "enabled":
+            group.add_argument("--no-llm", dest="llm_enabled", action="store_const", const=False,
+                               default=None, help="never use an LLM, even when one is configured")
+            continue
+        group.add_argument(f"--llm-{s.key.replace('_', '-')}", dest=f"llm_{s.key}", default=None,
+                           metavar=s.key.split("_")[-1].upper(), help=s.help)
 
 
-def build_backend(args: argparse.Namespace | None, file_config: Mapping[str, Any] | None) -> LLMBackend | None:
+def resolve_config(
+    args: argparse.Namespace | None,
+    file_config: Mapping[str, Any] | None,
+    env: Mapping[str, str] | None = None,
+) -> LLMConfig:
+    """Flags > environment > config file [llm] > defaults. Raises InvalidInputError naming the source."""
+    env = os.environ if env is None else env
+    file_config = file_config or {}
+    unknown = sorted(set(file_config) - set(_BY_KEY))
+    if unknown:
+        raise InvalidInputError(f"[llm] {unknown[0]}", f"unknown key (known: {', '.join(_BY_KEY)})")
+    values: dict[str, Any] = {}
+    for s in SETTINGS:
+        flag = getattr(args, f"llm_{s.key}", None) if args is not None else None
+        if flag is not None:
+            values[s.key] = _parse(s, flag, "--no-llm" if s.key == "enabled"
+                                   else f"--llm-{s.key.replace('_', '-')}")
+            continue
+        env_name = next((e for e in s.env if env.get(e, "").strip()), None)
+        if env_name is not None:
+            values[s.key] = _parse(s, env[env_name].strip(), env_name)
+        elif s.key in file_config and file_config[s.key] is not None:
+            values[s.key] = _parse(s, file_config[s.key], f"[llm] {s.key}")
+    api_key = values.get("api_key", "")
+    if not api_key and values.get("api_key_file"):
+        path = Path(values["api_key_file"])
+        try:
+            api_key = path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise InvalidInputError("llm.api_key_file", f"cannot read {path}: {exc.strerror}") from None
+    base_url = str(values.get("base_url", "")).strip()
+    if base_url and not base_url.startswith(("http://", "https://")):
+        raise InvalidInputError("llm.base_url", f"must be an http(s) URL, got {base_url!r}")
+    tuning = {k: values[k] for k in _TUNING if k in values}
+    if "strategy" in tuning:
+        try:
+            tuning["strategy"] = Strategy(tuning["strategy"])
+        except ValueError:
+            raise InvalidInputError(
+                "llm.strategy", f"must be 'chunked' or 'full', got {tuning['strategy']!r}"
+            ) from None
+    settings = LLMSettings(**tuning).validated()
+    temperature = float(values.get("temperature", 0.0))
+    if not 0.0 <= temperature <= 2.0:
+        raise InvalidInputError("llm.temperature", f"must be within 0..2, got {temperature}")
+    return LLMConfig(
+        base_url=base_url, api_key=api_key, model=str(values.get("model", "")).strip(),
+        temperature=temperature, json_mode=bool(values.get("json_mode", False)),
+        settings=settings, disabled=values.get("enabled") is False,
+    )
+
+
+def _parse(s: Setting, raw: Any, source: str) -> Any:
+    if s.kind is str:
+        return str(raw)
+    if s.kind is _bool and isinstance(raw, bool):
+        return raw
+    if s.kind in (int, float) and isinstance(raw, bool):
+        raise InvalidInputError(source, f"must be a number, got {raw!r}")
+    if s.kind is int and isinstance(raw, float):
+        raise InvalidInputError(source, f"must be an integer, got {raw!r}")
+    try:
+        return s.kind(raw)
+    except (TypeError, ValueError):
+        kind = {int: "an integer", float: "a number", _bool: "true or false"}.get(s.kind, "valid")
+        raise InvalidInputError(source, f"must be {kind}, got {raw!r}") from None
+
+
+def build_backend(
+    args: argparse.Namespace | None, file_config: Mapping[str, Any] | None
+) -> LLMBackend | None:
     """The configured LLM backend (flags > environment > config file [llm] section), or None."""
-    return None
+    config = resolve_config(args, file_config)
+    if not config.enabled:
+        return None
+    return backend_from_config(config)
+
+
+def backend_from_config(config: LLMConfig) -> ChatBackend:
+    def factory() -> OpenAIChatClient:
+        return OpenAIChatClient(config)
+
+    return ChatBackend(factory, config.settings)
+
+
+class OpenAIChatClient:
+    """tracer.llm.ChatClient over openai.AsyncOpenAI; one per event loop (see ChatBackend)."""
+
+    def __init__(self, config: LLMConfig) -> None:
+        self.config = config
+        self._client = openai.AsyncOpenAI(
+            base_url=config.base_url,
+            api_key=config.api_key or "not-needed",  # local servers (vLLM, Ollama) need none
+            max_retries=0,                           # retries are ours: counted, budgeted, cancellable
+            timeout=config.settings.timeout,
+        )
+
+    async def complete(self, messages: list[ChatMessage], *, timeout: float) -> ChatReply:
+        extra: dict[str, Any] = {}
+        if self.config.json_mode:
+            extra["response_format"] = {"type": "json_object"}
+        try:
+            resp = await self._client.chat.completions.create(
+                model=self.config.model,
+                messages=messages,  # type: ignore[arg-type]
+                temperature=self.config.temperature,
+                timeout=timeout,
+                **extra,
+            )
+        except openai.APITimeoutError:
+            raise ChatError(f"timeout after {timeout:g}s", retryable=True) from None
+        except openai.APIConnectionError as exc:
+            why = str(exc.__cause__ or exc) or "connection error"
+            raise ChatError(f"connection failed: {why}", retryable=True) from None
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            retryable = status in (408, 409, 429) or status >= 500
+            label = ("rate limited" if status == 429 else "server error" if status >= 500
+                     else "request rejected")
+            raise ChatError(f"{label} (HTTP {status})", retryable=retryable,
+                            retry_after=_retry_after(exc.response.headers)) from None
+        except (openai.OpenAIError, ValueError, TypeError) as exc:
+            raise ChatError(f"bad reply ({type(exc).__name__})", retryable=False) from None
+        choices = getattr(resp, "choices", None)
+        if not choices:
+            raise ChatError("empty reply (no choices)", retryable=False)
+        text = choices[0].message.content or ""
+        usage = getattr(resp, "usage", None)
+        return ChatReply(
+            text=text,
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        )
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    """Seconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date)."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+__all__ = ["add_llm_arguments", "build_backend", "resolve_config", "backend_from_config",
+           "LLMConfig", "OpenAIChatClient", "SETTINGS"]

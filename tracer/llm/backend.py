@@ -1,0 +1,380 @@
+"""`ChatBackend`: the pipeline's LLMBackend over any ChatClient.
+
+The pipeline is synchronous (it runs in a worker thread); each backend call runs its own event
+loop, opens one client, fans the calls out under a semaphore and closes the client. Faults never
+escape: a failed call marks its sentences failed (the pipeline falls back to the deterministic
+matcher) with a warning naming the cause. Only cancellation escapes, as tracer.errors.CancelledError,
+after the in-flight calls have been cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from tracer.errors import CancelledError
+from tracer.llm.chunking import MatchChunk, batches, plan_match_chunks
+from tracer.llm.client import ChatClient, ChatClientFactory, ChatError, ChatReply
+from tracer.llm.parsing import parse_match_reply, parse_recognize_reply
+from tracer.llm.prompts import ChatMessage, PromptLibrary, default_prompts_dir
+from tracer.llm.settings import LLMSettings, Strategy
+from tracer.models import Passage, Sentence, Stats
+from tracer.options import TraceOptions
+
+if TYPE_CHECKING:
+    from tracer.pipeline import CancelToken
+
+T = TypeVar("T")
+
+_CANCEL_POLL_S = 0.02
+
+
+class _Budget(Exception):
+    def __init__(self, cause: str) -> None:
+        self.cause = cause
+        super().__init__(cause)
+
+
+def _estimate_tokens(messages: Sequence[ChatMessage]) -> int:
+    # ~4 characters a token in English, ~1 in Chinese; the budget only needs an upper-ish bound.
+    return sum(len(m["content"]) for m in messages) // 3 + 16
+
+
+class _Session:
+    """State of one backend call: the client, the concurrency gate and the per-trace budget."""
+
+    def __init__(self, client: ChatClient, settings: LLMSettings, stats: Stats) -> None:
+        self.client = client
+        self.settings = settings
+        self.stats = stats
+        self.gate = asyncio.Semaphore(settings.max_concurrency)
+        self.reserved = 0  # estimated tokens of calls in flight
+
+    def _admit(self, estimate: int) -> None:
+        s, st = self.settings, self.stats
+        if s.max_calls and st.llm_calls >= s.max_calls:
+            raise _Budget(f"call budget of {s.max_calls} per request exhausted")
+        used = st.llm_prompt_tokens + st.llm_completion_tokens + self.reserved
+        if s.max_tokens and used + estimate > s.max_tokens:
+            raise _Budget(f"token budget of {s.max_tokens} per request exhausted")
+
+    async def call(self, messages: list[ChatMessage]) -> ChatReply:
+        """One logical call with retries; raises ChatError (after retries) or _Budget."""
+        s = self.settings
+        estimate = _estimate_tokens(messages)
+        attempt = 0
+        while True:
+            async with self.gate:
+                self._admit(estimate)
+                self.stats.llm_calls += 1
+                if attempt:
+                    self.stats.llm_retries += 1
+                self.reserved += estimate
+                try:
+                    async with asyncio.timeout(s.timeout * 1.5 + 1.0):  # a hung client is still bounded
+                        reply = await self.client.complete(messages, timeout=s.timeout)
+                except TimeoutError:
+                    error: ChatError | None = ChatError(f"timeout after {s.timeout:g}s", retryable=True)
+                except ChatError as exc:
+                    error = exc
+                else:
+                    error = None
+                finally:
+                    self.reserved -= estimate
+            if error is None:
+                self.stats.llm_prompt_tokens += max(0, reply.prompt_tokens)
+                self.stats.llm_completion_tokens += max(0, reply.completion_tokens)
+                return reply
+            if not error.retryable or attempt >= s.retries:
+                if attempt:
+                    raise ChatError(f"{error.cause}, after {attempt + 1} attempts", retryable=False)
+                raise error
+            if error.retry_after is not None:
+                delay = min(max(0.0, error.retry_after), s.max_backoff)
+            else:
+                delay = min(s.backoff * (2**attempt), s.max_backoff) * random.uniform(1.0, 1.2)
+            attempt += 1
+            await asyncio.sleep(delay)
+
+
+@dataclass(slots=True)
+class _ChunkOutcome:
+    proposals: dict[int, list[int]]
+    failed: set[int]
+    warnings: list[str]
+
+
+class ChatBackend:
+    """Implements tracer.pipeline.LLMBackend over a ChatClient factory (see server/llm_client.py)."""
+
+    def __init__(
+        self,
+        client_factory: ChatClientFactory,
+        settings: LLMSettings | None = None,
+        prompts: PromptLibrary | None = None,
+    ) -> None:
+        self.client_factory = client_factory
+        self.settings = (settings or LLMSettings()).validated()
+        self.prompts = prompts or PromptLibrary(default_prompts_dir())
+        for name in ("recognize", "match"):
+            self.prompts.check(name)  # fail at start-up, not on the first request
+
+    # ---- recognition -------------------------------------------------------------------------
+
+    def recognize(
+        self, sentences: list[Sentence], lang: str, stats: Stats, cancel: CancelToken | None
+    ) -> tuple[set[int] | None, list[str]]:
+        """Ids of sentences needing a citation, or None (with a warning) when any batch failed."""
+        if not self.settings.recognize:
+            from tracer import recognize as rules  # the deterministic recogniser, by choice
+
+            return set(rules.recognize_sentences(sentences, lang)), []
+        if not sentences:
+            return set(), []
+
+        async def work(session: _Session) -> tuple[set[int] | None, list[str]]:
+            groups = batches([s.id for s in sentences], self.settings.recognize_batch)
+            by_id = {s.id: s for s in sentences}
+            outcomes = await asyncio.gather(
+                *(self._recognize_batch(session, [by_id[i] for i in g], lang) for g in groups)
+            )
+            needs: set[int] = set()
+            warnings: list[str] = []
+            failed = False
+            for n, (ids, warn) in enumerate(outcomes, 1):
+                if warn:
+                    warnings.append(f"LLM recognition batch {n}/{len(groups)}: {warn}")
+                if ids is None:
+                    failed = True
+                else:
+                    needs |= ids
+            if failed:
+                warnings.append("LLM recognition failed; used the rule-based recogniser")
+                return None, warnings
+            return needs, warnings
+
+        return self._run(work, stats, cancel, on_setup_error=lambda why: (None, [
+            f"LLM recognition failed ({why}); used the rule-based recogniser"]))
+
+    async def _recognize_batch(
+        self, session: _Session, batch: list[Sentence], lang: str
+    ) -> tuple[set[int] | None, str]:
+        local = {n: s.id for n, s in enumerate(batch, 1)}
+        messages = self.prompts.render("recognize", {
+            "language": "Chinese" if lang == "zh" else "English",
+            "sentences": [{"id": n, "text": s.text} for n, s in enumerate(batch, 1)],
+        })
+        try:
+            reply = await session.call(messages)
+        except (ChatError, _Budget) as exc:
+            return None, exc.cause
+        parsed = parse_recognize_reply(reply.text, local.keys())
+        if parsed is None:
+            return None, _garbage(reply.text)
+        warn = f"dropped {parsed.dropped_ids} unknown sentence ids" if parsed.dropped_ids else ""
+        return {local[i] for i in parsed.ids}, warn
+
+    # ---- matching ----------------------------------------------------------------------------
+
+    def match(
+        self,
+        sentences: list[Sentence],
+        candidates: Mapping[int, list[int]],
+        passages: list[Passage],
+        options: TraceOptions,
+        stats: Stats,
+        cancel: CancelToken | None,
+    ) -> tuple[dict[int, list[int]], set[int], list[str]]:
+        """Proposed passage ids per sentence id, the failed sentence ids, and warnings."""
+        by_pid = {p.id: p for p in passages}
+        by_sid = {s.id: s for s in sentences}
+        all_ids = {s.id for s in sentences}
+
+        async def work(session: _Session) -> tuple[dict[int, list[int]], set[int], list[str]]:
+            if self.settings.strategy == Strategy.FULL:
+                outcomes = await self._match_full(session, sentences, passages, options.max_sources)
+            else:
+                chunks = plan_match_chunks(
+                    [s.id for s in sentences],
+                    {sid: [p for p in c if p in by_pid] for sid, c in candidates.items()},
+                    self.settings.top_k, self.settings.chunk_passages, self.settings.chunk_sentences,
+                )
+                outcomes = await asyncio.gather(*(
+                    self._match_chunk(session, chunk, f"chunk {n}/{len(chunks)}", by_sid, by_pid,
+                                      options.max_sources)
+                    for n, chunk in enumerate(chunks, 1)
+                ))
+            proposals: dict[int, list[int]] = {}
+            failed: set[int] = set()
+            warnings: list[str] = []
+            for out in outcomes:
+                for sid, pids in out.proposals.items():
+                    merged = proposals.setdefault(sid, [])
+                    merged.extend(p for p in pids if p not in merged)
+                failed |= out.failed
+                warnings.extend(out.warnings)
+            for sid in failed:
+                proposals.pop(sid, None)
+            return proposals, failed, warnings
+
+        return self._run(work, stats, cancel, on_setup_error=lambda why: ({}, set(all_ids), [
+            f"LLM matching failed ({why}); all sentences used the deterministic matcher"]))
+
+    async def _match_chunk(
+        self,
+        session: _Session,
+        chunk: MatchChunk,
+        label: str,
+        by_sid: Mapping[int, Sentence],
+        by_pid: Mapping[int, Passage],
+        max_sources: int,
+    ) -> _ChunkOutcome:
+        local_p = {pid: n for n, pid in enumerate(chunk.passages, 1)}
+        sents = [
+            {"id": n, "text": by_sid[sid].text, "candidates": [local_p[p] for p in chunk.candidates[sid]]}
+            for n, sid in enumerate(chunk.sentences, 1)
+        ]
+        return await self._match_call(
+            session, label, list(chunk.sentences), list(chunk.passages), sents, by_pid, max_sources
+        )
+
+    async def _match_full(
+        self, session: _Session, sentences: list[Sentence], passages: list[Passage], max_sources: int
+    ) -> list[_ChunkOutcome]:
+        """The reference design: every record, whole, against every sentence, one call at a time."""
+        by_record: dict[int, list[Passage]] = {}
+        for p in passages:
+            by_record.setdefault(p.record, []).append(p)
+        by_pid = {p.id: p for p in passages}
+        sids = [s.id for s in sentences]
+        sents = [{"id": n, "text": s.text, "candidates": []} for n, s in enumerate(sentences, 1)]
+        outcomes: list[_ChunkOutcome] = []
+        for n, rec in enumerate(sorted(by_record), 1):
+            out = await self._match_call(
+                session, f"record {n}/{len(by_record)}", sids, [p.id for p in by_record[rec]], sents,
+                by_pid, max_sources,
+            )
+            outcomes.append(out)
+            if out.failed:  # every sentence already falls back; stop spending calls
+                break
+        return outcomes
+
+    async def _match_call(
+        self,
+        session: _Session,
+        label: str,
+        sentence_ids: list[int],
+        passage_ids: list[int],
+        sentence_vars: list[dict[str, Any]],
+        by_pid: Mapping[int, Passage],
+        max_sources: int,
+    ) -> _ChunkOutcome:
+        cut = self.settings.passage_chars
+        messages = self.prompts.render("match", {
+            "sentences": sentence_vars,
+            "passages": [{"id": n, "text": by_pid[pid].text[:cut]} for n, pid in enumerate(passage_ids, 1)],
+            "max_sources": max_sources,
+        })
+        try:
+            reply = await session.call(messages)
+        except (ChatError, _Budget) as exc:
+            return _failed(sentence_ids, label, exc.cause)
+        local_s = dict(enumerate(sentence_ids, 1))
+        local_p = dict(enumerate(passage_ids, 1))
+        parsed = parse_match_reply(reply.text, local_s.keys(), local_p.keys())
+        if parsed is None:
+            return _failed(sentence_ids, label, _garbage(reply.text))
+        warnings = []
+        if parsed.dropped_items or parsed.dropped_ids:
+            warnings.append(
+                f"LLM match {label}: dropped {parsed.dropped_items} invalid items and "
+                f"{parsed.dropped_ids} invalid passage ids"
+            )
+        proposals = {
+            local_s[ls]: [local_p[lp] for lp in lps] for ls, lps in parsed.matches.items() if lps
+        }
+        return _ChunkOutcome(proposals, set(), warnings)
+
+    # ---- event loop --------------------------------------------------------------------------
+
+    def _run(
+        self,
+        work: Callable[[_Session], Awaitable[T]],
+        stats: Stats,
+        cancel: CancelToken | None,
+        on_setup_error: Callable[[str], T],
+    ) -> T:
+        if cancel is not None and cancel.is_set():
+            raise CancelledError("cancelled before the LLM call")
+
+        async def main() -> T:
+            try:
+                client = self.client_factory()
+            except Exception as exc:  # misconfiguration must not fail the request
+                return on_setup_error(f"client setup failed: {exc}")
+            task = asyncio.ensure_future(work(_Session(client, self.settings, stats)))
+            watcher = asyncio.ensure_future(_wait_cancel(cancel)) if cancel is not None else None
+            try:
+                if watcher is not None:
+                    await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
+                    if not task.done():
+                        task.cancel()
+                        await asyncio.gather(task, return_exceptions=True)
+                        raise CancelledError("cancelled; in-flight LLM calls were cancelled")
+                return await task
+            finally:
+                if watcher is not None:
+                    watcher.cancel()
+                try:
+                    await client.aclose()
+                except Exception:  # closing is best effort
+                    pass
+
+        return _run_coroutine(main)
+
+
+async def _wait_cancel(cancel: CancelToken) -> None:
+    while not cancel.is_set():
+        await asyncio.sleep(_CANCEL_POLL_S)
+
+
+def _run_coroutine(main: Callable[[], Awaitable[T]]) -> T:
+    """asyncio.run, or asyncio.run on a helper thread when this thread already runs a loop."""
+
+    async def runner() -> T:
+        return await main()
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(runner())
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(runner())
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="tracer-llm", daemon=True)
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    result: T = box["value"]
+    return result
+
+
+def _failed(sentence_ids: Sequence[int], label: str, cause: str) -> _ChunkOutcome:
+    return _ChunkOutcome({}, set(sentence_ids), [
+        f"LLM match {label} failed ({cause}); "
+        f"its {len(sentence_ids)} sentences used the deterministic matcher"
+    ])
+
+
+def _garbage(text: str) -> str:
+    return "empty reply" if not text.strip() else "reply had no valid JSON result"

@@ -1,0 +1,46 @@
+"""The chat-client seam: what the orchestration needs from an OpenAI-compatible endpoint.
+
+The core never talks to the network; `server/llm_client.py` implements `ChatClient` over the
+`openai` package and maps its exceptions to `ChatError` so retry policy lives here, in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from tracer.llm.prompts import ChatMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    """The assistant's text and the token usage the API reported (0 when it reported none)."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class ChatError(Exception):
+    """One failed chat call. `cause` is a short human label used in warnings."""
+
+    def __init__(self, cause: str, *, retryable: bool, retry_after: float | None = None) -> None:
+        self.cause = cause
+        self.retryable = retryable
+        self.retry_after = retry_after
+        super().__init__(cause)
+
+
+class ChatClient(Protocol):
+    """One chat-completions endpoint, used inside a single event loop and then closed."""
+
+    async def complete(self, messages: list[ChatMessage], *, timeout: float) -> ChatReply:
+        """Send one request; raise ChatError on any failure."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+# Called inside the event loop of one backend call (async HTTP clients are bound to their loop).
+ChatClientFactory = Callable[[], ChatClient]

@@ -1,0 +1,107 @@
+"""Reading model replies: find the JSON object, then validate it item by item.
+
+A reply is only rejected as a whole when no JSON object with the expected key can be found; a
+malformed item (or id) inside an otherwise good reply is dropped and counted, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection
+from dataclasses import dataclass, field
+
+_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+def extract_json_object(text: str, key: str) -> dict[str, object] | None:
+    """The first JSON object in `text` having `key`: inside code fences, bare, or amid prose."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    decoder = json.JSONDecoder()
+    for chunk in candidates:
+        stripped = chunk.strip()
+        try:
+            value = json.loads(stripped)
+        except ValueError:
+            value = None
+        if isinstance(value, dict) and key in value:
+            return value
+        for pos, ch in enumerate(chunk):
+            if ch != "{":
+                continue
+            try:
+                value, _ = decoder.raw_decode(chunk, pos)
+            except ValueError:
+                continue
+            if isinstance(value, dict) and key in value:
+                return value
+    return None
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclass(slots=True)
+class MatchReply:
+    """Validated `{"source_traced_results": [...]}`: local passage ids per local sentence id."""
+
+    matches: dict[int, list[int]] = field(default_factory=dict)
+    dropped_items: int = 0
+    dropped_ids: int = 0
+
+
+def parse_match_reply(
+    text: str, sentence_ids: Collection[int], passage_ids: Collection[int]
+) -> MatchReply | None:
+    """None when the reply holds no usable object; otherwise the valid items, in model order."""
+    obj = extract_json_object(text, "source_traced_results")
+    if obj is None:
+        return None
+    items = obj["source_traced_results"]
+    if not isinstance(items, list):
+        return None
+    out = MatchReply()
+    for item in items:
+        if not isinstance(item, dict):
+            out.dropped_items += 1
+            continue
+        sid = item.get("sentence")
+        ids = item.get("matched_source_indices")
+        if not _is_int(sid) or sid not in sentence_ids or not isinstance(ids, list):
+            out.dropped_items += 1
+            continue
+        assert isinstance(sid, int)
+        kept = out.matches.setdefault(sid, [])
+        for pid in ids:
+            if _is_int(pid) and pid in passage_ids:
+                if pid not in kept:
+                    kept.append(pid)
+            else:
+                out.dropped_ids += 1
+    return out
+
+
+@dataclass(slots=True)
+class RecognizeReply:
+    ids: set[int] = field(default_factory=set)
+    dropped_ids: int = 0
+
+
+def parse_recognize_reply(text: str, sentence_ids: Collection[int]) -> RecognizeReply | None:
+    """Validated `{"sentences_needing_citation": [...]}`; unknown or non-int ids are dropped."""
+    obj = extract_json_object(text, "sentences_needing_citation")
+    if obj is None:
+        return None
+    ids = obj["sentences_needing_citation"]
+    if not isinstance(ids, list):
+        return None
+    out = RecognizeReply()
+    for sid in ids:
+        if _is_int(sid) and sid in sentence_ids:
+            out.ids.add(sid)
+        else:
+            out.dropped_ids += 1
+    return out
