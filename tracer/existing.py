@@ -1,0 +1,281 @@
+"""Citation markers already present in a report, and their resolution to records.
+
+Recognised forms: ``[1]``, ``[1, 2]``, ``[1-3]``, ``[1][3]`` (two markers), ``【1】``,
+``[^1]`` (footnote references, not definitions), ``[citation:1]``, ``[[1]](url)``,
+``[1](http…)``, ``<sup>[1]</sup>`` and the openJiuwen form
+``[source_tracer_result][title](url)``. A marker is never guessed positionally: it resolves
+through the removed references section (by canonical URL, then exact title), through its own
+URL, or through a record id; otherwise it maps to None.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterable
+
+from tracer.models import ExistingMarker, Layout, Record, Sentence
+
+_MAX_RANGE = 50                        # "[1-3]" expands; "[1-9999]" is not a citation
+_MAX_NUMBER = 999                      # a lone "[2020]" is a year, not a citation
+
+_NUM = r"\d{1,4}"
+_SEP = r"\s*(?:[,，、;；]|[-–—~～])\s*"
+_NUM_LIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
+_URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
+_TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
+_ONE = (
+    rf"\[source_tracer_result\]\[{_TITLE}\](?:\({_URL}\))?"
+    rf"|\[\[{_NUM}\]\]\({_URL}\)"
+    rf"|\[{_NUM}\]\((?:https?://|www\.){_URL}\)"
+    rf"|\[\^{_NUM}\](?!:)"
+    rf"|\[(?i:citation):\s*{_NUM_LIST}\]"
+    rf"|【{_NUM_LIST}】"
+    rf"|\[{_NUM_LIST}\](?!\()"
+)
+_SUP = rf"<sup>\s*(?:{_ONE}|{_NUM_LIST})(?:\s*[,，]?\s*(?:{_ONE}|{_NUM_LIST}))*\s*</sup>"
+
+#: One citation marker of any recognised form (markers written back to back match one by one).
+MARKER_RE = re.compile(rf"{_SUP}|{_ONE}")
+
+_NUMS_IN = re.compile(rf"{_NUM}(?:\s*[-–—~～]\s*{_NUM})?")
+_URL_IN = re.compile(r"\((" + _URL + r")\)")
+_JIUWEN = re.compile(rf"\[source_tracer_result\]\[({_TITLE})\](?:\(({_URL})\))?")
+
+
+def strip_markers(text: str) -> str:
+    """`text` with every citation marker removed (the forms above and every form we emit)."""
+    return MARKER_RE.sub("", text)
+
+
+def _numbers(marker: str) -> tuple[int, ...]:
+    """The citation numbers of one marker, ranges expanded ("[1-3]" -> 1, 2, 3)."""
+    if marker.startswith("[[") or (marker.startswith("[") and "](" in marker):
+        body = marker[: marker.find("](") + 1]
+    else:
+        body = _URL_IN.sub("", marker)
+    out: list[int] = []
+    for m in _NUMS_IN.finditer(body):
+        part = m.group(0)
+        bounds = re.split(r"\s*[-–—~～]\s*", part)
+        if len(bounds) == 2:
+            a, b = int(bounds[0]), int(bounds[1])
+            if a <= b and b - a <= _MAX_RANGE:
+                out.extend(range(a, b + 1))
+            else:
+                out.extend((a, b))
+        else:
+            out.append(int(part))
+    seen: set[int] = set()
+    return tuple(n for n in out if not (n in seen or seen.add(n)))  # type: ignore[func-returns-value]
+
+
+def _is_code_region(text: str, start: int) -> bool:
+    """Does the protected region starting at `start` hold code, HTML, math or front matter?"""
+    head = text[start:start + 4]
+    if start == 0 and head.startswith(("---", "+++")):
+        return True
+    if head.startswith(("    ", "\t")):
+        return True
+    s = head.lstrip(" ")
+    return s.startswith(("`", "~~~", "<", "$", "\\[", "\\("))
+
+
+def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) -> list[ExistingMarker]:
+    """Citation markers in the body (outside code), each attached to its sentence if any."""
+    body_end = layout.body_end
+    prot = layout.protected
+    prot_starts = [s for s, _ in prot]
+    starts = [s.start for s in sentences]
+    jiuwen_ids: dict[str, int] = {}
+    out: list[ExistingMarker] = []
+    attach_end: dict[int, int] = {}    # sentence id -> end of the last marker attached after it
+    for m in MARKER_RE.finditer(text, 0, body_end):
+        s, e = m.start(), m.end()
+        if not _outside_code(text, prot, prot_starts, s, e):
+            continue
+        raw = m.group(0)
+        jm = _JIUWEN.search(raw)
+        urls: tuple[str, ...] = ()
+        if jm:
+            url = (jm.group(2) or "").strip()
+            key = url or jm.group(1)
+            # openJiuwen markers carry no number: each distinct source gets a synthetic negative one
+            numbers: tuple[int, ...] = (jiuwen_ids.setdefault(key, -(len(jiuwen_ids) + 1)),)
+            urls = (url,) if url else ()
+        else:
+            numbers = _numbers(raw)
+            if not numbers:
+                continue
+            urls = tuple(u for u in _URL_IN.findall(raw) if u)
+            if not _plausible(text, s, e, numbers, raw):
+                continue
+        sid = _sentence_of(text, sentences, starts, s, e, attach_end)
+        if sid is not None:
+            attach_end[sid] = e
+        out.append(ExistingMarker(s, e, numbers, urls, sid))
+    return out
+
+
+def _outside_code(
+    text: str, prot: tuple[tuple[int, int], ...], prot_starts: list[int], s: int, e: int
+) -> bool:
+    """True unless [s, e) lies in code/HTML/math. Link-shaped markers are exactly one link region."""
+    k = bisect.bisect_right(prot_starts, s) - 1
+    if k >= 0 and prot[k][1] > s:
+        ps, pe = prot[k]
+        if not (ps == s and pe <= e) and _is_code_region(text, ps):
+            return False
+    return True
+
+
+def _plausible(text: str, s: int, e: int, numbers: tuple[int, ...], raw: str) -> bool:
+    """Reject "[2020]"-style years and checkbox-like brackets that are not marker lists."""
+    if all(n <= _MAX_NUMBER for n in numbers):
+        return True
+    if not raw.startswith("["):
+        return True                    # 【2020】, <sup>…</sup>, [citation:…] are explicit
+    # a big number counts only next to another marker: "[1][1024]"
+    before = text[max(0, s - 1):s]
+    after = text[e:e + 1]
+    return before == "]" or after == "["
+
+
+def _sentence_of(
+    text: str, sentences: list[Sentence], starts: list[int], s: int, e: int, attach_end: dict[int, int]
+) -> int | None:
+    k = bisect.bisect_right(starts, s) - 1
+    if k < 0:
+        return None
+    sent = sentences[k]
+    if s < sent.end:
+        return sent.id
+    gap_from = max(sent.end, attach_end.get(sent.id, sent.end))
+    gap = text[gap_from:s]
+    if gap.strip() == "" and "\n\n" not in gap.replace("\r", ""):
+        return sent.id
+    return None
+
+
+# --- resolution -----------------------------------------------------------------------------------
+
+_REF_LINE = re.compile(
+    r"^[ \t]*(?:[-*+•][ \t]+)?"
+    r"(?:\[\^?(\d{1,4})\]:?|【(\d{1,4})】|(\d{1,4})[.)、]|[(（](\d{1,4})[)）])[ \t]*(.*)$"
+)
+_MD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((" + _URL + r")(?:\s+\"[^\"]*\")?\)")
+_BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`)\]\u3000-\u303f\uff00-\uffef]+")
+_TITLE_PUNCT = re.compile(r"[\s\"'“”‘’《》「」『』<>*_`.,;:，。；：!?！？\-–—|()\[\]（）【】]+")
+
+
+def _canon_fn() -> Callable[[str], str]:
+    try:
+        from tracer.records import canonical_url
+    except ImportError:  # records stage not available: compare URLs as written
+        return lambda u: u.strip().rstrip("/").lower()
+    return canonical_url
+
+
+def _norm_title(title: str) -> str:
+    return _TITLE_PUNCT.sub(" ", title).strip().casefold()
+
+
+def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str], list[str]]]:
+    """Number -> (urls, title candidates) from a references section's entry lines."""
+    entries: dict[int, tuple[list[str], list[str]]] = {}
+    last: int | None = None
+    for line in removed_references.splitlines():
+        m = _REF_LINE.match(line)
+        if m:
+            num = int(next(g for g in m.groups()[:4] if g))
+            rest = m.group(5)
+            last = num
+            entry = entries.setdefault(num, ([], []))
+        elif last is not None and line[:1] in (" ", "\t") and line.strip():
+            rest = line
+            entry = entries[last]
+        else:
+            last = None
+            continue
+        urls, titles = entry
+        for lm in _MD_LINK.finditer(rest):
+            titles.append(lm.group(1))
+            urls.append(lm.group(2))
+        plain = _MD_LINK.sub(" ", rest)
+        for um in _BARE_URL.finditer(plain):
+            urls.append(um.group(0).rstrip(".,;:"))
+        plain = _BARE_URL.sub(" ", plain)
+        plain = re.sub(r"^\s*[:：]\s*", "", plain)
+        titles.extend(t for t in _title_candidates(plain) if t)
+    return entries
+
+
+def _title_candidates(plain: str) -> Iterable[str]:
+    s = plain.strip().strip('"“”').strip()
+    if not s:
+        return
+    yield s
+    for q in re.findall(r"《([^》]+)》|[\"“]([^\"”]+)[\"”]", s):
+        yield q[0] or q[1]
+    for sep in (" - ", " — ", " | ", "，", ", ", ". "):
+        if sep in s:
+            yield s.split(sep)[0]
+
+
+def resolve_existing(
+    markers: list[ExistingMarker], removed_references: str, recs: list[Record]
+) -> dict[int, int | None]:
+    """Map each old citation number to a position in `recs`, or None when it cannot be resolved."""
+    if not markers:
+        return {}
+    canon = _canon_fn()
+    by_url: dict[str, int] = {}
+    by_title: dict[str, int] = {}
+    by_id: dict[str, int] = {}
+    for pos, rec in enumerate(recs):
+        for key in (canon(rec.url), rec.source_key):
+            if key:
+                by_url.setdefault(key, pos)
+        t = _norm_title(rec.title)
+        if t:
+            by_title.setdefault(t, pos)
+        if rec.id:
+            by_id.setdefault(rec.id.strip(), pos)
+    entries = parse_reference_entries(removed_references)
+
+    def by_urls(urls: Iterable[str]) -> int | None:
+        for u in urls:
+            u = u.strip()
+            if not u:
+                continue
+            if u.lower().startswith("www."):
+                u = "https://" + u
+            hit = by_url.get(canon(u))
+            if hit is not None:
+                return hit
+        return None
+
+    out: dict[int, int | None] = {}
+    for m in markers:
+        for n in m.numbers:
+            if out.get(n) is not None:
+                continue
+            hit = by_urls(m.urls)
+            if hit is None and n in entries:
+                urls, titles = entries[n]
+                hit = by_urls(urls)
+                if hit is None:
+                    hit = next((by_title[t] for t in map(_norm_title, titles) if t in by_title), None)
+            if hit is None and n > 0:
+                hit = by_id.get(str(n))
+            out[n] = hit
+    return out
+
+
+__all__ = [
+    "MARKER_RE",
+    "strip_markers",
+    "find_existing_markers",
+    "resolve_existing",
+    "parse_reference_entries",
+]

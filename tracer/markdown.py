@@ -1,0 +1,422 @@
+"""One scan over a markdown report: protected regions and the trailing references section.
+
+Protected regions are never prose and never receive a citation marker. Block regions
+(front matter, code, HTML blocks, math blocks, headings, tables, thematic breaks, link
+reference definitions) cover whole lines *including* their line terminator; inline regions
+(code spans, links, images, autolinks, bare URLs, HTML tags, inline math) cover just the
+construct. `tracer.segment` relies on that difference to tell block lines from prose lines.
+See docs/segmentation.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tracer.models import Layout, Span
+
+# --- block-level patterns (matched against one line without its terminator) ---------------
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT_EQ = re.compile(r"^ {0,3}=+[ \t]*$")
+_SETEXT_DASH = re.compile(r"^ {0,3}-+[ \t]*$")
+_THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
+_TABLE_DELIM = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_LINK_DEF = re.compile(r"^ {0,3}\[(\^?[^\]\n]+)\]:(?:[ \t]|$)")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,9}[.)][ \t]+|\d{1,3}、)")
+_HTML_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
+_HTML_RAW_OPEN = re.compile(r"^ {0,3}<(script|pre|style|textarea)(?:[\s>]|$)", re.IGNORECASE)
+_HTML_BLOCK_TAGS = (
+    "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|"
+    "dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h1|h2|h3|h4|h5|h6|"
+    "head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|"
+    "p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul"
+)
+_HTML_BLOCK_OPEN = re.compile(rf"^ {{0,3}}</?(?:{_HTML_BLOCK_TAGS})(?:[\s/>]|$)", re.IGNORECASE)
+_HTML_LONE_TAG = re.compile(
+    r"^ {0,3}(?:<[A-Za-z][A-Za-z0-9-]*(?:\s+[^<>]*)?/?>|</[A-Za-z][A-Za-z0-9-]*\s*>)[ \t]*$"
+)
+_MATH_BLOCK_OPEN = re.compile(r"^[ \t]*(\$\$|\\\[)")
+_INDENTED = re.compile(r"^(?: {4}|\t)")
+_FRONT_OPEN = re.compile(r"^(---|\+\+\+)[ \t]*$")
+
+# --- inline patterns (one alternation; leftmost match wins, alternatives in precedence order) ---
+_INLINE = re.compile(
+    r"""
+      (?P<code>(?P<ticks>`+)(?:(?!\n[ \t]*\r?\n)[\s\S])+?(?<!`)(?P=ticks)(?!`))
+    | (?P<autolink><(?:https?|ftp|mailto):[^<>\s]+>|<[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}>)
+    | (?P<comment><!--[\s\S]*?-->)
+    | (?P<tag></?[A-Za-z][A-Za-z0-9-]*(?:\s+[^<>\n]*)?/?>)
+    | (?P<link>!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]
+          \((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\))
+    | (?P<reflink>!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])+\]\[(?P<label>[^\[\]\n]*)\])
+    | (?P<dmath>\$\$(?:(?!\n[ \t]*\r?\n)[\s\S])+?\$\$)
+    | (?P<math>(?<![\\$])\$(?=[^\s$])(?:[^$\n\\]|\\.)+?(?<=[^\s\\])\$(?!\d))
+    | (?P<pmath>\\\((?:(?!\n[ \t]*\r?\n)[\s\S])+?\\\)|\\\[(?:(?!\n[ \t]*\r?\n)[\s\S])+?\\\])
+    | (?P<url>(?:https?://|www\.)[^\s<>"`\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+)
+    """,
+    re.VERBOSE,
+)
+_URL_TRAIL = ".,;:!?'\"*_~"
+
+# --- references headings ------------------------------------------------------------------------
+_REF_TITLES = frozenset(
+    {
+        "references", "reference", "sources", "source", "source(s)", "bibliography", "works cited",
+        "citations", "reference articles", "further reading", "further readings", "reference list",
+        "references and sources", "sources and references", "参考文献", "参考资料", "参考文章",
+        "参考来源", "引用", "引用来源", "来源", "资料来源", "信息来源", "数据来源", "参考链接",
+        "引用文献", "参考",
+    }
+)
+_NUMBERING = re.compile(
+    r"^(?:\d+(?:\.\d+)*[.)、]?|[一二三四五六七八九十百]+[、.．]|[IVXLC]+[.)]|[（(][一二三四五六七八九十\d]+[)）])\s*"
+)
+_BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)(?P<text>[^*_\n].*?)(?:\1)[ \t]*[:：]?[ \t]*$")
+
+# a line that looks like an entry of a references list
+_REF_ENTRY = re.compile(
+    r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*|\[\^?[\w.-]+\]|【\d+】|[（(]\d+[)）]|\^\d+)"
+)
+_STRONG_REF = re.compile(
+    r"(?:https?://|www\.|\]\(|doi\.org|\bdoi:|arxiv|^[ \t]*(?:\[\^?\d+\]|【\d+】))", re.IGNORECASE
+)
+
+
+@dataclass(slots=True)
+class _Line:
+    start: int        # offset of the first character
+    end: int          # offset after the content (before "\r\n" / "\n")
+    next: int         # offset of the next line (after the terminator)
+    text: str
+
+
+def _split_lines(text: str) -> list[_Line]:
+    lines: list[_Line] = []
+    pos = 0
+    n = len(text)
+    while pos < n:
+        nl = text.find("\n", pos)
+        if nl < 0:
+            end = nxt = n
+        else:
+            end, nxt = nl, nl + 1
+        content_end = end - 1 if end > pos and text[end - 1] == "\r" else end
+        lines.append(_Line(pos, content_end, nxt, text[pos:content_end]))
+        pos = nxt
+    return lines
+
+
+def heading_title(line: str) -> str:
+    """The visible text of a heading line (ATX, setext text line or bold pseudo-heading)."""
+    m = _ATX.match(line)
+    s = (m.group(2) or "") if m else line.strip()
+    b = _BOLD_LINE.match(s)
+    if b:
+        s = b.group("text")
+    return s.strip().strip("*_").strip()
+
+
+def is_references_title(title: str) -> bool:
+    """True when a heading's text names a references section ("5. References:", "参考文献：")."""
+    s = title.strip().strip("*_ \t").strip()
+    s = re.sub(r"^[^\w(（]+", "", s)          # leading emoji / symbols
+    s = _NUMBERING.sub("", s, count=1)
+    s = s.strip().strip("*_ \t").rstrip(":：").strip().strip("*_").strip()
+    return s.casefold() in _REF_TITLES
+
+
+class _Blocks:
+    """Accumulates block regions while scanning lines."""
+
+    def __init__(self) -> None:
+        self.spans: list[Span] = []
+        self.headings: list[Span] = []
+
+    def add(self, lines: list[_Line], i: int, j: int) -> None:
+        """Protect lines[i..j] inclusive, including the last line's terminator."""
+        self.spans.append((lines[i].start, lines[j].next))
+
+
+def scan_markdown(text: str) -> Layout:
+    """Mark protected regions and find the trailing references section (see module doc)."""
+    lines = _split_lines(text)
+    blocks = _Blocks()
+    candidates: list[int] = []        # line indices of references headings (outside code)
+    heading_lines: set[int] = set()   # line indices that are headings (for the trailing test)
+    link_labels: set[str] = set()
+    n = len(lines)
+    i = 0
+
+    # front matter: only at the very start
+    if n and _FRONT_OPEN.match(lines[0].text):
+        close = "---" if lines[0].text.startswith("-") else "+++"
+        for j in range(1, n):
+            t = lines[j].text.rstrip()
+            if t == close or (close == "---" and t == "..."):
+                blocks.add(lines, 0, j)
+                i = j + 1
+                break
+
+    para_start = -1                   # index of first line of the current paragraph, -1 if none
+    list_ctx = False                  # inside a list (indented lines are continuations, not code)
+    while i < n:
+        line = lines[i]
+        t = line.text
+        if not t.strip():
+            para_start = -1
+            i += 1
+            continue
+        indented = bool(_INDENTED.match(t))
+        # fenced code (unclosed runs to the end)
+        fm = _FENCE_OPEN.match(t)
+        if fm and not (fm.group(1)[0] == "`" and "`" in fm.group(2)):
+            fence = fm.group(1)
+            j = i + 1
+            close_re = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+            while j < n and not close_re.match(lines[j].text):
+                j += 1
+            j = min(j, n - 1)
+            blocks.add(lines, i, j)
+            para_start = -1
+            i = j + 1
+            continue
+        if indented and para_start < 0 and not list_ctx:
+            j = i
+            while j + 1 < n and (not lines[j + 1].text.strip() or _INDENTED.match(lines[j + 1].text)):
+                j += 1
+            while j > i and not lines[j].text.strip():
+                j -= 1
+            blocks.add(lines, i, j)
+            i = j + 1
+            continue
+        if not indented and not _LIST_ITEM.match(t):
+            list_ctx = False
+        # math block
+        mm = _MATH_BLOCK_OPEN.match(t)
+        if mm and para_start < 0:
+            closer = "$$" if mm.group(1) == "$$" else "\\]"
+            rest = t[mm.end():]
+            j = i
+            if closer not in rest:
+                j = i + 1
+                while j < n and closer not in lines[j].text:
+                    j += 1
+                if j >= n:            # unclosed: treat the opening line only as math
+                    j = i
+            blocks.add(lines, i, j)
+            i = j + 1
+            continue
+        # HTML blocks
+        if t.lstrip().startswith("<"):
+            end_j = -1
+            if _HTML_COMMENT_OPEN.match(t):
+                end_j = _find_line(lines, i, "-->")
+            else:
+                rm = _HTML_RAW_OPEN.match(t)
+                if rm:
+                    end_j = _find_line(lines, i, f"</{rm.group(1).lower()}>", casefold=True)
+                elif _HTML_BLOCK_OPEN.match(t) or (para_start < 0 and _HTML_LONE_TAG.match(t)):
+                    end_j = i
+                    while end_j + 1 < n and lines[end_j + 1].text.strip():
+                        end_j += 1
+            if end_j >= 0:
+                blocks.add(lines, i, end_j)
+                para_start = -1
+                i = end_j + 1
+                continue
+        # ATX heading
+        if _ATX.match(t):
+            blocks.add(lines, i, i)
+            blocks.headings.append((line.start, line.end))
+            heading_lines.add(i)
+            if is_references_title(heading_title(t)):
+                candidates.append(i)
+            para_start = -1
+            i += 1
+            continue
+        # setext heading: a one-line paragraph followed by === or ---
+        if para_start == i - 1 and para_start >= 0 and (_SETEXT_EQ.match(t) or _SETEXT_DASH.match(t)):
+            blocks.add(lines, i - 1, i)
+            blocks.headings.append((lines[i - 1].start, line.end))
+            heading_lines.add(i - 1)
+            if is_references_title(lines[i - 1].text):
+                candidates.append(i - 1)
+            para_start = -1
+            i += 1
+            continue
+        if _THEMATIC.match(t):
+            blocks.add(lines, i, i)
+            para_start = -1
+            i += 1
+            continue
+        # tables: a header row followed by a delimiter row, then rows with pipes
+        if "|" in t and i + 1 < n and _TABLE_DELIM.match(lines[i + 1].text) and "|" in lines[i + 1].text:
+            j = i + 1
+            while j + 1 < n and "|" in lines[j + 1].text and lines[j + 1].text.strip():
+                j += 1
+            blocks.add(lines, i, j)
+            para_start = -1
+            i = j + 1
+            continue
+        ts = t.strip()
+        if len(ts) > 1 and ts.startswith("|") and ts.endswith("|"):
+            blocks.add(lines, i, i)
+            para_start = -1
+            i += 1
+            continue
+        # link reference / footnote definitions (with indented continuation lines)
+        dm = _LINK_DEF.match(t)
+        if dm and para_start < 0:
+            link_labels.add(dm.group(1).strip().casefold())
+            j = i
+            while j + 1 < n and lines[j + 1].text.strip() and _INDENTED.match(lines[j + 1].text):
+                j += 1
+            blocks.add(lines, i, j)
+            i = j + 1
+            continue
+        # bold pseudo-heading that names a references section
+        bm = _BOLD_LINE.match(t)
+        if bm and is_references_title(bm.group("text")):
+            candidates.append(i)
+            heading_lines.add(i)
+        if _LIST_ITEM.match(t):
+            list_ctx = True
+            para_start = i
+        elif para_start < 0:
+            para_start = i
+        i += 1
+
+    ref_line = _trailing_references(lines, candidates, heading_lines, blocks.spans)
+    if ref_line is not None:
+        body_end = lines[ref_line].start
+        references: Span | None = (body_end, len(text))
+    else:
+        body_end = len(text)
+        references = None
+
+    protected = _with_inline(text, blocks.spans, body_end, link_labels)
+    headings = tuple(h for h in blocks.headings if h[0] < body_end)
+    return Layout(body_end=body_end, references=references, protected=protected, headings=headings)
+
+
+def _find_line(lines: list[_Line], i: int, needle: str, casefold: bool = False) -> int:
+    """Index of the first line from i containing needle (the last line when there is none)."""
+    for j in range(i, len(lines)):
+        t = lines[j].text.lower() if casefold else lines[j].text
+        if needle in (t[t.find("<!--") + 4:] if j == i and needle == "-->" else t):
+            return j
+    return len(lines) - 1
+
+
+def _trailing_references(
+    lines: list[_Line], candidates: list[int], heading_lines: set[int], blocks: list[Span]
+) -> int | None:
+    """The first candidate heading after which only reference-like content follows."""
+    for c in candidates:
+        if _is_trailing(lines, c, heading_lines, blocks):
+            return c
+    return None
+
+
+def _is_trailing(lines: list[_Line], c: int, heading_lines: set[int], blocks: list[Span]) -> bool:
+    entries = prose = 0
+    under_other_heading = False       # below a later heading that is not a references heading
+    prev_entry = False
+    block_end = dict(blocks)
+    code_starts = set(block_end)
+    in_block_until = -1
+    for j in range(c + 1, len(lines)):
+        ln = lines[j]
+        t = ln.text
+        if ln.start < in_block_until:
+            continue
+        if not t.strip() or _THEMATIC.match(t) or _SETEXT_EQ.match(t):
+            prev_entry = prev_entry and bool(t.strip())
+            continue
+        if j in heading_lines:
+            under_other_heading = not is_references_title(heading_title(t))
+            prev_entry = False
+            continue
+        if ln.start in code_starts and not t.lstrip().startswith(("[", "|")):
+            # a code / HTML / math block after the heading counts as one line of prose
+            in_block_until = block_end[ln.start]
+            prose += 1
+            continue
+        strong = bool(_STRONG_REF.search(t))
+        weak = strong or bool(_REF_ENTRY.match(t))
+        continuation = prev_entry and t[:1] in (" ", "\t")
+        if under_other_heading:
+            if strong or continuation:
+                entries += 1
+                prev_entry = True
+            else:
+                return False
+        elif weak or continuation:
+            entries += 1
+            prev_entry = True
+        else:
+            prose += 1
+            prev_entry = False
+    return prose == 0 or prose <= entries // 3
+
+
+def _with_inline(text: str, blocks: list[Span], body_end: int, link_labels: set[str]) -> tuple[Span, ...]:
+    """Add inline regions found in the gaps between block regions of the body."""
+    out: list[Span] = []
+    pos = 0
+    for bs, be in [*blocks, (body_end, body_end)]:
+        if bs > pos:
+            gap_end = min(bs, body_end)
+            if gap_end > pos:
+                out.extend(_inline_spans(text, pos, gap_end, link_labels))
+        if bs < body_end:
+            out.append((bs, min(be, body_end)))
+        pos = max(pos, be)
+        if pos >= body_end:
+            break
+    out.sort()
+    merged: list[Span] = []
+    for s, e in out:
+        if merged and s < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return tuple(merged)
+
+
+def _inline_spans(text: str, start: int, end: int, link_labels: set[str]) -> list[Span]:
+    spans: list[Span] = []
+    for m in _INLINE.finditer(text, start, end):
+        kind = m.lastgroup
+        s, e = m.start(), m.end()
+        if kind == "reflink":
+            label = m.group("label").strip().casefold()
+            if not label:
+                inner = m.group(0)
+                label = inner[inner.find("[") + 1:inner.find("]")].casefold()
+            if label not in link_labels or label.isdigit():
+                # "[1][3]" is a pair of citation markers, not a reference link: rescan after "["
+                spans.extend(_inline_spans(text, s + 1, e, link_labels))
+                continue
+        elif kind == "url":
+            e = _trim_url(text, s, e)
+        spans.append((s, e))
+    return spans
+
+
+def _trim_url(text: str, s: int, e: int) -> int:
+    while e > s:
+        ch = text[e - 1]
+        if ch in _URL_TRAIL:
+            e -= 1
+        elif ch == ")" and text.count("(", s, e) < text.count(")", s, e):
+            e -= 1
+        elif ch == "]" and text.count("[", s, e) < text.count("]", s, e):
+            e -= 1
+        else:
+            break
+    return e
+
+
+__all__ = ["scan_markdown", "is_references_title", "heading_title"]

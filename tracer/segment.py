@@ -1,0 +1,278 @@
+"""Sentence spans over the original report (Chinese and English), markdown-aware.
+
+Works on `text[:layout.body_end]`. Lines wholly covered by a block region of the layout
+(headings, code, tables, HTML blocks, front matter, ...) are not prose; inline regions
+(code spans, links, URLs, math) may sit inside a sentence but never split one. Rules and
+examples: docs/segmentation.md.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from tracer.existing import MARKER_RE
+from tracer.markdown import heading_title
+from tracer.models import Layout, Sentence, Span
+
+_PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
+_LIST = re.compile(r"(?:[-*+•][ \t]+|\d{1,9}[.)][ \t]+|\d{1,3}、[ \t]*)(?:\[[ xX]\][ \t]+)?")
+_PSEUDO_HEADING = re.compile(r"(\*\*|__)[^*_\n].*?\1[ \t]*[:：]?[ \t]*")
+
+# terminal punctuation, then closing quotes / brackets / emphasis that stay with the sentence
+_BOUNDARY = re.compile(
+    r"(?P<p>[。！？；!?]+[。！？；!?…]*|…+[。！？!?]*|\.{2,}|\.(?:[!?]+)?)"
+    r"(?P<c>[”’\"'」』）)\]】》〉*_~]*)"
+)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
+_WORD_BEFORE = re.compile(r"(?:[A-Za-z]+\.)*[A-Za-z]+$")
+_NEXT_WORD = re.compile(r"[A-Za-z]+")
+_HAS_WORD = re.compile(r"[^\W_]", re.UNICODE)
+
+# abbreviations after which a period never ends a sentence
+_NEVER_END = frozenset(
+    """mr mrs ms dr prof sr jr st vs v e.g i.e cf al fig figs dept approx ca vol vols pp ed eds gen gov
+    sen rep mt ave blvd op ref refs eq eqs sec ch art para viz resp esp incl min max govt assn univ
+    est dist hon rev capt col lt sgt cmdr adm maj messrs mme mlle""".split()
+)
+# a period after these ends a sentence only before a typical sentence opener
+_MAYBE_END = frozenset(
+    """etc inc ltd co corp llc plc bros u.s u.k u.n e.u a.m p.m ph.d u.s.a p.r.c no nos jan feb mar
+    apr jun jul aug sep sept oct nov dec""".split()
+)
+_STARTERS = frozenset(
+    """the this that these those it its in on at as however but and he she they we i a an according
+    meanwhile also for by with since while after before despite although overall moreover furthermore
+    additionally there such other some many most if when our their his her so yet still thus therefore
+    hence what why how who where which one two three both each all no not only then now today last next
+    first second third finally instead indeed because unlike like given following""".split()
+)
+
+
+@dataclass(slots=True)
+class _Unit:
+    """A paragraph or list item: content ranges of its lines (prefixes and bullets excluded)."""
+
+    ranges: list[Span] = field(default_factory=list)
+    in_list: bool = False
+    heading: str = ""
+
+
+@dataclass(slots=True)
+class _Cursor:
+    """Walks sorted protected spans forward (positions are queried in increasing order)."""
+
+    spans: tuple[Span, ...]
+    k: int = 0
+
+    def inside(self, pos: int) -> bool:
+        spans = self.spans
+        while self.k < len(spans) and spans[self.k][1] <= pos:
+            self.k += 1
+        return self.k < len(spans) and spans[self.k][0] <= pos
+
+
+def _lines(text: str, end: int) -> list[tuple[int, int, int]]:
+    """(start, content_end, next_start) for each line of text[:end]."""
+    out: list[tuple[int, int, int]] = []
+    pos = 0
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        le, nxt = (end, end) if nl < 0 else (nl, nl + 1)
+        ce = le - 1 if le > pos and text[le - 1] == "\r" else le
+        out.append((pos, ce, nxt))
+        pos = nxt
+    return out
+
+
+def _units(text: str, layout: Layout) -> list[_Unit]:
+    prot = layout.protected
+    prot_starts = [s for s, _ in prot]
+    heads = sorted(layout.headings)
+    head_k = 0
+    heading = ""
+    units: list[_Unit] = []
+    cur: _Unit | None = None
+
+    def flush() -> None:
+        nonlocal cur
+        if cur is not None and cur.ranges:
+            units.append(cur)
+        cur = None
+
+    for ls, ce, nxt in _lines(text, layout.body_end):
+        while head_k < len(heads) and heads[head_k][0] <= ls:
+            hs, he = heads[head_k]
+            first = text[hs:he].split("\n", 1)[0].rstrip("\r")
+            heading = heading_title(first)
+            head_k += 1
+        k = bisect.bisect_right(prot_starts, ls) - 1
+        if k >= 0 and prot[k][1] >= max(nxt, ce + 1) and prot[k][0] <= ls:
+            flush()                    # a block line: heading, code, table, HTML, ...
+            continue
+        pm = _PREFIX.match(text, ls, ce)
+        cs = pm.end() if pm else ls
+        if cs >= ce:
+            flush()                    # blank (or a bare ">" line)
+            continue
+        lm = _LIST.match(text, cs, ce)
+        if lm:
+            flush()
+            cur = _Unit([], True, heading)
+            cs = lm.end()
+            if cs < ce:
+                cur.ranges.append((cs, ce))
+            continue
+        if _PSEUDO_HEADING.fullmatch(text, cs, ce) and not _ends_terminal(text, cs, ce):
+            flush()
+            heading = heading_title(text[cs:ce])
+            continue
+        if cur is None:
+            cur = _Unit([], False, heading)
+        cur.ranges.append((cs, ce))
+    flush()
+    return units
+
+
+def _ends_terminal(text: str, s: int, e: int) -> bool:
+    t = text[s:e].rstrip().rstrip("*_").rstrip()
+    return t.endswith((".", "!", "?", "。", "！", "？", "…"))
+
+
+class _Splitter:
+    def __init__(self, text: str, layout: Layout) -> None:
+        self.text = text
+        self.cursor = _Cursor(layout.protected)
+        self.prot = layout.protected
+        self.prot_starts = [s for s, _ in layout.protected]
+
+    def protected(self, pos: int) -> bool:
+        k = bisect.bisect_right(self.prot_starts, pos) - 1
+        return k >= 0 and self.prot[k][1] > pos
+
+    def next_content(self, unit: _Unit, pos: int) -> int:
+        """First position >= pos inside the unit's content that is not whitespace or a marker."""
+        text = self.text
+        for rs, re_ in unit.ranges:
+            if re_ <= pos:
+                continue
+            p = max(pos, rs)
+            while p < re_:
+                ch = text[p]
+                if ch.isspace():
+                    p += 1
+                    continue
+                mm = MARKER_RE.match(text, p, re_)
+                if mm and not self.protected_whole(mm.start(), mm.end()):
+                    p = mm.end()
+                    continue
+                return p
+        return unit.ranges[-1][1]
+
+    def protected_whole(self, s: int, e: int) -> bool:
+        """Is [s, e) inside a protected region larger than itself (e.g. inline code)?"""
+        k = bisect.bisect_right(self.prot_starts, s) - 1
+        return k >= 0 and self.prot[k][1] > s and not (self.prot[k][0] == s and self.prot[k][1] <= e)
+
+    def is_boundary(self, unit: _Unit, p_start: int, p: str, b: int) -> bool:
+        text = self.text
+        unit_end = unit.ranges[-1][1]
+        nx = self.next_content(unit, b)
+        if nx >= unit_end:
+            return True
+        # what directly follows the closers (after markers glued to the punctuation)
+        q = b
+        while True:
+            mm = MARKER_RE.match(text, q, unit_end)
+            if not mm:
+                break
+            q = mm.end()
+        follow = text[q] if q < len(text) else " "
+        cjk_p = any(ch in "。！？；…" for ch in p)
+        nx_ch = text[nx]
+        if cjk_p:
+            if p[0] == "…" and q < unit_end and follow.isspace() and nx_ch.islower():
+                return False
+            return True
+        if not follow.isspace():
+            # "3.5", "e.g.,", "U.S.-China", "example.com": no boundary; "数据.下一句" / "Yes!是的" are
+            if not _CJK.match(follow):
+                return False
+            return p != "." or (p_start > 0 and bool(_CJK.match(text[p_start - 1])))
+        if "!" in p or "?" in p:
+            return not nx_ch.islower()
+        if len(p) >= 2:                # ".." / "..." ellipsis
+            return nx_ch.isupper() or bool(_CJK.match(nx_ch))
+        wm = _WORD_BEFORE.search(text, max(0, p_start - 40), p_start)
+        word = wm.group(0).lower() if wm else ""
+        if p_start > 0 and text[p_start - 1].isdigit():
+            return not nx_ch.islower()  # "in 2020. The" / "grew 5." ; "p. 5" has a word before
+        nw = _NEXT_WORD.match(text, nx)
+        next_word = nw.group(0).lower() if nw else ""
+        starter = next_word in _STARTERS and nx_ch.isupper()
+        if word in _NEVER_END:
+            return False
+        if word in _MAYBE_END or (word and "." in word):
+            if word in ("no", "nos") and wm is not None and wm.group(0)[0].isupper() and nx_ch.isdigit():
+                return False
+            return starter or bool(_CJK.match(nx_ch))
+        if len(word) == 1:
+            return starter or bool(_CJK.match(nx_ch))  # "J. K. Rowling" vs "Plan B. The"
+        return not nx_ch.islower()
+
+
+def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
+    """Sentence spans of the body, in order, ids 0..n-1 (see docs/segmentation.md)."""
+    sp = _Splitter(text, layout)
+    spans: list[tuple[int, int, bool, str]] = []
+    for unit in _units(text, layout):
+        unit_start = unit.ranges[0][0]
+        unit_end = unit.ranges[-1][1]
+        cur = sp.next_content(unit, unit_start)
+        for rs, re_ in unit.ranges:
+            for m in _BOUNDARY.finditer(text, rs, re_):
+                ps, b = m.start(), m.end()
+                if ps < cur or sp.cursor.inside(ps):
+                    continue
+                if sp.is_boundary(unit, ps, m.group("p"), b):
+                    _emit(text, sp, spans, cur, b, unit)
+                    cur = sp.next_content(unit, b)
+        if cur < unit_end:
+            _emit(text, sp, spans, cur, unit_end, unit)
+    return [Sentence(i, s, e, text[s:e], lst, h) for i, (s, e, lst, h) in enumerate(spans)]
+
+
+def _emit(
+    text: str, sp: _Splitter, out: list[tuple[int, int, bool, str]], s: int, e: int, unit: _Unit
+) -> None:
+    while e > s and text[e - 1].isspace():
+        e -= 1
+    if e <= s:
+        return
+    if not _has_prose(text, sp, s, e):
+        return
+    out.append((s, e, unit.in_list, unit.heading))
+
+
+def _has_prose(text: str, sp: _Splitter, s: int, e: int) -> bool:
+    """True when [s, e) holds a letter or digit outside protected regions and markers."""
+    stripped = MARKER_RE.sub(lambda m: " " * len(m.group(0)), text[s:e])
+    k = bisect.bisect_right(sp.prot_starts, s) - 1
+    k = max(k, 0)
+    pos = s
+    prot = sp.prot
+    while pos < e:
+        while k < len(prot) and prot[k][1] <= pos:
+            k += 1
+        if k < len(prot) and prot[k][0] <= pos:
+            pos = prot[k][1]
+            continue
+        stop = min(e, prot[k][0]) if k < len(prot) else e
+        if _HAS_WORD.search(stripped, pos - s, stop - s):
+            return True
+        pos = stop
+    return False
+
+
+__all__ = ["segment_sentences"]
