@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from tracer import existing as existing_stage
+import tracer.existing as existing_stage
 from tracer import markdown, recognize, records, render, segment
 from tracer.errors import CancelledError, InvalidInputError
 from tracer.match import match_deterministic, verify_proposals
@@ -16,6 +16,7 @@ from tracer.models import Candidate, Passage, Record, Sentence, Stats, TraceResu
 from tracer.options import Mode, TraceOptions
 from tracer.retrieve import PassageIndex
 from tracer.text import detect_language
+from tracer.verify import Verifier, sentence_query
 
 
 class CancelToken(Protocol):
@@ -126,14 +127,13 @@ def trace(
 
     with timer.stage("retrieve"):
         index = PassageIndex(passages, recs, lang)
-        candidates = {
-            s.id: index.search(s.text, options.tuning.retrieve_top_k) for s in sentences
-        }
+        k = options.tuning.retrieve_top_k
+        candidates = {s.id: index.search(sentence_query(s.text), k) for s in sentences}
+        verifier = Verifier(index, recs, options.tuning)
 
-    chosen: dict[int, list[Candidate]]
+    chosen: dict[int, list[Candidate]] = {}
     with timer.stage("match"):
         fallback_ids = {s.id for s in sentences}
-        chosen = {}
         if use_llm and llm is not None and recs:
             proposals, failed, llm_warn = llm.match(
                 sentences, {sid: [p for p, _ in c] for sid, c in candidates.items()},
@@ -142,30 +142,32 @@ def trace(
             warnings.extend(llm_warn)
             if failed:
                 degraded = True
-            with timer.stage("verify"):
-                chosen, rejected = verify_proposals(
-                    sentences, proposals, passages, recs, options, lang
-                )
-                stats.llm_pairs_rejected += rejected
-            fallback_ids = failed
-        if fallback_ids and recs:
-            det = match_deterministic(
-                [s for s in sentences if s.id in fallback_ids], candidates, passages, recs, options, lang
+            chosen, rejected = verify_proposals(
+                sentences, proposals, candidates, index, options, verifier
             )
-            chosen.update(det)
+            stats.llm_pairs_rejected += rejected
+            fallback_ids = set(failed)
+        if fallback_ids and recs:
+            chosen.update(match_deterministic(
+                [s for s in sentences if s.id in fallback_ids], candidates, index, options, verifier
+            ))
 
     with timer.stage("render"):
         out = render.render_report(
             report, layout, sentences, chosen, old_markers, resolved, recs, options, lang
         )
 
+    kept_existing = {
+        m.sentence for m in old_markers
+        if m.sentence is not None and any(resolved.get(n) is not None for n in m.numbers)
+    }
     unsupported = tuple(
-        Unsupported(s.text, s.start, s.end, "no record supports this sentence")
+        Unsupported(s.text, s.start, s.end, "no record supports this sentence" if recs else "no records")
         for s in sentences
-        if s.id in needs and not chosen.get(s.id) and not any(
-            m.sentence == s.id for m in old_markers if m.numbers and resolved.get(m.numbers[0]) is not None
-        )
+        if s.id in needs and not chosen.get(s.id) and s.id not in kept_existing
     )
+    if out.report == report:
+        removed = ""  # nothing cited: the report comes back byte-identical
     stats.unsupported = len(unsupported)
     stats.cited_sentences = len(out.citations)
     stats.citations = sum(len(c.sources) for c in out.citations)
@@ -180,7 +182,7 @@ def trace(
         unsupported=unsupported,
         removed_references=removed,
         stats=stats,
-        warnings=tuple(warnings + out.warnings),
+        warnings=(*warnings, *out.warnings),
         degraded=degraded,
         mode=mode_used,
     )

@@ -1,0 +1,136 @@
+"""Trace every benchmark case exactly as a user would and print the citation metrics.
+
+    scripts/eval [BENCH.jsonl] [--explain] [--sweep] [--grpc HOST:PORT] [--min-score X]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchdata import DEFAULT_BENCH, Pair, Tally, attach, groups, load_cases, tally  # noqa: E402
+
+ORDER = ["expertqa", "wice", "citecheck", "lang:en", "lang:zh", "overall"]
+
+
+def trace_inprocess(case: dict[str, Any], min_score: float | None) -> dict[str, Any]:
+    from tracer import TraceOptions, trace
+
+    opts = TraceOptions(min_score=min_score)
+    res = trace(case["report"], case["records"], opts)
+    return {
+        "citations": [
+            {"start": c.start, "end": c.end, "sentence": c.sentence,
+             "sources": [{"url": s.url, "score": s.score, "record_index": s.record_index,
+                          "evidence": s.evidence, "match": s.match} for s in c.sources]}
+            for c in res.citations
+        ],
+        "report": res.report,
+    }
+
+
+def make_grpc_tracer(target: str) -> Any:
+    import grpc
+    from google.protobuf.json_format import MessageToDict
+
+    from server.pb.source_tracer.v1 import tracer_pb2, tracer_pb2_grpc
+
+    channel = grpc.insecure_channel(target, options=[("grpc.max_receive_message_length", 64 << 20),
+                                                    ("grpc.max_send_message_length", 64 << 20)])
+    stub = tracer_pb2_grpc.SourceTracerStub(channel)
+
+    def run(case: dict[str, Any], min_score: float | None) -> dict[str, Any]:
+        opts = tracer_pb2.TraceOptions()
+        if min_score is not None:
+            opts.min_score = min_score
+        req = tracer_pb2.TraceRequest(report=case["report"], options=opts, records=[
+            tracer_pb2.Record(url=r.get("url", ""), title=r.get("title", ""), content=r.get("content", ""))
+            for r in case["records"]
+        ])
+        resp = stub.Trace(req, timeout=120)
+        return MessageToDict(resp, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+
+    return run
+
+
+def fmt_row(name: str, t: Tally) -> str:
+    return (f"{name:<10} {t.precision:9.3f} {t.recall:7.3f} {t.f1:7.3f} {t.abstain:8.3f} "
+            f"{t.emitted:8d} {t.supportable:6d} {t.unsupportable:6d}")
+
+
+def print_table(tallies: dict[str, Tally]) -> None:
+    print(f"{'group':<10} {'precision':>9} {'recall':>7} {'f1':>7} {'abstain':>8} {'pairs':>8} "
+          f"{'supp':>6} {'unsupp':>6}")
+    for name in ORDER:
+        if name in tallies:
+            print(fmt_row(name, tallies[name]))
+
+
+def explain(case: dict[str, Any], pairs: list[Pair]) -> None:
+    gold = case["gold"]
+    recs_by_url = {r["url"].lower().rstrip("/"): r for r in case["records"]}
+    got = {(p.gold, p.url.lower().rstrip("/")) for p in pairs}
+    for p in pairs:
+        if not p.correct:
+            g = gold[p.gold]
+            print(f"  FP [{case['id']}] score={p.score:.3f} match={p.source.get('match')}\n"
+                  f"     sentence: {g['sentence'][:200]}\n     cited:    {p.url}\n"
+                  f"     evidence: {p.source.get('evidence', '')[:200]!r}\n"
+                  f"     expected: {g.get('supporting_urls', []) + g.get('partially_supporting_urls', [])}")
+    for i, g in enumerate(gold):
+        ok = g.get("supporting_urls", []) + g.get("partially_supporting_urls", [])
+        if ok and not any((i, u.lower().rstrip("/")) in got for u in ok):
+            rec = recs_by_url.get(ok[0].lower().rstrip("/"))
+            print(f"  FN [{case['id']}] {g['sentence'][:200]}\n     expected: {ok}"
+                  + (f"\n     record:   {rec['content'][:160]!r}" if rec else ""))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bench", nargs="?", type=Path, default=DEFAULT_BENCH)
+    ap.add_argument("--explain", action="store_true", help="list false positives/negatives per case")
+    ap.add_argument("--sweep", action="store_true", help="precision/recall over min_score")
+    ap.add_argument("--grpc", metavar="HOST:PORT", help="trace through a running service")
+    ap.add_argument("--min-score", type=float, default=None)
+    ap.add_argument("--only", help="only cases whose id starts with this")
+    args = ap.parse_args()
+
+    cases = load_cases(args.bench)
+    if args.only:
+        cases = [c for c in cases if c["id"].startswith(args.only)]
+    run = make_grpc_tracer(args.grpc) if args.grpc else trace_inprocess
+    base = 0.05 if args.sweep else args.min_score
+    t0 = time.perf_counter()
+    results = [(case, attach(case, run(case, base)["citations"])) for case in cases]
+    elapsed = time.perf_counter() - t0
+
+    tallies: dict[str, Tally] = {}
+    for case, pairs in results:
+        t = tally(case, pairs)
+        for g in groups(case):
+            tallies.setdefault(g, Tally()).add(t)
+        if args.explain:
+            explain(case, pairs)
+    if not args.sweep:
+        print_table(tallies)
+    else:
+        print(f"{'min_score':>9} {'precision':>9} {'recall':>7} {'f1':>7} {'abstain':>8} {'pairs':>6}")
+        for i in range(2, 20):
+            th = i / 20
+            tot = Tally()
+            for case, pairs in results:
+                tot.add(tally(case, pairs, th))
+            print(f"{th:9.2f} {tot.precision:9.3f} {tot.recall:7.3f} {tot.f1:7.3f} {tot.abstain:8.3f} "
+                  f"{tot.emitted:6d}")
+    print(f"\n{len(cases)} cases in {elapsed:.1f}s ({len(cases) / elapsed:.1f} cases/s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,37 @@
+"""source-tracer core: re-cite a markdown report against its search records.
+
+Public surface: `trace()`, the option and result models, and the error classes.
+"""
+
+from tracer.errors import CancelledError, InvalidInputError, LimitExceededError, TracerError
+from tracer.models import (
+    Citation,
+    CitedSource,
+    Record,
+    Reference,
+    Stats,
+    TraceResult,
+    Unsupported,
+)
+from tracer.options import ExistingPolicy, Mode, Placement, TraceOptions, Tuning
+from tracer.pipeline import trace
+
+__all__ = [
+    "trace",
+    "TraceOptions",
+    "Tuning",
+    "Mode",
+    "ExistingPolicy",
+    "Placement",
+    "TraceResult",
+    "Citation",
+    "CitedSource",
+    "Reference",
+    "Unsupported",
+    "Record",
+    "Stats",
+    "TracerError",
+    "InvalidInputError",
+    "LimitExceededError",
+    "CancelledError",
+]

@@ -1,0 +1,98 @@
+"""Choose sources per sentence: score candidate passages with the verifier, keep the best
+record(s) above the threshold. The same gate validates what an LLM proposes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from tracer.models import Candidate, Sentence
+from tracer.options import TraceOptions
+from tracer.retrieve import PassageIndex
+from tracer.verify import Verifier
+
+
+def _rank_of(candidates: Sequence[tuple[int, float]], index: PassageIndex) -> dict[int, float]:
+    """Each record's best retrieval score relative to the best record's (0..1)."""
+    best: dict[int, float] = {}
+    for pid, score in candidates:
+        rec = index.passages[pid].record
+        if score > best.get(rec, 0.0):
+            best[rec] = score
+    top = max(best.values(), default=0.0)
+    return {rec: (s / top if top > 0 else 0.0) for rec, s in best.items()}
+
+
+def select_sources(scored: list[Candidate], index: PassageIndex, options: TraceOptions) -> list[Candidate]:
+    """Best passage per source, above the threshold, within the margin of the best, capped."""
+    by_source: dict[str, Candidate] = {}
+    for cand in scored:
+        key = index.records[cand.record].source_key or f"#{cand.record}"
+        cur = by_source.get(key)
+        if cur is None or cand.support.score > cur.support.score:
+            by_source[key] = cand
+    ranked = sorted(by_source.values(), key=lambda c: (-c.support.score, c.record))
+    kept = [c for c in ranked if c.support.score >= options.threshold]
+    if not kept:
+        return []
+    floor = kept[0].support.score - options.tuning.second_source_margin
+    return [c for c in kept if c.support.score >= floor][: options.max_sources]
+
+
+def match_deterministic(
+    sentences: Sequence[Sentence],
+    candidates: Mapping[int, Sequence[tuple[int, float]]],
+    index: PassageIndex,
+    options: TraceOptions,
+    verifier: Verifier | None = None,
+) -> dict[int, list[Candidate]]:
+    """Verified sources for each sentence, best first (sentences without support omitted)."""
+    verifier = verifier or Verifier(index, index.records, options.tuning)
+    chosen: dict[int, list[Candidate]] = {}
+    for s in sentences:
+        cands = candidates.get(s.id, ())
+        if not cands:
+            continue
+        ranks = _rank_of(cands, index)
+        scored = []
+        for pid, _ in cands:
+            rec = index.passages[pid].record
+            support, _f = verifier.support(s.text, pid, ranks.get(rec, 0.0))
+            scored.append(Candidate(s.id, rec, pid, support))
+        picked = select_sources(scored, index, options)
+        if picked:
+            chosen[s.id] = picked
+    return chosen
+
+
+def verify_proposals(
+    sentences: Sequence[Sentence],
+    proposals: Mapping[int, Sequence[int]],
+    candidates: Mapping[int, Sequence[tuple[int, float]]],
+    index: PassageIndex,
+    options: TraceOptions,
+    verifier: Verifier | None = None,
+) -> tuple[dict[int, list[Candidate]], int]:
+    """Pass LLM-proposed (sentence, passage) pairs through the same gate; count rejections."""
+    verifier = verifier or Verifier(index, index.records, options.tuning)
+    by_id = {s.id: s for s in sentences}
+    chosen: dict[int, list[Candidate]] = {}
+    rejected = 0
+    for sid, pids in proposals.items():
+        sent = by_id.get(sid)
+        if sent is None:
+            rejected += len(pids)
+            continue
+        ranks = _rank_of(candidates.get(sid, ()), index)
+        scored = []
+        for pid in dict.fromkeys(pids):
+            if not 0 <= pid < len(index.passages):
+                rejected += 1
+                continue
+            rec = index.passages[pid].record
+            support, _f = verifier.support(sent.text, pid, ranks.get(rec, 0.0))
+            scored.append(Candidate(sid, rec, pid, support))
+        picked = select_sources(scored, index, options)
+        rejected += len(scored) - len(picked)
+        if picked:
+            chosen[sid] = picked
+    return chosen, rejected

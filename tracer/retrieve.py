@@ -1,0 +1,75 @@
+"""Candidate passages per sentence: BM25 (bm25s) over CJK-aware content tokens.
+
+Chinese passages are indexed by jieba words plus character bigrams, so a paraphrase that
+cuts words differently still shares terms. Candidates are diversified by record: the best
+passages of the best records, never k chunks of one long page.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import bm25s
+import numpy as np
+
+from tracer.models import Passage, Record
+from tracer.text import cjk_bigrams, content_tokens
+
+
+class PassageIndex:
+    """Token statistics and a BM25 index over the passages of one request."""
+
+    def __init__(self, passages: list[Passage], records: list[Record], lang: str) -> None:
+        self.passages = passages
+        self.records = records
+        self.lang = lang
+        self.tokens: list[list[str]] = [self.terms(p.text) for p in passages]
+        self.token_sets: list[frozenset[str]] = [frozenset(t) for t in self.tokens]
+        df: Counter[str] = Counter()
+        for ts in self.token_sets:
+            df.update(ts)
+        n = max(len(passages), 1)
+        self._idf_n = n
+        self._df = df
+        self._record_of = np.fromiter((p.record for p in passages), dtype=np.int64, count=len(passages))
+        self._bm25: bm25s.BM25 | None = None
+        if passages:
+            self._bm25 = bm25s.BM25()
+            self._bm25.index(self.tokens, show_progress=False)
+
+    @staticmethod
+    def terms(text: str) -> list[str]:
+        """Index terms: content tokens, plus character bigrams for CJK text."""
+        return content_tokens(text) + cjk_bigrams(text)
+
+    def idf(self, term: str) -> float:
+        """Smoothed IDF of a term over this request's passages (rare terms weigh more)."""
+        return math.log(1.0 + (self._idf_n + 1) / (self._df.get(term, 0) + 0.5))
+
+    def search(self, text: str, k: int, per_record: int = 2) -> list[tuple[int, float]]:
+        """(passage id, BM25 score) of the best passages of the k best records, best first."""
+        if self._bm25 is None or k <= 0:
+            return []
+        query = self.terms(text)
+        if not query:
+            return []
+        scores = self._bm25.get_scores(query)
+        nonzero = np.flatnonzero(scores > 0)
+        if nonzero.size == 0:
+            return []
+        order = nonzero[np.argsort(-scores[nonzero], kind="stable")]
+        taken: dict[int, int] = {}
+        out: list[tuple[int, float]] = []
+        for pid in order.tolist():
+            rec = int(self._record_of[pid])
+            count = taken.get(rec, 0)
+            if count == 0 and len(taken) >= k:
+                continue
+            if count >= per_record:
+                continue
+            taken[rec] = count + 1
+            out.append((pid, float(scores[pid])))
+            if len(taken) >= k and all(c >= per_record for c in taken.values()):
+                break
+        return out
