@@ -199,17 +199,17 @@ def _before_punct(text: _Text, s: Sentence, end: int) -> int:
     return p
 
 
-def _hazard(text: _Text, p: int, marker: str) -> bool:
-    """Would `marker` at p create markdown that was not there (link, image, escape, ref def)?"""
+def _hazard(text: _Text, p: int, style: str) -> bool:
+    """Would a `style` marker at p create markdown that was not there (link, image, escape, ref def)?"""
+    if style == "superscript":
+        return False
     nxt = text.next_char(p)
     prv = text.prev_char(p)
-    if marker.startswith("[") and prv in "!\\":
+    if prv == "\\" or (prv == "!" and style == "link"):  # "\\[1]" escapes, "![[1]](u)" is an image
         return True
-    if marker.endswith(("]", ")")) and nxt in "([":
+    if nxt == "(":  # "[1](x)" would become a link
         return True
-    if marker.endswith("]") and nxt == ":" and text.at_line_start(p):
-        return True
-    return False
+    return nxt == ":" and text.at_line_start(p)  # "[1]: x" at line start is a link definition
 
 
 def _place(text: _Text, p: int) -> int:
@@ -409,18 +409,24 @@ def render_report(
 
     # 3. positions first (so numbers follow the text order of the markers), each at a spot
     #    where the style's marker cannot join the following markdown.
-    probe = _format_marker(style, [1], {1: Reference(1, "https://x", "x", 0, is_link=False)})
+    placed: list[_Anchor] = []
     for a in anchors:
         if a.sentence is None:
+            placed.append(a)
             continue
         options_at = _positions(text, a.sentence, old_by_sentence.get(a.sentence.id, []), options.placement)
-        safe = next((p for p in options_at if not _hazard(text, p, probe)), None)
-        if safe is None:
-            safe = options_at[0]
+        safe = next((p for p in options_at if not _hazard(text, p, style)), None)
+        if safe is None:  # e.g. "fact(note)" with no punctuation: no spot avoids "[1](note)"
             warnings.append(
-                f"sentence at offset {a.sentence.start}: marker placed next to markdown it may join"
+                f"sentence at offset {a.sentence.start}: no marker position avoids joining the following "
+                "markdown; citation left out"
             )
+            continue
         a.pos = safe
+        placed.append(a)
+    anchors = placed
+    if not anchors:
+        return Rendered(report, (), (), tuple(w.replace("; removed", "") for w in warnings))
     order = sorted(range(len(anchors)), key=lambda i: (anchors[i].pos, i))
 
     # 4. numbers by first appearance, one per canonical source.

@@ -1,0 +1,397 @@
+"""Render stage: markers at span ends, numbering, existing markers, references, styles."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tracer.errors import InvalidInputError
+from tracer.models import Candidate, ExistingMarker, Layout, Record, Sentence, Span, Support
+from tracer.options import ExistingPolicy, Placement, TraceOptions
+from tracer.render import STYLES, Rendered, marker_regex, render_report, strip_emitted_markers
+
+
+def rec(i: int, url: str = "", title: str = "", content: str = "", key: str = "", **kw: str) -> Record:
+    url = url or f"https://site{i}.example/page"
+    return Record(index=i, url=url, title=title or f"Title {i}", content=content or f"content of record {i}",
+                  source_key=key or url, **kw)
+
+
+def cand(sid: int, r: int, score: float = 0.9, match: str = "exact", span: Span = (0, 7)) -> Candidate:
+    return Candidate(sentence=sid, record=r, passage=r, support=Support(score, match, span[0], span[1]))
+
+
+@dataclass
+class Doc:
+    """A report built from sentence pieces, so every span is known by construction."""
+
+    report: str
+    sentences: list[Sentence]
+    layout: Layout
+
+
+def doc(pieces: list[str], sep: str = " ", tail: str = "", refs_section: str = "",
+        protected: list[tuple[int, str]] | None = None) -> Doc:
+    text = ""
+    sentences = []
+    starts = []
+    for i, p in enumerate(pieces):
+        if i:
+            text += sep
+        starts.append(len(text))
+        sentences.append(Sentence(i, len(text), len(text) + len(p), p))
+        text += p
+    text += tail
+    body_end = len(text)
+    prot: list[Span] = []
+    for idx, sub in protected or []:  # (sentence index, substring) -> span inside that sentence
+        off = pieces[idx].index(sub)
+        prot.append((starts[idx] + off, starts[idx] + off + len(sub)))
+    report = text + refs_section
+    layout = Layout(body_end=body_end, references=(body_end, len(report)) if refs_section else None,
+                    protected=tuple(sorted(prot)))
+    return Doc(report, sentences, layout)
+
+
+def run(d: Doc, chosen: dict[int, list[Candidate]], recs: list[Record], lang: str = "en",
+        markers: list[ExistingMarker] | None = None, resolved: dict[int, int | None] | None = None,
+        **opts: object) -> Rendered:
+    return render_report(d.report, d.layout, d.sentences, chosen, markers or [], resolved or {}, recs,
+                         TraceOptions().with_(**opts), lang)
+
+
+def body_of(out: str, heading: str = "## References") -> str:
+    return out[: out.rindex(heading)]
+
+
+# ------------------------------------------------------------------ basics
+
+def test_numeric_marker_before_terminal_punctuation_and_reference_list() -> None:
+    d = doc(["Revenue grew 45% in 2023.", "Nothing to cite here."])
+    out = run(d, {0: [cand(0, 0)]}, [rec(0, title="Annual report")])
+    assert out.report == (
+        "Revenue grew 45% in 2023[1]. Nothing to cite here.\n\n## References\n\n"
+        "[1] [Annual report](https://site0.example/page)\n"
+    )
+    (c,) = out.citations
+    assert (c.start, c.end, c.sentence) == (0, 25, "Revenue grew 45% in 2023.")
+    (src,) = c.sources
+    assert (src.number, src.record_index, src.score, src.match) == (1, 0, 0.9, "exact")
+    assert (src.evidence, src.evidence_start, src.evidence_end) == ("content", 0, 7)
+    (ref,) = out.references
+    assert (ref.number, ref.url, ref.title) == (1, "https://site0.example/page", "Annual report")
+    assert ref.is_link
+
+
+def test_nothing_cited_returns_report_byte_identical() -> None:
+    d = doc(["One fact.", "Two facts."], tail="\r\n", refs_section="## Sources\r\n- x\r\n")
+    out = run(d, {}, [rec(0)])
+    assert out.report == d.report
+    assert out.citations == () and out.references == ()
+
+
+def test_placement_after_punctuation() -> None:
+    d = doc(["A fact.", "Another one!"])
+    out = run(d, {0: [cand(0, 0)], 1: [cand(1, 1)]}, [rec(0), rec(1)], placement=Placement.AFTER_PUNCT)
+    assert body_of(out.report) == "A fact.[1] Another one![2]\n\n"
+
+
+def test_marker_goes_after_closing_quotes_and_brackets() -> None:
+    d = doc(['He said "it works".', "研究对象（PTSD）。", 'She wrote "done."'], sep="")
+    out = run(d, {0: [cand(0, 0)], 1: [cand(1, 1)], 2: [cand(2, 2)]}, [rec(0), rec(1), rec(2)], lang="zh")
+    expected = 'He said "it works"[1].研究对象（PTSD）[2]。She wrote "done."[3]\n\n'
+    assert body_of(out.report, "## 参考文献") == expected
+
+
+def test_several_sources_one_number_per_canonical_source_first_appearance() -> None:
+    recs = [rec(0), rec(1, url="https://site0.example/page?utm_source=x", key="https://site0.example/page"),
+            rec(2)]
+    d = doc(["First claim.", "Second claim.", "Third claim."])
+    chosen = {0: [cand(0, 2)], 1: [cand(1, 0), cand(1, 2)], 2: [cand(2, 1)]}
+    out = run(d, chosen, recs)
+    assert body_of(out.report) == "First claim[1]. Second claim[1][2]. Third claim[2].\n\n"
+    assert [r.number for r in out.references] == [1, 2]
+    assert [r.record_index for r in out.references] == [2, 0]
+    # a chunk of the same page found by a later sentence keeps the number (and its own record index)
+    assert [s.record_index for s in out.citations[2].sources] == [1]
+
+
+def test_max_sources_caps_new_sources() -> None:
+    d = doc(["Claim."])
+    out = run(d, {0: [cand(0, i) for i in range(5)]}, [rec(i) for i in range(5)], max_sources=2)
+    assert body_of(out.report) == "Claim[1][2].\n\n"
+
+
+def test_protected_region_is_never_split() -> None:
+    d = doc(["Run `make test.`", "See [the docs](https://d.example/x)."],
+            protected=[(0, "`make test.`"), (1, "[the docs](https://d.example/x)")])
+    out = run(d, {0: [cand(0, 0)], 1: [cand(1, 1)]}, [rec(0), rec(1)])
+    assert body_of(out.report) == "Run `make test.`[1] See [the docs](https://d.example/x)[2].\n\n"
+
+
+def test_marker_never_forms_an_inline_link() -> None:
+    # the sentence has no terminal punctuation and is followed directly by "(": "[1](note)" would be a link
+    d = doc(["A fact", "(note)"], sep="")
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)])
+    assert out.report == d.report  # no safe spot: the citation is left out, with a warning
+    assert out.citations == () and any("left out" in w for w in out.warnings)
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)], style="superscript")
+    assert out.report.startswith("A fact<sup>[1]</sup>(note)")
+
+
+def test_abbreviation_at_sentence_end_keeps_marker_outside() -> None:
+    d = doc(["Output grew in the U.S."])
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)])
+    assert body_of(out.report).startswith("Output grew in the U.S.[1]")
+
+
+# ------------------------------------------------------------------ references section
+
+@pytest.mark.parametrize(
+    ("tail", "sep"),
+    [("", "\n\n"), ("\n", "\n"), ("\n\n", ""), ("\n\n\n", ""), ("  ", "\n\n"), ("\n\n  ", "\n")],
+)
+def test_exactly_one_blank_line_before_heading_by_appending_only(tail: str, sep: str) -> None:
+    d = doc(["A fact."], tail=tail)
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)])
+    assert out.report.startswith("A fact[1]." + tail + sep + "## References\n")
+
+
+def test_crlf_report_gets_crlf_section_and_unclosed_fence_is_closed() -> None:
+    d = doc(["A fact."], tail="\r\n")
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)])
+    assert out.report == "A fact[1].\r\n\r\n## References\r\n\r\n[1] [Title 0](https://site0.example/page)\r\n"
+    d = doc(["A fact."], tail="\n\n```python\nx = 1\n")
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)])
+    assert "x = 1\n```\n\n## References" in out.report
+
+
+def test_heading_by_language_and_override() -> None:
+    d = doc(["营收增长。"])
+    assert "\n## 参考文献\n" in run(d, {0: [cand(0, 0)]}, [rec(0)], lang="zh").report
+    assert "\n## Sources\n" in run(d, {0: [cand(0, 0)]}, [rec(0)], references_heading="Sources").report
+    assert "\n### Quellen\n" in run(d, {0: [cand(0, 0)]}, [rec(0)], references_heading="### Quellen").report
+
+
+def test_references_section_is_cut_and_replaced() -> None:
+    d = doc(["A fact."], tail="\n\n", refs_section="## References\n\n1. old entry\n")
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)])
+    assert "old entry" not in out.report
+    assert out.report.count("## References") == 1
+
+
+def test_hostile_titles_are_escaped_and_only_http_links() -> None:
+    recs = [
+        rec(0, title="<script>alert(1)</script> [x](javascript:y) *b* `c`\n# H\x00\x07"),
+        rec(1, url="javascript:alert(1)", title="JS"),
+        rec(2, url="/home/me/notes.md", title="Local notes"),
+        Record(3, "https://host.example/a(b)", "", "text", source_key="h"),
+    ]
+    d = doc(["One.", "Two.", "Three.", "Four."])
+    out = run(d, {i: [cand(i, i)] for i in range(4)}, recs)
+    section = out.report[out.report.index("## References"):]
+    lines = section.splitlines()
+    assert len(lines) == 2 + 4
+    assert not re.search(r"(?<!\\)[<>]", section) and "\x00" not in section and "\x07" not in section
+    assert lines[2] == (
+        "[1] [\\<script\\>alert\\(1\\)\\</script\\> \\[x\\]\\(javascript:y\\) \\*b\\* "
+        "\\`c\\` \\# H](https://site0.example/page)"
+    )
+    assert lines[3] == "[2] JS (javascript:alert\\(1\\))"
+    assert lines[4] == "[3] Local notes (/home/me/notes.md)"
+    assert lines[5] == "[4] [host.example](https://host.example/a%28b%29)"
+    assert [r.is_link for r in out.references] == [True, False, False, True]
+
+
+# ------------------------------------------------------------------ existing markers
+
+def _with_markers(
+    text_pieces: list[str], marks: list[tuple[int, str, tuple[int, ...]]]
+) -> tuple[Doc, list[ExistingMarker]]:
+    """marks: (sentence index, marker text inside that sentence, numbers)."""
+    d = doc(text_pieces)
+    markers = []
+    for sid, m, nums in marks:
+        s = d.sentences[sid]
+        off = s.start + text_pieces[sid].index(m)
+        markers.append(ExistingMarker(off, off + len(m), nums, sentence=sid))
+    return d, markers
+
+
+def test_keep_renumbers_and_merges_existing_with_new() -> None:
+    d, markers = _with_markers(["Alpha holds [7].", "Beta holds [2, 9]."],
+                               [(0, "[7]", (7,)), (1, "[2, 9]", (2, 9))])
+    recs = [rec(0), rec(1), rec(2)]
+    out = run(d, {1: [cand(1, 2), cand(1, 0)]}, recs, markers=markers, resolved={7: 1, 2: 0, 9: None})
+    assert body_of(out.report) == "Alpha holds [1]. Beta holds [2][3].\n\n"
+    assert [r.record_index for r in out.references] == [1, 0, 2]
+    kept = out.citations[0].sources[0]
+    assert (kept.match, kept.score, kept.evidence) == ("existing", 0.0, "")
+    confirmed = out.citations[1].sources[0]  # old [2] -> record 0, also verified: carries its support
+    assert (confirmed.record_index, confirmed.match) == (0, "exact")
+    assert any("9" in w and "does not resolve" in w for w in out.warnings)
+
+
+def test_keep_never_drops_existing_over_max_sources() -> None:
+    d, markers = _with_markers(["Alpha [1][2]."], [(0, "[1][2]", (1, 2))])
+    out = run(d, {0: [cand(0, 2)]}, [rec(0), rec(1), rec(2)], markers=markers, resolved={1: 0, 2: 1},
+              max_sources=1)
+    assert body_of(out.report) == "Alpha [1][2].\n\n"
+
+
+def test_replace_removes_old_markers() -> None:
+    d, markers = _with_markers(["Alpha holds[7].", "Beta holds.[3]"], [(0, "[7]", (7,)), (1, "[3]", (3,))])
+    out = run(d, {1: [cand(1, 0)]}, [rec(0), rec(1)], markers=markers, resolved={7: 1, 3: 1},
+              existing=ExistingPolicy.REPLACE)
+    assert body_of(out.report) == "Alpha holds. Beta holds[1].\n\n"
+
+
+# ------------------------------------------------------------------ styles
+
+STYLE_BODIES = {
+    "numeric": "One[1]. Two[1][2].",
+    "numeric-comma": "One[1]. Two[1, 2].",
+    "link": "One[[1]](https://a.example/x). Two[[1]](https://a.example/x)[2].",
+    "footnote": "One[^1]. Two[^1][^2].",
+    "footnote-evidence": "One[^1]. Two[^1][^2].",
+    "superscript": "One<sup>[1]</sup>. Two<sup>[1][2]</sup>.",
+    "openjiuwen": "One[source_tracer_result][A \\*site\\*](https://a.example/x). "
+                  "Two[source_tracer_result][A \\*site\\*](https://a.example/x)[source_tracer_result][Doc].",
+    "citation": "One[citation:1]. Two[citation:1][citation:2].",
+}
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_every_style(style: str) -> None:
+    recs = [rec(0, url="https://a.example/x", title="A *site*", content="the evidence quote"),
+            rec(1, url="C:/docs/doc.txt", title="Doc")]
+    d = doc(["One.", "Two."])
+    out = run(d, {0: [cand(0, 0, span=(4, 12))], 1: [cand(1, 0), cand(1, 1)]}, recs, style=style)
+    assert body_of(out.report).rstrip("\n") == STYLE_BODIES[style]
+    assert strip_emitted_markers(body_of(out.report), style) == "One. Two.\n\n"
+    section = out.report[out.report.index("## References"):]
+    if style.startswith("footnote"):
+        assert "[^1]: [A \\*site\\*](https://a.example/x)" in section
+        assert "[^2]: Doc (C:/docs/doc.txt)" in section
+        assert ("evidence" in section) is (style == "footnote-evidence")
+    else:
+        assert "[1] [A \\*site\\*](https://a.example/x)\n[2] Doc (C:/docs/doc.txt)\n" in section
+
+
+def test_unknown_style_and_format_are_rejected_naming_the_field() -> None:
+    d = doc(["One."])
+    with pytest.raises(InvalidInputError) as e:
+        run(d, {0: [cand(0, 0)]}, [rec(0)], style="chicago-ish")
+    assert e.value.field == "options.style"
+    with pytest.raises(InvalidInputError) as e:
+        run(d, {0: [cand(0, 0)]}, [rec(0)], reference_format="mla")
+    assert e.value.field == "options.reference_format"
+
+
+# ------------------------------------------------------------------ property: lossless + gap-free
+
+FRAGMENTS = [
+    "Revenue rose 5% in 2023.", "Sales hit $3.2 billion!", 'He said "it works".', "营收增长了百分之五。",
+    "研究对象（PTSD）。", "Use `make x.` here.", "See [docs](https://d.example/a_(b)).", "Plain words",
+    "Output grew in the U.S.", "Is it true?", "列表项：数据", "Ends with emphasis **bold.**",
+]
+SEPS = [" ", "\n", "\n\n", "\r\n", "", "\n- "]
+OLD = ["", "[1]", " [2]", "[3, 4]", "[9]"]
+
+
+Scenario = tuple[Doc, list[ExistingMarker], dict[int, int | None], dict[int, list[Candidate]]]
+
+
+@st.composite
+def scenario(draw: st.DrawFn) -> Scenario:
+    n = draw(st.integers(1, 7))
+    picks = [draw(st.sampled_from(FRAGMENTS)) for _ in range(n)]
+    text = ""
+    sentences: list[Sentence] = []
+    markers: list[ExistingMarker] = []
+    prot: list[Span] = []
+    for i, frag in enumerate(picks):
+        if i:
+            text += draw(st.sampled_from(SEPS))
+        start = len(text)
+        old = draw(st.sampled_from(OLD))
+        before = draw(st.booleans())
+        piece = frag
+        mstart = -1
+        if old:
+            cut = len(frag.rstrip(".!?。？")) if before else len(frag)
+            mstart = start + cut + (1 if old.startswith(" ") else 0)
+            piece = frag[:cut] + old + frag[cut:]
+        text += piece
+        sentences.append(Sentence(i, start, len(text), piece))
+        if old:
+            nums = tuple(int(x) for x in re.findall(r"\d+", old))
+            markers.append(ExistingMarker(mstart, mstart + len(old.strip()), nums, sentence=i))
+        for m in re.finditer(r"`[^`]*`|\[docs\]\([^ ]*\)\)?", piece):
+            prot.append((start + m.start(), start + m.end()))
+    text += draw(st.sampled_from(["", "\n", "\n\n"]))
+    layout = Layout(body_end=len(text), references=None, protected=tuple(prot))
+    resolved: dict[int, int | None] = {1: 0, 2: 3, 3: 1, 4: None, 9: None}
+    chosen = {
+        s.id: [cand(s.id, r) for r in draw(st.lists(st.integers(0, 5), max_size=3, unique=True))]
+        for s in sentences
+    }
+    return Doc(text, sentences, layout), markers, resolved, chosen
+
+
+RECORDS = [rec(0), rec(1), rec(2), rec(3, key="https://site0.example/page"), rec(4, url="/local/a.txt"),
+           rec(5, url="https://site5.example/p", key="https://site2.example/page")]
+
+
+def _numbers_in_order(body: str, style: str, titles: dict[str, int]) -> list[int]:
+    out: list[int] = []
+    for m in marker_regex(style).finditer(body):
+        if style == "openjiuwen":
+            out += [titles[t] for t in re.findall(r"\]\[((?:\\.|[^\\\]])*)\]", m.group(0))]
+        else:
+            out += [int(x) for x in re.findall(r"\d+", re.sub(r"\([^)]*\)", "", m.group(0)))]
+    return out
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenario(), st.sampled_from(STYLES), st.sampled_from(list(Placement)),
+       st.sampled_from(list(ExistingPolicy)))
+def test_every_style_is_lossless_with_gap_free_first_appearance_numbers(
+    sc: Scenario,
+    style: str, placement: Placement, policy: ExistingPolicy,
+) -> None:
+    d, markers, resolved, chosen = sc
+    out = run(d, chosen, RECORDS, markers=markers, resolved=resolved, style=style, placement=placement,
+              existing=policy)
+    if not out.citations and not out.references:
+        assert out.report == d.report
+        return
+    # input body without its old markers == output body without the emitted markers
+    expected, cur = "", 0
+    for m in markers:
+        expected += d.report[cur:m.start]
+        cur = m.end
+    expected += d.report[cur:]
+    heading = out.report.rindex("## References")
+    marked = out.report[:heading]
+    stripped = strip_emitted_markers(marked, style)
+    assert stripped.startswith(expected)
+    assert set(stripped[len(expected):]) <= {"\r", "\n"}  # the separator only appends line breaks
+    # numbers: gap-free 1..n by first appearance, and exactly the references
+    titles = {f"Title {i}": 0 for i in range(6)}
+    for r in out.references:
+        titles[f"Title {r.record_index}"] = r.number
+    seen = _numbers_in_order(marked, style, titles)
+    first: list[int] = []
+    for n in seen:
+        if n not in first:
+            first.append(n)
+    assert first == list(range(1, len(out.references) + 1))
+    assert [r.number for r in out.references] == first
+    # one number per canonical source
+    keys = [RECORDS[r.record_index].source_key for r in out.references]
+    assert len(keys) == len(set(keys))
