@@ -1,0 +1,129 @@
+"""Server assembly and lifecycle: build, start, drain on SIGTERM/SIGINT, exit 0."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1._async import HealthServicer
+from grpc_reflection.v1alpha import reflection
+
+from server.config import ConfigError, ServerConfig
+from server.interceptors import BearerTokenAuth
+from server.logs import log
+from server.metrics import Metrics
+from server.pb.source_tracer.v1 import tracer_pb2, tracer_pb2_grpc
+from server.service import SourceTracerService, TraceFn
+from tracer.pipeline import LLMBackend, trace
+
+SERVICE_NAME = tracer_pb2.DESCRIPTOR.services_by_name["SourceTracer"].full_name
+
+
+@dataclass
+class RunningServer:
+    server: grpc.aio.Server
+    service: SourceTracerService
+    health: HealthServicer
+    executor: ThreadPoolExecutor
+    config: ServerConfig
+    port: int
+    metrics: Metrics
+    metrics_http: Any = None
+
+    async def drain(self, grace: float | None = None) -> None:
+        """Graceful stop: NOT_SERVING, refuse new calls (UNAVAILABLE), let accepted calls
+        finish within `grace` seconds, then close the server."""
+        grace = self.config.grace_s if grace is None else grace
+        t0 = time.monotonic()
+        self.service.draining = True
+        await self.health.enter_graceful_shutdown()
+        log("draining", in_flight=self.service.in_flight, grace_s=grace)
+        while self.service.in_flight > 0 and time.monotonic() - t0 < grace:
+            await asyncio.sleep(0.02)
+        left = self.service.in_flight
+        await self.server.stop(max(0.0, min(1.0, grace - (time.monotonic() - t0))))
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        if self.metrics_http is not None:
+            self.metrics_http.shutdown()
+        log("stopped", unfinished=left, drain_ms=round((time.monotonic() - t0) * 1000, 1))
+
+
+def _read(path: str, what: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"tls.{what} {path!r}: {exc.strerror or exc}") from None
+
+
+def _address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
+
+
+async def start_server(
+    config: ServerConfig, llm: LLMBackend | None = None, trace_fn: TraceFn = trace
+) -> RunningServer:
+    """Build and start the gRPC server (call inside the event loop that will run it).
+
+    `trace_fn` is the core's `trace`; tests wrap it to hold a call in flight."""
+    metrics = Metrics()
+    executor = ThreadPoolExecutor(
+        max_workers=config.workers or (os.cpu_count() or 2), thread_name_prefix="trace"
+    )
+    service = SourceTracerService(config, executor, metrics, llm=llm, trace_fn=trace_fn)
+    interceptors = [BearerTokenAuth(config.auth_token, metrics)] if config.auth_token else []
+    options = [
+        ("grpc.max_receive_message_length", config.max_message_bytes),
+        ("grpc.max_send_message_length", config.max_message_bytes),
+        ("grpc.so_reuseport", 0),
+    ]
+    server = grpc.aio.server(interceptors=interceptors, options=options)
+    tracer_pb2_grpc.add_SourceTracerServicer_to_server(service, server)
+    health = HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+        server,
+    )
+    address = _address(config.host, config.port)
+    if config.tls:
+        creds = grpc.ssl_server_credentials(
+            [(_read(config.tls_key, "key"), _read(config.tls_cert, "cert"))],
+            root_certificates=_read(config.tls_ca, "ca") if config.tls_ca else None,
+            require_client_auth=bool(config.tls_ca),
+        )
+        port = server.add_secure_port(address, creds)
+    else:
+        port = server.add_insecure_port(address)
+    if not port:
+        raise ConfigError(f"server: cannot bind {address}")
+    await server.start()
+    await health.set("", health_pb2.HealthCheckResponse.SERVING)
+    await health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    metrics_http = None
+    if config.metrics_port:
+        metrics_http = metrics.serve(config.metrics_host or config.host, config.metrics_port)
+    log("serving", host=config.host, port=port, tls=config.tls, mtls=bool(config.tls_ca),
+        auth=bool(config.auth_token), metrics_port=config.metrics_port or None,
+        max_in_flight=config.max_in_flight, llm=llm is not None)
+    return RunningServer(server, service, health, executor, config, port, metrics, metrics_http)
+
+
+async def serve(config: ServerConfig, llm: LLMBackend | None = None) -> int:
+    """Run until SIGTERM/SIGINT, then drain. Returns the process exit code."""
+    running = await start_server(config, llm)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log("signal received; draining")
+    await running.drain()
+    return 0

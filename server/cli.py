@@ -1,0 +1,263 @@
+"""`source-tracer` command line: `trace` a report locally, `serve` the gRPC service.
+
+Extension points (one-line edits, modules imported lazily so a missing one never breaks
+the CLI):
+- SUBCOMMANDS: `(name, "module:function")`; the function gets the argparse subparsers
+  object and registers its subcommand (setting `func=` to a callable(args) -> exit code).
+- TRACE_EXTENSIONS: modules that extend `trace`; each may define
+  `add_trace_arguments(parser)`, `FORMATS: dict[str, Callable[[TraceResult, Namespace], str]]`
+  (extra `--format` values) and `after_trace(result, args)` (e.g. writing side files).
+
+Exit codes: 0 ok, 1 unexpected failure, 2 unreadable or invalid input (message names the
+file or field and the problem; never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+SUBCOMMANDS: list[tuple[str, str]] = [
+    ("trace", "server.cli:register_trace"),
+    ("serve", "server.cli:register_serve"),
+    ("bulk", "server.bulk:register"),
+]
+
+TRACE_EXTENSIONS: list[str] = []
+
+EXIT_OK, EXIT_FAILURE, EXIT_INPUT = 0, 1, 2
+
+
+class InputError(Exception):
+    """Unreadable or invalid CLI input; the message names the file and the problem."""
+
+
+def _load(spec: str) -> Any | None:
+    """Import "module:attr"; None when that module does not exist (yet)."""
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            return None
+        raise
+    return getattr(module, attr) if attr else module
+
+
+def _trace_extensions() -> list[ModuleType]:
+    return [m for m in (_load(name) for name in TRACE_EXTENSIONS) if m is not None]
+
+
+# ---- input -----------------------------------------------------------------------------------
+
+
+def read_text(path: str, what: str) -> str:
+    """Read a UTF-8 file (or stdin for "-"); InputError names the file and the problem."""
+    label = "stdin" if path == "-" else repr(path)
+    try:
+        data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()  # noqa: SIM115
+    except OSError as exc:
+        raise InputError(f"{what} {label}: cannot read: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{what} {label}: invalid UTF-8 at byte {exc.start}") from None
+    return text.removeprefix("\ufeff")
+
+
+def parse_records(text: str, label: str) -> Any:
+    """Records file text (JSON list, {source_type: [...]}, or JSONL) -> raw records."""
+    from tracer.errors import InvalidInputError
+    from tracer.records import parse_records_text
+
+    try:
+        return parse_records_text(text, f"records {label}")
+    except InvalidInputError as exc:
+        raise InputError(str(exc)) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(f"records {label}: invalid JSON/JSONL: {exc}") from None
+
+
+# ---- trace -----------------------------------------------------------------------------------
+
+
+def register_trace(subparsers: Any) -> None:
+    from server import llm_client
+
+    p = subparsers.add_parser("trace", help="re-cite a markdown report against its search records")
+    p.add_argument("report", metavar="REPORT", help="markdown report file, or - for stdin")
+    p.add_argument("records", metavar="RECORDS", help="records: JSON list, {source_type: [...]} or JSONL")
+    p.add_argument("-o", "--output", metavar="OUT", help="write here instead of stdout")
+    formats = ["markdown", "json"]
+    for ext in _trace_extensions():
+        formats.extend(getattr(ext, "FORMATS", {}))
+    p.add_argument("--format", choices=formats, default="markdown",
+                   help="markdown: the traced report; json: the TraceResponse (protobuf JSON mapping)")
+    p.add_argument("--mode", choices=["auto", "deterministic", "llm"], default="auto")
+    p.add_argument("--style", default="numeric", help="citation marker style (default numeric: [1])")
+    p.add_argument("--max-sources", type=int, default=3, help="sources per sentence (default 3)")
+    p.add_argument("--min-score", type=float, default=None, help="support score a pair needs (0..1)")
+    p.add_argument("--existing", choices=["keep", "replace"], default="keep",
+                   help="citations already in the report: keep (renumber) or replace (re-trace)")
+    p.add_argument("--placement", choices=["before", "after"], default="before",
+                   help="marker before or after the sentence's final punctuation")
+    p.add_argument("--lang", choices=["en", "zh"], default="", help="language (default: detect)")
+    p.add_argument("--references-heading", default="", help="heading of the references section")
+    p.add_argument("--reference-format", default="", help="references list format (default markdown)")
+    p.add_argument("--config", metavar="PATH", help="TOML config file; its [llm] section is used")
+    llm_client.add_llm_arguments(p)
+    for ext in _trace_extensions():
+        add = getattr(ext, "add_trace_arguments", None)
+        if add is not None:
+            add(p)
+    p.set_defaults(func=run_trace)
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from tracer.options import ExistingPolicy, Mode, Placement, TraceOptions
+
+    defaults = TraceOptions()
+    return TraceOptions(
+        mode=Mode(args.mode),
+        style=args.style,
+        max_sources=args.max_sources,
+        min_score=args.min_score,
+        existing=ExistingPolicy(args.existing),
+        references_heading=args.references_heading,
+        language=args.lang,
+        placement=Placement(args.placement),
+        reference_format=args.reference_format or defaults.reference_format,
+    ).validated()
+
+
+def _llm_section(args: argparse.Namespace) -> dict[str, Any]:
+    import os
+
+    from server.config import load_file
+
+    path = args.config or os.environ.get("SOURCE_TRACER_CONFIG")
+    if not path:
+        return {}
+    section = load_file(path).get("llm", {})
+    return dict(section) if isinstance(section, dict) else {}
+
+
+def run_trace(args: argparse.Namespace) -> int:
+    from server import llm_client
+    from server.config import ConfigError
+    from server.convert import response_to_json, result_to_pb
+    from tracer.errors import InvalidInputError
+    from tracer.pipeline import trace
+
+    try:
+        if args.report == "-" and args.records == "-":
+            raise InputError("REPORT and RECORDS cannot both be stdin")
+        report = read_text(args.report, "report")
+        label = "stdin" if args.records == "-" else repr(args.records)
+        raw_records = parse_records(read_text(args.records, "records"), label)
+        options = _options(args)
+        llm = llm_client.build_backend(args, _llm_section(args))
+        result = trace(report, raw_records, options, llm=llm)
+    except InputError as exc:
+        return _fail(str(exc), EXIT_INPUT)
+    except (InvalidInputError, ConfigError) as exc:
+        return _fail(str(exc), EXIT_INPUT)
+
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.format == "markdown":
+        out = result.report
+    elif args.format == "json":
+        out = response_to_json(result_to_pb(result)) + "\n"
+    else:
+        formatter: Callable[[Any, argparse.Namespace], str] | None = None
+        for ext in _trace_extensions():
+            formatter = getattr(ext, "FORMATS", {}).get(args.format, formatter)
+        assert formatter is not None
+        out = formatter(result, args)
+    try:
+        if args.output:
+            with open(args.output, "w", encoding="utf-8", newline="") as fh:
+                fh.write(out)
+        else:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+        for ext in _trace_extensions():
+            after = getattr(ext, "after_trace", None)
+            if after is not None:
+                after(result, args)
+    except OSError as exc:
+        return _fail(f"output {args.output!r}: cannot write: {exc.strerror or exc}", EXIT_INPUT)
+    return EXIT_OK
+
+
+# ---- serve -----------------------------------------------------------------------------------
+
+
+def register_serve(subparsers: Any) -> None:
+    from server import llm_client
+    from server.config import add_serve_arguments
+
+    p = subparsers.add_parser("serve", help="run the gRPC service (health + reflection included)")
+    add_serve_arguments(p)
+    llm_client.add_llm_arguments(p)
+    p.set_defaults(func=run_serve)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from server import llm_client
+    from server.app import serve
+    from server.config import ConfigError, load_config
+    from server.logs import setup_logging
+
+    try:
+        config = load_config(args)
+        setup_logging(config.log_level)
+        llm = llm_client.build_backend(args, config.llm)
+    except ConfigError as exc:
+        return _fail(str(exc), EXIT_INPUT)
+    try:
+        return asyncio.run(serve(config, llm))
+    except ConfigError as exc:
+        return _fail(str(exc), EXIT_INPUT)
+
+
+# ---- entry point -----------------------------------------------------------------------------
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"source-tracer: error: {message}", file=sys.stderr)
+    return code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="source-tracer",
+        description="Insert verified citations into a markdown report and rebuild its references.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for _name, spec in SUBCOMMANDS:
+        register = _load(spec)
+        if register is not None:
+            register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""Server interceptors: bearer-token authentication.
+
+Request ids, logs and metrics live in the servicer (they need the call's outcome)."""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+
+from server.metrics import Metrics
+
+# Generic clients and orchestrators must reach these without a token.
+OPEN_METHOD_PREFIXES = (
+    "/grpc.health.v1.Health/",
+    "/grpc.reflection.v1alpha.ServerReflection/",
+    "/grpc.reflection.v1.ServerReflection/",
+)
+
+
+def _metadata_value(details: grpc.HandlerCallDetails, key: str) -> str | None:
+    for k, v in details.invocation_metadata or ():
+        if k == key:
+            return v if isinstance(v, str) else None
+    return None
+
+
+class BearerTokenAuth(grpc.aio.ServerInterceptor):
+    """Require `authorization: Bearer <token>`; answer UNAUTHENTICATED otherwise."""
+
+    def __init__(self, token: str, metrics: Metrics | None = None) -> None:
+        self._expected = f"Bearer {token}".encode()
+        self._metrics = metrics
+
+    def _authorized(self, details: grpc.HandlerCallDetails) -> bool:
+        value = _metadata_value(details, "authorization")
+        return value is not None and hmac.compare_digest(value.encode(), self._expected)
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        method = handler_call_details.method or ""
+        if method.startswith(OPEN_METHOD_PREFIXES) or self._authorized(handler_call_details):
+            return await continuation(handler_call_details)
+        handler = await continuation(handler_call_details)
+        if handler is None:  # unknown method: let gRPC answer UNIMPLEMENTED
+            return handler
+        if self._metrics is not None:
+            self._metrics.rejected.labels(reason="auth").inc()
+        return _deny_like(handler)
+
+
+def _deny_like(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+    """A handler of the same shape as `handler` that answers UNAUTHENTICATED."""
+    message = "missing or invalid 'authorization: Bearer <token>' metadata"
+
+    async def deny(_request: Any, context: grpc.aio.ServicerContext) -> None:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+
+    kwargs = {
+        "request_deserializer": handler.request_deserializer,
+        "response_serializer": handler.response_serializer,
+    }
+    if handler.request_streaming and handler.response_streaming:
+        return grpc.stream_stream_rpc_method_handler(deny, **kwargs)
+    if handler.request_streaming:
+        return grpc.stream_unary_rpc_method_handler(deny, **kwargs)
+    if handler.response_streaming:
+        return grpc.unary_stream_rpc_method_handler(deny, **kwargs)
+    return grpc.unary_unary_rpc_method_handler(deny, **kwargs)

@@ -1,0 +1,45 @@
+"""Structured JSON logs: one object per line on stderr.
+
+Sensitive mode (the default) never logs report or record text: request logs carry ids,
+sizes, counts, codes and timings only."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from typing import Any
+
+LOGGER = logging.getLogger("source_tracer")
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "event": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            entry.update(fields)
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+def setup_logging(level: str = "INFO") -> None:
+    """Route the `source_tracer` logger to stderr as JSON lines (idempotent)."""
+    LOGGER.setLevel(level.upper())
+    LOGGER.propagate = False
+    if not any(getattr(h, "_source_tracer", False) for h in LOGGER.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(JsonFormatter())
+        handler._source_tracer = True  # type: ignore[attr-defined]
+        LOGGER.addHandler(handler)
+
+
+def log(event: str, level: int = logging.INFO, **fields: Any) -> None:
+    LOGGER.log(level, event, extra={"fields": fields})

@@ -1,0 +1,303 @@
+"""The SourceTracer servicer: protobuf in, `tracer.trace()` in a worker thread, protobuf out.
+
+Everything gRPC-specific lives here or in `server/`: status codes (one table), limits,
+the in-flight bound, deadlines/cancellation, request ids, logs and metrics."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from server.config import ServerConfig
+from server.convert import check_limits, request_to_core, result_to_pb
+from server.logs import log
+from server.metrics import Metrics
+from server.pb.source_tracer.v1 import tracer_pb2 as pb
+from server.pb.source_tracer.v1 import tracer_pb2_grpc
+from tracer.errors import CancelledError, InvalidInputError, LimitExceededError, TracerError
+from tracer.models import TraceResult
+from tracer.pipeline import LLMBackend, trace
+
+# The one table mapping core errors to status codes (first match wins: subclasses first).
+# Anything else is a bug: INTERNAL, logged with its traceback, never caused by bad input.
+STATUS_BY_ERROR: tuple[tuple[type[TracerError], grpc.StatusCode], ...] = (
+    (LimitExceededError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+    (InvalidInputError, grpc.StatusCode.INVALID_ARGUMENT),
+    (CancelledError, grpc.StatusCode.CANCELLED),  # DEADLINE_EXCEEDED when the deadline passed
+)
+
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
+
+TraceFn = Callable[..., TraceResult]
+
+
+@dataclass(slots=True)
+class _Outcome:
+    code: grpc.StatusCode
+    message: str
+    response: pb.TraceResponse | None = None
+    result: TraceResult | None = None
+
+
+def status_for(exc: BaseException, deadline_passed: bool = False) -> tuple[grpc.StatusCode, str]:
+    """Status code and message for an exception raised while tracing."""
+    for cls, code in STATUS_BY_ERROR:
+        if isinstance(exc, cls):
+            if cls is CancelledError and deadline_passed:
+                return grpc.StatusCode.DEADLINE_EXCEEDED, f"deadline exceeded: {exc}"
+            return code, str(exc)
+    return grpc.StatusCode.INTERNAL, "internal error"
+
+
+def request_id_of(context: grpc.aio.ServicerContext) -> str:
+    """The caller's x-request-id when it is a sane token, else a fresh one."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "x-request-id" and isinstance(value, str) and _REQUEST_ID.match(value):
+            return value
+    return uuid.uuid4().hex
+
+
+class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
+    def __init__(
+        self,
+        config: ServerConfig,
+        executor: Executor,
+        metrics: Metrics,
+        llm: LLMBackend | None = None,
+        trace_fn: TraceFn = trace,
+    ) -> None:
+        self._config = config
+        self._executor = executor
+        self._metrics = metrics
+        self._llm = llm
+        self._trace = trace_fn
+        self._lock = threading.Lock()
+        self._in_flight = 0  # accepted calls whose work has not finished (threads included)
+        self.draining = False
+
+    # ---- admission ---------------------------------------------------------------------
+
+    @property
+    def in_flight(self) -> int:
+        """Accepted calls not finished yet, counting worker threads still running for them."""
+        with self._lock:
+            return self._in_flight
+
+    def _try_enter(self) -> _Slot | None:
+        with self._lock:
+            if self._in_flight >= self._config.max_in_flight:
+                return None
+            self._in_flight += 1
+        self._metrics.in_flight.inc()
+        return _Slot(self)
+
+    def _slot_released(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+        self._metrics.in_flight.dec()
+
+    async def _admit(self, context: grpc.aio.ServicerContext, rid: str) -> _Slot:
+        """Refuse at once when draining (UNAVAILABLE) or full (RESOURCE_EXHAUSTED)."""
+        trailer = (("x-request-id", rid),)
+        if self.draining:
+            self._metrics.rejected.labels(reason="draining").inc()
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "server is shutting down; retry elsewhere",
+                                trailing_metadata=trailer)
+        slot = self._try_enter()
+        if slot is None:
+            self._metrics.rejected.labels(reason="in_flight").inc()
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"server busy: max_in_flight limit of {self._config.max_in_flight} calls reached",
+                trailing_metadata=trailer,
+            )
+        assert slot is not None
+        return slot
+
+    # ---- one trace -----------------------------------------------------------------------
+
+    def _work(
+        self, request: pb.TraceRequest, cancel: threading.Event
+    ) -> tuple[TraceResult, pb.TraceResponse]:
+        """Runs in a worker thread: convert, trace, convert back."""
+        report, records, options = request_to_core(request)
+        result = self._trace(report, records, options, llm=self._llm, cancel=cancel)
+        return result, result_to_pb(result, request.id)
+
+    async def _run_one(
+        self, request: pb.TraceRequest, slot: _Slot, cancel: threading.Event, deadline: float | None
+    ) -> _Outcome:
+        """Trace one request; never raises except asyncio.CancelledError (call cancelled)."""
+        try:
+            check_limits(request, self._config.limits)
+        except TracerError as exc:
+            code, message = status_for(exc)
+            return _Outcome(code, message)
+        loop = asyncio.get_running_loop()
+        slot.hold()  # a drain also waits for the thread of a call the client gave up on
+        future = self._executor.submit(self._work, request, cancel)
+        future.add_done_callback(lambda _f: slot.release())
+        try:
+            result, response = await asyncio.wrap_future(future, loop=loop)
+        except asyncio.CancelledError:
+            cancel.set()  # the caller went away: stop the thread at its next stage boundary
+            raise
+        except TracerError as exc:
+            passed = deadline is not None and time.monotonic() >= deadline
+            code, message = status_for(exc, passed)
+            return _Outcome(code, message)
+        except Exception:
+            log("internal error", logging.ERROR, exc_info_text=_format_exc())
+            return _Outcome(grpc.StatusCode.INTERNAL, "internal error")
+        return _Outcome(grpc.StatusCode.OK, "", response, result)
+
+    def _record(self, method: str, rid: str, request: pb.TraceRequest, outcome: _Outcome, t0: float) -> None:
+        elapsed = time.perf_counter() - t0
+        self._metrics.requests.labels(method=method, code=outcome.code.name).inc()
+        self._metrics.latency.labels(method=method).observe(elapsed)
+        fields: dict[str, Any] = {
+            "request_id": rid, "method": method, "code": outcome.code.name,
+            "ms": round(elapsed * 1000, 2), "report_chars": len(request.report),
+            "records": len(request.records),
+        }
+        if request.id:
+            fields["item_id"] = request.id[:128]
+        if outcome.code is not grpc.StatusCode.OK:
+            fields["error"] = outcome.message
+        if outcome.result is not None:
+            st = outcome.result.stats
+            self._metrics.observe_result(outcome.result)
+            fields.update(
+                mode=outcome.result.mode, degraded=outcome.result.degraded,
+                sentences=st.sentences, citations=st.citations, unsupported=st.unsupported,
+                records_dropped=st.records_dropped, llm_calls=st.llm_calls,
+                stage_ms={k: round(v, 2) for k, v in st.stage_ms.items()},
+            )
+        if not self._config.sensitive:
+            fields["report_head"] = request.report[:200]
+        log("trace", logging.INFO if outcome.code is grpc.StatusCode.OK else logging.WARNING, **fields)
+
+    # ---- RPCs ------------------------------------------------------------------------------
+
+    async def Trace(self, request: pb.TraceRequest, context: grpc.aio.ServicerContext) -> pb.TraceResponse:
+        t0 = time.perf_counter()
+        rid = request_id_of(context)
+        context.set_trailing_metadata((("x-request-id", rid),))
+        slot = await self._admit(context, rid)
+        cancel = threading.Event()
+        remaining = context.time_remaining()
+        deadline = None if remaining is None else time.monotonic() + remaining
+        timer = None if remaining is None else asyncio.get_running_loop().call_later(
+            max(0.0, remaining), cancel.set)
+        try:
+            outcome = await self._run_one(request, slot, cancel, deadline)
+        except asyncio.CancelledError:
+            passed = deadline is not None and time.monotonic() >= deadline
+            code = grpc.StatusCode.DEADLINE_EXCEEDED if passed else grpc.StatusCode.CANCELLED
+            self._record("Trace", rid, request, _Outcome(code, "call cancelled by the client"), t0)
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+            slot.release()
+        self._record("Trace", rid, request, outcome, t0)
+        if outcome.response is None:
+            await context.abort(outcome.code, outcome.message, trailing_metadata=(("x-request-id", rid),))
+        assert outcome.response is not None
+        return outcome.response
+
+    async def TraceStream(
+        self, request_iterator: AsyncIterator[pb.TraceRequest], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.TraceResponse]:
+        """Bidi bulk: each item answered with its id and a per-item status, as it completes.
+
+        At most `stream_concurrency` items are in progress; the stream stops reading the
+        client until a finished item's response has been written (bounded memory)."""
+        rid = request_id_of(context)
+        context.set_trailing_metadata((("x-request-id", rid),))
+        slot = await self._admit(context, rid)
+        cancel = threading.Event()
+        remaining = context.time_remaining()
+        deadline = None if remaining is None else time.monotonic() + remaining
+        loop = asyncio.get_running_loop()
+        timer = None if remaining is None else loop.call_later(max(0.0, remaining), cancel.set)
+        slots = asyncio.Semaphore(self._config.stream_concurrency)
+        done: asyncio.Queue[pb.TraceResponse | None] = asyncio.Queue()
+        tasks: set[asyncio.Task[None]] = set()
+
+        async def one(request: pb.TraceRequest) -> None:
+            t0 = time.perf_counter()
+            outcome = await self._run_one(request, slot, cancel, deadline)
+            self._record("TraceStream", rid, request, outcome, t0)
+            if outcome.response is None:
+                resp = pb.TraceResponse(id=request.id, status=pb.Status(code=outcome.code.value[0],
+                                                                        message=outcome.message))
+            else:
+                resp = outcome.response
+            await done.put(resp)
+
+        async def read() -> None:
+            try:
+                async for request in request_iterator:
+                    await slots.acquire()
+                    task = asyncio.create_task(one(request))
+                    tasks.add(task)
+                    task.add_done_callback(tasks.discard)
+                while tasks:
+                    await asyncio.gather(*list(tasks))
+            finally:
+                await done.put(None)
+
+        reader = asyncio.create_task(read())
+        try:
+            while True:
+                resp = await done.get()
+                if resp is None:
+                    break
+                yield resp
+                slots.release()
+            await reader  # surfaces a failure of the request stream itself
+        finally:
+            cancel.set()
+            if timer is not None:
+                timer.cancel()
+            for task in (reader, *tasks):
+                task.cancel()
+            slot.release()
+
+
+class _Slot:
+    """One admitted call; freed when the handler and every worker thread it started are done."""
+
+    __slots__ = ("_service", "_holds")
+
+    def __init__(self, service: SourceTracerService) -> None:
+        self._service = service
+        self._holds = 1
+
+    def hold(self) -> None:
+        with self._service._lock:
+            self._holds += 1
+
+    def release(self) -> None:
+        with self._service._lock:
+            self._holds -= 1
+            last = self._holds == 0
+        if last:
+            self._service._slot_released()
+
+
+def _format_exc() -> str:
+    import traceback
+
+    return traceback.format_exc()

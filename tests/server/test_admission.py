@@ -1,0 +1,93 @@
+"""In-flight bound, deadlines and cancellation against the real server.
+
+The server runs the real `tracer.trace`, wrapped so a call can be held in flight: the
+wrapper waits on a gate (or on the call's cancel token) before tracing."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import grpc
+import pytest
+
+from server.pb.source_tracer.v1 import tracer_pb2 as pb
+from tests.server.conftest import EN_RECORDS, EN_REPORT, InProcessServer, base_config, records_pb, wait_until
+from tracer.pipeline import trace
+
+
+class Gate:
+    """trace() that first waits for `open` or for the call's cancel token."""
+
+    def __init__(self) -> None:
+        self.open = threading.Event()
+        self.entered = threading.Semaphore(0)
+        self.saw_cancel: list[bool] = []
+        self.raised: list[str] = []
+
+    def __call__(self, report: str, records: Any, options: Any, **kw: Any) -> Any:
+        self.entered.release()
+        cancel = kw.get("cancel")
+        while not self.open.is_set():
+            if cancel is not None and cancel.is_set():
+                self.saw_cancel.append(True)
+                break
+            self.open.wait(0.01)
+        try:
+            return trace(report, records, options, **kw)
+        except Exception as exc:
+            self.raised.append(type(exc).__name__)
+            raise
+
+
+@pytest.fixture
+def gated():
+    gate = Gate()
+    srv = InProcessServer(base_config(max_in_flight=2, workers=2), trace_fn=gate)
+    yield srv, gate
+    gate.open.set()
+    srv.close()
+
+
+def _request() -> pb.TraceRequest:
+    return pb.TraceRequest(report=EN_REPORT, records=records_pb(EN_RECORDS))
+
+
+def test_beyond_max_in_flight_is_resource_exhausted_at_once(gated) -> None:
+    srv, gate = gated
+    stub = srv.stub()
+    held = [stub.Trace.future(_request()) for _ in range(2)]
+    wait_until(lambda: srv.service.in_flight == 2, what="two calls in flight")
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Trace(_request(), timeout=10)
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "max_in_flight limit of 2" in err.value.details()
+    # A stream is refused the same way.
+    with pytest.raises(grpc.RpcError) as err:
+        list(stub.TraceStream(iter([_request()]), timeout=10))
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    gate.open.set()
+    for f in held:
+        assert f.result(timeout=30).citations
+    wait_until(lambda: srv.service.in_flight == 0, what="slots released")
+    assert stub.Trace(_request(), timeout=30).citations
+
+
+def test_deadline_stops_the_work(gated) -> None:
+    srv, gate = gated
+    with pytest.raises(grpc.RpcError) as err:
+        srv.stub().Trace(_request(), timeout=0.3)
+    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    # The worker saw the cancel token and the pipeline stopped with CancelledError.
+    wait_until(lambda: gate.raised == ["CancelledError"], what="pipeline cancelled")
+    assert gate.saw_cancel == [True]
+    wait_until(lambda: srv.service.in_flight == 0, what="slot released")
+
+
+def test_client_cancel_stops_the_work(gated) -> None:
+    srv, gate = gated
+    fut = srv.stub().Trace.future(_request())
+    assert gate.entered.acquire(timeout=10)
+    fut.cancel()
+    wait_until(lambda: gate.raised == ["CancelledError"], what="pipeline cancelled")
+    wait_until(lambda: srv.service.in_flight == 0, what="slot released")

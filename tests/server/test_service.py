@@ -1,0 +1,213 @@
+"""End to end through the real gRPC server and the generated stubs: Trace, TraceStream,
+status codes, limits, request ids, health, reflection registration and metrics."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from server.pb.source_tracer.v1 import tracer_pb2 as pb
+from tests.server.conftest import (
+    EN_RECORDS,
+    EN_REPORT,
+    ZH_RECORDS,
+    ZH_REPORT,
+    InProcessServer,
+    base_config,
+    metric_value,
+    records_pb,
+    scrape,
+    strip_markers,
+)
+
+
+def _check_lossless(report: str, resp: pb.TraceResponse) -> None:
+    stripped_in = strip_markers(report)
+    stripped_out = strip_markers(resp.report)
+    assert stripped_out.startswith(stripped_in.rstrip("\n"))
+
+
+def test_trace_english_end_to_end(stub) -> None:
+    resp, call = stub.Trace.with_call(
+        pb.TraceRequest(report=EN_REPORT, records=records_pb(EN_RECORDS)),
+        metadata=(("x-request-id", "req-en-1"),),
+    )
+    assert ("x-request-id", "req-en-1") in call.trailing_metadata()
+    assert resp.status.code == 0
+    _check_lossless(EN_REPORT, resp)
+    assert resp.citations, "the 82.4% sentence is verbatim in record 0"
+    cited = {s.record_index for c in resp.citations for s in c.sources}
+    assert 0 in cited
+    for c in resp.citations:
+        assert EN_REPORT[c.start:c.end] == c.sentence
+        for s in c.sources:
+            content = EN_RECORDS[s.record_index]["content"]
+            assert content[s.evidence_start:s.evidence_end] == s.evidence
+            assert 0 < s.score <= 1.0
+            assert f"[{s.number}]" in resp.report
+    numbers = [r.number for r in resp.references]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert {r.url for r in resp.references} <= {r["url"] for r in EN_RECORDS}
+    assert resp.stats.records == 2
+    assert resp.stats.sentences >= 4
+    assert resp.stats.citations == sum(len(c.sources) for c in resp.citations)
+    assert {"records", "segment", "render"} <= set(resp.stats.stage_ms)
+    assert resp.stats.total_ms > 0
+    assert resp.mode == "deterministic"
+    assert not resp.degraded
+
+
+def test_trace_chinese_end_to_end(stub) -> None:
+    resp = stub.Trace(pb.TraceRequest(report=ZH_REPORT, records=records_pb(ZH_RECORDS)))
+    _check_lossless(ZH_REPORT, resp)
+    assert resp.citations
+    assert "参考文献" in resp.report
+    for c in resp.citations:
+        assert ZH_REPORT[c.start:c.end] == c.sentence
+
+
+def test_no_records_returns_report_unchanged(stub) -> None:
+    resp = stub.Trace(pb.TraceRequest(report=EN_REPORT))
+    assert resp.report == EN_REPORT
+    assert not resp.citations and not resp.references
+
+
+def test_generated_request_id_is_echoed(stub) -> None:
+    _resp, call = stub.Trace.with_call(pb.TraceRequest(report="Hello."))
+    rid = dict(call.trailing_metadata())["x-request-id"]
+    assert len(rid) == 32
+
+
+def test_invalid_record_is_dropped_with_warning(stub) -> None:
+    records = records_pb(EN_RECORDS) + [pb.Record(url="https://bad.example", title="no content")]
+    resp = stub.Trace(pb.TraceRequest(report=EN_REPORT, records=records))
+    assert resp.stats.records_dropped == 1
+    assert any("2" in w for w in resp.warnings)
+    assert resp.citations
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        (pb.TraceOptions(max_sources=-1), "options.max_sources"),
+        (pb.TraceOptions(max_sources=99), "options.max_sources"),
+        (pb.TraceOptions(min_score=1.5), "options.min_score"),
+        (pb.TraceOptions(language="fr"), "options.language"),
+        (pb.TraceOptions(mode=7), "options.mode"),
+        (pb.TraceOptions(references_heading="a\nb"), "options.references_heading"),
+    ],
+)
+def test_invalid_options_name_the_field(stub, options, field) -> None:
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Trace(pb.TraceRequest(report="Hello.", options=options))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert field in err.value.details()
+
+
+@pytest.fixture(scope="module")
+def small_limits_server():
+    from server.config import Limits
+
+    limits = Limits(request_bytes=200_000, report_chars=1000, records=3, record_chars=500)
+    srv = InProcessServer(base_config(limits=limits, metrics_port=0))
+    yield srv
+    srv.close()
+
+
+@pytest.mark.parametrize(
+    ("request_kwargs", "needle"),
+    [
+        ({"report": "x" * 1001}, "report: 1001 exceeds the limit of 1000"),
+        ({"records": [pb.Record(url="u", title="t", content="c")] * 4}, "records: 4 exceeds the limit of 3"),
+        ({"records": [pb.Record(url="u", title="t", content="c" * 501)]},
+         "records[0].content: 501 exceeds the limit of 500"),
+        ({"records": [pb.Record(url="u", title="t" * 250_000, content="c")]},
+         "request bytes: 250014 exceeds the limit of 200000"),
+    ],
+)
+def test_limits_name_limit_and_value(small_limits_server, request_kwargs, needle) -> None:
+    with pytest.raises(grpc.RpcError) as err:
+        small_limits_server.stub().Trace(pb.TraceRequest(**request_kwargs))
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert needle in err.value.details()
+
+
+def test_message_over_transport_limit_is_resource_exhausted() -> None:
+    srv = InProcessServer(base_config(max_message_bytes=64 * 1024))
+    try:
+        with pytest.raises(grpc.RpcError) as err:
+            srv.stub().Trace(pb.TraceRequest(report="y" * 100_000))
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "65536" in err.value.details()
+    finally:
+        srv.close()
+
+
+def test_stream_echoes_ids_and_survives_a_bad_item(stub) -> None:
+    requests = [
+        pb.TraceRequest(id="a", report=EN_REPORT, records=records_pb(EN_RECORDS)),
+        pb.TraceRequest(id="bad", report="Hello.", options=pb.TraceOptions(language="xx")),
+        pb.TraceRequest(id="b", report=ZH_REPORT, records=records_pb(ZH_RECORDS)),
+        pb.TraceRequest(id="c", report="Plain text."),
+    ]
+    responses = {r.id: r for r in stub.TraceStream(iter(requests))}
+    assert set(responses) == {"a", "bad", "b", "c"}
+    assert responses["bad"].status.code == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert "options.language" in responses["bad"].status.message
+    for rid in ("a", "b", "c"):
+        assert responses[rid].status.code == 0
+    assert responses["a"].citations and responses["b"].citations
+    assert responses["c"].report == "Plain text."
+
+
+def test_stream_many_items_bounded(stub) -> None:
+    requests = [pb.TraceRequest(id=str(i), report=EN_REPORT, records=records_pb(EN_RECORDS)) for i in range(20)]
+    ids = [r.id for r in stub.TraceStream(iter(requests))]
+    assert sorted(ids, key=int) == [str(i) for i in range(20)]
+
+
+def test_health_serving(server) -> None:
+    health = health_pb2_grpc.HealthStub(server.channel())
+    for service in ("", "source_tracer.v1.SourceTracer"):
+        resp = health.Check(health_pb2.HealthCheckRequest(service=service))
+        assert resp.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_reflection_lists_services(server) -> None:
+    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+    refl = reflection_pb2_grpc.ServerReflectionStub(server.channel())
+    responses = list(refl.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")])))
+    names = {s.name for s in responses[0].list_services_response.service}
+    assert {"source_tracer.v1.SourceTracer", "grpc.health.v1.Health"} <= names
+
+
+def test_metrics_page(free_port_server) -> None:
+    srv, metrics_port = free_port_server
+    stub = srv.stub()
+    stub.Trace(pb.TraceRequest(report=EN_REPORT, records=records_pb(EN_RECORDS)))
+    with pytest.raises(grpc.RpcError):
+        stub.Trace(pb.TraceRequest(report="x", options=pb.TraceOptions(max_sources=-5)))
+    page = scrape(metrics_port)
+    assert metric_value(page, "source_tracer_requests_total", method="Trace", code="OK") >= 1
+    assert metric_value(page, "source_tracer_requests_total", method="Trace", code="INVALID_ARGUMENT") >= 1
+    assert metric_value(page, "source_tracer_citations_total") >= 1
+    assert metric_value(page, "source_tracer_stage_seconds_count", stage="segment") >= 1
+    assert "source_tracer_request_seconds_bucket" in page
+    assert "source_tracer_unsupported_sentences_total" in page
+    assert "source_tracer_llm_calls_total" in page
+    assert "source_tracer_degraded_total" in page
+    assert metric_value(page, "source_tracer_in_flight") == 0
+
+
+@pytest.fixture(scope="module")
+def free_port_server():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    srv = InProcessServer(base_config(metrics_port=port))
+    yield srv, port
+    srv.close()
