@@ -28,6 +28,7 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "September", "October", "November", "December")
 # Characters never left raw inside a markdown link destination.
 _URL_SAFE = "/:?#[]@!$&'*+,;=%-._~"
+_STRAY_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 def validate_reference_format(name: str) -> str:
@@ -85,7 +86,8 @@ def is_http_url(url: str) -> bool:
 
 def safe_url(url: str) -> str:
     """The URL percent-encoded so it cannot end a markdown link/autolink or break HTML."""
-    return quote(clean_text(url, 4000).replace(" ", ""), safe=_URL_SAFE.replace("'", ""))
+    encoded = quote(clean_text(url, 4000).replace(" ", ""), safe=_URL_SAFE.replace("'", ""))
+    return _STRAY_PERCENT.sub("%25", encoded)
 
 
 def host_of(url: str) -> str:
@@ -175,11 +177,9 @@ def format_reference(ref: Reference, fmt: str = "markdown") -> str:
         return " ".join(p for p in (head, f"{site}." if site else "", where) if p)
     if fmt == "ieee":
         date = escape_markdown(_date_ieee(ref.published_at), 60)
-        pieces = [p for p in (f"{author}," if author else "", f"\"{title},\"",
-                              f"*{site}*," if site else "", f"{date}." if date else "") if p]
-        text = " ".join(pieces).rstrip(",")
-        if not text.endswith("."):
-            text += "."
+        tail = [p for p in (f"*{site}*" if site else "", date) if p]
+        quoted = f'"{title}," ' + ", ".join(tail) + "." if tail else f'"{title}."'
+        text = (f"{author}, " if author else "") + quoted
         online = f"[Online]. Available: {where}" if ref.is_link else where
         return f"{text} {online}".strip()
     if fmt == "gbt7714":
