@@ -21,6 +21,7 @@ _TOKEN = re.compile(
     r"|(?P<word>[A-Za-z\u00c0-\u024f]+(?:['’\-][A-Za-z\u00c0-\u024f]+)*)"
     r"|(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)"
 )
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?\s*(%|percent|％)?")
 _CN_NUMBER_UNIT = {"万": 1e4, "亿": 1e8, "千": 1e3, "百": 1e2}
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
@@ -68,28 +69,43 @@ def _norm_number(raw: str) -> str:
 def tokens(text: str) -> list[str]:
     """Lower-cased, stemmed word tokens (CJK cut with rjieba); numbers kept normalised."""
     out: list[str] = []
-    for m in _TOKEN.finditer(text):
-        kind = m.lastgroup
-        piece = m.group()
-        if kind == "word":
-            out.append(_stem(piece.lower().replace("’", "'")))
-        elif kind == "num":
-            out.append(_norm_number(piece))
+    for num, word, cjk in _TOKEN.findall(text):
+        if word:
+            out.append(_stem(word.lower().replace("’", "'")))
+        elif num:
+            out.append(_norm_number(num))
         else:
-            out.extend(w for w in rjieba.cut(piece) if w.strip())
+            out.extend(w for w in rjieba.cut(cjk) if w.strip())
     return out
 
 
 def content_tokens(text: str) -> list[str]:
     """`tokens` without stop words and one-letter Latin tokens."""
-    return [t for t in tokens(text) if is_content(t)]
+    out: list[str] = []
+    for num, word, cjk in _TOKEN.findall(text):
+        if word:
+            stem = _content_stem(word)
+            if stem:
+                out.append(stem)
+        elif num:
+            out.append(_norm_number(num))
+        else:
+            out.extend(w for w in rjieba.cut(cjk) if w not in ZH_STOPWORDS and w.strip())
+    return out
+
+
+@lru_cache(maxsize=200_000)
+def _content_stem(word: str) -> str:
+    """The stem of a Latin word, or "" for stop words and one-letter words."""
+    stem = _stem(word.lower().replace("’", "'"))
+    return stem if is_content(stem) else ""
 
 
 def is_content(tok: str) -> bool:
     if tok in ZH_STOPWORDS:
         return False
     if tok.isascii():
-        return len(tok) > 1 and tok not in _EN_STOP_STEMS or tok.isdigit()
+        return (len(tok) > 1 and tok not in _EN_STOP_STEMS) or tok.isdigit()
     return True
 
 
@@ -99,10 +115,8 @@ _EN_STOP_STEMS = frozenset(_stem(w) for w in EN_STOPWORDS) | EN_STOPWORDS
 def cjk_bigrams(text: str) -> list[str]:
     """Character bigrams inside CJK runs (robust to word-cut differences)."""
     out: list[str] = []
-    for m in _TOKEN.finditer(text):
-        if m.lastgroup == "cjk":
-            run = m.group()
-            out.extend(run[i : i + 2] for i in range(len(run) - 1))
+    for run in _CJK_RUN.findall(text):
+        out.extend(run[i : i + 2] for i in range(len(run) - 1))
     return out
 
 

@@ -1,0 +1,121 @@
+"""Speed and memory of the deterministic engine (prints numbers; not a test).
+
+    scripts/bench [BENCH.jsonl] [--repeat N] [--no-grpc] [--no-scaling]
+
+1. in-process: traces/s over every benchmark case, single process;
+2. the same cases through the gRPC service (a `source-tracer serve` subprocess on loopback);
+3. scaling: one 50-sentence report against 50, 200, 800 and 3200 records of 3,000 characters;
+peak RSS of this process is printed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from benchdata import DEFAULT_BENCH, load_cases  # noqa: E402
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def bench_inprocess(cases: list[dict[str, Any]], repeat: int) -> float:
+    from tracer import trace
+
+    trace(cases[0]["report"], cases[0]["records"])  # warm-up: jieba dictionary, stemmer
+    t0 = time.perf_counter()
+    for _ in range(repeat):
+        for c in cases:
+            trace(c["report"], c["records"])
+    return repeat * len(cases) / (time.perf_counter() - t0)
+
+
+def bench_grpc(cases: list[dict[str, Any]], repeat: int) -> float:
+    import grpc
+
+    from server.pb.source_tracer.v1 import tracer_pb2, tracer_pb2_grpc
+
+    port = free_port()
+    exe = ROOT / ".venv" / "bin" / "source-tracer"
+    env = dict(os.environ, OPENAI_BASE_URL="", SOURCE_TRACER_LLM_MODEL="")
+    proc = subprocess.Popen([str(exe), "serve", "--host", "127.0.0.1", "--port", str(port)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        channel = grpc.insecure_channel(f"127.0.0.1:{port}", options=[
+            ("grpc.max_send_message_length", 64 << 20), ("grpc.max_receive_message_length", 64 << 20)])
+        grpc.channel_ready_future(channel).result(timeout=30)
+        stub = tracer_pb2_grpc.SourceTracerStub(channel)
+        reqs = [tracer_pb2.TraceRequest(report=c["report"], records=[
+            tracer_pb2.Record(url=r["url"], title=r["title"], content=r["content"]) for r in c["records"]])
+            for c in cases]
+        stub.Trace(reqs[0], timeout=60)
+        t0 = time.perf_counter()
+        for _ in range(repeat):
+            for r in reqs:
+                stub.Trace(r, timeout=120)
+        return repeat * len(reqs) / (time.perf_counter() - t0)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def scaling(cases: list[dict[str, Any]]) -> list[tuple[int, float]]:
+    from tracer import trace
+
+    sentences = [g["sentence"] for c in cases if c["lang"] == "en" for g in c["gold"]][:50]
+    report = "# Scaling report\n\n" + "\n\n".join(" ".join(sentences[i:i + 5]) for i in range(0, 50, 5))
+    pool = "\n\n".join(r["content"] for c in cases if c["lang"] == "en" for r in c["records"])
+    out = []
+    for n in (50, 200, 800, 3200):
+        recs = []
+        for i in range(n):
+            off = (i * 3001) % max(1, len(pool) - 3000)
+            recs.append({"url": f"https://example.org/doc/{i}", "title": f"Doc {i}",
+                         "content": pool[off:off + 3000]})
+        t0 = time.perf_counter()
+        trace(report, recs)
+        out.append((n, time.perf_counter() - t0))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bench", nargs="?", type=Path, default=DEFAULT_BENCH)
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--no-grpc", action="store_true")
+    ap.add_argument("--no-scaling", action="store_true")
+    args = ap.parse_args()
+    cases = load_cases(args.bench)
+    chars = sum(len(r["content"]) for c in cases for r in c["records"])
+    print(f"cases={len(cases)} record_chars={chars:,}")
+    rate = bench_inprocess(cases, args.repeat)
+    print(f"in-process: {rate:.1f} cases/s")
+    if not args.no_grpc:
+        g = bench_grpc(cases, args.repeat)
+        print(f"gRPC:       {g:.1f} cases/s ({(rate - g) / rate * 100:+.1f}% slower than in-process)")
+    if not args.no_scaling:
+        series = scaling(cases)
+        base = series[0][1]
+        for n, sec in series:
+            print(f"scaling: 50 sentences x {n:>4} records of 3,000 chars: {sec * 1000:8.1f} ms "
+                  f"({sec / base:5.1f}x of 50 records)")
+    print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
