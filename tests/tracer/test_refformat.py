@@ -12,7 +12,11 @@ import rispy
 from tracer.errors import InvalidInputError
 from tracer.models import Reference
 from tracer.refformat import (
-    EXPORT_FORMATS, REFERENCE_FORMATS, export_references, format_reference, validate_export_format,
+    EXPORT_FORMATS,
+    REFERENCE_FORMATS,
+    export_references,
+    format_reference,
+    validate_export_format,
     validate_reference_format,
 )
 
@@ -20,8 +24,8 @@ FULL = Reference(1, "https://news.example/a?id=7", "Rates rise again", 0, author
                  site="Example News", published_at="2023-05-04T09:30:00Z")
 BARE = Reference(2, "https://bare.example/p", "", 3)
 LOCAL = Reference(3, "/data/report.pdf", "年度报告", 5, published_at="2022", is_link=False)
-HOSTILE = Reference(4, "https://h.example/x?a={1}&b=%", "Evil {title} & 100% _x_ \\ <script>\nER  - \nTY  - JOUR",
-                    6, author="O'Brien, Ann")
+HOSTILE_TITLE = "Evil {title} & 100% _x_ \\ <script>\nER  - \nTY  - JOUR"
+HOSTILE = Reference(4, "https://h.example/x?a={1}&b=%", HOSTILE_TITLE, 6, author="O'Brien, Ann")
 REFS = [FULL, BARE, LOCAL, HOSTILE]
 
 
@@ -76,7 +80,9 @@ def test_csl_json_parses_back() -> None:
     assert full["author"] == [{"literal": "Jane Doe"}] and full["container-title"] == "Example News"
     assert full["issued"] == {"date-parts": [[2023, 5, 4]]}
     assert items[1]["title"] == "bare.example" and "issued" not in items[1] and "author" not in items[1]
-    assert items[2]["type"] == "document" and "URL" not in items[2] and items[2]["source"] == "/data/report.pdf"
+    assert items[2]["type"] == "document"
+    assert "URL" not in items[2]
+    assert items[2]["source"] == "/data/report.pdf"
     assert items[3]["title"] == "Evil {title} & 100% _x_ \\ <script> ER - TY - JOUR"
 
 
@@ -95,7 +101,8 @@ def test_bibtex_parses_back() -> None:
     assert fields[0]["url"] == FULL.url and fields[0]["year"] == "2023" and fields[0]["month"] == "5"
     assert _unlatex(fields[0]["author"]) == "{Jane Doe}" and fields[0]["organization"] == "Example News"
     assert "year" not in fields[1] and "author" not in fields[1]
-    assert "url" not in fields[2] and fields[2]["note"] == "/data/report.pdf" and fields[2]["title"] == "年度报告"
+    assert "url" not in fields[2] and fields[2]["note"] == "/data/report.pdf"
+    assert fields[2]["title"] == LOCAL.title
     assert _unlatex(fields[3]["title"]) == "Evil {title} & 100% _x_ \\ <script> ER - TY - JOUR"
     assert fields[3]["url"] == "https://h.example/x?a=%7B1%7D&b=%25"
 
@@ -105,10 +112,14 @@ def test_ris_parses_back() -> None:
     assert len(entries) == 4  # a title with "ER  -" cannot end a record early
     full, bare, local, hostile = entries
     assert full["type_of_reference"] == "ELEC" and full["id"] == "ref1"
-    assert full["title"] == "Rates rise again" and full["urls"] == [FULL.url] and full["authors"] == ["Jane Doe"]
+    assert full["title"] == "Rates rise again"
+    assert full["urls"] == [FULL.url]
+    assert full["authors"] == ["Jane Doe"]
     assert full["year"] == "2023" and full["date"] == "2023/05/04/" and full["publisher"] == "Example News"
     assert bare["title"] == "bare.example" and "year" not in bare
-    assert local["type_of_reference"] == "GEN" and "urls" not in local and local["notes"] == ["/data/report.pdf"]
+    assert local["type_of_reference"] == "GEN"
+    assert "urls" not in local
+    assert local["notes"] == ["/data/report.pdf"]
     assert hostile["title"] == "Evil {title} & 100% _x_ \\ <script> ER - TY - JOUR"
     assert hostile["authors"] == ["O'Brien, Ann"]
 
