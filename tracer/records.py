@@ -466,50 +466,44 @@ def _parse_jsonl(body: str, source: str, whole_err: orjson.JSONDecodeError) -> l
 # ---------------------------------------------------------------------------------------------
 # passages
 
-# A unit boundary falls after: CJK terminators (no space needed); Latin terminators followed by
-# whitespace; any line break. Closing quotes/brackets stay with the sentence they close, and the
-# whitespace after a boundary stays with the unit before it.
+# Unit boundaries, strongest first. A boundary falls after: a CJK terminator (no space needed)
+# or a Latin one followed by whitespace, with any closing quotes/brackets; or a blank line. The
+# whitespace after a boundary stays with the unit before it, so units start at a sentence start.
+# The leading lookahead lets the regex engine skip ahead to candidate characters (2x faster).
 _SENTENCE_END = re.compile(
-    r"[。！？…]+[”’」』）】》\"')\]]*\s*"
-    r"|[.!?]+[”’\"')\]]*(?=\s)\s*"
-    r"|\n\s*"
+    r"(?=[。！？….!?\n])"
+    r"(?:(?:[。！？…]+[”’」』）】》\"')\]]*|[.!?]+[”’\"')\]]*(?=\s))\s*|\n[^\S\n]*\n\s*)"
 )
-# Weaker breakpoints, only used inside a unit longer than a passage.
+# Only inside a unit longer than a passage: single line breaks (hard-wrapped text, menus,
+# tables), then clause punctuation and whitespace.
+_LINE_END = re.compile(r"\n\s*")
 _CLAUSE_END = re.compile(r"[，、；：,;:]\s*|\s+")
+_LEVELS = (_SENTENCE_END, _LINE_END, _CLAUSE_END)
+
+
+def _split_units(content: str, start: int, end: int, limit: int, level: int, out: list[int]) -> None:
+    """Append the unit starts of content[start:end]; units longer than `limit` split further."""
+    if end - start <= limit:
+        out.append(start)
+        return
+    if level == len(_LEVELS):
+        out.extend(range(start, end, limit))  # no break at all: hard cut as the last resort
+        return
+    last = start
+    for m in _LEVELS[level].finditer(content, start, end):
+        b = m.end()
+        if b >= end:
+            break
+        if b > last:
+            _split_units(content, last, b, limit, level + 1, out)
+            last = b
+    _split_units(content, last, end, limit, level + 1, out)
 
 
 def _units(content: str, limit: int) -> list[int]:
-    """Start offsets of the cuttable units of `content`: sentences and lines, each <= limit.
-
-    A unit longer than `limit` is split at clause punctuation and whitespace; a piece with no
-    break at all (e.g. a blob without spaces) is hard-cut as a last resort.
-    """
-    n = len(content)
-    starts = [0]
-    for m in _SENTENCE_END.finditer(content):
-        if starts[-1] < m.end() < n:
-            starts.append(m.end())
+    """Start offsets of the cuttable units of `content`, each at most `limit` long."""
     out: list[int] = []
-    bounds = starts + [n]
-    for i, s in enumerate(starts):
-        e = bounds[i + 1]
-        out.append(s)
-        if e - s <= limit:
-            continue
-        last = s
-        for m in _CLAUSE_END.finditer(content, s, e):
-            b = m.end()
-            if b >= e:
-                break
-            while b - last > limit:
-                last += limit
-                out.append(last)
-            if b > last:
-                out.append(b)
-                last = b
-        while e - last > limit:
-            last += limit
-            out.append(last)
+    _split_units(content, 0, len(content), limit, 0, out)
     return out
 
 

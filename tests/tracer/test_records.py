@@ -405,6 +405,25 @@ def test_paragraphs_and_lines_are_boundaries() -> None:
         assert content[p.start - 1] == "\n"
 
 
+def test_hard_wrapped_sentences_are_not_cut_at_line_breaks() -> None:
+    sentence = "The survey of {i} towns found\nthat rents rose by {i}%\nover the decade."
+    content = " ".join(sentence.format(i=i) for i in range(40))
+    recs = [_record(content)]
+    passages = split_passages(recs, 300, 80)
+    _check_passages(recs, passages)
+    for p in passages[1:]:
+        assert content[p.start:p.start + 10] == "The survey"
+
+
+def test_lines_without_punctuation_are_cut_at_line_breaks() -> None:
+    content = "\n".join(f"Archive month {i}" for i in range(300))  # a menu: no terminators
+    recs = [_record(content)]
+    passages = split_passages(recs, 200, 40)
+    _check_passages(recs, passages)
+    for p in passages[1:]:
+        assert content[p.start - 1] == "\n" and content[p.start:p.start + 7] == "Archive"
+
+
 def test_closing_quotes_stay_with_their_sentence() -> None:
     content = " ".join(f'He said "item {i} is done." Then left.' for i in range(40))
     passages = split_passages([_record(content)], 200, 0)
