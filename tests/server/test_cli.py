@@ -1,0 +1,168 @@
+"""`source-tracer trace` as a user runs it (subprocess), plus config precedence."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from server.config import ConfigError, Limits, load_config
+from tests.server.conftest import EN_RECORDS, EN_REPORT, PYTHON, REPO, ZH_RECORDS, ZH_REPORT, strip_markers
+
+
+def run_cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [PYTHON, "-m", "server.cli", *args], cwd=REPO, input=stdin, capture_output=True, timeout=120
+    )
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    out = {
+        "en_report": tmp_path / "en.md",
+        "en_records": tmp_path / "en.json",
+        "zh_report": tmp_path / "zh.md",
+        "zh_records": tmp_path / "zh.jsonl",
+    }
+    out["en_report"].write_text(EN_REPORT, encoding="utf-8")
+    out["en_records"].write_text(json.dumps(EN_RECORDS), encoding="utf-8")
+    out["zh_report"].write_text(ZH_REPORT, encoding="utf-8")
+    out["zh_records"].write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in ZH_RECORDS), "utf-8")
+    return out
+
+
+def test_trace_markdown(files) -> None:
+    proc = run_cli("trace", str(files["en_report"]), str(files["en_records"]))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    assert "[1]" in out and "## References" in out
+    assert strip_markers(out).startswith(strip_markers(EN_REPORT).rstrip("\n"))
+
+
+def test_trace_json_has_proto_names_and_defaults(files) -> None:
+    proc = run_cli("trace", str(files["zh_report"]), str(files["zh_records"]), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(proc.stdout)
+    assert set(doc) >= {"report", "citations", "references", "unsupported", "removed_references",
+                        "stats", "warnings", "degraded", "mode", "id", "status"}
+    assert doc["removed_references"] == "" and doc["degraded"] is False  # defaults printed
+    src = doc["citations"][0]["sources"][0]
+    assert isinstance(src["evidence_start"], int) and isinstance(src["record_index"], int)
+    assert "stage_ms" in doc["stats"] and isinstance(doc["stats"]["sentences"], int)
+
+
+def test_trace_stdin_and_output_file(files, tmp_path: Path) -> None:
+    out = tmp_path / "out.md"
+    proc = run_cli("trace", "-", str(files["en_records"]), "-o", str(out),
+                   stdin=EN_REPORT.encode())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b""
+    assert "[1]" in out.read_text(encoding="utf-8")
+
+
+def test_trace_options_are_passed(files) -> None:
+    proc = run_cli("trace", str(files["en_report"]), str(files["en_records"]), "--placement", "after",
+                   "--references-heading", "Sources", "--max-sources", "1")
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    assert "Sources" in out and ".[1]" in out
+
+
+@pytest.mark.parametrize(
+    ("make", "needle"),
+    [
+        (lambda d: (d / "missing.md", d / "r.json"), "missing.md"),
+        (lambda d: (_write(d / "bad.md", b"ok \xff\xfe here"), d / "r.json"), "invalid UTF-8 at byte 3"),
+        (lambda d: (d / "ok.md", _write(d / "bad.json", b'[{"url": ')), "bad.json"),
+        (lambda d: (d / "ok.md", _write(d / "deep.json", b"[" * 100_000 + b"]" * 100_000)), "deep.json"),
+        (lambda d: (d / "ok.md", _write(d / "scalar.json", b"42")), "scalar.json"),
+        (lambda d: (d / "ok.md", _write(d / "bin.json", b"\x00\x81\x82")), "invalid UTF-8"),
+    ],
+)
+def test_bad_input_exits_2_naming_the_file(tmp_path: Path, make, needle) -> None:
+    (tmp_path / "ok.md").write_text("Hello.", encoding="utf-8")
+    (tmp_path / "r.json").write_text("[]", encoding="utf-8")
+    report, records = make(tmp_path)
+    proc = run_cli("trace", str(report), str(records))
+    err = proc.stderr.decode()
+    assert proc.returncode == 2, err
+    assert needle in err
+    assert "Traceback" not in err
+
+
+def test_invalid_option_exits_2(files) -> None:
+    proc = run_cli("trace", str(files["en_report"]), str(files["en_records"]), "--max-sources", "0")
+    assert proc.returncode == 2
+    assert "options.max_sources" in proc.stderr.decode()
+
+
+def _write(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path
+
+
+# ---- config precedence: flags > env > file ---------------------------------------------------
+
+
+def _args(**kw: object) -> argparse.Namespace:
+    from server.config import add_serve_arguments
+
+    p = argparse.ArgumentParser()
+    add_serve_arguments(p)
+    argv: list[str] = []
+    for k, v in kw.items():
+        argv += [f"--{k.replace('_', '-')}", str(v)]
+    return p.parse_args(argv)
+
+
+def test_config_precedence(tmp_path: Path) -> None:
+    cfg_file = tmp_path / "st.toml"
+    token = tmp_path / "token"
+    token.write_text("s3cret\n")
+    cfg_file.write_text(
+        '[server]\nport = 6000\nmax_in_flight = 7\nhost = "0.0.0.0"\n'
+        "[limits]\nrecords = 10\nreport_chars = 99\n"
+        f'[auth]\ntoken_file = "{token}"\n'
+        '[llm]\nmodel = "m"\n'
+    )
+    cfg = load_config(_args(config=cfg_file), env={})
+    assert (cfg.port, cfg.max_in_flight, cfg.host) == (6000, 7, "0.0.0.0")
+    assert cfg.limits == Limits(records=10, report_chars=99)
+    assert cfg.auth_token == "s3cret" and cfg.llm == {"model": "m"}
+    env = {"SOURCE_TRACER_PORT": "7000", "SOURCE_TRACER_LIMIT_RECORDS": "20", "SOURCE_TRACER_CONFIG": str(cfg_file)}
+    cfg = load_config(_args(), env=env)
+    assert (cfg.port, cfg.limits.records, cfg.max_in_flight) == (7000, 20, 7)
+    cfg = load_config(_args(port=8000), env=env)
+    assert cfg.port == 8000
+    assert load_config(None, env={}).host == "127.0.0.1"
+
+
+@pytest.mark.parametrize(
+    ("toml", "needle"),
+    [
+        ("[server]\nport = 70000\n", "server.port"),
+        ("[limits]\nrecords = 0\n", "limits.records"),
+        ("[limits]\nbogus = 1\n", "limits.bogus"),
+        ("[server]\nport = 'x'\n", "port"),
+        ("[tls]\ncert = 'a'\n", "tls"),
+        ("[nope]\na = 1\n", "[nope]"),
+        ("not toml [", "invalid TOML"),
+    ],
+)
+def test_bad_config_names_the_key(tmp_path: Path, toml: str, needle: str) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError) as err:
+        load_config(_args(config=path), env={})
+    assert needle in str(err.value)
+
+
+def test_serve_bad_config_exits_2(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[limits]\nrecords = -1\n")
+    proc = run_cli("serve", "--config", str(path))
+    assert proc.returncode == 2
+    assert "limits.records" in proc.stderr.decode()
