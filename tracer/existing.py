@@ -95,6 +95,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         if not _outside_code(text, prot, prot_starts, s, e):
             continue
         raw = m.group(0)
+        if text.startswith(":", e) and not text[text.rfind("\n", 0, s) + 1:s].strip():
+            continue                   # "[1]: url" defines a link / footnote; it cites nothing
         jm = _JIUWEN.search(raw)
         urls: tuple[str, ...] = ()
         if jm:

@@ -1,0 +1,180 @@
+"""tracer.existing: recognising old citation markers and resolving them to records."""
+
+from __future__ import annotations
+
+import pytest
+
+from tracer.existing import find_existing_markers, parse_reference_entries, resolve_existing, strip_markers
+from tracer.markdown import scan_markdown
+from tracer.models import ExistingMarker, Record
+from tracer.segment import segment_sentences
+
+
+def find(text: str) -> list[ExistingMarker]:
+    layout = scan_markdown(text)
+    return find_existing_markers(text, layout, segment_sentences(text, layout))
+
+
+def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
+    return [(text[m.start:m.end], m.numbers) for m in find(text)]
+
+
+@pytest.mark.parametrize(
+    ("marker", "numbers"),
+    [
+        ("[1]", (1,)),
+        ("[1, 2]", (1, 2)),
+        ("[1,3]", (1, 3)),
+        ("[1-3]", (1, 2, 3)),
+        ("[2–4, 7]", (2, 3, 4, 7)),
+        ("【1】", (1,)),
+        ("【1，2】", (1, 2)),
+        ("[^1]", (1,)),
+        ("[citation:3]", (3,)),
+        ("[[1]](https://a.com/x)", (1,)),
+        ("[1](https://a.com/x)", (1,)),
+        ("<sup>[1]</sup>", (1,)),
+        ("<sup>[1][2]</sup>", (1, 2)),
+        ("<sup>1,2</sup>", (1, 2)),
+    ],
+)
+def test_marker_forms(marker: str, numbers: tuple[int, ...]) -> None:
+    text = f"Revenue rose 5%{marker}. Next sentence.\n"
+    assert found(text) == [(marker, numbers)]
+    m = find(text)[0]
+    assert m.sentence == 0
+
+
+def test_adjacent_markers_are_separate() -> None:
+    assert found("Fact.[1][3] Next.") == [("[1]", (1,)), ("[3]", (3,))]
+
+
+def test_link_marker_carries_url() -> None:
+    m = find("Fact.[[2]](https://a.com/x) Next.")[0]
+    assert m.urls == ("https://a.com/x",)
+    assert m.numbers == (2,)
+
+
+def test_openjiuwen_marker_gets_synthetic_number_per_url() -> None:
+    text = (
+        "Alpha.[source_tracer_result][Title A](https://a.com) "
+        "Beta.[source_tracer_result][Title B](https://b.com) "
+        "Gamma.[source_tracer_result][Title A](https://a.com)"
+    )
+    ms = find(text)
+    assert [m.numbers for m in ms] == [(-1,), (-2,), (-1,)]
+    assert [m.urls for m in ms] == [("https://a.com",), ("https://b.com",), ("https://a.com",)]
+    assert [m.sentence for m in ms] == [0, 1, 2]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "See [the docs](https://a.com) now.",
+        "- [x] done task\n- [ ] open task\n",
+        "In [2020] the law passed.",
+        "Code `x[1]` here.",
+        "```\nx = a[1]\n```\n",
+        "Array $a[1]$ here.",
+        "Footnote def below.\n\n[^1]: the note\n",
+        "[1]: https://a.com\n",
+    ],
+)
+def test_non_markers(text: str) -> None:
+    assert found(text) == []
+
+
+def test_big_number_in_marker_list_context() -> None:
+    assert found("Fact.[1][1024] Next.") == [("[1]", (1,)), ("[1024]", (1024,))]
+
+
+def test_range_is_capped() -> None:
+    assert found("Fact [1-300].") == [("[1-300]", (1, 300))]
+
+
+def test_marker_attaches_to_preceding_sentence_across_space() -> None:
+    text = "Fact one. [1] Fact two.\n\n[2] Orphan paragraph."
+    ms = find(text)
+    assert [(text[m.start:m.end], m.sentence) for m in ms] == [("[1]", 0), ("[2]", None)]
+
+
+def test_markers_in_references_section_are_ignored() -> None:
+    text = "Fact.[1]\n\n## References\n[1] A https://a.com\n"
+    assert found(text) == [("[1]", (1,))]
+
+
+def test_chinese_markers() -> None:
+    text = "营收增长5%。[1]利润下降【2】。"
+    ms = find(text)
+    assert [(text[m.start:m.end], m.sentence) for m in ms] == [("[1]", 0), ("【2】", 1)]
+
+
+def test_strip_markers_removes_every_form() -> None:
+    text = (
+        "a[1] b[1][3] c[1, 3] d[[1]](https://x.com) e[^1] f<sup>[1]</sup> g[citation:1] h【1】 "
+        "i[source_tracer_result][A \\] title](https://x.com) j[1-3] k[1](https://y.com)"
+    )
+    assert strip_markers(text) == "a b c d e f g h i j k"
+
+
+def test_strip_markers_keeps_links_and_tasks() -> None:
+    text = "See [docs](https://a.com) and - [x] done and ![img](a.png)."
+    assert strip_markers(text) == text
+
+
+# --- resolution ---------------------------------------------------------------------------------
+
+
+def rec(pos: int, url: str, title: str, rid: str = "") -> Record:
+    return Record(index=pos, url=url, title=title, content="c", id=rid)
+
+
+RECS = [
+    rec(0, "https://example.com/a", "Alpha report"),
+    rec(1, "https://example.com/b?utm_source=x", "Beta 研究"),
+    rec(2, "https://example.com/c", "Gamma", rid="7"),
+]
+
+
+def markers(*nums: int) -> list[ExistingMarker]:
+    return [ExistingMarker(i, i + 1, (n,)) for i, n in enumerate(nums)]
+
+
+@pytest.mark.parametrize(
+    "refs",
+    [
+        "## References\n[1] Alpha report https://example.com/a/\n[2] Beta https://EXAMPLE.com/b\n",
+        "## References\n1. [Alpha report](https://example.com/a)\n2. [Beta](https://example.com/b#x)\n",
+        "## Sources\n[^1]: https://example.com/a\n[^2]: https://example.com/b\n",
+        "## Sources\n- [1] Alpha report\n- [2] Beta 研究\n",
+        "[1]: https://example.com/a\n[2]: https://example.com/b\n",
+        "**参考文献：**\n【1】《Alpha report》\n【2】Beta 研究，某网站，2024\n",
+    ],
+)
+def test_resolve_through_references(refs: str) -> None:
+    assert resolve_existing(markers(1, 2), refs, RECS) == {1: 0, 2: 1}
+
+
+def test_unresolvable_is_none_never_positional() -> None:
+    refs = "## References\n[1] Unknown https://other.org/x\n"
+    assert resolve_existing(markers(1, 3), refs, RECS) == {1: None, 3: None}
+
+
+def test_resolve_by_marker_url() -> None:
+    ms = [ExistingMarker(0, 5, (4,), ("https://example.com/c/",))]
+    assert resolve_existing(ms, "", RECS) == {4: 2}
+
+
+def test_resolve_by_record_id() -> None:
+    assert resolve_existing(markers(7), "", RECS) == {7: 2}
+
+
+def test_resolve_openjiuwen_synthetic() -> None:
+    ms = [ExistingMarker(0, 5, (-1,), ("https://example.com/b",))]
+    assert resolve_existing(ms, "", RECS) == {-1: 1}
+
+
+def test_parse_reference_entries_continuation_lines() -> None:
+    entries = parse_reference_entries("[1] Alpha report\n    https://example.com/a\n[2] [B](https://b.com)\n")
+    assert entries[1][0] == ["https://example.com/a"]
+    assert entries[2] == (["https://b.com"], ["B"])

@@ -1,0 +1,253 @@
+"""tracer.markdown: protected regions and the trailing references section."""
+
+from __future__ import annotations
+
+import pytest
+
+from tracer.markdown import is_references_title, scan_markdown
+from tracer.models import Layout
+
+
+def covered(layout: Layout, text: str, needle: str) -> bool:
+    """Is every character of the (unique) `needle` inside a protected region?"""
+    s = text.index(needle)
+    e = s + len(needle)
+    return all(any(a <= p < b for a, b in layout.protected) for p in range(s, e))
+
+
+def touched(layout: Layout, text: str, needle: str) -> bool:
+    s = text.index(needle)
+    e = s + len(needle)
+    return any(a < e and s < b for a, b in layout.protected)
+
+
+def test_protected_regions_are_sorted_and_disjoint() -> None:
+    text = "# T\n\nA `x` and [l](http://a.b) and $x$.\n\n```\ncode\n```\n| a |\n|---|\n| b |\n"
+    layout = scan_markdown(text)
+    spans = list(layout.protected)
+    assert spans == sorted(spans)
+    assert all(a < b for a, b in spans)
+    assert all(spans[i][1] <= spans[i + 1][0] for i in range(len(spans) - 1))
+
+
+@pytest.mark.parametrize(
+    "needle",
+    [
+        "`inline code`",
+        "[a link](https://example.com/x_(y))",
+        "![image](img.png)",
+        "<https://auto.link/x>",
+        "https://bare.example.com/path?q=1",
+        "$E = mc^2$",
+        "<sup>",
+        "\\(a+b\\)",
+    ],
+)
+def test_inline_constructs_are_protected(needle: str) -> None:
+    text = f"Intro sentence with {needle} inside it.\n"
+    layout = scan_markdown(text)
+    assert covered(layout, text, needle)
+    assert not touched(layout, text, "Intro sentence with")
+
+
+def test_bare_url_excludes_trailing_punctuation() -> None:
+    text = "See https://example.com/a.html. Next, see https://ex.org/b)."
+    layout = scan_markdown(text)
+    spans = [text[a:b] for a, b in layout.protected]
+    assert spans == ["https://example.com/a.html", "https://ex.org/b"]
+
+
+def test_money_is_not_math() -> None:
+    text = "Revenue was $30.8 billion, up from $25 billion, and $5-$10 per share.\n"
+    layout = scan_markdown(text)
+    assert layout.protected == ()
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "```python\nx = 1. Not prose.\n```\n",
+        "~~~\nfenced with tildes.\n~~~\n",
+        "    indented code line.\n",
+        "<div>\nhtml block text.\n</div>\n",
+        "<!-- a comment.\nspanning lines -->\n",
+        "$$\nx = 1.\n$$\n",
+        "| col a | col b |\n|:---|---:|\n| 1.5 | two. |\n",
+        "## A heading.\n",
+        "Setext heading\n==============\n",
+        "[label]: https://example.com/def\n",
+        "---\n",
+    ],
+)
+def test_block_constructs_cover_whole_lines(block: str) -> None:
+    text = f"Before paragraph.\n\n{block}\nAfter paragraph.\n"
+    layout = scan_markdown(text)
+    start = text.index(block)
+    end = start + len(block)
+    assert any(a <= start and end <= b for a, b in layout.protected), layout.protected
+    assert not touched(layout, text, "Before paragraph.")
+    assert not touched(layout, text, "After paragraph.")
+
+
+def test_front_matter() -> None:
+    text = "---\ntitle: A. B.\ndate: 2024\n---\nBody text.\n"
+    layout = scan_markdown(text)
+    assert layout.protected[0] == (0, text.index("Body"))
+
+
+def test_unclosed_fence_runs_to_end() -> None:
+    text = "Prose.\n\n```\ncode\n## References\n[1] x https://a.com\n"
+    layout = scan_markdown(text)
+    assert layout.references is None
+    assert layout.body_end == len(text)
+    assert layout.protected[-1] == (text.index("```"), len(text))
+
+
+def test_headings_recorded() -> None:
+    text = "# One\n\ntext\n\nTwo\n---\n\nmore\n"
+    layout = scan_markdown(text)
+    assert [text[a:b] for a, b in layout.headings] == ["# One", "Two\n---"]
+
+
+def test_lone_dash_line_after_paragraph_is_setext_only_for_one_line() -> None:
+    text = "Line one\nline two.\n---\n\nAfter.\n"
+    layout = scan_markdown(text)
+    assert not touched(layout, text, "Line one")
+
+
+def test_list_nested_indentation_is_not_code() -> None:
+    text = "- item one\n\n    continued paragraph of item.\n- item two\n"
+    layout = scan_markdown(text)
+    assert layout.protected == ()
+
+
+def test_table_without_leading_pipe() -> None:
+    text = "Intro.\n\na | b\n--- | ---\n1 | 2\n\nOutro.\n"
+    layout = scan_markdown(text)
+    assert covered(layout, text, "a | b\n--- | ---\n1 | 2")
+
+
+# --- references section -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "## References",
+        "# Sources",
+        "### 参考文献",
+        "## 参考资料：",
+        "**References**",
+        "**参考文献：**",
+        "## 5. References",
+        "## 七、参考文献",
+        "Bibliography\n============",
+        "#### Works Cited:",
+        "## Reference Articles",
+        "## 📚 Sources",
+        "**来源**",
+        "## Further Reading",
+    ],
+)
+def test_trailing_references_detected(heading: str) -> None:
+    body = "# Report\n\nRevenue rose 5%.[1]\n\n"
+    refs = f"{heading}\n\n[1] Title one https://a.example.com/x\n2. [Title two](https://b.example.com)\n"
+    text = body + refs
+    layout = scan_markdown(text)
+    assert layout.references == (len(body), len(text))
+    assert layout.body_end == len(body)
+    assert text[: layout.body_end] == body
+
+
+def test_crlf_references() -> None:
+    body = "# Report\r\n\r\nRevenue rose 5%.[1]\r\n\r\n"
+    text = body + "## References\r\n[1] A https://a.com\r\n"
+    layout = scan_markdown(text)
+    assert layout.body_end == len(body)
+
+
+def test_references_inside_code_fence_is_ignored() -> None:
+    text = "Prose.\n\n```markdown\n## References\n[1] https://a.com\n```\n"
+    layout = scan_markdown(text)
+    assert layout.references is None
+    assert layout.body_end == len(text)
+
+
+def test_non_trailing_references_heading_is_kept() -> None:
+    text = (
+        "# Report\n\n## Sources\n\nWe used many sources for this study, mostly interviews.\n"
+        "They were collected in 2023 by the team.\n\n## Findings\n\nRevenue rose.\n"
+    )
+    layout = scan_markdown(text)
+    assert layout.references is None
+    assert layout.body_end == len(text)
+
+
+def test_references_followed_by_prose_section_is_not_cut() -> None:
+    text = (
+        "Intro.\n\n## References\n[1] A https://a.com\n\n## Appendix\n\n"
+        "This appendix explains the method in detail.\nIt has several sentences.\n"
+    )
+    assert scan_markdown(text).references is None
+
+
+def test_references_with_subheadings_of_entries() -> None:
+    body = "Intro.\n\n"
+    text = body + "## 参考文献\n\n### 网页\n[1] 甲 https://a.cn\n\n### 论文\n[2] 乙 https://doi.org/10.1/x\n"
+    assert scan_markdown(text).body_end == len(body)
+
+
+def test_last_of_two_references_headings_wins_only_if_first_is_not_trailing() -> None:
+    text = (
+        "## Sources\n\nThe sources we used were interviews with staff.\nMore prose here.\n"
+        "And more prose.\n\n## References\n- [A](https://a.com)\n"
+    )
+    layout = scan_markdown(text)
+    assert layout.body_end == text.index("## References")
+
+
+def test_empty_trailing_references_heading_is_cut() -> None:
+    text = "Prose.\n\n## References\n"
+    assert scan_markdown(text).body_end == text.index("## References")
+
+
+def test_reference_entries_without_urls() -> None:
+    text = "Prose.\n\n## Bibliography\n1. Smith, J. (2020). A book. Publisher.\n2. Doe, A. (2019). Paper.\n"
+    assert scan_markdown(text).body_end == text.index("## Bibliography")
+
+
+def test_footnote_definitions_as_references() -> None:
+    text = "Prose.[^1]\n\n## Sources\n\n[^1]: https://a.com Title\n"
+    assert scan_markdown(text).body_end == text.index("## Sources")
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [
+        ("References", True),
+        ("references:", True),
+        ("REFERENCES", True),
+        ("参考文献：", True),
+        ("1. Sources", True),
+        ("Source(s)", True),
+        ("**引用**", True),
+        ("Referenced data", False),
+        ("Source code", False),
+        ("Introduction", False),
+    ],
+)
+def test_is_references_title(title: str, expected: bool) -> None:
+    assert is_references_title(title) is expected
+
+
+def test_no_references_body_is_whole_text() -> None:
+    text = "Just prose. More prose.\n"
+    layout = scan_markdown(text)
+    assert layout.references is None
+    assert layout.body_end == len(text)
+
+
+def test_empty_text() -> None:
+    layout = scan_markdown("")
+    assert layout.body_end == 0
+    assert layout.protected == ()

@@ -1,0 +1,196 @@
+"""tracer.segment: sentence spans over the original text, zh + en, markdown-aware."""
+
+from __future__ import annotations
+
+import pytest
+
+from tracer.markdown import scan_markdown
+from tracer.models import Sentence
+from tracer.segment import segment_sentences
+
+
+def seg(text: str) -> list[Sentence]:
+    return segment_sentences(text, scan_markdown(text))
+
+
+def texts(text: str) -> list[str]:
+    return [s.text for s in seg(text)]
+
+
+def test_spans_point_into_original_and_ids_are_ordered() -> None:
+    text = "First one. Second one!\n\n第三句。第四句？"
+    sents = seg(text)
+    assert [s.id for s in sents] == list(range(len(sents)))
+    for s in sents:
+        assert text[s.start:s.end] == s.text
+        assert s.text == s.text.strip()
+    assert [s.start for s in sents] == sorted(s.start for s in sents)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "The U.S. Dept. of Labor said so. It was true.",
+            ["The U.S. Dept. of Labor said so.", "It was true."],
+        ),
+        ("Apple Inc. The company grew.", ["Apple Inc.", "The company grew."]),
+        ("Apple Inc. announced results.", ["Apple Inc. announced results."]),
+        ("Fruit, e.g. apples, i.e. red ones. Done.", ["Fruit, e.g. apples, i.e. red ones.", "Done."]),
+        ("Mr. Smith met Dr. Jones. They talked.", ["Mr. Smith met Dr. Jones.", "They talked."]),
+        ("See Fig. 3 and No. 5 in Smith et al. 2020.", ["See Fig. 3 and No. 5 in Smith et al. 2020."]),
+        ("J. K. Rowling wrote it. Plan B. The end.", ["J. K. Rowling wrote it.", "Plan B.", "The end."]),
+        ("Apples vs. oranges. Next.", ["Apples vs. oranges.", "Next."]),
+        ("Costs rose 5.2% to $30.8 billion. Next.", ["Costs rose 5.2% to $30.8 billion.", "Next."]),
+        ("Version v1.2.3 shipped. Next.", ["Version v1.2.3 shipped.", "Next."]),
+        ("Go to https://ex.com/a.b?c=d. Then stop.", ["Go to https://ex.com/a.b?c=d.", "Then stop."]),
+        ('He said "stop." Then left.', ['He said "stop."', "Then left."]),
+        ("(See above.) Next.", ["(See above.)", "Next."]),
+        ("Wait... and then. Next... Yes.", ["Wait... and then.", "Next...", "Yes."]),
+        ("Really? Yes! Ok.", ["Really?", "Yes!", "Ok."]),
+        ("Yahoo! is a company.", ["Yahoo! is a company."]),
+        ("**Bold claim.** Next claim.", ["**Bold claim.**", "Next claim."]),
+        ("Meet at 10 a.m. The bus left.", ["Meet at 10 a.m.", "The bus left."]),
+        ("In 2020. 2021 was better.", ["In 2020.", "2021 was better."]),
+        ("Growth was 3.5 times. Next.", ["Growth was 3.5 times.", "Next."]),
+    ],
+)
+def test_english_rules(text: str, expected: list[str]) -> None:
+    assert texts(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("第一句。第二句！第三句？", ["第一句。", "第二句！", "第三句？"]),
+        ("他说：“我们会赢。”然后离开了。", ["他说：“我们会赢。”", "然后离开了。"]),
+        ("「你好！」她说。", ["「你好！」", "她说。"]),
+        ("前者；后者。", ["前者；", "后者。"]),
+        ("等等……然后呢？", ["等等……", "然后呢？"]),
+        ("营收增长5.2%，达到308亿美元。下一句。", ["营收增长5.2%，达到308亿美元。", "下一句。"]),
+        ("版本v1.2.3发布了。见https://a.cn/x。完", ["版本v1.2.3发布了。", "见https://a.cn/x。", "完"]),
+        ("（注：数据来自报告。）下一句。", ["（注：数据来自报告。）", "下一句。"]),
+        ("Apple公司发布了iPhone。It sold well.", ["Apple公司发布了iPhone。", "It sold well."]),
+        ("数据显示😀增长迅速。下一句🚀。", ["数据显示😀增长迅速。", "下一句🚀。"]),
+    ],
+)
+def test_chinese_rules(text: str, expected: list[str]) -> None:
+    assert texts(text) == expected
+
+
+def test_blank_line_always_ends_sentence() -> None:
+    assert texts("No punctuation here\n\nNext paragraph") == ["No punctuation here", "Next paragraph"]
+
+
+def test_single_newline_joins_unless_terminal() -> None:
+    assert texts("A line that wraps\nonto the next. Done.\nNew line.") == [
+        "A line that wraps\nonto the next.",
+        "Done.",
+        "New line.",
+    ]
+    assert texts("第一行没有标点\n第二行。") == ["第一行没有标点\n第二行。"]
+
+
+def test_list_items_are_own_units_without_bullets() -> None:
+    text = (
+        "Intro:\n- first item\n- second item. Two sentences.\n* star item\n+ plus\n1. one\n2) two\n"
+        "- [x] task\n"
+    )
+    sents = seg(text)
+    assert [(s.text, s.in_list) for s in sents] == [
+        ("Intro:", False),
+        ("first item", True),
+        ("second item.", True),
+        ("Two sentences.", True),
+        ("star item", True),
+        ("plus", True),
+        ("one", True),
+        ("two", True),
+        ("task", True),
+    ]
+
+
+def test_nested_list_and_continuation() -> None:
+    text = "- outer item\n  continues here.\n    - inner item.\n"
+    assert texts(text) == ["outer item\n  continues here.", "inner item."]
+
+
+def test_chinese_list() -> None:
+    assert texts("1、第一点。\n2、第二点。") == ["第一点。", "第二点。"]
+
+
+def test_tables_code_headings_front_matter_are_not_prose() -> None:
+    text = (
+        "---\ntitle: Front. Matter.\n---\n"
+        "# Heading. Text.\n\n"
+        "Para one.\n\n"
+        "| a. | b. |\n|---|---|\n| c. | d. |\n\n"
+        "```\n## References\nCode line.\n```\n\n"
+        "<div>\nHTML block.\n</div>\n\n"
+        "    indented code.\n\n"
+        "Para two.\n"
+    )
+    assert texts(text) == ["Para one.", "Para two."]
+
+
+def test_inline_code_links_math_stay_inside_sentence() -> None:
+    text = "Call `f(x). g()` now. See [the docs. v2](https://a.b/c.d) here. Math $a. b$ too. End."
+    assert texts(text) == [
+        "Call `f(x). g()` now.",
+        "See [the docs. v2](https://a.b/c.d) here.",
+        "Math $a. b$ too.",
+        "End.",
+    ]
+
+
+def test_image_only_line_is_not_a_sentence() -> None:
+    assert texts("![chart](c.png)\n\nText.") == ["Text."]
+
+
+def test_existing_markers_never_start_a_sentence() -> None:
+    assert texts("Fact one.[1] Fact two.[2][3] Fact three. [4] Fact four.") == [
+        "Fact one.",
+        "Fact two.",
+        "Fact three.",
+        "Fact four.",
+    ]
+    assert texts("事实一。[1]事实二。【2】事实三。") == ["事实一。", "事实二。", "事实三。"]
+    assert texts("Fact[1]. Next [^2].") == ["Fact[1].", "Next [^2]."]
+
+
+def test_headings_recorded_on_sentences() -> None:
+    text = "# Top\n\nA.\n\n## Sub ##\n\nB.\n\nSetext\n======\n\nC.\n\n**Bold label**\nD.\n"
+    assert [(s.text, s.heading) for s in seg(text)] == [
+        ("A.", "Top"),
+        ("B.", "Sub"),
+        ("C.", "Setext"),
+        ("D.", "Bold label"),
+    ]
+
+
+def test_crlf() -> None:
+    text = "First line.\r\nSecond line\r\ncontinues.\r\n\r\n- item\r\n"
+    sents = seg(text)
+    assert [s.text for s in sents] == ["First line.", "Second line\r\ncontinues.", "item"]
+    assert all(not s.text.endswith("\r") for s in sents)
+
+
+def test_blockquote_prefix_excluded_from_start() -> None:
+    assert texts("> Quoted sentence. Another.\n> - quoted item\n") == [
+        "Quoted sentence.",
+        "Another.",
+        "quoted item",
+    ]
+
+
+def test_references_section_not_segmented() -> None:
+    text = "Body sentence.\n\n## References\n[1] Title. https://a.com\n"
+    assert texts(text) == ["Body sentence."]
+
+
+def test_large_report_linear() -> None:
+    para = "The U.S. economy grew 2.5% in 2023. 中国经济增长5.2%。See https://a.b/c. [1]\n\n"
+    text = para * 1500
+    sents = seg(text)
+    assert len(sents) == 3 * 1500
+    assert sents[-1].end <= len(text)
