@@ -1,0 +1,154 @@
+"""The OpenAI adapter + ChatBackend through the real `openai` client against a scripted local
+OpenAI-compatible HTTP server (tests/fake_openai.py): replies, faults, concurrency, cancellation."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from server.llm_client import LLMConfig, backend_from_config
+from tests.fake_openai import FakeOpenAI, Reply, candidates_first, free_port, match_json
+from tracer.errors import CancelledError
+from tracer.llm import ChatBackend, LLMSettings
+from tracer.models import Passage, Sentence, Stats
+from tracer.options import TraceOptions
+
+SENTS = [Sentence(i, i * 20, i * 20 + 19, f"Sentence number {i}.") for i in range(4)]
+PASSAGES = [Passage(p, p, 0, 15, f"Passage text {p}.") for p in range(8)]
+CANDS = {0: [0, 1], 1: [2, 3], 2: [4, 5], 3: [6, 7]}
+
+
+def make(url: str, **settings: object) -> ChatBackend:
+    base: dict[str, object] = {"backoff": 0.01, "retries": 1, "timeout": 5.0}
+    base.update(settings)
+    return backend_from_config(LLMConfig(base_url=url, model="fake-model", api_key="sk-test",
+                                         settings=LLMSettings(**base)))  # type: ignore[arg-type]
+
+
+def run_match(b: ChatBackend, cancel: threading.Event | None = None) -> tuple[
+        dict[int, list[int]], set[int], list[str], Stats]:
+    stats = Stats()
+    proposals, failed, warnings = b.match(SENTS, CANDS, PASSAGES, TraceOptions(), stats, cancel)
+    return proposals, failed, warnings, stats
+
+
+def test_good_reply_through_the_real_client_sends_model_key_and_counts_usage() -> None:
+    with FakeOpenAI(candidates_first) as srv:
+        proposals, failed, warnings, stats = run_match(make(srv.base_url))
+    assert proposals == {0: [0], 1: [2], 2: [4], 3: [6]}
+    assert failed == set() and warnings == []
+    body = srv.log[0].body
+    assert body["model"] == "fake-model" and body["temperature"] == 0
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    assert stats.llm_calls == 1 and stats.llm_prompt_tokens > 50 and stats.llm_completion_tokens > 5
+
+
+@pytest.mark.parametrize("wrap", [
+    "```json\n{}\n```", "Here are the results:\n\n{}\n\nLet me know if you need more.", "```\n{}\n```"])
+def test_fenced_and_prose_wrapped_replies(wrap: str) -> None:
+    content = wrap.replace("{}", match_json({1: [1], 3: [3, 4]}))
+    with FakeOpenAI([Reply(content)]) as srv:
+        proposals, failed, _, _ = run_match(make(srv.base_url))
+    assert proposals == {0: [0], 2: [2, 3]} and failed == set()
+
+
+def test_invented_sentences_out_of_range_and_bool_indices_are_dropped() -> None:
+    content = match_json([
+        {"sentence": 1, "matched_source_indices": [True, 2, 99, 0, -1]},
+        {"sentence": 77, "matched_source_indices": [1]},
+        {"sentence": False, "matched_source_indices": [1]},
+        {"sentence": 4, "matched_source_indices": [8]},
+    ])
+    with FakeOpenAI([Reply(content)]) as srv:
+        proposals, failed, warnings, _ = run_match(make(srv.base_url))
+    assert proposals == {0: [1], 3: [7]}
+    assert failed == set()
+    assert "dropped 2 invalid items and 4 invalid passage ids" in warnings[0]
+
+
+def test_429_then_ok_honours_retry_after() -> None:
+    with FakeOpenAI([Reply(status=429, headers={"retry-after": "1"}),
+                     Reply(match_json({1: [1]}))]) as srv:
+        proposals, failed, _, stats = run_match(make(srv.base_url, backoff=0.0))
+    assert proposals == {0: [0]} and failed == set()
+    assert stats.llm_retries == 1 and stats.llm_calls == 2
+    assert srv.log[1].start - srv.log[0].end >= 0.9    # waited as told, not the 0 s backoff
+
+
+def test_persistent_500s_fail_the_chunk_after_retries() -> None:
+    with FakeOpenAI([Reply(status=500)]) as srv:
+        proposals, failed, warnings, stats = run_match(make(srv.base_url, retries=2))
+    assert proposals == {} and failed == {0, 1, 2, 3}
+    assert len(srv.log) == 3 and stats.llm_retries == 2
+    assert "server error (HTTP 500), after 3 attempts" in warnings[0]
+
+
+def test_reply_slower_than_the_timeout() -> None:
+    with FakeOpenAI([Reply(match_json({1: [1]}), delay=3.0)]) as srv:
+        proposals, failed, warnings, _ = run_match(make(srv.base_url, timeout=0.3, retries=0))
+    assert failed == {0, 1, 2, 3} and proposals == {}
+    assert "timeout after 0.3s" in warnings[0]
+    assert srv.log[0].aborted                             # the client hung up rather than waiting
+
+
+def test_connection_refused() -> None:
+    proposals, failed, warnings, stats = run_match(make(f"http://127.0.0.1:{free_port()}/v1"))
+    assert failed == {0, 1, 2, 3} and proposals == {}
+    assert "connection failed" in warnings[0] and stats.llm_retries == 1
+
+
+@pytest.mark.parametrize("reply,cause", [
+    (Reply(raw_body=b"<html>Bad gateway</html>"), "bad reply"),
+    (Reply(""), "empty reply"),
+    (Reply(None), "empty reply (no choices)"),
+    (Reply("I am sorry, I cannot do that."), "no valid JSON"),
+])
+def test_garbage_and_empty_replies_fail_the_chunk(reply: Reply, cause: str) -> None:
+    with FakeOpenAI([reply]) as srv:
+        proposals, failed, warnings, _ = run_match(make(srv.base_url))
+    assert failed == {0, 1, 2, 3} and proposals == {}
+    assert cause in warnings[0]
+    assert len(srv.log) == 1
+
+
+def test_chunk_calls_overlap_in_time() -> None:
+    with FakeOpenAI(lambda body, n: Reply(candidates_first(body, n).content, delay=0.3)) as srv:
+        proposals, failed, _, stats = run_match(make(srv.base_url, top_k=2, chunk_passages=2))
+    assert len(proposals) == 4 and failed == set() and stats.llm_calls == 4
+    spans = sorted((e.start, e.end) for e in srv.log)
+    assert all(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
+
+
+def test_concurrency_limit_is_respected() -> None:
+    with FakeOpenAI(lambda body, n: Reply(candidates_first(body, n).content, delay=0.2)) as srv:
+        run_match(make(srv.base_url, top_k=2, chunk_passages=2, max_concurrency=2))
+    events = sorted([(e.start, 1) for e in srv.log] + [(e.end, -1) for e in srv.log])
+    level = peak = 0
+    for _, d in events:
+        level += d
+        peak = max(peak, level)
+    assert peak == 2
+
+
+def test_cancel_stops_in_flight_calls() -> None:
+    cancel = threading.Event()
+    with FakeOpenAI([Reply(match_json({}), delay=5.0)]) as srv:
+        threading.Timer(0.3, cancel.set).start()
+        with pytest.raises(CancelledError):
+            run_match(make(srv.base_url, top_k=2, chunk_passages=2), cancel)
+        for _ in range(100):  # the server notices hang-ups within its 20 ms poll
+            if all(e.end for e in srv.log):
+                break
+            threading.Event().wait(0.02)
+    assert len(srv.log) == 4 and all(e.aborted for e in srv.log)
+
+
+def test_recognition_through_the_real_client() -> None:
+    with FakeOpenAI([Reply(json.dumps({"sentences_needing_citation": [1, 3, 9]}))]) as srv:
+        b = make(srv.base_url)
+        needs, warnings = b.recognize(SENTS, "en", Stats(), None)
+    assert needs == {0, 2}
+    assert "dropped 1 unknown sentence ids" in warnings[0]
+    assert "sentences_needing_citation" in srv.log[0].body["messages"][0]["content"]

@@ -1,0 +1,229 @@
+"""ChatBackend orchestration over an in-memory chat client (no network): merging, failures,
+retries, budgets, strategies, batching and cancellation. The same paths run through the real
+openai client against a local HTTP server in tests/server/test_llm_client.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import threading
+from collections.abc import Callable
+
+import pytest
+
+from tracer.errors import CancelledError, InvalidInputError
+from tracer.llm import ChatBackend, ChatError, ChatMessage, ChatReply, LLMSettings, Strategy
+from tracer.models import Passage, Sentence, Stats
+from tracer.options import TraceOptions
+
+Answer = Callable[[str, int], "ChatReply | ChatError"]
+
+
+class MemoryClient:
+    """Answers from a function of (user prompt, call number); records concurrency."""
+
+    def __init__(self, answer: Answer, delay: float = 0.0) -> None:
+        self.answer = answer
+        self.delay = delay
+        self.calls: list[str] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.cancelled = 0
+        self.closed = 0
+
+    async def complete(self, messages: list[ChatMessage], *, timeout: float) -> ChatReply:
+        n = len(self.calls)
+        self.calls.append(messages[-1]["content"])
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(self.delay)
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        finally:
+            self.in_flight -= 1
+        out = self.answer(messages[-1]["content"], n)
+        if isinstance(out, ChatError):
+            raise out
+        return out
+
+    async def aclose(self) -> None:
+        self.closed += 1
+
+
+def ids(prompt: str, tag: str) -> list[int]:
+    return [int(x) for x in re.findall(rf'<{tag} id="(\d+)"', prompt)]
+
+
+def first_candidate(prompt: str, n: int) -> ChatReply:
+    items = [{"sentence": int(s), "matched_source_indices": [int(c.split(",")[0])]}
+             for s, c in re.findall(r'<sentence id="(\d+)" candidates="([\d,]+)"', prompt)]
+    return ChatReply(json.dumps({"source_traced_results": items}), prompt_tokens=100, completion_tokens=10)
+
+
+def fixture(n_sent: int = 6, n_pass: int = 12) -> tuple[list[Sentence], list[Passage], dict[int, list[int]]]:
+    sents = [Sentence(i, i * 10, i * 10 + 9, f"sentence {i}") for i in range(n_sent)]
+    passages = [Passage(p, p // 2, 0, 9, f"passage {p}") for p in range(n_pass)]
+    cands = {i: [(2 * i) % n_pass, (2 * i + 1) % n_pass, (2 * i + 5) % n_pass] for i in range(n_sent)}
+    return sents, passages, cands
+
+
+def backend(client: MemoryClient, **settings: object) -> ChatBackend:
+    base = {"backoff": 0.0, "retries": 1}
+    base.update(settings)
+    return ChatBackend(lambda: client, LLMSettings(**base))  # type: ignore[arg-type]
+
+
+def test_match_maps_local_ids_back_and_sends_only_top_k_candidates() -> None:
+    sents, passages, cands = fixture()
+    client = MemoryClient(first_candidate)
+    stats = Stats()
+    proposals, failed, warnings = backend(client, top_k=2, chunk_passages=4).match(
+        sents, cands, passages, TraceOptions(), stats, None)
+    assert failed == set() and warnings == []
+    assert proposals == {i: [cands[i][0]] for i in range(6)}
+    assert all(len(ids(p, "passage")) <= 4 for p in client.calls)
+    assert len(client.calls) == 3 and stats.llm_calls == 3
+    assert stats.llm_prompt_tokens == 300 and stats.llm_completion_tokens == 30
+    assert client.closed == 1
+
+
+def test_chunks_run_concurrently_up_to_the_limit() -> None:
+    sents, passages, cands = fixture(12, 24)
+    client = MemoryClient(first_candidate, delay=0.05)
+    backend(client, top_k=2, chunk_passages=2, max_concurrency=3).match(
+        sents, cands, passages, TraceOptions(), Stats(), None)
+    assert len(client.calls) == 12
+    assert client.max_in_flight == 3
+
+
+def test_full_strategy_sends_every_record_one_call_at_a_time() -> None:
+    sents, passages, cands = fixture(4, 8)
+    client = MemoryClient(lambda p, n: ChatReply(json.dumps({"source_traced_results": [
+        {"sentence": 1, "matched_source_indices": [1]}]})), delay=0.01)
+    proposals, failed, _ = backend(client, strategy=Strategy.FULL).match(
+        sents, cands, passages, TraceOptions(), Stats(), None)
+    assert len(client.calls) == 4                      # records 0..3, two passages each
+    assert client.max_in_flight == 1
+    assert all(ids(p, "sentence") == [1, 2, 3, 4] for p in client.calls)
+    assert proposals == {0: [0, 2, 4, 6]}              # union over records, global ids
+    assert failed == set()
+
+
+def test_a_failed_chunk_fails_only_its_sentences_and_names_the_cause() -> None:
+    sents, passages, cands = fixture()
+
+    def answer(prompt: str, n: int) -> ChatReply | ChatError:
+        if 'id="1" candidates' in prompt and "sentence 0" in prompt:
+            return ChatError("server error (HTTP 500)", retryable=True)
+        return first_candidate(prompt, n)
+
+    stats = Stats()
+    proposals, failed, warnings = backend(client := MemoryClient(answer), top_k=2, chunk_passages=4).match(
+        sents, cands, passages, TraceOptions(), stats, None)
+    assert failed == {0, 1}
+    assert set(proposals) == {2, 3, 4, 5}
+    assert any("server error (HTTP 500), after 2 attempts" in w and "2 sentences" in w for w in warnings)
+    assert stats.llm_retries == 1 and stats.llm_calls == len(client.calls) == 4
+
+
+def test_non_retryable_errors_and_garbage_are_not_retried() -> None:
+    sents, passages, cands = fixture(2, 4)
+    rejected = ChatError("request rejected (HTTP 400)", retryable=False)
+    for answer, cause in ((lambda p, n: rejected, "HTTP 400"),
+                          (lambda p, n: ChatReply("I cannot help with that."), "no valid JSON"),
+                          (lambda p, n: ChatReply(""), "empty reply")):
+        client = MemoryClient(answer)
+        stats = Stats()
+        b = backend(client, retries=3)
+        _, failed, warnings = b.match(sents, cands, passages, TraceOptions(), stats, None)
+        assert failed == {0, 1} and len(client.calls) == 1 and stats.llm_retries == 0
+        assert cause in warnings[0]
+
+
+def test_call_budget_fails_the_chunks_beyond_it() -> None:
+    sents, passages, cands = fixture()
+    client = MemoryClient(first_candidate)
+    stats = Stats()
+    _, failed, warnings = backend(client, top_k=2, chunk_passages=4, max_calls=2, max_concurrency=1).match(
+        sents, cands, passages, TraceOptions(), stats, None)
+    assert stats.llm_calls == 2 and len(failed) == 2
+    assert any("call budget of 2" in w for w in warnings)
+
+
+def test_token_budget_is_checked_before_sending() -> None:
+    sents, passages, cands = fixture()
+    client = MemoryClient(first_candidate)
+    b = backend(client, max_tokens=10)
+    _, failed, warnings = b.match(sents, cands, passages, TraceOptions(), Stats(), None)
+    assert client.calls == [] and failed == set(range(6))
+    assert "token budget of 10" in warnings[0]
+
+
+def test_recognition_batches_long_reports_without_a_cap() -> None:
+    sents = [Sentence(i, i, i + 1, f"fact number {i}.") for i in range(130)]
+    client = MemoryClient(lambda p, n: ChatReply(json.dumps(
+        {"sentences_needing_citation": ids(p, "sentence") + [999]})))
+    needs, warnings = backend(client, recognize_batch=50).recognize(sents, "en", Stats(), None)
+    assert needs == set(range(130))
+    assert len(client.calls) == 3
+    assert all(ids(p, "sentence")[0] == 1 for p in client.calls)     # ids are per batch
+    assert any("dropped 1 unknown sentence ids" in w for w in warnings)
+
+
+def test_recognition_failure_returns_none_with_a_warning() -> None:
+    sents = [Sentence(i, i, i + 1, f"s{i}") for i in range(3)]
+    client = MemoryClient(lambda p, n: ChatReply("no"))
+    needs, warnings = backend(client).recognize(sents, "zh", Stats(), None)
+    assert needs is None and any("rule-based" in w for w in warnings)
+    assert "Chinese" in client.calls[0]
+
+
+def test_cancel_cancels_in_flight_calls_and_raises() -> None:
+    sents, passages, cands = fixture()
+    client = MemoryClient(first_candidate, delay=30)
+    cancel = threading.Event()
+    threading.Timer(0.2, cancel.set).start()
+    with pytest.raises(CancelledError):
+        b = backend(client, top_k=2, chunk_passages=4)
+        b.match(sents, cands, passages, TraceOptions(), Stats(), cancel)
+    assert client.cancelled == 3 and client.closed == 1
+
+
+def test_already_cancelled_sends_nothing() -> None:
+    sents, passages, cands = fixture()
+    client = MemoryClient(first_candidate)
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(CancelledError):
+        backend(client).match(sents, cands, passages, TraceOptions(), Stats(), cancel)
+    assert client.calls == []
+
+
+def test_client_setup_failure_is_a_fallback_not_an_error() -> None:
+    def broken() -> MemoryClient:
+        raise RuntimeError("no such host")
+
+    sents, passages, cands = fixture(2, 4)
+    b = ChatBackend(broken, LLMSettings())  # type: ignore[arg-type,return-value]
+    _, failed, warnings = b.match(sents, cands, passages, TraceOptions(), Stats(), None)
+    assert failed == {0, 1} and "no such host" in warnings[0]
+
+
+def test_runs_inside_a_thread_that_already_has_an_event_loop() -> None:
+    sents, passages, cands = fixture(2, 4)
+
+    async def inside() -> dict[int, list[int]]:
+        return backend(MemoryClient(first_candidate)).match(
+            sents, cands, passages, TraceOptions(), Stats(), None)[0]
+
+    assert asyncio.run(inside()) == {0: [0], 1: [2]}
+
+
+@pytest.mark.parametrize("field,value", [("top_k", 0), ("chunk_passages", 3), ("timeout", 0),
+                                         ("strategy", "everything"), ("retries", True)])
+def test_settings_errors_name_the_field(field: str, value: object) -> None:
+    with pytest.raises(InvalidInputError, match=f"llm.{field}"):
+        LLMSettings(**{field: value}).validated()  # type: ignore[arg-type]

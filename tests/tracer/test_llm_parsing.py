@@ -1,0 +1,88 @@
+"""Reply parsing: tolerant of wrapping, strict per item."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tracer.llm.parsing import extract_json_object, parse_match_reply, parse_recognize_reply
+
+S = {1, 2, 3}
+P = {1, 2, 3, 4}
+
+
+def _m(items: object) -> str:
+    return json.dumps({"source_traced_results": items})
+
+
+def test_plain_fenced_and_prose_wrapped_json_parse_the_same() -> None:
+    body = _m([{"sentence": 1, "matched_source_indices": [2, 3]}])
+    for text in (body, f"```json\n{body}\n```", f"Sure! Here it is:\n{body}\nHope this helps {{}}.",
+                 f"```\n{body}```", f"Thinking...\n```python\nprint(1)\n```\n```json\n{body}\n```"):
+        reply = parse_match_reply(text, S, P)
+        assert reply is not None, text
+        assert reply.matches == {1: [2, 3]}
+
+
+def test_invented_sentence_ids_and_bad_items_are_dropped_not_the_reply() -> None:
+    reply = parse_match_reply(_m([
+        {"sentence": 1, "matched_source_indices": [1]},
+        {"sentence": 9, "matched_source_indices": [1]},        # invented sentence
+        {"sentence": True, "matched_source_indices": [1]},     # bool is not an id
+        {"sentence": "2", "matched_source_indices": [1]},      # strings are not ids
+        {"sentence": 2, "matched_source_indices": "1"},        # not a list
+        "garbage",
+        {"sentence": 3},
+    ]), S, P)
+    assert reply is not None
+    assert reply.matches == {1: [1]}
+    assert reply.dropped_items == 6
+
+
+def test_out_of_range_and_bool_passage_ids_are_dropped_per_id() -> None:
+    ids = [0, 5, True, 4, 4, 1.0, None, 2]
+    reply = parse_match_reply(_m([{"sentence": 2, "matched_source_indices": ids}]), S, P)
+    assert reply is not None
+    assert reply.matches == {2: [4, 2]}
+    assert reply.dropped_ids == 5
+
+
+def test_items_for_one_sentence_are_merged_in_order() -> None:
+    reply = parse_match_reply(_m([{"sentence": 1, "matched_source_indices": [3]},
+                                  {"sentence": 1, "matched_source_indices": [1, 3]}]), S, P)
+    assert reply is not None and reply.matches == {1: [3, 1]}
+
+
+def test_garbage_empty_and_wrong_shape_are_rejected_whole() -> None:
+    for text in ("", "   ", "no json here", "{not json}", '{"other": []}', '{"source_traced_results": 5}',
+                 "[1, 2, 3]"):
+        assert parse_match_reply(text, S, P) is None, text
+
+
+def test_recognition_reply_keeps_known_ids_only() -> None:
+    reply = parse_recognize_reply('```json\n{"sentences_needing_citation": [1, 3, 7, true, "2"]}\n```', S)
+    assert reply is not None and reply.ids == {1, 3} and reply.dropped_ids == 3
+    assert parse_recognize_reply("I think sentences 1 and 3.", S) is None
+
+
+def test_extract_picks_the_object_with_the_key_amid_other_objects() -> None:
+    text = 'first {"a": 1} then {"source_traced_results": []} end'
+    assert extract_json_object(text, "source_traced_results") == {"source_traced_results": []}
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.text(max_size=300) | st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 8) | st.text(max_size=5),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(
+        st.sampled_from(["sentence", "matched_source_indices", "source_traced_results", "x"]), c, max_size=3),
+    max_leaves=12,
+).map(json.dumps))
+def test_parsing_never_raises_and_never_returns_ids_we_did_not_send(text: str) -> None:
+    reply = parse_match_reply(text, S, P)
+    if reply is not None:
+        assert set(reply.matches) <= S
+        assert all(set(v) <= P and all(type(p) is int for p in v) for v in reply.matches.values())
+    rec = parse_recognize_reply(text, S)
+    assert rec is None or rec.ids <= S
