@@ -118,11 +118,11 @@ async def start_server(
 
 async def serve(config: ServerConfig, llm: LLMBackend | None = None) -> int:
     """Run until SIGTERM/SIGINT, then drain. Returns the process exit code."""
-    running = await start_server(config, llm)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in (signal.SIGTERM, signal.SIGINT):  # before "serving" is logged: no signal is missed
         loop.add_signal_handler(sig, stop.set)
+    running = await start_server(config, llm)
     await stop.wait()
     log("signal received; draining")
     await running.drain()
