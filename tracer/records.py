@@ -107,7 +107,7 @@ def canonical_url(url: str) -> str:
     except ValueError:
         return s
     host = (parts.hostname or "").rstrip(".")
-    if not host:
+    if not host or _BAD_LINK_CHARS.search(host):
         return s
     scheme = parts.scheme.lower()
     path = _normalise_percent(parts.path)
@@ -153,7 +153,8 @@ def _doc_key(source: str) -> str:
     """A stable key for a non-http(s) source: a local path, a file:// URL or an opaque id."""
     s = source.strip()
     if s.lower().startswith("file://"):
-        s = unquote(urlsplit(s).path)
+        rest = s[7:]
+        s = unquote(rest[rest.find("/"):] if "/" in rest else rest)  # drop the (usually empty) host
     s = s.replace("\\", "/")
     if "/" in s:
         lead = "/" if s.startswith("/") else ""
@@ -532,6 +533,8 @@ def _cut(content: str, limit: int, overlap: int) -> list[tuple[int, int]]:
             nxt -= 1
         if nxt == b and b - 1 > a and bounds[b] - bounds[b - 1] <= limit // 2 and overlap > 0:
             nxt = b - 1  # at least one sentence of overlap when it is not too long
+        while nxt < b and bounds[b + 1] - bounds[nxt] > limit:
+            nxt += 1  # the next passage must reach past this one's end
         a = nxt
     return spans
 

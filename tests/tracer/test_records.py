@@ -561,3 +561,53 @@ def test_bundled_example_records_are_valid(lang: str) -> None:
     assert len(warnings) == 1
     assert re.fullmatch(r"record \d+ dropped: exact duplicate of record \d+", warnings[0])
     assert len(split_passages(recs, 1200, 200)) >= len(recs)
+
+
+# ------------------------------------------------------------------------------ robustness
+
+_URLISH = st.one_of(
+    st.text(max_size=40),
+    st.builds(
+        lambda scheme, host, rest: f"{scheme}://{host}{rest}",
+        st.sampled_from(["http", "https", "HTTPS", "ftp", "file"]),
+        st.text(alphabet="abcXYZ.-:[]@0123456789%", max_size=20),
+        st.text(alphabet="/?&=#%._~abcABC0123456789 utm_", max_size=30),
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(url=_URLISH)
+def test_identity_functions_never_raise(url: str) -> None:
+    canon = canonical_url(url)
+    assert canonical_url(canon) == canon or not is_link(canon)  # idempotent on links
+    recs, warnings = normalize_records([{"url": url, "title": "", "content": "x"}])
+    assert len(recs) + len(warnings) == 1
+    if recs:
+        assert recs[0].source_key and recs[0].title
+        assert is_link(url) == is_link(recs[0].url)
+
+
+_VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(max_size=8), st.lists(st.integers(), max_size=2)
+)
+_ITEM = st.one_of(
+    _VALUE,
+    st.dictionaries(
+        st.sampled_from(["url", "link", "title", "name", "content", "text", "id", "metadata", "author"]),
+        st.one_of(_VALUE, st.dictionaries(st.text(max_size=3), _VALUE, max_size=2)),
+        max_size=6,
+    ),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(items=st.lists(_ITEM, max_size=8))
+def test_every_input_record_is_kept_or_dropped_with_its_index(items: list[object]) -> None:
+    recs, warnings = normalize_records(items)
+    dropped = [w for w in warnings if w.startswith("record ")]
+    assert len(recs) + len(dropped) == len(items)
+    indices = sorted([r.index for r in recs] + [int(w.split()[1]) for w in dropped])
+    assert indices == list(range(len(items)))
+    for r in recs:
+        assert r.content.strip() and r.url and r.title and r.source_key
