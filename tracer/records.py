@@ -30,6 +30,7 @@ __all__ = [
     "is_link",
     "normalize_records",
     "parse_records_text",
+    "source_key",
     "split_passages",
 ]
 
