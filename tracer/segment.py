@@ -23,7 +23,7 @@ _PSEUDO_HEADING = re.compile(r"(\*\*|__)[^*_\n].*?\1[ \t]*[:：]?[ \t]*")
 # terminal punctuation, then closing quotes / brackets / emphasis that stay with the sentence
 _BOUNDARY = re.compile(
     r"(?P<p>[。！？；!?]+[。！？；!?…]*|…+[。！？!?]*|\.{2,}|\.(?:[!?]+)?)"
-    r"(?P<c>[”’\"'」』）)\]】》〉*_~]*)"
+    r"(?P<c>[”’\"'」』）)\]】》〉*_]*)"
 )
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _WORD_BEFORE = re.compile(r"(?:[A-Za-z]+\.)*[A-Za-z]+$")
