@@ -1,0 +1,865 @@
+"""`source-tracer bulk IN.jsonl OUT.jsonl`: re-cite many reports, resumably (docs/bulk.md).
+
+One output line per input line, written whole (one write of line + newline), in completion
+order. Three engines run the same per-item code (`trace_item`): local worker processes,
+running services over TraceStream (`--server`), or Ray Data (`--engine ray`, server/bulk_ray.py).
+
+Every engine turns an input line into the same protobuf TraceRequest first, and local/Ray
+workers run exactly what the service runs (limits check, `request_to_core`, `trace`,
+`result_to_pb`), so the three produce the same reports and citations for the same input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import math
+import multiprocessing
+import os
+import queue
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import IO, Any
+
+import orjson
+from google.protobuf import json_format
+
+from server.pb.source_tracer.v1 import tracer_pb2 as pb
+from tracer import openjiuwen
+from tracer.errors import InvalidInputError
+
+# ---------------------------------------------------------------------------------------------
+# errors and codes
+
+DUPLICATE_CODE = "ALREADY_EXISTS"   # error code of a line whose id an earlier input line used
+
+
+class BulkError(Exception):
+    """The run cannot start (bad arguments, unusable OUT: exit 2) or go on (a worker died,
+    every server failed: exit 1, `resumable`). Lines already written stay valid."""
+
+    def __init__(self, message: str, resumable: bool = False) -> None:
+        super().__init__(message + ("; rerun with --resume to finish" if resumable else ""))
+        self.resumable = resumable
+
+
+def _status_name(code: int) -> str:
+    import grpc
+
+    for sc in grpc.StatusCode:
+        if sc.value[0] == code:
+            return str(sc.name)
+    return str(code)
+
+
+def error_line(item_id: str, code: str, message: str, line: int) -> bytes:
+    """`{"id", "error": {"code", "message", "line"}}`; `code` is a gRPC status code name."""
+    return orjson.dumps({"id": item_id, "error": {"code": code, "message": message, "line": line}})
+
+
+# ---------------------------------------------------------------------------------------------
+# input line -> TraceRequest
+
+# Friendly option values (as in tracer.options) and the protobuf enum names are both accepted.
+_MODES = {"auto": pb.MODE_AUTO, "deterministic": pb.MODE_DETERMINISTIC, "llm": pb.MODE_LLM}
+_EXISTING = {"keep": pb.EXISTING_KEEP, "replace": pb.EXISTING_REPLACE}
+_PLACEMENTS = {
+    "before": pb.PLACEMENT_BEFORE_PUNCT, "before_punct": pb.PLACEMENT_BEFORE_PUNCT,
+    "after": pb.PLACEMENT_AFTER_PUNCT, "after_punct": pb.PLACEMENT_AFTER_PUNCT,
+}
+_ENUM_OPTIONS: dict[str, tuple[dict[str, int], str]] = {
+    "mode": (_MODES, "MODE_"), "existing": (_EXISTING, "EXISTING_"), "placement": (_PLACEMENTS, "PLACEMENT_"),
+}
+_STR_OPTIONS = ("style", "references_heading", "language", "reference_format")
+OPTION_KEYS = ("mode", "style", "max_sources", "min_score", "existing", "placement", "language",
+               "references_heading", "reference_format")
+
+# Record keys mapped onto the wire Record fields: the same aliases the records stage accepts.
+_RECORD_ALIASES: dict[str, tuple[str, ...]] = {
+    "url": ("url", "link", "href", "source"),
+    "title": ("title", "name"),
+    "content": ("content", "original_content", "text", "snippet", "body"),
+    "source_type": ("source_type",),
+    "id": ("id", "index"),
+    "published_at": ("published_at", "publish_time", "published", "date"),
+    "author": ("author", "authors"),
+    "site": ("site", "site_name"),
+}
+
+
+def _scalar_str(value: object) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return ", ".join(value)
+    return None
+
+
+def _wire_record(item: object) -> pb.Record:
+    """One input record as a wire Record. Non-objects and wrongly typed fields become empty,
+    so the records stage drops the record with a warning naming its index (same on every engine)."""
+    rec = pb.Record()
+    if not isinstance(item, Mapping):
+        return rec
+    for name, aliases in _RECORD_ALIASES.items():
+        first: str | None = None
+        for key in aliases:
+            value = _scalar_str(item.get(key)) if key in item else None
+            if value is not None and value.strip():
+                first = value
+                break
+            if value is not None and first is None:
+                first = value
+        if first is not None:
+            setattr(rec, name, first)
+    meta = item.get("metadata")
+    if isinstance(meta, Mapping):
+        for k, v in meta.items():
+            sv = _scalar_str(v)
+            if sv is not None:
+                rec.metadata[str(k)] = sv
+    return rec
+
+
+def _flat_records(obj: Mapping[str, Any]) -> list[tuple[str, object]]:
+    """(source_type group, record) for the line's records in order: a list, a
+    {source_type: [records]} mapping, or openJiuwen's classified_content."""
+    if openjiuwen.is_openjiuwen_input(obj):
+        items = obj["classified_content"]
+        if not isinstance(items, list):
+            raise InvalidInputError("classified_content", "must be a list")
+        return [("", r) for r in openjiuwen.records_from_classified_content(items)]
+    raw = obj.get("records")
+    if raw is None:
+        return []
+    if isinstance(raw, list):
+        return [("", r) for r in raw]
+    if isinstance(raw, Mapping):
+        out: list[tuple[str, object]] = []
+        for group, items in raw.items():
+            if not isinstance(items, list):
+                raise InvalidInputError(f"records.{group}", "must be a list of records")
+            out.extend((str(group), r) for r in items)
+        return out
+    raise InvalidInputError("records", "must be a list of records or a {source_type: [records]} object")
+
+
+def _enum_option(key: str, value: object) -> int:
+    table, prefix = _ENUM_OPTIONS[key]
+    if isinstance(value, str):
+        v = value.strip().lower()
+        if v.startswith(prefix.lower()):
+            v = v[len(prefix):]
+        if v in table:
+            return table[v]
+    names = sorted({k for k in table if "_" not in k})
+    raise InvalidInputError(f"options.{key}", f"must be one of {', '.join(names)}, got {value!r}")
+
+
+def options_to_pb(options: object) -> pb.TraceOptions:
+    """The line's `options` object as wire options; InvalidInputError names the bad key."""
+    msg = pb.TraceOptions()
+    if options is None:
+        return msg
+    if not isinstance(options, Mapping):
+        raise InvalidInputError("options", "must be an object")
+    for key, value in options.items():
+        if key in _ENUM_OPTIONS:
+            setattr(msg, key, _enum_option(key, value))
+        elif key in _STR_OPTIONS:
+            if not isinstance(value, str):
+                raise InvalidInputError(f"options.{key}", f"must be a string, got {type(value).__name__}")
+            setattr(msg, key, value)
+        elif key == "max_sources":
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise InvalidInputError("options.max_sources", f"must be an integer, got {value!r}")
+            if not 1 <= value <= 20:
+                raise InvalidInputError("options.max_sources", f"must be 1..20, got {value}")
+            msg.max_sources = value
+        elif key == "min_score":
+            if value is None:
+                continue
+            if not isinstance(value, (int, float)) or isinstance(value, bool):
+                raise InvalidInputError("options.min_score", f"must be a number, got {value!r}")
+            msg.min_score = float(value)
+        else:
+            raise InvalidInputError(f"options.{key}", f"unknown option (known: {', '.join(OPTION_KEYS)})")
+    return msg
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One input line ready to trace: its 1-based line number and the serialized request."""
+
+    line: int
+    id: str
+    request: bytes  # pb.TraceRequest, serialized (cheap to ship to processes and Ray)
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    line: int
+    id: str
+    code: str
+    message: str
+
+
+def parse_line(line: int, raw: bytes, default_style: str = "") -> Item | BadLine:
+    """Input line -> Item, or BadLine naming the problem (id = the given id, else "line-N")."""
+    fallback = f"line-{line}"
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: not valid JSON: {exc}")
+    if not isinstance(obj, dict):
+        return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: must be a JSON object")
+    raw_id = obj.get("id")
+    if raw_id is None or raw_id == "":
+        item_id = fallback
+    elif isinstance(raw_id, str):
+        item_id = raw_id
+    elif isinstance(raw_id, int) and not isinstance(raw_id, bool):
+        item_id = str(raw_id)
+    else:
+        return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: id must be a string or integer")
+    if "report" not in obj:
+        return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: report: missing")
+    if not isinstance(obj["report"], str):
+        return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: report: must be a string")
+    try:
+        options = options_to_pb(obj.get("options"))
+        records = [_wire_record(r) for _, r in _flat_records(obj)]
+        for rec, (group, _) in zip(records, _flat_records(obj), strict=True):
+            if group and not rec.source_type:
+                rec.source_type = group
+    except InvalidInputError as exc:
+        return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: {exc}")
+    if default_style and not options.style:
+        options.style = default_style
+    req = pb.TraceRequest(report=obj["report"], records=records, options=options, id=item_id)
+    return Item(line, item_id, req.SerializeToString())
+
+
+# ---------------------------------------------------------------------------------------------
+# TraceResponse -> output line (shared by every engine)
+
+OUTPUT_SHAPES = ("native", "openjiuwen")
+
+
+def response_line(req: pb.TraceRequest, line: int, resp: pb.TraceResponse, shape: str) -> bytes:
+    """The output line for one answered request: an error line when its status is not OK."""
+    if resp.status.code != 0:
+        return error_line(req.id, _status_name(resp.status.code), resp.status.message, line)
+    d = json_format.MessageToDict(
+        resp, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
+    d["id"] = req.id
+    if shape == "openjiuwen":
+        from server.convert import record_to_dict
+
+        records = [record_to_dict(r) for r in req.records]
+        out = openjiuwen.to_openjiuwen_output(
+            d["report"], openjiuwen.citations_from_json(d["citations"]), records
+        )
+        return orjson.dumps({"id": req.id, **out, "warnings": d["warnings"]})
+    return orjson.dumps({"id": d.pop("id"), **d})
+
+
+# ---------------------------------------------------------------------------------------------
+# the in-process work (local worker processes and Ray workers)
+
+_LLM: Any = None
+_TIMEOUT_S = 0.0
+
+
+class _Deadline:
+    """Cancel token that trips once the per-item timeout has passed (checked between stages)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.at = time.monotonic() + seconds
+
+    def is_set(self) -> bool:
+        return time.monotonic() >= self.at
+
+
+def init_worker(llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
+                timeout_s: float) -> None:
+    """Per-process setup: the LLM backend (flags > environment > [llm] section; None when no
+    model is configured) and the per-item timeout."""
+    global _LLM, _TIMEOUT_S
+    from server.llm_client import build_backend
+
+    _LLM = build_backend(llm_args, llm_section)
+    _TIMEOUT_S = timeout_s
+
+
+def trace_item(line: int, request: bytes, shape: str) -> bytes:
+    """Trace one serialized TraceRequest exactly as the service does; return its output line."""
+    from server.config import Limits
+    from server.convert import check_limits, request_to_core, result_to_pb
+    from server.service import status_for
+    from tracer.errors import TracerError
+    from tracer.pipeline import trace
+
+    req = pb.TraceRequest.FromString(request)
+    deadline = _Deadline(_TIMEOUT_S) if _TIMEOUT_S > 0 else None
+    try:
+        check_limits(req, Limits())
+        report, records, options = request_to_core(req)
+        result = trace(report, records, options, llm=_LLM, cancel=deadline)
+    except TracerError as exc:
+        code, message = status_for(exc, deadline is not None and deadline.is_set())
+        return error_line(req.id, str(code.name), message, line)
+    except Exception as exc:  # a bug in the core: report it on this line, keep the run going
+        return error_line(req.id, "INTERNAL", f"internal error: {type(exc).__name__}: {exc}", line)
+    return response_line(req, line, result_to_pb(result, req.id), shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# output file: whole lines, resumable
+
+
+class Output:
+    """OUT opened for appending whole lines.
+
+    Each line goes out in one os.write of line + "\\n" on an O_APPEND descriptor (no user-space
+    buffer), so a killed process leaves at most a torn last line after power loss or disk-full;
+    that tail (no trailing newline) is truncated away on start. fsync policy: `always` after
+    every line, `interval` at most every `fsync_every` seconds and at close, `never` leaves it
+    to the OS."""
+
+    def __init__(self, path: str, *, resume: bool, overwrite: bool, fsync: str, fsync_every: float = 2.0):
+        self.path = path
+        self.fsync = fsync
+        self.fsync_every = fsync_every
+        self.done_ids: set[str] = set()
+        self.done_dup_lines: set[int] = set()
+        self.lines_present = 0
+        self.truncated_bytes = 0
+        self._lock = threading.Lock()
+        self._last_sync = time.monotonic()
+        exists = os.path.exists(path) and os.path.getsize(path) > 0
+        if exists and not resume and not overwrite:
+            raise BulkError(f"{path} exists and is not empty: pass --resume to continue it or --overwrite")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
+        if overwrite and not resume:
+            flags |= os.O_TRUNC
+        elif exists:
+            self._scan_and_repair()
+        self._fd = os.open(path, flags, 0o644)
+
+    def _scan_and_repair(self) -> None:
+        with open(self.path, "rb") as fh:
+            data = fh.read()
+        end = data.rfind(b"\n") + 1
+        if end < len(data):
+            self.truncated_bytes = len(data) - end
+            os.truncate(self.path, end)
+        for n, raw in enumerate(data[:end].splitlines(), 1):
+            if not raw.strip():
+                continue
+            try:
+                obj = orjson.loads(raw)
+                item_id = obj["id"]
+            except (orjson.JSONDecodeError, KeyError, TypeError):
+                raise BulkError(f"{self.path}: line {n} is not an output line; fix or remove it") from None
+            self.lines_present += 1
+            err = obj.get("error")
+            dup = isinstance(err, dict) and err.get("code") == DUPLICATE_CODE
+            if dup and isinstance(err.get("line"), int):
+                self.done_dup_lines.add(err["line"])
+            else:
+                self.done_ids.add(str(item_id))
+
+    def write(self, line: bytes) -> None:
+        data = line + b"\n"
+        with self._lock:
+            view = memoryview(data)
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+            now = time.monotonic()
+            due = self.fsync == "interval" and now - self._last_sync >= self.fsync_every
+            if self.fsync == "always" or due:
+                os.fsync(self._fd)
+                self._last_sync = now
+
+    def close(self) -> None:
+        with self._lock:
+            if self.fsync != "never":
+                os.fsync(self._fd)
+            os.close(self._fd)
+
+
+# ---------------------------------------------------------------------------------------------
+# progress
+
+
+def _fmt_eta(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "?"
+    s = int(seconds)
+    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+class Progress:
+    """tqdm bar on a terminal (items, rate, ETA, errors); plain periodic lines otherwise."""
+
+    def __init__(self, total: int, mode: str, every_s: float, stream: IO[str]) -> None:
+        self.total = max(0, total)
+        self.done = self.errors = self.skipped = 0
+        self.every_s = every_s
+        self.stream = stream
+        self.t0 = time.monotonic()
+        self._last = self.t0
+        self._lock = threading.Lock()
+        use_bar = mode == "bar" or (mode == "auto" and stream.isatty())
+        self.mode = "none" if mode == "none" else ("bar" if use_bar else "plain")
+        self._bar: Any = None
+        if self.mode == "bar":
+            from tqdm import tqdm
+
+            self._bar = tqdm(total=self.total or None, unit="report", file=stream, dynamic_ncols=True,
+                             smoothing=0.1)
+
+    def skip(self) -> None:
+        with self._lock:
+            self.skipped += 1
+
+    def add(self, ok: bool) -> None:
+        with self._lock:
+            self.done += 1
+            if not ok:
+                self.errors += 1
+            if self._bar is not None:
+                self._bar.update(1)
+                self._bar.set_postfix(errors=self.errors, refresh=False)
+            elif self.mode == "plain":
+                now = time.monotonic()
+                if now - self._last >= self.every_s:
+                    self._last = now
+                    self.stream.write(self.line() + "\n")
+                    self.stream.flush()
+
+    def line(self) -> str:
+        elapsed = max(1e-9, time.monotonic() - self.t0)
+        rate = self.done / elapsed
+        left = max(0, self.total - self.done)
+        eta = left / rate if rate > 0 else math.inf
+        of = f"/{self.total}" if self.total else ""
+        return (f"bulk: {self.done}{of} done, {self.errors} errors, {self.skipped} skipped, "
+                f"{rate:.2f} reports/s, ETA {_fmt_eta(eta)}")
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+        if self.mode != "none":
+            self.stream.write(self.line().replace("ETA", "elapsed " + _fmt_eta(time.monotonic() - self.t0)
+                                                  + ", ETA") + "\n")
+            self.stream.flush()
+
+
+# ---------------------------------------------------------------------------------------------
+# reading the input
+
+
+def count_lines(path: str) -> int:
+    """Non-blank lines of `path` (for the progress total)."""
+    n = 0
+    with open(path, "rb") as fh:
+        for raw in fh:
+            if raw.strip():
+                n += 1
+    return n
+
+
+def read_items(
+    path: str, out: Output, emit: Callable[[bytes, bool], None], progress: Progress, default_style: str
+) -> Iterator[Item]:
+    """Yield the lines still to trace. Bad lines and duplicate ids are answered here (via
+    `emit`); lines already answered in OUT (--resume) are skipped. Blank lines are not items."""
+    seen: dict[str, int] = {}
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            if n in out.done_dup_lines:
+                progress.skip()
+                continue
+            parsed = parse_line(n, raw, default_style)
+            first = seen.get(parsed.id)
+            if first is not None:
+                message = f"line {n}: duplicate id {parsed.id!r}, first used on line {first}"
+                emit(error_line(parsed.id, DUPLICATE_CODE, message, n), False)
+                continue
+            seen[parsed.id] = n
+            if parsed.id in out.done_ids:
+                progress.skip()
+                continue
+            if isinstance(parsed, BadLine):
+                emit(error_line(parsed.id, parsed.code, parsed.message, parsed.line), False)
+                continue
+            yield parsed
+
+
+# ---------------------------------------------------------------------------------------------
+# engines
+
+Emit = Callable[[bytes, bool], None]
+
+
+def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
+              llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
+              timeout_s: float, window: int = 0) -> None:
+    """Trace in `workers` processes with a bounded number of items in flight; completion order."""
+    window = window or workers * 4
+    ctx = multiprocessing.get_context("spawn")  # no fork of a process holding grpc/threads
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker,
+                             initargs=(llm_args, llm_section, timeout_s)) as pool:
+        in_flight: set[Future[bytes]] = set()
+
+        def drain(block_until: int) -> None:
+            nonlocal in_flight
+            while len(in_flight) > block_until:
+                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    try:
+                        line = fut.result()
+                    except BrokenProcessPool:
+                        raise BulkError("a worker process died (killed or crashed)", resumable=True) from None
+                    emit(line, _is_ok(line))
+
+        for item in items:
+            drain(window - 1)
+            in_flight.add(pool.submit(trace_item, item.line, item.request, shape))
+        drain(0)
+
+
+def _is_ok(line: bytes) -> bool:
+    """An output line is an error line when its second key is "error" (cheap, no parse)."""
+    # error lines are {"id":...,"error":{...}}; ok lines never have a top-level "error" key
+    return b',"error":{"code"' not in line
+
+
+def _parse_targets(spec: str) -> list[str]:
+    targets = [t.strip() for t in spec.split(",") if t.strip()]
+    for t in targets:
+        host, _, port = t.rpartition(":")
+        if not host or not port.isdigit():
+            raise BulkError(f"--server: expected host:port[,host:port...], got {t!r}")
+    if not targets:
+        raise BulkError("--server: no host:port given")
+    return targets
+
+
+class _FanOut:
+    """Shared state of a fan-out run: the feed queue, items put back by a failed stream, and
+    the count of items fed but not yet answered (a lane closes its stream only at zero)."""
+
+    def __init__(self, capacity: int) -> None:
+        self.work: queue.Queue[Item] = queue.Queue(maxsize=capacity)
+        self.retry: collections.deque[Item] = collections.deque()
+        self.fed_all = threading.Event()
+        self.stop = threading.Event()
+        self._lock = threading.Lock()
+        self.outstanding = 0
+
+    def fed(self) -> None:
+        with self._lock:
+            self.outstanding += 1
+
+    def answered(self) -> None:
+        with self._lock:
+            self.outstanding -= 1
+
+    def finished(self) -> bool:
+        with self._lock:
+            return self.fed_all.is_set() and self.outstanding == 0
+
+    def next_item(self) -> Item | None:
+        """An item to send, or None when there is none right now."""
+        try:
+            return self.retry.popleft()
+        except IndexError:
+            pass
+        try:
+            return self.work.get(timeout=0.1)
+        except queue.Empty:
+            return None
+
+
+class _Lane(threading.Thread):
+    """One TraceStream to one server, at most `window` items in flight. On a broken stream its
+    unanswered items go back for any lane to take, and it reconnects (then gives up)."""
+
+    def __init__(self, target: str, state: _FanOut, window: int, shape: str, emit: Emit,
+                 metadata: tuple[tuple[str, str], ...], retries: int = 3) -> None:
+        super().__init__(name=f"bulk-lane-{target}", daemon=True)
+        self.target, self.state, self.window, self.shape = target, state, window, shape
+        self.emit, self.metadata, self.retries = emit, metadata, retries
+        self.failure: str | None = None
+
+    def run(self) -> None:
+        import grpc
+
+        from server.pb.source_tracer.v1 import tracer_pb2_grpc
+
+        failures = 0
+        while not self.state.stop.is_set():
+            channel = grpc.insecure_channel(self.target, options=[
+                ("grpc.max_send_message_length", 64 * 1024 * 1024),
+                ("grpc.max_receive_message_length", 64 * 1024 * 1024),
+            ])
+            stream = _Stream(self.state, self.window)
+            try:
+                stub = tracer_pb2_grpc.SourceTracerStub(channel)
+                for resp in stub.TraceStream(stream.requests(), metadata=self.metadata):
+                    entry = stream.answered(resp.id)
+                    if entry is None:
+                        continue
+                    item, req = entry
+                    self.emit(response_line(req, item.line, resp, self.shape), resp.status.code == 0)
+                    self.state.answered()
+                    failures = 0
+                if stream.empty() and (self.state.finished() or self.state.stop.is_set()):
+                    return
+                raise RuntimeError("the stream ended with items unanswered")
+            except Exception as exc:  # grpc.RpcError, or a stream cut short
+                failures += 1
+                self.state.retry.extend(stream.take_back())
+                if failures > self.retries:
+                    self.failure = f"{self.target}: {_rpc_error_text(exc)}"
+                    return
+                time.sleep(min(2.0, 0.2 * 2 ** failures))
+            finally:
+                channel.close()
+
+
+class _Stream:
+    """The send side of one TraceStream call and the items it has in flight."""
+
+    def __init__(self, state: _FanOut, window: int) -> None:
+        self.state = state
+        self.slots = threading.Semaphore(window)
+        self.lock = threading.Lock()
+        self.in_flight: dict[str, tuple[Item, pb.TraceRequest]] = {}
+
+    def requests(self) -> Iterator[pb.TraceRequest]:
+        state = self.state
+        while not state.stop.is_set():
+            if state.finished():
+                return  # closes our side; the server then ends the stream
+            if not self.slots.acquire(timeout=0.1):
+                continue
+            item = state.next_item()
+            if item is None:
+                self.slots.release()
+                continue
+            req = pb.TraceRequest.FromString(item.request)
+            with self.lock:
+                self.in_flight[item.id] = (item, req)
+            yield req
+
+    def answered(self, item_id: str) -> tuple[Item, pb.TraceRequest] | None:
+        with self.lock:
+            entry = self.in_flight.pop(item_id, None)
+        if entry is not None:
+            self.slots.release()
+        return entry
+
+    def empty(self) -> bool:
+        with self.lock:
+            return not self.in_flight
+
+    def take_back(self) -> list[Item]:
+        with self.lock:
+            back = [item for item, _ in self.in_flight.values()]
+            self.in_flight.clear()
+        return back
+
+
+def _rpc_error_text(exc: BaseException) -> str:
+    code = getattr(exc, "code", None)
+    details = getattr(exc, "details", None)
+    if callable(code) and callable(details):
+        return f"{code().name}: {details()}"
+    return str(exc)
+
+
+def run_servers(items: Iterator[Item], emit: Emit, *, targets: list[str], shape: str,
+                window: int, metadata: tuple[tuple[str, str], ...] = ()) -> None:
+    """Fan items out to running services over TraceStream, `window` in flight per server.
+    Servers pull work as they free up, so a faster server takes more of it."""
+    state = _FanOut(capacity=max(2, len(targets) * window))
+    lanes = [_Lane(t, state, window, shape, emit, metadata) for t in targets]
+    for lane in lanes:
+        lane.start()
+
+    def check_alive() -> None:
+        if not any(lane.is_alive() for lane in lanes):
+            failures = "; ".join(lane.failure or "stopped" for lane in lanes)
+            raise BulkError(f"every server failed ({failures})", resumable=True)
+
+    try:
+        for item in items:
+            state.fed()
+            while True:
+                check_alive()
+                try:
+                    state.work.put(item, timeout=0.2)
+                    break
+                except queue.Full:
+                    continue
+        state.fed_all.set()
+        while not state.finished():
+            check_alive()
+            time.sleep(0.05)
+        for lane in lanes:
+            lane.join(5.0)
+    finally:
+        state.stop.set()
+
+
+# ---------------------------------------------------------------------------------------------
+# CLI
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - non-Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("input", metavar="IN.jsonl", help="one request per line: {id, report, records, options?}")
+    p.add_argument("output", metavar="OUT.jsonl", help="one response or error line per input line")
+    p.add_argument("--resume", action="store_true", help="skip ids already answered in OUT and append")
+    p.add_argument("--overwrite", action="store_true", help="truncate a non-empty OUT instead of failing")
+    p.add_argument("--workers", type=int, default=0, help="local worker processes (default: number of cores)")
+    p.add_argument("--engine", choices=("local", "ray"), default="local")
+    p.add_argument("--ray-address", default="", help="Ray cluster address (default: start a local Ray)")
+    p.add_argument("--server", default="", metavar="HOST:PORT[,HOST:PORT...]",
+                   help="fan the work out to running services over TraceStream")
+    p.add_argument("--window", type=int, default=0,
+                   help="items in flight per worker pool / per server (default: 4 x workers; 8 per server)")
+    p.add_argument("--auth-token", default=os.environ.get("SOURCE_TRACER_AUTH_TOKEN", ""),
+                   help="bearer token for --server (env SOURCE_TRACER_AUTH_TOKEN)")
+    p.add_argument("--output-shape", choices=OUTPUT_SHAPES, default="native",
+                   help="native: TraceResponse JSON; openjiuwen: {id, modified_report, datas}")
+    p.add_argument("--timeout", type=float, default=0.0, help="per-item time limit in seconds (local/ray)")
+    p.add_argument("--fsync", choices=("always", "interval", "never"), default="interval",
+                   help="fsync OUT after every line, every 2 s (default), or never")
+    p.add_argument("--progress", choices=("auto", "bar", "plain", "none"), default="auto",
+                   help="auto: a bar on a terminal, plain periodic lines otherwise")
+    p.add_argument("--progress-every", type=float, default=10.0, help="seconds between plain progress lines")
+    p.add_argument("--config", metavar="PATH", help="TOML config file; its [llm] section is used (local/ray)")
+    try:
+        from server.llm_client import add_llm_arguments
+
+        add_llm_arguments(p)
+    except ImportError:  # pragma: no cover
+        pass
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Add the `bulk` subcommand to the CLI."""
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "bulk", help="re-cite a JSONL file of reports (resumable)",
+        description="Re-cite every report of IN.jsonl into OUT.jsonl; see docs/bulk.md.",
+    )
+    add_arguments(p)
+    p.set_defaults(func=run)
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `bulk`; exit 0 when every line is answered (error lines included), 2 on bad usage,
+    1 when the run stopped early (then --resume finishes it)."""
+    try:
+        return _run(args)
+    except BulkError as exc:
+        print(f"bulk: {exc}", file=sys.stderr)
+        return 1 if exc.resumable else 2
+    except KeyboardInterrupt:
+        print("bulk: interrupted; rerun with --resume to finish", file=sys.stderr)
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    if not os.path.isfile(args.input):
+        raise BulkError(f"{args.input}: no such file")
+    if args.server and args.engine == "ray":
+        raise BulkError("--server and --engine ray are alternatives; pick one")
+    if args.workers < 0 or args.window < 0 or args.timeout < 0:
+        raise BulkError("--workers, --window and --timeout must be >= 0")
+    workers = args.workers or default_workers()
+    shape = args.output_shape
+    default_style = openjiuwen.MARKER_STYLE if shape == "openjiuwen" else ""
+
+    out = Output(args.output, resume=args.resume, overwrite=args.overwrite, fsync=args.fsync)
+    if out.truncated_bytes:
+        print(f"bulk: removed a torn last line ({out.truncated_bytes} bytes) from {args.output}",
+              file=sys.stderr)
+    total = max(0, count_lines(args.input) - out.lines_present)
+    progress = Progress(total, args.progress, args.progress_every, sys.stderr)
+
+    def emit(line: bytes, ok: bool) -> None:
+        out.write(line)
+        progress.add(ok)
+
+    llm_args, llm_section = _llm_config(args)
+    try:
+        items = read_items(args.input, out, emit, progress, default_style)
+        if args.server:
+            metadata: tuple[tuple[str, str], ...] = ()
+            if args.auth_token:
+                metadata = (("authorization", f"Bearer {args.auth_token}"),)
+            run_servers(items, emit, targets=_parse_targets(args.server), shape=shape,
+                        window=args.window or 8, metadata=metadata)
+        elif args.engine == "ray":
+            from server.bulk_ray import run_ray
+
+            run_ray(items, emit, address=args.ray_address, shape=shape, workers=workers,
+                    llm_args=llm_args, llm_section=llm_section, timeout_s=args.timeout)
+        else:
+            run_local(items, emit, workers=workers, shape=shape, llm_args=llm_args,
+                      llm_section=llm_section, timeout_s=args.timeout, window=args.window)
+    finally:
+        progress.close()
+        out.close()
+    return 0
+
+
+def _llm_config(args: argparse.Namespace) -> tuple[argparse.Namespace, dict[str, Any]]:
+    """The --llm-* flags and the config file's [llm] section for the workers, checked here
+    once so a bad setting stops the run before any work (BulkError names it)."""
+    from server.cli import _llm_section
+    from server.llm_client import build_backend
+
+    flags = argparse.Namespace(**{k: v for k, v in vars(args).items() if k != "func"})
+    try:
+        section = _llm_section(args)
+        build_backend(flags, section)
+    except Exception as exc:  # ConfigError, InvalidInputError, OSError: all name the setting
+        raise BulkError(f"LLM configuration: {exc}") from None
+    return flags, section
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="source-tracer bulk")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""Ray Data engine for `source-tracer bulk --engine ray` (optional extra `source-tracer[ray]`).
+
+The driver reads IN.jsonl and writes OUT.jsonl exactly as the local engine does (same parsing,
+same resume rules, same whole-line writes); only the tracing moves to Ray: items go in chunks
+through `Dataset.map_batches`, whose workers run `server.bulk.trace_item`, the code the local
+engine and the service run. Results stream back with `iter_rows` and are written as they come.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+from collections.abc import Callable, Iterator, Mapping
+from itertools import islice
+from typing import Any
+
+from server.bulk import BulkError, Item, _is_ok, init_worker, trace_item
+
+# Items per Dataset: bounds the driver's memory; each chunk is one streaming execution
+# (Ray keeps its worker processes between chunks, so a chunk costs only scheduling).
+CHUNK_ITEMS = 1_000
+BATCH_SIZE = 4
+
+_REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+_initialized = False
+
+
+def _trace_batch(batch: dict[str, Any], shape: str, llm_args: argparse.Namespace | None,
+                 llm_section: Mapping[str, Any] | None, timeout_s: float) -> dict[str, Any]:
+    """map_batches UDF (Ray tasks): trace each item; the first call in a worker process sets
+    it up (LLM backend, timeout); Ray keeps worker processes, so that happens once each."""
+    global _initialized
+    if not _initialized:
+        init_worker(llm_args, llm_section, timeout_s)
+        _initialized = True
+    lines = [
+        trace_item(int(line), bytes(request), shape)
+        for line, request in zip(batch["line"], batch["request"], strict=True)
+    ]
+    return {"out": lines}
+
+
+def _init_ray(address: str, workers: int) -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise BulkError("--engine ray needs the optional extra: pip install 'source-tracer[ray]'") from None
+    if not ray.is_initialized():
+        # Local runs: workers import tracer/server from this checkout, as the driver does.
+        runtime_env = {"env_vars": {"PYTHONPATH": _pythonpath()}}
+        if address:
+            ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
+        else:
+            ray.init(num_cpus=workers, include_dashboard=False, runtime_env=runtime_env,
+                     log_to_driver=False, logging_level=logging.WARNING)
+    return ray
+
+
+def _pythonpath() -> str:
+    current = os.environ.get("PYTHONPATH", "")
+    return _REPO_ROOT + (os.pathsep + current if current else "")
+
+
+def run_ray(items: Iterator[Item], emit: Callable[[bytes, bool], None], *, address: str, shape: str,
+            workers: int, llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
+            timeout_s: float) -> None:
+    """Trace `items` on Ray Data, `workers` concurrent UDF actors; completion order."""
+    ray = _init_ray(address, workers)
+    from ray.data import DataContext, TaskPoolStrategy
+
+    ctx = DataContext.get_current()
+    ctx.enable_progress_bars = False
+    ctx.print_on_execution_start = False
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    while True:
+        chunk = list(islice(items, CHUNK_ITEMS))
+        if not chunk:
+            return
+        ds = ray.data.from_items([{"line": it.line, "request": it.request} for it in chunk])
+        ds = ds.map_batches(
+            _trace_batch,
+            fn_args=(shape, llm_args, llm_section, timeout_s),
+            batch_size=BATCH_SIZE,
+            batch_format="numpy",
+            compute=TaskPoolStrategy(size=max(1, min(workers, len(chunk)))),
+            num_cpus=1,
+        )
+        for row in ds.iter_rows():
+            line = bytes(row["out"])
+            emit(line, _is_ok(line))

@@ -1,0 +1,204 @@
+"""`source-tracer bulk` with the local engine, run as a user runs it (subprocess), plus the
+output file's repair/resume rules in-process."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from bulk_cases import case, comparable, read_out, write_cases
+
+from server.bulk import DUPLICATE_CODE, BulkError, Output, parse_line
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def bulk(*args: str | Path, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    return subprocess.run(
+        [sys.executable, "-m", "server.cli", "bulk", *map(str, args)],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def by_id(lines: list[dict]) -> dict[str, dict]:
+    out: dict[str, dict] = {}
+    for line in lines:
+        assert line["id"] not in out, f"duplicate id {line['id']}"
+        out[line["id"]] = line
+    return out
+
+
+def test_each_line_answered_with_citations(tmp_path: Path) -> None:
+    ids = write_cases(tmp_path / "in.jsonl", 6)
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    lines = by_id(read_out(tmp_path / "out.jsonl"))
+    assert sorted(lines) == sorted(ids)
+    one = lines["case-0002"]
+    assert one["status"] == {"code": 0, "message": ""}
+    assert "[1]" in one["report"] and "[2]" in one["report"]
+    assert [ref["url"] for ref in one["references"]] == [
+        "https://history.example/corvin2", "https://census.example/corvin2?utm_source=x"]
+    assert one["stats"]["cited_sentences"] == 2 and one["report"].endswith(
+        "Many visitors find the old harbour charming.\n\n## References\n\n"
+        "[1] [History of Corvin2](https://history.example/corvin2)\n"
+        "[2] [Corvin2 census](https://census.example/corvin2?utm_source=x)\n")
+    # not a terminal: plain progress lines, the last one with the totals
+    assert "bulk: 6/6 done, 0 errors" in r.stderr
+
+
+def test_malformed_lines_become_error_lines_with_line_numbers(tmp_path: Path) -> None:
+    bad = [
+        '{"id": "broken", "report": ',                                   # line 3: not JSON
+        json.dumps({"id": "no-report", "records": []}),                   # line 6
+        json.dumps({"id": "bad-opt", "report": "x.", "options": {"max_sources": 99}}),  # line 9
+        json.dumps(case(0)),                                              # line 12: duplicate id
+        "[1, 2]",                                                         # line 15: not an object
+        json.dumps({"id": "bad-key", "report": "x.", "options": {"colour": "red"}}),  # line 18
+    ]
+    ids = write_cases(tmp_path / "in.jsonl", 12, extra=bad, every=2)
+    with open(tmp_path / "in.jsonl", "a", encoding="utf-8") as fh:
+        fh.write("\n   \n")  # blank lines are not input lines
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--workers", "2")
+    assert r.returncode == 0, r.stderr
+    lines = read_out(tmp_path / "out.jsonl")
+    assert len(lines) == 12 + len(bad)
+    errors = {(ln["id"], ln["error"]["line"]): ln["error"] for ln in lines if "error" in ln}
+    assert set(errors) == {("line-3", 3), ("no-report", 6), ("bad-opt", 9), ("case-0000", 12),
+                           ("line-15", 15), ("bad-key", 18)}
+    assert "not valid JSON" in errors[("line-3", 3)]["message"]
+    assert errors[("no-report", 6)] == {"code": "INVALID_ARGUMENT", "message": "line 6: report: missing",
+                                        "line": 6}
+    assert "options.max_sources" in errors[("bad-opt", 9)]["message"]
+    assert errors[("case-0000", 12)]["code"] == DUPLICATE_CODE
+    assert "first used on line 1" in errors[("case-0000", 12)]["message"]
+    assert "options.colour" in errors[("bad-key", 18)]["message"]
+    ok = {ln["id"] for ln in lines if "error" not in ln}
+    assert ok == set(ids)
+    assert "6 errors" in r.stderr
+
+
+def test_existing_output_needs_resume_or_overwrite(tmp_path: Path) -> None:
+    write_cases(tmp_path / "in.jsonl", 2)
+    (tmp_path / "out.jsonl").write_text('{"id": "old"}\n')
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl")
+    assert r.returncode == 2 and "--resume" in r.stderr
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--overwrite", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    assert sorted(ln["id"] for ln in read_out(tmp_path / "out.jsonl")) == ["case-0000", "case-0001"]
+
+
+def test_worker_parity_one_vs_two(tmp_path: Path) -> None:
+    write_cases(tmp_path / "in.jsonl", 16)
+    r1 = bulk(tmp_path / "in.jsonl", tmp_path / "w1.jsonl", "--workers", "1")
+    r2 = bulk(tmp_path / "in.jsonl", tmp_path / "w2.jsonl", "--workers", "2")
+    assert r1.returncode == 0 and r2.returncode == 0, r1.stderr + r2.stderr
+    one = {k: comparable(v) for k, v in by_id(read_out(tmp_path / "w1.jsonl")).items()}
+    two = {k: comparable(v) for k, v in by_id(read_out(tmp_path / "w2.jsonl")).items()}
+    assert one == two and len(one) == 16
+
+
+def test_resume_after_sigkill_at_a_random_point(tmp_path: Path) -> None:
+    n = 240
+    bad = ['{"id": "torn-input", "report": "unterminated', json.dumps({"id": "no-report-2"})]
+    ids = write_cases(tmp_path / "in.jsonl", n, extra=bad, every=70)
+    out = tmp_path / "out.jsonl"
+    rng = random.Random(int(time.time()))
+    kill_after = rng.randint(1, n // 3)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"), str(out),
+         "--workers", "2", "--fsync", "never"],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if out.exists() and out.read_bytes().count(b"\n") >= kill_after:
+                break
+            assert proc.poll() is None, "the run finished before it could be killed"
+            time.sleep(0.005)
+        os.kill(proc.pid, signal.SIGKILL)  # the main process only; its workers lose their parent
+    finally:
+        proc.wait(30)
+    before = read_out(out)
+    assert 0 < len(before) < n + len(bad), f"killed after {len(before)} lines"
+    # a crash can also leave a torn last line: resume must cut it away
+    with open(out, "ab") as fh:
+        fh.write(b'{"id": "case-9999", "report": "half a li')
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--workers", "2")
+    assert r.returncode == 0, r.stderr
+    assert "torn last line" in r.stderr
+    after = read_out(out)
+    assert after[: len(before)] == before           # nothing rewritten
+    assert len(after) == n + len(bad)               # one line per input line
+    got = by_id(after)                              # and every id exactly once
+    assert set(got) == set(ids) | {"line-71", "no-report-2"}
+    assert all("error" not in got[i] for i in ids)
+
+
+def test_output_repair_and_resume_state(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(
+        b'{"id":"a","report":"x"}\n'
+        b'{"id":"a","error":{"code":"ALREADY_EXISTS","message":"dup","line":7}}\n'
+        b'{"id":"b","error":{"code":"INVALID_ARGUMENT","message":"m","line":2}}\n'
+        b'{"id":"c","rep'
+    )
+    o = Output(str(out), resume=True, overwrite=False, fsync="always")
+    try:
+        assert o.truncated_bytes == len(b'{"id":"c","rep')
+        assert o.done_ids == {"a", "b"} and o.done_dup_lines == {7} and o.lines_present == 3
+        o.write(b'{"id":"c"}')
+    finally:
+        o.close()
+    assert out.read_bytes().endswith(b'"line":2}}\n{"id":"c"}\n')
+    out.write_bytes(b'{"id":"a"}\nnot json\n')
+    with pytest.raises(BulkError, match="line 2 is not an output line"):
+        Output(str(out), resume=True, overwrite=False, fsync="never")
+
+
+def test_resume_keeps_duplicate_lines_answered_once(tmp_path: Path) -> None:
+    lines = [json.dumps(case(0)), json.dumps(case(1)), json.dumps(case(0))]
+    (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.jsonl"
+    # as if killed after the duplicate's error line but before case-0000's own answer
+    out.write_text(json.dumps({"id": "case-0000", "error": {"code": DUPLICATE_CODE, "message": "dup",
+                                                             "line": 3}}) + "\n")
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    got = read_out(out)
+    assert len(got) == 3
+    answered = [ln for ln in got if "error" not in ln]
+    assert sorted(ln["id"] for ln in answered) == ["case-0000", "case-0001"]
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--workers", "1")  # nothing left to do
+    assert r.returncode == 0 and len(read_out(out)) == 3
+
+
+def test_parse_line_accepts_options_and_grouped_records() -> None:
+    raw = json.dumps({
+        "id": 7, "report": "A fact.",
+        "records": {"news": [{"link": "https://n.example/1", "name": "N", "text": "A fact."}]},
+        "options": {"mode": "deterministic", "placement": "after", "existing": "EXISTING_REPLACE",
+                    "min_score": 0.4, "style": "link", "language": "en"},
+    }).encode()
+    item = parse_line(1, raw)
+    assert not hasattr(item, "code"), item
+    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+
+    req = pb.TraceRequest.FromString(item.request)  # type: ignore[union-attr]
+    assert req.id == "7"
+    assert (req.records[0].url, req.records[0].title, req.records[0].content, req.records[0].source_type) == (
+        "https://n.example/1", "N", "A fact.", "news")
+    assert req.options.mode == pb.MODE_DETERMINISTIC and req.options.placement == pb.PLACEMENT_AFTER_PUNCT
+    assert req.options.existing == pb.EXISTING_REPLACE and abs(req.options.min_score - 0.4) < 1e-6
+    bad = parse_line(4, b'{"id": "x", "report": "y", "options": {"mode": "fast"}}')
+    assert getattr(bad, "code", "") == "INVALID_ARGUMENT" and "options.mode" in bad.message  # type: ignore[union-attr]
