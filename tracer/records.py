@@ -419,7 +419,7 @@ def _json_error(exc: orjson.JSONDecodeError) -> str:
     return f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
 
 
-def parse_records_text(text: str, source: str = "records") -> object:
+def parse_records_text(text: str, source: str = "records") -> list[Any] | dict[str, Any]:
     """Parse a records file: JSON (list, grouped mapping, or object) or JSONL (one record a line).
 
     Raises InvalidInputError(source, "...line N...") on invalid input.
@@ -438,8 +438,8 @@ def parse_records_text(text: str, source: str = "records") -> object:
     return doc
 
 
-def _parse_jsonl(body: str, source: str, whole_err: orjson.JSONDecodeError) -> list[object]:
-    items: list[object] = []
+def _parse_jsonl(body: str, source: str, whole_err: orjson.JSONDecodeError) -> list[Any]:
+    items: list[Any] = []
     first = True
     for lineno, line in enumerate(body.splitlines(), start=1):
         if not line.strip():
