@@ -143,6 +143,7 @@ def scan_markdown(text: str) -> Layout:
     lines = _split_lines(text)
     blocks = _Blocks()
     candidates: list[int] = []        # line indices of references headings (outside code)
+    plain: set[int] = set()           # candidates that are plain text lines ("References:")
     heading_lines: set[int] = set()   # line indices that are headings (for the trailing test)
     link_labels: set[str] = set()
     n = len(lines)
@@ -160,6 +161,7 @@ def scan_markdown(text: str) -> Layout:
 
     para_start = -1                   # index of first line of the current paragraph, -1 if none
     list_ctx = False                  # inside a list (indented lines are continuations, not code)
+    para_list = False                 # the current paragraph is a list item
     while i < n:
         line = lines[i]
         t = line.text
@@ -236,7 +238,7 @@ def scan_markdown(text: str) -> Layout:
             i += 1
             continue
         # setext heading: a one-line paragraph followed by === or ---
-        if para_start == i - 1 and para_start >= 0 and (_SETEXT_EQ.match(t) or _SETEXT_DASH.match(t)):
+        if para_start == i - 1 >= 0 and not para_list and (_SETEXT_EQ.match(t) or _SETEXT_DASH.match(t)):
             blocks.add(lines, i - 1, i)
             blocks.headings.append((lines[i - 1].start, line.end))
             heading_lines.add(i - 1)
@@ -275,19 +277,27 @@ def scan_markdown(text: str) -> Layout:
             blocks.add(lines, i, j)
             i = j + 1
             continue
-        # bold pseudo-heading that names a references section
+        # bold pseudo-heading, or a plain "References:" line opening a paragraph
         bm = _BOLD_LINE.match(t)
         if bm and is_references_title(bm.group("text")):
             candidates.append(i)
             heading_lines.add(i)
+        elif para_start < 0 and len(t) <= 40 and is_references_title(t):
+            candidates.append(i)
+            heading_lines.add(i)
+            plain.add(i)
         if _LIST_ITEM.match(t):
             list_ctx = True
             para_start = i
+            para_list = True
         elif para_start < 0:
             para_start = i
+            para_list = False
         i += 1
 
-    ref_line = _trailing_references(lines, candidates, heading_lines, blocks.spans)
+    ref_line = next(
+        (c for c in candidates if _is_trailing(lines, c, heading_lines, blocks.spans, c in plain)), None
+    )
     if ref_line is not None:
         body_end = lines[ref_line].start
         references: Span | None = (body_end, len(text))
@@ -309,17 +319,16 @@ def _find_line(lines: list[_Line], i: int, needle: str, casefold: bool = False) 
     return len(lines) - 1
 
 
-def _trailing_references(
-    lines: list[_Line], candidates: list[int], heading_lines: set[int], blocks: list[Span]
-) -> int | None:
-    """The first candidate heading after which only reference-like content follows."""
-    for c in candidates:
-        if _is_trailing(lines, c, heading_lines, blocks):
-            return c
-    return None
+def _is_trailing(
+    lines: list[_Line], c: int, heading_lines: set[int], blocks: list[Span], plain: bool
+) -> bool:
+    """Is the candidate heading at line c followed only by reference-like content?
 
-
-def _is_trailing(lines: list[_Line], c: int, heading_lines: set[int], blocks: list[Span]) -> bool:
+    Entries (numbered / bulleted / linked lines) and sub-headings over entries may follow; a
+    few prose lines are tolerated (a note, a footer); a later non-references heading must be
+    followed by strong entries (URLs, links, "[n]"). A plain "References:" line needs entries
+    and no prose at all.
+    """
     entries = prose = 0
     under_other_heading = False       # below a later heading that is not a references heading
     prev_entry = False
@@ -358,6 +367,8 @@ def _is_trailing(lines: list[_Line], c: int, heading_lines: set[int], blocks: li
         else:
             prose += 1
             prev_entry = False
+    if plain:
+        return entries > 0 and prose == 0
     return prose == 0 or prose <= entries // 3
 
 
@@ -406,13 +417,15 @@ def _inline_spans(text: str, start: int, end: int, link_labels: set[str]) -> lis
 
 
 def _trim_url(text: str, s: int, e: int) -> int:
+    """Drop trailing punctuation and unbalanced closing brackets from a bare URL."""
+    opened = {")": text.count("(", s, e), "]": text.count("[", s, e)}
+    closed = {")": text.count(")", s, e), "]": text.count("]", s, e)}
     while e > s:
         ch = text[e - 1]
         if ch in _URL_TRAIL:
             e -= 1
-        elif ch == ")" and text.count("(", s, e) < text.count(")", s, e):
-            e -= 1
-        elif ch == "]" and text.count("[", s, e) < text.count("]", s, e):
+        elif ch in closed and opened[ch] < closed[ch]:
+            closed[ch] -= 1
             e -= 1
         else:
             break

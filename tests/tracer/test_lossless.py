@@ -58,7 +58,8 @@ def sentence(draw: st.DrawFn) -> str:
 
 @st.composite
 def block(draw: st.DrawFn) -> str:
-    kind = draw(st.sampled_from(["para", "para", "para", "list", "fence", "table", "heading", "quote", "html"]))
+    kinds = ["para", "para", "para", "list", "fence", "table", "heading", "quote", "html"]
+    kind = draw(st.sampled_from(kinds))
     if kind == "para":
         sents = draw(st.lists(sentence(), min_size=1, max_size=4))
         sep = draw(st.sampled_from([" ", "\n", ""]))
@@ -69,7 +70,9 @@ def block(draw: st.DrawFn) -> str:
         return "\n".join(bullet + it for it in items)
     if kind == "fence":
         fence = draw(st.sampled_from(["```", "~~~"]))
-        body = draw(st.sampled_from(["## References\n[1] https://a.example.com/x", "x = a[1]. y = 2.", "参考文献"]))
+        body = draw(
+            st.sampled_from(["## References\n[1] https://a.example.com/x", "x = a[1]. y = 2.", "参考文献"])
+        )
         closed = draw(st.booleans())
         return f"{fence}python\n{body}\n" + (fence if closed else "")
     if kind == "table":
@@ -77,7 +80,8 @@ def block(draw: st.DrawFn) -> str:
         return f"| name | value |\n|---|---:|\n| {cell} | 5.2% |"
     if kind == "heading":
         level = draw(st.integers(1, 4))
-        title = draw(st.sampled_from(["Overview", "概述", "Sources of growth", "Results 2023", "**Key points**"]))
+        titles = ["Overview", "概述", "Sources of growth", "Results 2023", "**Key points**"]
+        title = draw(st.sampled_from(titles))
         return "#" * level + " " + title
     if kind == "quote":
         return "> " + draw(sentence())
@@ -101,7 +105,8 @@ def case(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]], TraceOptions]:
     facts = draw(st.lists(st.sampled_from(EN_FACTS + ZH_FACTS), min_size=0, max_size=5, unique=True))
     records: list[dict[str, Any]] = [
         {"url": "https://a.example.com/x", "title": "Alpha", "content": " ".join(facts[:2]) or "nothing"},
-        {"url": "https://b.example.com/y?utm_source=z", "title": "Beta", "content": " ".join(facts[2:]) or "none"},
+        {"url": "https://b.example.com/y?utm_source=z", "title": "Beta",
+         "content": " ".join(facts[2:]) or "none"},
         {"url": "https://a.example.com/x/", "title": "Alpha copy", "content": " ".join(facts[1:3]) or "zero"},
     ]
     options = TraceOptions(
@@ -135,7 +140,8 @@ def test_trace_is_lossless_and_numbers_are_sound(c: tuple[str, list[dict[str, An
 
     # 2. every marker in the output body has a reference entry
     numbers = {r.number for r in result.references}
-    out_markers = find_existing_markers(result.report, out_layout, segment_sentences(result.report, out_layout))
+    out_sents = segment_sentences(result.report, out_layout)
+    out_markers = find_existing_markers(result.report, out_layout, out_sents)
     if result.references:
         for m in out_markers:
             assert set(m.numbers) <= numbers, (result.report[m.start:m.end], numbers)

@@ -251,3 +251,26 @@ def test_empty_text() -> None:
     layout = scan_markdown("")
     assert layout.body_end == 0
     assert layout.protected == ()
+
+
+@pytest.mark.parametrize("line", ["References:", "参考资料：", "Sources"])
+def test_plain_references_line_with_entries(line: str) -> None:
+    body = "Revenue rose 5%.[1]\n\n"
+    text = body + f"{line}\n1. Alpha https://a.com\n2. Beta https://b.com\n"
+    assert scan_markdown(text).body_end == len(body)
+
+
+def test_plain_references_line_needs_entries_and_no_prose() -> None:
+    assert scan_markdown("Intro.\n\nSources:\nwere many and varied in this study.\n").references is None
+    assert scan_markdown("Intro.\n\nReferences:\n").references is None
+
+
+def test_dash_line_after_list_item_is_not_setext() -> None:
+    text = "- item\n---\n"
+    layout = scan_markdown(text)
+    assert layout.headings == ()
+
+
+def test_bare_url_with_many_closing_parens_is_fast_and_trimmed() -> None:
+    text = "see https://a.b/" + ")" * 30000 + " ok"
+    assert scan_markdown(text).protected == ((4, 16),)
