@@ -20,8 +20,8 @@ from server.config import ConfigError, ServerConfig
 from server.interceptors import BearerTokenAuth
 from server.logs import log
 from server.metrics import Metrics
-from server.pb.source_tracer.v1 import tracer_pb2, tracer_pb2_grpc
-from server.service import SourceTracerService, TraceFn
+from server.pb.source_tracer.v1 import tracer_pb2
+from server.service import SourceTracerService, TraceFn, add_to_server
 from tracer.pipeline import LLMBackend, trace
 
 SERVICE_NAME = tracer_pb2.DESCRIPTOR.services_by_name["SourceTracer"].full_name
@@ -85,7 +85,7 @@ async def start_server(
         ("grpc.so_reuseport", 0),
     ]
     server = grpc.aio.server(interceptors=interceptors, options=options)
-    tracer_pb2_grpc.add_SourceTracerServicer_to_server(service, server)
+    add_to_server(service, server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     reflection.enable_server_reflection(

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from server.config import ServerConfig
 from server.convert import check_limits, request_to_core, result_to_pb
@@ -39,6 +40,39 @@ STATUS_BY_ERROR: tuple[tuple[type[TracerError], grpc.StatusCode], ...] = (
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
 
 TraceFn = Callable[..., TraceResult]
+
+
+class MalformedRequest:
+    """Stands in for a request whose bytes are not a valid TraceRequest (e.g. bad UTF-8), so
+    the call is answered INVALID_ARGUMENT instead of gRPC's UNKNOWN for deserializer errors."""
+
+    report = ""
+    records: tuple[()] = ()
+    id = ""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def parse_request(data: bytes) -> pb.TraceRequest | MalformedRequest:
+    try:
+        return pb.TraceRequest.FromString(data)
+    except DecodeError as exc:
+        return MalformedRequest(str(exc).rsplit(": ", 1)[-1] or "cannot parse")
+
+
+def add_to_server(service: SourceTracerService, server: grpc.aio.Server) -> None:
+    """Register the servicer like the generated helper, but with `parse_request`."""
+    name = pb.DESCRIPTOR.services_by_name["SourceTracer"].full_name
+    serialize = pb.TraceResponse.SerializeToString
+    handlers = {
+        "Trace": grpc.unary_unary_rpc_method_handler(
+            service.Trace, request_deserializer=parse_request, response_serializer=serialize),
+        "TraceStream": grpc.stream_stream_rpc_method_handler(
+            service.TraceStream, request_deserializer=parse_request, response_serializer=serialize),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(name, handlers),))
+    server.add_registered_method_handlers(name, handlers)
 
 
 @dataclass(slots=True)
@@ -138,6 +172,9 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         self, request: pb.TraceRequest, slot: _Slot, cancel: threading.Event, deadline: float | None
     ) -> _Outcome:
         """Trace one request; never raises except asyncio.CancelledError (call cancelled)."""
+        if isinstance(request, MalformedRequest):
+            reason = f"request: not a valid TraceRequest: {request.reason}"
+            return _Outcome(grpc.StatusCode.INVALID_ARGUMENT, reason)
         try:
             check_limits(request, self._config.limits)
         except TracerError as exc:
