@@ -31,16 +31,22 @@ class Tuning:
     passage_chars: int = 1200        # target passage length when cutting long records
     passage_overlap: int = 200       # characters shared by consecutive passages
     retrieve_top_k: int = 8          # candidate passages per sentence
-    min_score: float = 0.6           # support score a pair needs to be cited
-    second_source_margin: float = 0.15  # extra sources must score within this of the best
+    min_score: float = 0.62          # support score a pair needs to be cited
+    second_source_margin: float = 0.1  # extra sources must score within this of the best
     evidence_context: int = 300      # max characters an evidence quote widens to whole sentences
     # Logistic support model over tracer.verify.FEATURES, one per language (Chinese reports are
     # scored on character bigrams, English on stemmed words); fitted by scripts/calibrate on
     # the dev benchmark, see docs/quality.md.
-    weights_en: tuple[float, ...] = (0.654, 0.402, 0.204, 0.709, 1.157, 5.362, -0.711, -0.029, -0.866, 1.827, 0.308)
-    bias_en: float = -9.202
-    weights_zh: tuple[float, ...] = (0.848, 1.405, 1.436, 0.166, 0.101, -0.652, 0.874, 0.442, 0.498, 1.524, -1.727)
-    bias_zh: float = -3.936
+    weights_en: tuple[float, ...] = (
+        0.515, 0.498, 0.268, 0.693, 1.135, 0.810, -0.504, -0.056, -0.741, -0.430, 0.111,
+        1.203, 0.003, 2.356, -0.696, 0.935, -1.305,
+    )
+    bias_en: float = -5.779
+    weights_zh: tuple[float, ...] = (
+        1.008, 1.558, 1.609, 0.252, 0.160, 0.592, 0.804, 0.505, 0.644, 2.337, -1.632,
+        0.160, -0.017, -0.931, 0.054, -0.529, -0.121,
+    )
+    bias_zh: float = -5.034
 
     def model(self, lang: str) -> tuple[tuple[float, ...], float]:
         """(weights, bias) of the support model for a report language."""

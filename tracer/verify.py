@@ -28,7 +28,9 @@ _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z\u00c0-\u024f]+(?:\
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有|未|无|非")
 
 FEATURES = ("coverage", "bigram", "fuzzy", "numbers", "entity", "rank", "length", "negation",
-            "window", "matched", "missing")
+            "window", "matched", "missing",
+            # interactions: lexical support counts for more when the record also ranks first
+            "coverage*rank", "window*rank", "matched*rank", "coverage*window", "rank^2", "window^2")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +50,9 @@ class PairFeatures:
 
     def vector(self) -> list[float]:
         return [self.coverage, self.bigram, self.fuzzy, self.numbers, self.entity, self.rank,
-                self.length, self.negation, self.window, self.matched, self.missing]
+                self.length, self.negation, self.window, self.matched, self.missing,
+                self.coverage * self.rank, self.window * self.rank, self.matched * self.rank,
+                self.coverage * self.window, self.rank * self.rank, self.window * self.window]
 
 
 def sentence_query(text: str) -> str:
