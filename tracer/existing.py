@@ -122,12 +122,18 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
 def _outside_code(
     text: str, prot: tuple[tuple[int, int], ...], prot_starts: list[int], s: int, e: int
 ) -> bool:
-    """True unless [s, e) lies in code/HTML/math. Link-shaped markers are exactly one link region."""
+    """True unless [s, e) lies inside code, HTML, math, front matter or an inline link / URL.
+
+    Link-shaped markers ("[[1]](url)") are exactly one inline region, which is fine; block
+    regions (ending at a line end) that are not code — headings, tables — are searched.
+    """
     k = bisect.bisect_right(prot_starts, s) - 1
     if k >= 0 and prot[k][1] > s:
         ps, pe = prot[k]
-        if not (ps == s and pe <= e) and _is_code_region(text, ps):
-            return False
+        if ps == s and pe <= e:
+            return True
+        block = pe == len(text) or text[pe - 1] == "\n"
+        return block and not _is_code_region(text, ps)
     return True
 
 

@@ -78,10 +78,17 @@ def test_openjiuwen_marker_gets_synthetic_number_per_url() -> None:
         "Array $a[1]$ here.",
         "Footnote def below.\n\n[^1]: the note\n",
         "[1]: https://a.com\n",
+        "See [the [1] docs](https://a.com) now.",
     ],
 )
 def test_non_markers(text: str) -> None:
     assert found(text) == []
+
+
+def test_markers_in_tables_and_headings_are_found() -> None:
+    text = "## Results [1]\n\n| a | b [2] |\n|---|---|\n| c | d【3】 |\n"
+    assert found(text) == [("[1]", (1,)), ("[2]", (2,)), ("【3】", (3,))]
+    assert all(m.sentence is None for m in find(text))
 
 
 def test_big_number_in_marker_list_context() -> None:
@@ -178,3 +185,7 @@ def test_parse_reference_entries_continuation_lines() -> None:
     entries = parse_reference_entries("[1] Alpha report\n    https://example.com/a\n[2] [B](https://b.com)\n")
     assert entries[1][0] == ["https://example.com/a"]
     assert entries[2] == (["https://b.com"], ["B"])
+
+
+def test_marker_right_after_bare_url() -> None:
+    assert found("See https://example.com/report[1]. Next.") == [("[1]", (1,))]
