@@ -116,7 +116,8 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     records = [
         Record(0, "https://a.example/r", "Annual <script>alert(1)</script> report",
                "Intro. Revenue grew 45% in 2023 thanks to services.", source_key="a"),
-        Record(1, "https://b.example/ev", "EV 销量", "据统计，2023年销量达到950万辆，同比增长。", source_key="b"),
+        Record(1, "https://b.example/ev", "EV 销量", "据统计，2023年销量达到950万辆，同比增长。",
+               source_key="b"),
     ]
     chosen = {0: [Candidate(0, 0, 0, Support(0.93, "exact", 7, 31))],
               1: [Candidate(1, 1, 1, Support(0.88, "fuzzy", 0, 19))]}
