@@ -19,11 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
+from server.config import ConfigError
 from tracer.errors import InvalidInputError
 from tracer.llm import ChatBackend, ChatError, ChatMessage, ChatReply, LLMSettings, Strategy
 
 if TYPE_CHECKING:
     from tracer.pipeline import LLMBackend
+
+
+class LLMConfigError(InvalidInputError, ConfigError):
+    """A bad LLM setting; the message names where it came from (flag, variable or [llm] key)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +129,7 @@ def resolve_config(
     file_config = file_config or {}
     unknown = sorted(set(file_config) - set(_BY_KEY))
     if unknown:
-        raise InvalidInputError(f"[llm] {unknown[0]}", f"unknown key (known: {', '.join(_BY_KEY)})")
+        raise LLMConfigError(f"[llm] {unknown[0]}", f"unknown key (known: {', '.join(_BY_KEY)})")
     values: dict[str, Any] = {}
     for s in SETTINGS:
         flag = getattr(args, f"llm_{s.key}", None) if args is not None else None
@@ -143,22 +148,25 @@ def resolve_config(
         try:
             api_key = path.read_text(encoding="utf-8").strip()
         except OSError as exc:
-            raise InvalidInputError("llm.api_key_file", f"cannot read {path}: {exc.strerror}") from None
+            raise LLMConfigError("llm.api_key_file", f"cannot read {path}: {exc.strerror}") from None
     base_url = str(values.get("base_url", "")).strip()
     if base_url and not base_url.startswith(("http://", "https://")):
-        raise InvalidInputError("llm.base_url", f"must be an http(s) URL, got {base_url!r}")
+        raise LLMConfigError("llm.base_url", f"must be an http(s) URL, got {base_url!r}")
     tuning = {k: values[k] for k in _TUNING if k in values}
     if "strategy" in tuning:
         try:
             tuning["strategy"] = Strategy(tuning["strategy"])
         except ValueError:
-            raise InvalidInputError(
+            raise LLMConfigError(
                 "llm.strategy", f"must be 'chunked' or 'full', got {tuning['strategy']!r}"
             ) from None
-    settings = LLMSettings(**tuning).validated()
+    try:
+        settings = LLMSettings(**tuning).validated()
+    except InvalidInputError as exc:
+        raise LLMConfigError(exc.field, exc.reason) from None
     temperature = float(values.get("temperature", 0.0))
     if not 0.0 <= temperature <= 2.0:
-        raise InvalidInputError("llm.temperature", f"must be within 0..2, got {temperature}")
+        raise LLMConfigError("llm.temperature", f"must be within 0..2, got {temperature}")
     return LLMConfig(
         base_url=base_url, api_key=api_key, model=str(values.get("model", "")).strip(),
         temperature=temperature, json_mode=bool(values.get("json_mode", False)),
@@ -172,14 +180,14 @@ def _parse(s: Setting, raw: Any, source: str) -> Any:
     if s.kind is _bool and isinstance(raw, bool):
         return raw
     if s.kind in (int, float) and isinstance(raw, bool):
-        raise InvalidInputError(source, f"must be a number, got {raw!r}")
+        raise LLMConfigError(source, f"must be a number, got {raw!r}")
     if s.kind is int and isinstance(raw, float):
-        raise InvalidInputError(source, f"must be an integer, got {raw!r}")
+        raise LLMConfigError(source, f"must be an integer, got {raw!r}")
     try:
         return s.kind(raw)
     except (TypeError, ValueError):
         kind = {int: "an integer", float: "a number", _bool: "true or false"}.get(s.kind, "valid")
-        raise InvalidInputError(source, f"must be {kind}, got {raw!r}") from None
+        raise LLMConfigError(source, f"must be {kind}, got {raw!r}") from None
 
 
 def build_backend(
@@ -274,5 +282,5 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-__all__ = ["add_llm_arguments", "build_backend", "resolve_config", "backend_from_config",
+__all__ = ["add_llm_arguments", "LLMConfigError", "build_backend", "resolve_config", "backend_from_config",
            "LLMConfig", "OpenAIChatClient", "SETTINGS"]

@@ -1,0 +1,101 @@
+"""LLM configuration: flags > environment > config file [llm] > defaults; errors name their source."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from server.llm_client import SETTINGS, add_llm_arguments, build_backend, resolve_config
+from tracer.errors import InvalidInputError
+from tracer.llm import ChatBackend, Strategy
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_llm_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+ENV = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1", "SOURCE_TRACER_LLM_MODEL": "env-model",
+       "OPENAI_API_KEY": "sk-env"}
+
+
+def test_unconfigured_means_no_backend() -> None:
+    cfg = resolve_config(parse(), None, env={})
+    assert not cfg.enabled
+    assert not resolve_config(parse(), None, env={"OPENAI_BASE_URL": "http://x/v1"}).enabled  # no model
+
+
+def test_environment_alone_enables_the_llm(monkeypatch: pytest.MonkeyPatch) -> None:
+    cfg = resolve_config(None, None, env=ENV)
+    assert cfg.enabled and cfg.model == "env-model" and cfg.api_key == "sk-env"
+    for key in [k for k in list(__import__("os").environ) if k.startswith(("OPENAI_", "SOURCE_TRACER_LLM"))]:
+        monkeypatch.delenv(key)
+    assert build_backend(None, None) is None
+    for key, value in ENV.items():
+        monkeypatch.setenv(key, value)
+    assert isinstance(build_backend(None, None), ChatBackend)
+    assert build_backend(parse("--no-llm"), None) is None
+
+
+def test_flags_beat_environment_beat_file() -> None:
+    file_cfg = {"model": "file-model", "timeout": 11, "top_k": 3, "strategy": "full", "max_concurrency": 2,
+                "retries": 4, "recognize": False}
+    env = dict(ENV, SOURCE_TRACER_LLM_TIMEOUT="22", SOURCE_TRACER_LLM_TOP_K="4")
+    cfg = resolve_config(parse("--llm-timeout", "33", "--llm-max-calls", "7"), file_cfg, env=env)
+    assert cfg.model == "env-model"                   # env over file
+    assert cfg.settings.timeout == 33.0               # flag over env over file
+    assert cfg.settings.top_k == 4                    # env over file
+    assert cfg.settings.strategy is Strategy.FULL     # file over default
+    assert cfg.settings.max_concurrency == 2 and cfg.settings.retries == 4
+    assert cfg.settings.recognize is False
+    assert cfg.settings.max_calls == 7
+    assert cfg.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_tool_specific_variables_beat_openai_ones() -> None:
+    env = dict(ENV, SOURCE_TRACER_LLM_BASE_URL="http://127.0.0.1:8/v1", SOURCE_TRACER_LLM_API_KEY="sk-st")
+    cfg = resolve_config(None, None, env=env)
+    assert cfg.base_url == "http://127.0.0.1:8/v1" and cfg.api_key == "sk-st"
+
+
+def test_api_key_file(tmp_path: Path) -> None:
+    key = tmp_path / "key"
+    key.write_text("sk-from-file\n", encoding="utf-8")
+    cfg = resolve_config(parse("--llm-api-key-file", str(key)), None,
+                         env={k: v for k, v in ENV.items() if k != "OPENAI_API_KEY"})
+    assert cfg.api_key == "sk-from-file"
+    with pytest.raises(InvalidInputError, match="llm.api_key_file"):
+        resolve_config(parse("--llm-api-key-file", str(tmp_path / "missing")), None, env={})
+
+
+@pytest.mark.parametrize("argv,env,file_cfg,needle", [
+    (["--llm-timeout", "soon"], {}, {}, "--llm-timeout: must be a number"),
+    ([], {"SOURCE_TRACER_LLM_MAX_CONCURRENCY": "many"}, {}, "SOURCE_TRACER_LLM_MAX_CONCURRENCY"),
+    ([], {}, {"retries": "x"}, r"\[llm\] retries"),
+    ([], {}, {"top_k": 2.5}, r"\[llm\] top_k: must be an integer"),
+    ([], {}, {"colour": "blue"}, r"\[llm\] colour: unknown key"),
+    (["--llm-strategy", "random"], {}, {}, "llm.strategy"),
+    (["--llm-base-url", "ftp://x"], {}, {}, "llm.base_url"),
+    (["--llm-top-k", "0"], {}, {}, "llm.top_k"),
+    ([], {"SOURCE_TRACER_LLM_RECOGNIZE": "maybe"}, {}, "SOURCE_TRACER_LLM_RECOGNIZE"),
+])
+def test_bad_values_name_their_source(argv: list[str], env: dict[str, str], file_cfg: dict[str, object],
+                                      needle: str) -> None:
+    with pytest.raises(InvalidInputError, match=needle):
+        resolve_config(parse(*argv), file_cfg, env=env)
+
+
+def test_every_setting_has_a_flag_an_env_variable_and_is_documented() -> None:
+    parser = argparse.ArgumentParser()
+    add_llm_arguments(parser)
+    help_text = parser.format_help()
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "llm.md").read_text(encoding="utf-8")
+    for s in SETTINGS:
+        flag = "--no-llm" if s.key == "enabled" else f"--llm-{s.key.replace('_', '-')}"
+        assert flag in help_text
+        assert s.env, s.key
+        for name in (flag, *s.env, f"`{s.key}`"):
+            assert name in doc, name
