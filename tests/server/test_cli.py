@@ -132,7 +132,8 @@ def test_config_precedence(tmp_path: Path) -> None:
     assert (cfg.port, cfg.max_in_flight, cfg.host) == (6000, 7, "0.0.0.0")
     assert cfg.limits == Limits(records=10, report_chars=99)
     assert cfg.auth_token == "s3cret" and cfg.llm == {"model": "m"}
-    env = {"SOURCE_TRACER_PORT": "7000", "SOURCE_TRACER_LIMIT_RECORDS": "20", "SOURCE_TRACER_CONFIG": str(cfg_file)}
+    env = {"SOURCE_TRACER_PORT": "7000", "SOURCE_TRACER_LIMIT_RECORDS": "20",
+           "SOURCE_TRACER_CONFIG": str(cfg_file)}
     cfg = load_config(_args(), env=env)
     assert (cfg.port, cfg.limits.records, cfg.max_in_flight) == (7000, 20, 7)
     cfg = load_config(_args(port=8000), env=env)

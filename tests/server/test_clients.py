@@ -73,9 +73,10 @@ def _node_call(node_client: list[str], address: str, request: dict) -> tuple[int
 
 
 def test_node_client_calls_trace(server, node_client) -> None:
-    for report, records, heading in ((EN_REPORT, EN_RECORDS, "References"), (ZH_REPORT, ZH_RECORDS, "参考文献")):
-        rc, resp = _node_call(node_client, server.address,
-                              {"report": report, "records": records, "options": {"mode": "MODE_DETERMINISTIC"}})
+    cases = ((EN_REPORT, EN_RECORDS, "References"), (ZH_REPORT, ZH_RECORDS, "参考文献"))
+    for report, records, heading in cases:
+        request = {"report": report, "records": records, "options": {"mode": "MODE_DETERMINISTIC"}}
+        rc, resp = _node_call(node_client, server.address, request)
         assert rc == 0
         assert heading in resp["report"]
         assert resp["citations"][0]["sources"][0]["number"] == 1

@@ -3,6 +3,7 @@ flight -> every accepted call answers OK, new calls get UNAVAILABLE, exit code 0
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 
@@ -38,7 +39,8 @@ def test_sigterm_drains_sixteen_in_flight_calls() -> None:
     try:
         channel = grpc.insecure_channel(srv.address)
         stub = tracer_pb2_grpc.SourceTracerStub(channel)
-        calls = [stub.Trace.future(_heavy_request(i), timeout=120) for i in range(16)]
+        calls = [stub.Trace.future(_heavy_request(i), timeout=120, metadata=(("x-request-id", f"drain-{i}"),))
+                 for i in range(16)]
         wait_until(lambda: metric_value(scrape(metrics_port), "source_tracer_in_flight") >= 16,
                    what="16 calls in flight")
         srv.terminate(signal.SIGTERM)
@@ -52,7 +54,8 @@ def test_sigterm_drains_sixteen_in_flight_calls() -> None:
         except grpc.RpcError as err:
             assert err.code() == grpc.StatusCode.UNAVAILABLE
         try:
-            status = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5).status
+            health = health_pb2_grpc.HealthStub(channel)
+            status = health.Check(health_pb2.HealthCheckRequest(), timeout=5).status
             assert status == health_pb2.HealthCheckResponse.NOT_SERVING
         except grpc.RpcError as err:  # already closed: also not serving
             assert err.code() == grpc.StatusCode.UNAVAILABLE
@@ -63,6 +66,14 @@ def test_sigterm_drains_sixteen_in_flight_calls() -> None:
         assert srv.wait(90) == 0
         stopped = [e for e in srv.logs if e.get("event") == "stopped"]
         assert stopped and stopped[0]["unfinished"] == 0
+        # Structured logs: one JSON "trace" event per call with its request id and stage timings,
+        # and (sensitive mode, the default) no report or record text anywhere.
+        traces = {e["request_id"]: e for e in srv.logs if e.get("event") == "trace"}
+        assert {f"drain-{i}" for i in range(16)} <= set(traces)
+        assert all(traces[f"drain-{i}"]["code"] == "OK" for i in range(16))
+        assert {"segment", "retrieve", "render"} <= set(traces["drain-0"]["stage_ms"])
+        assert not [e for e in srv.logs if "raw" in e], "every log line is JSON"
+        assert not any("electric" in json.dumps(e) or "Filler" in json.dumps(e) for e in srv.logs)
     finally:
         srv.close()
 

@@ -80,7 +80,7 @@ def _pem_key(key: ec.EllipticCurvePrivateKey) -> bytes:
 
 
 def _cert(subject: str, key, issuer_cert, issuer_key, *, ca: bool = False, server: bool = False):
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
     builder = (
         x509.CertificateBuilder()
@@ -139,7 +139,8 @@ def _secure_stub(srv: InProcessServer, pki, cert: str | None = None, key: str | 
         private_key=pki[key].read_bytes() if key else None,
         certificate_chain=pki[cert].read_bytes() if cert else None,
     )
-    channel = grpc.secure_channel(srv.address, creds, options=(("grpc.ssl_target_name_override", "localhost"),))
+    options = (("grpc.ssl_target_name_override", "localhost"),)
+    channel = grpc.secure_channel(srv.address, creds, options=options)
     return tracer_pb2_grpc.SourceTracerStub(channel)
 
 
@@ -155,7 +156,8 @@ def test_tls(pki) -> None:
 
 
 def test_mtls(pki) -> None:
-    srv = InProcessServer(base_config(tls_cert=str(pki["cert"]), tls_key=str(pki["key"]), tls_ca=str(pki["ca"])))
+    srv = InProcessServer(
+        base_config(tls_cert=str(pki["cert"]), tls_key=str(pki["key"]), tls_ca=str(pki["ca"])))
     try:
         ok = _secure_stub(srv, pki, "client_cert", "client_key")
         assert ok.Trace(_request(), timeout=30).citations

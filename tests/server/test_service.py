@@ -162,7 +162,8 @@ def test_stream_echoes_ids_and_survives_a_bad_item(stub) -> None:
 
 
 def test_stream_many_items_bounded(stub) -> None:
-    requests = [pb.TraceRequest(id=str(i), report=EN_REPORT, records=records_pb(EN_RECORDS)) for i in range(20)]
+    requests = [pb.TraceRequest(id=str(i), report=EN_REPORT, records=records_pb(EN_RECORDS))
+                for i in range(20)]
     ids = [r.id for r in stub.TraceStream(iter(requests))]
     assert sorted(ids, key=int) == [str(i) for i in range(20)]
 
@@ -178,7 +179,8 @@ def test_reflection_lists_services(server) -> None:
     from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
     refl = reflection_pb2_grpc.ServerReflectionStub(server.channel())
-    responses = list(refl.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")])))
+    ask = reflection_pb2.ServerReflectionRequest(list_services="")
+    responses = list(refl.ServerReflectionInfo(iter([ask])))
     names = {s.name for s in responses[0].list_services_response.service}
     assert {"source_tracer.v1.SourceTracer", "grpc.health.v1.Health"} <= names
 
