@@ -25,9 +25,10 @@ SUBCOMMANDS: list[tuple[str, str]] = [
     ("trace", "server.cli:register_trace"),
     ("serve", "server.cli:register_serve"),
     ("bulk", "server.bulk:register"),
+    ("render", "server.review_cli:register"),
 ]
 
-TRACE_EXTENSIONS: list[str] = []
+TRACE_EXTENSIONS: list[str] = ["server.review_cli"]  # --format html, --refs-out/--refs-format
 
 EXIT_OK, EXIT_FAILURE, EXIT_INPUT = 0, 1, 2
 
