@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from google.protobuf import json_format
@@ -127,12 +128,29 @@ def result_to_pb(result: TraceResult, request_id: str = "") -> pb.TraceResponse:
     return resp
 
 
+def _in_field_order(value: Any, descriptor: Any) -> Any:
+    """MessageToDict output with keys in .proto field order (it puts defaults last)."""
+    if not isinstance(value, dict) or descriptor is None:
+        return value
+    out: dict[str, Any] = {}
+    for f in descriptor.fields:
+        if f.name not in value:
+            continue
+        item = value[f.name]
+        sub = f.message_type
+        if sub is not None and sub.GetOptions().map_entry:
+            sub = None
+        if isinstance(item, list):
+            out[f.name] = [_in_field_order(v, sub) for v in item]
+        else:
+            out[f.name] = _in_field_order(item, sub)
+    return out
+
+
 def response_to_json(resp: pb.TraceResponse) -> str:
-    """Protobuf JSON mapping with the .proto field names and every default-valued field printed."""
-    return json_format.MessageToJson(
-        resp,
-        preserving_proto_field_name=True,
-        always_print_fields_with_no_presence=True,
-        ensure_ascii=False,
-        indent=2,
+    """Protobuf JSON mapping with the .proto field names, every default-valued field printed,
+    keys in .proto order."""
+    doc = json_format.MessageToDict(
+        resp, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
     )
+    return json.dumps(_in_field_order(doc, resp.DESCRIPTOR), ensure_ascii=False, indent=2)
