@@ -167,16 +167,17 @@ class _Text:
 
 
 def _core_end(text: _Text, s: Sentence) -> int:
-    """Sentence end with trailing deleted markers (and the spaces before them) skipped."""
-    p = s.end
+    """Sentence end with trailing whitespace and deleted markers (and the spaces before them) skipped."""
+    p = min(s.end, len(text.body))
     moved = True
     while moved and p > s.start:
         moved = False
+        while p > s.start and text.body[p - 1].isspace():  # spans exclude it; be safe if one does not
+            p -= 1
+            moved = True
         if p in text.del_end and text.del_end[p] >= s.start:
             p = text.del_end[p]
             moved = True
-            while p > s.start and text.body[p - 1] in " \t":
-                p -= 1
     return p
 
 
@@ -288,11 +289,6 @@ def _separator(body: str, nl: str) -> str:
     """What to append so exactly one blank line precedes the heading (body bytes untouched)."""
     if not body:
         return ""
-    out = ""
-    fence = _open_fence(body)
-    if fence:
-        out = ("" if body.endswith("\n") else nl) + fence + nl + nl
-        return out
     tail = body[len(body.rstrip()):]
     newlines = tail.count("\n")
     if body.endswith("\n"):
@@ -509,9 +505,15 @@ def _assemble(
             lines.append(f"[^{n}]: {entry}{quote}")
         else:
             lines.append(f"[{n}] {entry}")
-    section = _separator(body, nl) + nl.join(lines) + nl
+    marked = "".join(out)
+    fence = _open_fence(body)
+    if fence:  # close a code block left open at the end, or the list would be code
+        sep = ("" if marked.endswith("\n") else nl) + fence + nl + nl
+    else:
+        sep = _separator(marked, nl)
+    section = sep + nl.join(lines) + nl
     references = tuple(refs[n] for n in sorted(refs))
-    return Rendered("".join(out) + section, tuple(citations), references, tuple(warnings))
+    return Rendered(marked + section, tuple(citations), references, tuple(warnings))
 
 
 __all__ = ["Rendered", "render_report", "STYLES", "validate_style", "marker_regex", "strip_emitted_markers",

@@ -395,3 +395,12 @@ def test_every_style_is_lossless_with_gap_free_first_appearance_numbers(
     # one number per canonical source
     keys = [RECORDS[r.record_index].source_key for r in out.references]
     assert len(keys) == len(set(keys))
+
+
+def test_marker_at_body_end_still_gets_one_blank_line_before_heading() -> None:
+    report = "Claim without punctuation\n"
+    layout = Layout(body_end=len(report), references=None, protected=())
+    for end in (25, 26):  # a span that (wrongly) includes the newline is handled the same way
+        s = Sentence(0, 0, end, report[:end])
+        out = render_report(report, layout, [s], {0: [cand(0, 0)]}, [], {}, [rec(0)], TraceOptions(), "en")
+        assert out.report.startswith("Claim without punctuation[1]\n\n## References\n")
