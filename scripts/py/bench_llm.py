@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from server.llm_client import LLMConfig, backend_from_config  # noqa: E402
 from tests.fake_openai import (  # noqa: E402
@@ -92,7 +93,16 @@ def main() -> int:
     ap.add_argument("--records", type=int, default=200)
     ap.add_argument("--sentences", type=int, default=50)
     ap.add_argument("--delay", type=float, default=0.2, help="fake model latency per call, seconds")
+    ap.add_argument("--dev", action="store_true",
+                    help="instead: dev-benchmark quality against scripted fake models (eval_llm.py)")
+    ap.add_argument("--models", default="hallucinate,plausible,garbage,500,slow")
+    ap.add_argument("--limit", type=int, default=0, help="--dev: only the first N cases")
     args = ap.parse_args()
+    if args.dev:
+        from eval_llm import evaluate
+
+        evaluate(args.models.split(","), limit=args.limit)
+        return 0
     report, records = make_case(args.records, args.sentences)
     print(f"case: {args.records} records (~3,000 chars each), {args.sentences} sentences; "
           f"fake model latency {args.delay * 1000:.0f} ms; tokens = words+punctuation of the prompt")
