@@ -138,8 +138,11 @@ class _Blocks:
         self.spans.append((lines[i].start, lines[j].next))
 
 
-def scan_markdown(text: str) -> Layout:
-    """Mark protected regions and find the trailing references section (see module doc)."""
+def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
+    """Mark protected regions and find the trailing references section (see module doc).
+
+    With find_references=False the whole text is body (used to re-scan a traced output's body).
+    """
     lines = _split_lines(text)
     blocks = _Blocks()
     candidates: list[int] = []        # line indices of references headings (outside code)
@@ -297,7 +300,7 @@ def scan_markdown(text: str) -> Layout:
 
     ref_line = next(
         (c for c in candidates if _is_trailing(lines, c, heading_lines, blocks.spans, c in plain)), None
-    )
+    ) if find_references else None
     if ref_line is not None:
         body_end = lines[ref_line].start
         references: Span | None = (body_end, len(text))
