@@ -9,6 +9,7 @@ per canonical source (`Record.source_key`), so chunks and URL variants of a page
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -132,13 +133,17 @@ class _Text:
         self.del_end = {b: a for a, b in deletions}
         self.del_start = {a: b for a, b in deletions}
         self.protected = protected
+        regions = sorted([*protected, *deletions])
+        self._starts = [a for a, _ in regions]
+        self._reach: list[int] = []  # running max of region ends (robust to nested regions)
+        for _, end in regions:
+            self._reach.append(max(end, self._reach[-1] if self._reach else end))
 
-    def inside(self, spans: Sequence[Span], p: int) -> Span | None:
-        for a, b in spans:
-            if a < p < b:
-                return (a, b)
-            if a >= p:
-                break
+    def covering_end(self, p: int) -> int | None:
+        """End of the protected region or deleted marker strictly containing p, if any."""
+        i = bisect_left(self._starts, p)  # regions starting before p: [:i]
+        if i and self._reach[i - 1] > p:
+            return self._reach[i - 1]
         return None
 
     def prev_char(self, p: int) -> str:
@@ -214,12 +219,11 @@ def _hazard(text: _Text, p: int, style: str) -> bool:
 
 
 def _place(text: _Text, p: int) -> int:
-    span = text.inside(text.protected, p)
-    if span is not None:
-        p = span[1]
-    for a, b in text.deletions:
-        if a < p < b:
-            return b
+    """p, moved past any protected region or deleted marker it falls inside."""
+    end = text.covering_end(p)
+    while end is not None:
+        p = end
+        end = text.covering_end(p)
     return p
 
 
