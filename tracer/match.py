@@ -4,6 +4,7 @@ record(s) above the threshold. The same gate validates what an LLM proposes."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from tracer.models import Candidate, Sentence
 from tracer.options import TraceOptions
@@ -38,6 +39,13 @@ def select_sources(scored: list[Candidate], index: PassageIndex, options: TraceO
     return [c for c in kept if c.support.score >= floor][: options.max_sources]
 
 
+def _with_evidence(sentence: Sentence, picked: list[Candidate], verifier: Verifier) -> list[Candidate]:
+    """Locate evidence only for the sources actually cited (alignment is the costly part)."""
+    return [
+        replace(c, support=verifier.with_evidence_span(sentence.text, c.passage, c.support)) for c in picked
+    ]
+
+
 def match_deterministic(
     sentences: Sequence[Sentence],
     candidates: Mapping[int, Sequence[tuple[int, float]]],
@@ -56,11 +64,11 @@ def match_deterministic(
         scored = []
         for pid, _ in cands:
             rec = index.passages[pid].record
-            support, _f = verifier.support(s.text, pid, ranks.get(rec, 0.0))
+            support, _f = verifier.support(s.text, pid, ranks.get(rec, 0.0), with_evidence=False)
             scored.append(Candidate(s.id, rec, pid, support))
         picked = select_sources(scored, index, options)
         if picked:
-            chosen[s.id] = picked
+            chosen[s.id] = _with_evidence(s, picked, verifier)
     return chosen
 
 
@@ -89,10 +97,10 @@ def verify_proposals(
                 rejected += 1
                 continue
             rec = index.passages[pid].record
-            support, _f = verifier.support(sent.text, pid, ranks.get(rec, 0.0))
+            support, _f = verifier.support(sent.text, pid, ranks.get(rec, 0.0), with_evidence=False)
             scored.append(Candidate(sid, rec, pid, support))
         picked = select_sources(scored, index, options)
         rejected += len(scored) - len(picked)
         if picked:
-            chosen[sid] = picked
+            chosen[sid] = _with_evidence(sent, picked, verifier)
     return chosen, rejected

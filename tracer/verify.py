@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz
 
@@ -55,6 +55,21 @@ class PairFeatures:
                 self.coverage * self.window, self.rank * self.rank, self.window * self.window]
 
 
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    """Per-sentence data shared by all of its candidate pairs."""
+
+    toks: list[str]
+    weights: list[float]
+    total: float
+    pairs: list[tuple[str, str]]
+    cjk: list[str]
+    norm: str
+    numbers: set[str]
+    entities: frozenset[str]
+    negated: bool
+
+
 def sentence_query(text: str) -> str:
     """The sentence without citation markers (they are not part of the claim)."""
     return _MARKER.sub(" ", text)
@@ -72,6 +87,8 @@ class Verifier:
         self._record_norm: dict[int, str] = {}
         self._passage_bigrams: dict[int, frozenset[tuple[str, str]]] = {}
         self._passage_cjk: dict[int, frozenset[str]] = {}
+        self._passage_cache: dict[int, tuple[str, str, bool]] = {}
+        self._claims: dict[str, _Claim] = {}
 
     # -- cached record/passage data -------------------------------------------------
     def _numbers_of(self, record: int) -> set[str]:
@@ -96,48 +113,68 @@ class Verifier:
         return self._passage_cjk[pid]
 
     # -- features ---------------------------------------------------------------------
+    def _claim(self, sentence: str) -> _Claim:
+        claim = self._claims.get(sentence)
+        if claim is None:
+            text = sentence_query(sentence)
+            toks = content_tokens(text)
+            weights = [self.index.idf(t) for t in toks]
+            claim = _Claim(
+                toks=toks,
+                weights=weights,
+                total=sum(weights),
+                pairs=list(zip(toks, toks[1:], strict=False)),
+                cjk=cjk_bigrams(text),
+                norm=normalize_for_match(text),
+                numbers=numbers(text),
+                entities=frozenset(e.lower() for e in _CAPITALISED.findall(text)),
+                negated=bool(_NEGATION.search(text)),
+            )
+            self._claims[sentence] = claim
+        return claim
+
+    def _passage_text(self, pid: int) -> tuple[str, str, bool]:
+        """(normalised text, lower-cased text, negated?) of a passage, cached."""
+        got = self._passage_cache.get(pid)
+        if got is None:
+            text = self.index.passages[pid].text
+            got = (normalize_for_match(text), text.lower(), bool(_NEGATION.search(text)))
+            self._passage_cache[pid] = got
+        return got
+
     def features(self, sentence: str, pid: int, rank: float) -> PairFeatures:
         passage = self.index.passages[pid]
-        claim = sentence_query(sentence)
-        toks = content_tokens(claim)
+        c = self._claim(sentence)
+        p_norm, p_lower, p_negated = self._passage_text(pid)
         ptoks = self.index.token_sets[pid]
-        weights = [self.index.idf(t) for t in toks]
-        total = sum(weights) or 1.0
-        coverage = sum(w for t, w in zip(toks, weights, strict=True) if t in ptoks) / total
+        total = c.total or 1.0
+        coverage = sum(w for t, w in zip(c.toks, c.weights, strict=True) if t in ptoks) / total
 
-        cjk = cjk_bigrams(claim)
-        if len(cjk) >= 4:
+        if len(c.cjk) >= 4:
             pc = self._cjk_of(pid)
-            bigram = sum(1 for b in cjk if b in pc) / len(cjk)
-        else:
-            pairs = list(zip(toks, toks[1:], strict=False))
+            bigram = sum(1 for b in c.cjk if b in pc) / len(c.cjk)
+        elif c.pairs:
             pb = self._bigrams_of(pid)
-            bigram = sum(1 for b in pairs if b in pb) / len(pairs) if pairs else coverage
+            bigram = sum(1 for b in c.pairs if b in pb) / len(c.pairs)
+        else:
+            bigram = coverage
 
-        norm_claim = normalize_for_match(claim)
-        fuzzy_score = fuzz.partial_ratio(norm_claim, normalize_for_match(passage.text)) / 100.0 \
-            if norm_claim else 0.0
+        fuzzy_score = fuzz.partial_ratio(c.norm, p_norm) / 100.0 if c.norm else 0.0
 
-        sent_nums = numbers(claim)
-        if sent_nums:
-            rec_nums = self._numbers_of(passage.record)
-            nums = len(sent_nums & rec_nums) / len(sent_nums)
+        if c.numbers:
+            nums = len(c.numbers & self._numbers_of(passage.record)) / len(c.numbers)
         else:
             nums = 1.0
 
-        ents = {e.lower() for e in _CAPITALISED.findall(claim)}
-        if ents:
-            ptext = passage.text.lower()
-            entity = sum(1 for e in ents if e in ptext) / len(ents)
+        if c.entities:
+            entity = sum(1 for e in c.entities if e in p_lower) / len(c.entities)
         else:
             entity = coverage
 
         window, matched_mass = _window_coverage(
-            toks, weights, self.index.tokens[pid], max(12, 2 * len(toks) + 8)
+            c.toks, c.weights, self.index.tokens[pid], max(12, 2 * len(c.toks) + 8)
         )
-        neg_s = bool(_NEGATION.search(claim))
-        neg_p = bool(_NEGATION.search(passage.text))
-        exact = len(norm_claim) >= 20 and norm_claim in self._norm_of(passage.record)
+        exact = len(c.norm) >= 20 and c.norm in self._norm_of(passage.record)
         return PairFeatures(
             coverage=coverage,
             bigram=bigram,
@@ -145,11 +182,11 @@ class Verifier:
             numbers=nums,
             entity=entity,
             rank=rank,
-            length=math.log(1 + len(toks)),
-            negation=1.0 if (neg_s and not neg_p) else 0.0,
+            length=math.log(1 + len(c.toks)),
+            negation=1.0 if (c.negated and not p_negated) else 0.0,
             window=window,
             matched=math.log1p(matched_mass),
-            missing=math.log1p(max(0.0, sum(weights) - matched_mass)),
+            missing=math.log1p(max(0.0, c.total - matched_mass)),
             exact=exact,
         )
 
@@ -160,18 +197,25 @@ class Verifier:
         z = bias + sum(a * b for a, b in zip(w, f.vector(), strict=True))
         return 1.0 / (1.0 + math.exp(-z))
 
-    def support(self, sentence: str, pid: int, rank: float) -> tuple[Support, PairFeatures]:
-        """Score the pair and locate the evidence span (offsets into the record content)."""
+    def support(
+        self, sentence: str, pid: int, rank: float, *, with_evidence: bool = True
+    ) -> tuple[Support, PairFeatures]:
+        """Score the pair and locate the evidence span (offsets into the record content).
+        Without `with_evidence` the span is left empty; `with_evidence_span` fills it later."""
         f = self.features(sentence, pid, rank)
         s = self.score(f)
-        start, end = self.evidence_span(sentence, pid)
         if f.exact:
             kind = "exact"
         elif f.fuzzy >= 0.9:
             kind = "fuzzy"
         else:
             kind = "lexical"
+        start, end = self.evidence_span(sentence, pid) if with_evidence else (0, 0)
         return Support(score=round(s, 4), match=kind, evidence_start=start, evidence_end=end), f
+
+    def with_evidence_span(self, sentence: str, pid: int, support: Support) -> Support:
+        start, end = self.evidence_span(sentence, pid)
+        return replace(support, evidence_start=start, evidence_end=end)
 
     def evidence_span(self, sentence: str, pid: int) -> tuple[int, int]:
         """Best-aligned window of the passage, widened to whole record sentences."""
