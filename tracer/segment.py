@@ -238,6 +238,13 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
                 if sp.is_boundary(unit, ps, m.group("p"), b):
                     _emit(text, sp, spans, cur, b, unit)
                     cur = sp.next_content(unit, b)
+            # a line ending with a colon introduces what follows: "The formula is:\nV = l × w"
+            e = re_
+            while e > rs and text[e - 1] in " \t":
+                e -= 1
+            if re_ < unit_end and e > cur and text[e - 1] in ":：" and not sp.protected(e - 1):
+                _emit(text, sp, spans, cur, e, unit)
+                cur = sp.next_content(unit, e)
         if cur < unit_end:
             _emit(text, sp, spans, cur, unit_end, unit)
     return [Sentence(i, s, e, text[s:e], lst, h) for i, (s, e, lst, h) in enumerate(spans)]

@@ -91,6 +91,15 @@ def test_single_newline_joins_unless_terminal() -> None:
     assert texts("第一行没有标点\n第二行。") == ["第一行没有标点\n第二行。"]
 
 
+def test_line_ending_with_colon_ends_sentence() -> None:
+    assert texts("The formula is:\nV = l × w × d\n公式如下：\n体积等于长乘宽") == [
+        "The formula is:",
+        "V = l × w × d\n公式如下：",
+        "体积等于长乘宽",
+    ]
+    assert texts("See https://a.com/x:\nnext line") == ["See https://a.com/x:", "next line"]
+
+
 def test_list_items_are_own_units_without_bullets() -> None:
     text = (
         "Intro:\n- first item\n- second item. Two sentences.\n* star item\n+ plus\n1. one\n2) two\n"
