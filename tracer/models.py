@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 Span = tuple[int, int]  # [start, end) code-point offsets
 

@@ -81,7 +81,9 @@ class TraceOptions:
         if self.language not in ("", "en", "zh"):
             raise InvalidInputError("options.language", f"must be '', 'en' or 'zh', got {self.language!r}")
         if len(self.references_heading) > 200 or "\n" in self.references_heading:
-            raise InvalidInputError("options.references_heading", "must be one line of at most 200 characters")
+            raise InvalidInputError(
+                "options.references_heading", "must be one line of at most 200 characters"
+            )
         return self
 
     def with_(self, **changes: object) -> TraceOptions:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz
 
-from tracer.models import Passage, Record, Support
+from tracer.models import Record, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
 from tracer.text import cjk_bigrams, content_tokens, normalize_for_match, numbers
@@ -251,18 +251,18 @@ def _window_coverage(
     """Best IDF-weighted share of the sentence's distinct words inside any run of `width`
     passage tokens (a sliding window, linear in the passage length)."""
     weight_of: dict[str, float] = {}
-    for t, w in zip(toks, weights, strict=True):
-        weight_of[t] = w
+    for t, wt in zip(toks, weights, strict=True):
+        weight_of[t] = wt
     total = sum(weight_of.values())
     if total <= 0 or not passage_tokens:
         return 0.0, 0.0
     counts: dict[str, int] = {}
     mass = best = 0.0
     for i, tok in enumerate(passage_tokens):
-        w = weight_of.get(tok)
-        if w is not None:
+        tw = weight_of.get(tok)
+        if tw is not None:
             if counts.get(tok, 0) == 0:
-                mass += w
+                mass += tw
             counts[tok] = counts.get(tok, 0) + 1
         if i >= width:
             old = passage_tokens[i - width]

@@ -41,8 +41,8 @@ def make_grpc_tracer(target: str) -> Any:
 
     from server.pb.source_tracer.v1 import tracer_pb2, tracer_pb2_grpc
 
-    channel = grpc.insecure_channel(target, options=[("grpc.max_receive_message_length", 64 << 20),
-                                                    ("grpc.max_send_message_length", 64 << 20)])
+    limits = [("grpc.max_receive_message_length", 64 << 20), ("grpc.max_send_message_length", 64 << 20)]
+    channel = grpc.insecure_channel(target, options=limits)
     stub = tracer_pb2_grpc.SourceTracerStub(channel)
 
     def run(case: dict[str, Any], min_score: float | None) -> dict[str, Any]:
