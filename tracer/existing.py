@@ -225,9 +225,10 @@ def _title_candidates(plain: str) -> Iterable[str]:
     yield s
     for q in re.findall(r"《([^》]+)》|[\"“]([^\"”]+)[\"”]", s):
         yield q[0] or q[1]
-    for sep in (" - ", " — ", " | ", "，", ", ", ". "):
-        if sep in s:
-            yield s.split(sep)[0]
+    for part in re.split(r" - | — | \| |，|, |\. |。", s):
+        part = part.strip().strip('"“”*_').strip()
+        if len(part) >= 4 and part != s:
+            yield part
 
 
 def resolve_existing(

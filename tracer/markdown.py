@@ -69,6 +69,10 @@ _REF_TITLES = frozenset(
         "引用文献", "参考",
     }
 )
+_REF_COMPANIONS = frozenset(
+    {"notes", "links", "data", "further reading", "延伸阅读", "相关链接", "注释", "资料"}
+)
+_TITLE_JOINERS = re.compile(r"\s*(?:\band\b|&|/|与|和|及|、|,|，)\s*")
 _NUMBERING = re.compile(
     r"^(?:\d+(?:\.\d+)*[.)、]?|[一二三四五六七八九十百]+[、.．]|[IVXLC]+[.)]|[（(][一二三四五六七八九十\d]+[)）])\s*"
 )
@@ -122,8 +126,16 @@ def is_references_title(title: str) -> bool:
     s = title.strip().strip("*_ \t").strip()
     s = re.sub(r"^[^\w(（]+", "", s)          # leading emoji / symbols
     s = _NUMBERING.sub("", s, count=1)
-    s = s.strip().strip("*_ \t").rstrip(":：").strip().strip("*_").strip()
-    return s.casefold() in _REF_TITLES
+    s = s.strip().strip("*_ \t").rstrip(":：").strip().strip("*_").strip().casefold()
+    if s in _REF_TITLES:
+        return True
+    # "References and Further Reading", "Notes & Sources", "参考文献与资料来源"
+    parts = [p for p in _TITLE_JOINERS.split(s) if p]
+    return (
+        len(parts) > 1
+        and all(p in _REF_TITLES or p in _REF_COMPANIONS for p in parts)
+        and any(p in _REF_TITLES for p in parts)
+    )
 
 
 class _Blocks:

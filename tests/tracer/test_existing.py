@@ -189,3 +189,8 @@ def test_parse_reference_entries_continuation_lines() -> None:
 
 def test_marker_right_after_bare_url() -> None:
     assert found("See https://example.com/report[1]. Next.") == [("[1]", (1,))]
+
+
+def test_resolve_by_title_part_of_a_citation_line() -> None:
+    refs = "## 参考文献\n[1] 中国汽车工业协会. Alpha report. 2024.\n[2] Smith J, \"Beta 研究\", Journal\n"
+    assert resolve_existing(markers(1, 2), refs, RECS) == {1: 0, 2: 1}
