@@ -6,12 +6,12 @@ import re
 from dataclasses import dataclass
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tracer.errors import InvalidInputError
 from tracer.models import Candidate, ExistingMarker, Layout, Record, Sentence, Span, Support
-from tracer.options import ExistingPolicy, Placement, TraceOptions
+from tracer.options import ExistingPolicy, Mode, Placement, TraceOptions
 from tracer.render import STYLES, Rendered, marker_regex, render_report, strip_emitted_markers
 
 
@@ -404,3 +404,115 @@ def test_marker_at_body_end_still_gets_one_blank_line_before_heading() -> None:
         s = Sentence(0, 0, end, report[:end])
         out = render_report(report, layout, [s], {0: [cand(0, 0)]}, [], {}, [rec(0)], TraceOptions(), "en")
         assert out.report.startswith("Claim without punctuation[1]\n\n## References\n")
+
+
+# ------------------------------------------------------------------ whole pipeline, every style
+
+PIPE_FACTS = [
+    "Revenue rose 5.2% to $30.8 billion in 2023.", "The U.S. Dept. of Labor reported 3.9% unemployment.",
+    'The CEO said "growth will continue."', "2023年全国GDP增长5.2%。", "他说：“我们会赢。”",
+    "据统计，该公司营收达到308亿美元！",
+]
+PIPE_EXTRAS = ["", " See `code [1]. x`.", " Read [the docs](https://docs.example.com/a_(b)).", " 😀"]
+PIPE_OLD = ["", "[1]", " [2]", "[1, 2]", "[^1]", "[citation:2]", "[9]"]
+
+
+@st.composite
+def pipeline_case(draw: st.DrawFn) -> tuple[str, list[dict[str, str]]]:
+    blocks = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["para", "para", "list", "fence", "table", "heading"]))
+        sents = [
+            draw(st.sampled_from(PIPE_FACTS)) + draw(st.sampled_from(PIPE_OLD))
+            + draw(st.sampled_from(PIPE_EXTRAS))
+            for _ in range(draw(st.integers(1, 3)))
+        ]
+        if kind == "para":
+            blocks.append(draw(st.sampled_from([" ", "\n"])).join(sents))
+        elif kind == "list":
+            blocks.append("\n".join("- " + s for s in sents))
+        elif kind == "fence":
+            blocks.append("```\nx = a[1]. y = 2.\n" + draw(st.sampled_from(["```", ""])))
+        elif kind == "table":
+            blocks.append(f"| fact | v |\n|---|---|\n| {sents[0]} | 1 |")
+        else:
+            blocks.append("## Results 2023")
+    report = "\n\n".join(blocks) + draw(st.sampled_from(
+        ["", "\n", "\n\n## References\n[1] Alpha https://a.example.com/x\n[2] Beta https://b.example.com/y\n"]))
+    if draw(st.booleans()):
+        report = report.replace("\n", "\r\n")
+    facts = draw(st.permutations(PIPE_FACTS))  # every fact is in some record: most cases cite
+    records = [
+        {"url": "https://a.example.com/x", "title": "Alpha *1*", "content": " ".join(facts[:3])},
+        {"url": "https://b.example.com/y?utm_source=z", "title": "Beta",
+         "content": " ".join(facts[3:])},
+        {"url": "/local/notes.md", "title": "Notes", "content": " ".join(facts[1:4])},
+    ]
+    return report, records
+
+
+def _align(expected: str, out: str, rx: re.Pattern[str]) -> tuple[int, list[str]] | None:
+    """Match `out` against `expected` where `out` may carry extra `rx` markers; return where
+    `expected` ends in `out` and the markers skipped, or None when anything else differs."""
+    stack: list[tuple[int, int, tuple[str, ...]]] = [(0, 0, ())]
+    seen: set[tuple[int, int]] = set()
+    while stack:
+        i, j, skipped = stack.pop()
+        while (i, j) not in seen:
+            seen.add((i, j))
+            if i == len(expected):
+                return j, list(skipped)
+            m = rx.match(out, j)
+            if m and m.end() > j:
+                stack.append((i, m.end(), (*skipped, m.group(0))))
+            if j < len(out) and out[j] == expected[i]:
+                i, j = i + 1, j + 1
+                continue
+            break
+    return None
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pipeline_case(), st.sampled_from(STYLES), st.sampled_from(list(Placement)),
+       st.sampled_from(list(ExistingPolicy)))
+def test_pipeline_every_style_lossless_and_gap_free(
+    c: tuple[str, list[dict[str, str]]], style: str, placement: Placement, policy: ExistingPolicy,
+) -> None:
+    from tracer.existing import find_existing_markers
+    from tracer.markdown import scan_markdown
+    from tracer.pipeline import trace
+    from tracer.segment import segment_sentences
+
+    report, records = c
+    options = TraceOptions(style=style, placement=placement, existing=policy, mode=Mode.DETERMINISTIC)
+    result = trace(report, records, options)
+    event(f"cited: {bool(result.references)}")
+    if not result.references:
+        assert result.report == report
+        return
+    layout = scan_markdown(report)
+    olds = find_existing_markers(report, layout, segment_sentences(report, layout))
+    expected, cur = "", 0
+    for m in sorted(olds, key=lambda m: m.start):
+        expected += report[cur:m.start]
+        cur = m.end
+    expected += report[cur:layout.body_end]
+    rx = marker_regex(style)
+    aligned = _align(expected, result.report, rx)
+    assert aligned is not None, "output body is not the input body plus markers"
+    end, markers = aligned
+    rest = result.report[end:]
+    while (m := rx.match(rest)) and m.end() > 0:
+        markers.append(m.group(0))
+        rest = rest[m.end():]
+    section = r"^(?:\r?\n)*(?:(?:```|~~~)\r?\n(?:\r?\n)*)?## (?:References|参考文献)\r?\n"
+    assert re.match(section, rest), rest[:80]
+    titles = {"Alpha \\*1\\*": 0, "Beta": 0, "Notes": 0}
+    for ref in result.references:
+        titles[{"Alpha *1*": "Alpha \\*1\\*"}.get(ref.title, ref.title)] = ref.number
+    seen = _numbers_in_order("".join(markers), style, titles)
+    first: list[int] = []
+    for n in seen:
+        if n not in first:
+            first.append(n)
+    assert first == [r.number for r in result.references] == list(range(1, len(result.references) + 1))
