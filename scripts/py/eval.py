@@ -54,7 +54,9 @@ def make_grpc_tracer(target: str) -> Any:
             for r in case["records"]
         ])
         resp = stub.Trace(req, timeout=120)
-        return MessageToDict(resp, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+        return MessageToDict(
+            resp, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+        )
 
     return run
 
