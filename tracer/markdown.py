@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from tracer.models import Layout, Span
 
 # --- block-level patterns (matched against one line without its terminator) ---------------
-_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")  # any indent: fences nest in list items
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT_EQ = re.compile(r"^ {0,3}=+[ \t]*$")
 _SETEXT_DASH = re.compile(r"^ {0,3}-+[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
-_TABLE_DELIM = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_TABLE_DELIM = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
 _LINK_DEF = re.compile(r"^ {0,3}\[(\^?[^\]\n]+)\]:(?:[ \t]|$)")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,9}[.)][ \t]+|\d{1,3}、)")
 _HTML_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
@@ -190,7 +190,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
         if fm and not (fm.group(1)[0] == "`" and "`" in fm.group(2)):
             fence = fm.group(1)
             j = i + 1
-            close_re = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+            close_re = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
             while j < n and not close_re.match(lines[j].text):
                 j += 1
             j = min(j, n - 1)

@@ -279,3 +279,10 @@ def test_dash_line_after_list_item_is_not_setext() -> None:
 def test_bare_url_with_many_closing_parens_is_fast_and_trimmed() -> None:
     text = "see https://a.b/" + ")" * 30000 + " ok"
     assert scan_markdown(text).protected == ((4, 16),)
+
+
+def test_fence_nested_in_list_item() -> None:
+    text = "1. Install it:\n    ```bash\n    pip install x. Then run.\n    ```\n2. Run it.\n"
+    layout = scan_markdown(text)
+    assert covered(layout, text, "    ```bash\n    pip install x. Then run.\n    ```")
+    assert not touched(layout, text, "2. Run it.")
