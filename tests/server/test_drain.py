@@ -24,7 +24,7 @@ def _free_port() -> int:
 def _heavy_request(i: int) -> pb.TraceRequest:
     # ~30 paragraphs and records: a few hundred ms of real work per call.
     body = EN_REPORT.split("\n\n", 1)[1]
-    report = "\n\n".join(body for _ in range(30))
+    report = "\n\n".join(body for _ in range(50))
     records = [pb.Record(**r) for r in EN_RECORDS] + [
         pb.Record(url=f"https://e.org/{j}", title=f"t{j}",
                   content=f"Filler text about cars and policy number {j}. " * 40)
