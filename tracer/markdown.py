@@ -325,6 +325,30 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
     return Layout(body_end=body_end, references=references, protected=protected, headings=headings)
 
 
+def unclosed_fence(text: str, layout: Layout) -> str:
+    """The fence ("```", "~~~~", ...) left open at the end of the body, or "".
+
+    Whatever is appended after such a body would render as code, so a caller appending a
+    section must close the fence first. Agrees with `scan_markdown` by construction.
+    """
+    if not layout.protected:
+        return ""
+    start, end = layout.protected[-1]
+    if end != layout.body_end:
+        return ""
+    first_nl = text.find("\n", start, end)
+    first = text[start:end if first_nl < 0 else first_nl].rstrip("\r")
+    fm = _FENCE_OPEN.match(first)
+    if not fm or (fm.group(1)[0] == "`" and "`" in fm.group(2)):
+        return ""
+    fence = fm.group(1)
+    close_re = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+    body_lines = text[start:end].splitlines()
+    if len(body_lines) > 1 and close_re.match(body_lines[-1]):
+        return ""
+    return fence
+
+
 def _find_line(lines: list[_Line], i: int, needle: str, casefold: bool = False) -> int:
     """Index of the first line from i containing needle (the last line when there is none)."""
     for j in range(i, len(lines)):
@@ -447,4 +471,4 @@ def _trim_url(text: str, s: int, e: int) -> int:
     return e
 
 
-__all__ = ["scan_markdown", "is_references_title", "heading_title"]
+__all__ = ["scan_markdown", "is_references_title", "heading_title", "unclosed_fence"]

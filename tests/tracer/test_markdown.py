@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tracer.markdown import is_references_title, scan_markdown
+from tracer.markdown import is_references_title, scan_markdown, unclosed_fence
 from tracer.models import Layout
 
 
@@ -286,3 +286,20 @@ def test_fence_nested_in_list_item() -> None:
     layout = scan_markdown(text)
     assert covered(layout, text, "    ```bash\n    pip install x. Then run.\n    ```")
     assert not touched(layout, text, "2. Run it.")
+
+
+@pytest.mark.parametrize(
+    ("text", "fence"),
+    [
+        ("Prose.\n\n```py\ncode\n", "```"),
+        ("Prose.\n\n~~~~\ncode", "~~~~"),
+        ("- item\n    ```\n    code\n", "```"),
+        ("Prose.\n\n```\ncode\n```\n", ""),
+        ("Prose.\n\n```\ncode\n```", ""),
+        ("Prose with ``` inline.\n", ""),
+        ("```\n", "```"),
+        ("Prose.\n\n```\ncode\n\n## References\n[1] A https://a.com\n", "```"),
+    ],
+)
+def test_unclosed_fence(text: str, fence: str) -> None:
+    assert unclosed_fence(text, scan_markdown(text)) == fence
