@@ -167,3 +167,22 @@ def test_mtls(pki) -> None:
             assert err.value.code() == grpc.StatusCode.UNAVAILABLE
     finally:
         srv.close()
+
+
+def test_token_from_environment_in_a_served_process() -> None:
+    from tests.server.conftest import SubprocessServer
+
+    srv = SubprocessServer(env={"SOURCE_TRACER_AUTH_TOKEN": TOKEN})
+    try:
+        assert next(e for e in srv.logs if e.get("event") == "serving")["auth"] is True
+        channel = grpc.insecure_channel(srv.address)
+        stub = tracer_pb2_grpc.SourceTracerStub(channel)
+        with pytest.raises(grpc.RpcError) as err:
+            stub.Trace(_request(), timeout=30)
+        assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        resp = stub.Trace(_request(), timeout=30, metadata=(("authorization", f"Bearer {TOKEN}"),))
+        assert resp.citations
+        health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+        assert health.status == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        srv.close()

@@ -79,6 +79,13 @@ def test_generated_request_id_is_echoed(stub) -> None:
     assert len(rid) == 32
 
 
+def test_insane_request_id_is_replaced(stub) -> None:
+    _resp, call = stub.Trace.with_call(pb.TraceRequest(report="Hello."),
+                                       metadata=(("x-request-id", "a b <script>" + "x" * 300),))
+    rid = dict(call.trailing_metadata())["x-request-id"]
+    assert len(rid) == 32 and rid.isalnum()
+
+
 def test_invalid_record_is_dropped_with_warning(stub) -> None:
     records = records_pb(EN_RECORDS) + [pb.Record(url="https://bad.example", title="no content")]
     resp = stub.Trace(pb.TraceRequest(report=EN_REPORT, records=records))
