@@ -105,7 +105,8 @@ def main() -> int:
         return 0
     report, records = make_case(args.records, args.sentences)
     print(f"case: {args.records} records (~3,000 chars each), {args.sentences} sentences; "
-          f"fake model latency {args.delay * 1000:.0f} ms; tokens = words, CJK characters and punctuation of the prompt")
+          f"fake model latency {args.delay * 1000:.0f} ms; "
+          "tokens = words, CJK characters and punctuation of the prompt")
     rows = {s: run(s, report, records, args.delay) for s in (Strategy.CHUNKED, Strategy.FULL)}
     print(f"{'design':<24}{'calls':>7}{'peak':>6}{'wall s':>9}{'match s':>9}{'prompt tok':>12}"
           f"{'compl tok':>11}{'cited':>7}")
