@@ -68,17 +68,17 @@ def run_ray(items: Iterator[Item], emit: Callable[[bytes, bool], None], *, addre
             workers: int, llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
             timeout_s: float) -> None:
     """Trace `items` on Ray Data, `workers` concurrent UDF actors; completion order."""
+    chunk = list(islice(items, CHUNK_ITEMS))
+    if not chunk:
+        return  # nothing to trace (e.g. a finished --resume): do not start Ray
     ray = _init_ray(address, workers)
     from ray.data import DataContext, TaskPoolStrategy
 
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
     ctx = DataContext.get_current()
     ctx.enable_progress_bars = False
     ctx.print_on_execution_start = False
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
-    while True:
-        chunk = list(islice(items, CHUNK_ITEMS))
-        if not chunk:
-            return
+    while chunk:
         ds = ray.data.from_items([{"line": it.line, "request": it.request} for it in chunk])
         ds = ds.map_batches(
             _trace_batch,
@@ -91,3 +91,4 @@ def run_ray(items: Iterator[Item], emit: Callable[[bytes, bool], None], *, addre
         for row in ds.iter_rows():
             line = bytes(row["out"])
             emit(line, _is_ok(line))
+        chunk = list(islice(items, CHUNK_ITEMS))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tracer.existing import strip_markers
 from tracer.models import Citation, CitedSource
 
 __all__ = [
@@ -85,17 +86,19 @@ def to_openjiuwen_output(
 
     `report` is the traced report, already rendered in the ``openjiuwen`` or ``link`` style;
     `records` are the request's records (``CitedSource.record_index`` indexes them), whose
-    content becomes each data's ``content``. ``chunk`` is the cited sentence, ``score`` the
-    verified support score; datas come in report order, sources in citation order.
+    content becomes each data's ``content``. ``chunk`` is the cited sentence without the
+    markers it carried in the input, ``score`` the verified support score (0 for a kept
+    existing citation); datas come in report order, sources in citation order.
     """
     datas: list[dict[str, Any]] = []
     for citation in citations:
+        chunk = strip_markers(citation.sentence).strip()
         for source in citation.sources:
             datas.append({
                 "url": source.url,
                 "title": source.title,
                 "content": _record_field(records, source.record_index, "content"),
-                "chunk": citation.sentence,
+                "chunk": chunk,
                 "score": source.score,
                 "publish_time": _record_field(records, source.record_index, "published_at"),
                 "number": source.number,

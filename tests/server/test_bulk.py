@@ -202,3 +202,47 @@ def test_parse_line_accepts_options_and_grouped_records() -> None:
     assert req.options.existing == pb.EXISTING_REPLACE and abs(req.options.min_score - 0.4) < 1e-6
     bad = parse_line(4, b'{"id": "x", "report": "y", "options": {"mode": "fast"}}')
     assert getattr(bad, "code", "") == "INVALID_ARGUMENT" and "options.mode" in bad.message  # type: ignore[union-attr]
+
+
+JIUWEN_ITEMS = [
+    {"index": 1, "title": "Fundy facts", "url": "https://fundy.example/facts",
+     "original_content": "Tides in the Bay of Fundy can exceed 16 metres, the largest range anywhere."},
+    {"index": 2, "title": "World tides", "url": "https://tides.example/world",
+     "original_content": "The Bay of Fundy has the highest tides in the world, scientists say."},
+]
+
+
+def test_openjiuwen_shape_round_trip(tmp_path: Path) -> None:
+    report = ("# Tides\n\nThe Bay of Fundy has the highest tides in the world[citation:2].\n\n"
+              "The Bay of Fundy tides can exceed 16 metres, the largest range anywhere.\n")
+    lines = [
+        {"id": "oj", "report": report, "classified_content": JIUWEN_ITEMS},
+        {"id": "oj-link", "report": report, "classified_content": JIUWEN_ITEMS, "options": {"style": "link"}},
+    ]
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--output-shape", "openjiuwen", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    got = by_id(read_out(tmp_path / "out.jsonl"))
+    oj = got["oj"]
+    assert set(oj) == {"id", "modified_report", "datas", "warnings"}
+    body = oj["modified_report"].split("\n## ")[0]
+    assert "[citation:2]" not in body
+    assert "world[source_tracer_result][World tides](https://tides.example/world)." in body
+    assert "anywhere[source_tracer_result][Fundy facts](https://fundy.example/facts)." in body
+    assert [(d["url"], d["chunk"]) for d in oj["datas"]] == [
+        ("https://tides.example/world", "The Bay of Fundy has the highest tides in the world."),
+        ("https://fundy.example/facts",
+         "The Bay of Fundy tides can exceed 16 metres, the largest range anywhere."),
+    ]
+    assert oj["datas"][1]["content"] == JIUWEN_ITEMS[0]["original_content"]
+    assert "[[1]](https://tides.example/world)" in got["oj-link"]["modified_report"]
+
+    # their output is valid input again: the markers resolve by URL, nothing changes
+    (tmp_path / "again.jsonl").write_text(json.dumps(
+        {"id": "oj", "report": oj["modified_report"], "classified_content": JIUWEN_ITEMS}) + "\n")
+    r = bulk(tmp_path / "again.jsonl", tmp_path / "again-out.jsonl", "--output-shape", "openjiuwen",
+             "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    second = read_out(tmp_path / "again-out.jsonl")[0]
+    assert second["modified_report"] == oj["modified_report"]
+    assert [d["url"] for d in second["datas"]] == [d["url"] for d in oj["datas"]]

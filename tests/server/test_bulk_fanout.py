@@ -1,0 +1,77 @@
+"""`bulk --server`: fan-out to two real `source-tracer serve` subprocesses over TraceStream,
+compared with the local engine."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from bulk_cases import comparable, read_out, write_cases
+from conftest import SubprocessServer
+from test_bulk import bulk, by_id
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[list[SubprocessServer]]:
+    started = [SubprocessServer(), SubprocessServer()]
+    yield started
+    for srv in started:
+        srv.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_fanout_matches_local_engine(tmp_path: Path, servers: list[SubprocessServer]) -> None:
+    bad = [json.dumps({"id": "no-report"}),
+           json.dumps({"id": "too-many", "report": "x.", "options": {"max_sources": 0}})]
+    ids = write_cases(tmp_path / "in.jsonl", 20, extra=bad, every=7)
+    targets = ",".join(s.address for s in servers)
+    remote = bulk(tmp_path / "in.jsonl", tmp_path / "remote.jsonl", "--server", targets, "--window", "3")
+    local = bulk(tmp_path / "in.jsonl", tmp_path / "local.jsonl", "--workers", "1")
+    assert remote.returncode == 0 and local.returncode == 0, remote.stderr + local.stderr
+    r = {k: comparable(v) for k, v in by_id(read_out(tmp_path / "remote.jsonl")).items()}
+    lo = {k: comparable(v) for k, v in by_id(read_out(tmp_path / "local.jsonl")).items()}
+    assert set(r) == set(ids) | {"no-report", "too-many"}
+    assert r == lo
+    assert all(r[i]["stats"]["cited_sentences"] == 2 for i in ids)
+
+
+def test_server_side_errors_become_error_lines(tmp_path: Path, servers: list[SubprocessServer]) -> None:
+    # a record over the service's per-record limit is rejected by the server for that item only
+    (tmp_path / "in.jsonl").write_text("\n".join([
+        json.dumps({"id": "ok", "report": "Water boils at 100 degrees Celsius at sea level.",
+                    "records": [{"url": "https://w.example", "title": "W",
+                                 "content": "Water boils at 100 degrees Celsius at sea level."}]}),
+        json.dumps({"id": "huge", "report": "Short.", "records": [
+            {"url": "https://h.example", "title": "H", "content": "a" * 2_000_001}]}),
+    ]) + "\n")
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--server", servers[0].address)
+    assert r.returncode == 0, r.stderr
+    got = by_id(read_out(tmp_path / "out.jsonl"))
+    assert got["huge"]["error"]["code"] == "RESOURCE_EXHAUSTED"
+    assert "records[0].content" in got["huge"]["error"]["message"] and got["huge"]["error"]["line"] == 2
+    assert "[1]" in got["ok"]["report"]
+
+
+def test_a_dead_server_leaves_the_work_to_the_live_one(tmp_path: Path,
+                                                        servers: list[SubprocessServer]) -> None:
+    ids = write_cases(tmp_path / "in.jsonl", 8)
+    targets = f"127.0.0.1:{_free_port()},{servers[1].address}"
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--server", targets)
+    assert r.returncode == 0, r.stderr
+    assert sorted(by_id(read_out(tmp_path / "out.jsonl"))) == sorted(ids)
+
+
+def test_all_servers_down_stops_resumably(tmp_path: Path) -> None:
+    write_cases(tmp_path / "in.jsonl", 3)
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--server", f"127.0.0.1:{_free_port()}")
+    assert r.returncode == 1
+    assert "every server failed" in r.stderr and "--resume" in r.stderr
+    assert read_out(tmp_path / "out.jsonl") == []
