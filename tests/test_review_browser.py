@@ -7,13 +7,21 @@ page renders and that the evidence highlight becomes visible only once the marke
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import re
 import shutil
+import socket
 import struct
 import subprocess
+import time
+import urllib.parse
+import urllib.request
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -161,3 +169,159 @@ def test_screenshots_render_and_the_opened_marker_shows_highlighted_evidence(pag
     assert count_color(closed, UNSUPPORTED_RGB) > 200, "the unsupported sentence is not highlighted"
     assert count_color(closed, EVIDENCE_RGB) == 0
     assert count_color(opened, EVIDENCE_RGB) > 500, "the opened marker does not show its evidence"
+
+
+# ---- real clicks and hovers, through the DevTools protocol (stdlib websocket client) ----------
+
+class DevTools:
+    """The smallest DevTools-protocol client: one page target, JSON calls over a websocket."""
+
+    def __init__(self, ws_url: str) -> None:
+        parts = urllib.parse.urlsplit(ws_url)
+        self.sock = socket.create_connection((parts.hostname or "127.0.0.1", parts.port or 80), timeout=30)
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.sock.sendall(
+            f"GET {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = self.sock.recv(4096)
+            assert chunk, "DevTools closed the connection during the handshake"
+            head += chunk
+        assert head.split(b"\r\n", 1)[0].split()[1] == b"101", head[:200]
+        self.buf = head.split(b"\r\n\r\n", 1)[1]
+        self.next_id = 0
+
+    def _read(self, n: int) -> bytes:
+        while len(self.buf) < n:
+            chunk = self.sock.recv(65536)
+            assert chunk, "DevTools connection closed"
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def _recv_message(self) -> dict[str, Any]:
+        payload = b""
+        while True:
+            b0, b1 = self._read(2)
+            length = b1 & 0x7F
+            if length == 126:
+                (length,) = struct.unpack(">H", self._read(2))
+            elif length == 127:
+                (length,) = struct.unpack(">Q", self._read(8))
+            mask = self._read(4) if b1 & 0x80 else b""
+            data = self._read(length)
+            if mask:
+                data = bytes(c ^ mask[i % 4] for i, c in enumerate(data))
+            payload += data
+            if b0 & 0x80:
+                break
+        message: dict[str, Any] = json.loads(payload)
+        return message
+
+    def call(self, method: str, **params: Any) -> dict[str, Any]:
+        self.next_id += 1
+        data = json.dumps({"id": self.next_id, "method": method, "params": params}).encode()
+        mask = os.urandom(4)
+        n = len(data)
+        if n < 126:
+            header = bytes([0x81, 0x80 | n])
+        elif n < 65536:
+            header = bytes([0x81, 0x80 | 126]) + struct.pack(">H", n)
+        else:
+            header = bytes([0x81, 0x80 | 127]) + struct.pack(">Q", n)
+        self.sock.sendall(header + mask + bytes(c ^ mask[i % 4] for i, c in enumerate(data)))
+        while True:
+            msg = self._recv_message()
+            if msg.get("id") == self.next_id:
+                assert "error" not in msg, msg
+                result: dict[str, Any] = msg.get("result", {})
+                return result
+
+    def js(self, expression: str) -> Any:
+        res = self.call("Runtime.evaluate", expression=expression, returnByValue=True)
+        return res["result"].get("value")
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture()
+def devtools(tmp_path: Path) -> Iterator[DevTools]:
+    profile = tmp_path / "cdp-profile"
+    proc = subprocess.Popen(
+        [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--disable-dev-shm-usage", "--hide-scrollbars", f"--user-data-dir={profile}",
+         f"--window-size={WIDTH},{HEIGHT}", "--remote-debugging-address=127.0.0.1",
+         "--remote-debugging-port=0", "about:blank"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    client: DevTools | None = None
+    try:
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 60
+        while not (port_file.exists() and port_file.read_text().strip()):
+            assert proc.poll() is None, "chromium exited before opening DevTools"
+            assert time.monotonic() < deadline, "chromium did not open its DevTools port"
+            time.sleep(0.1)
+        port = int(port_file.read_text().split()[0])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as resp:
+            targets = json.load(resp)
+        page_ws = next(t["webSocketDebuggerUrl"] for t in targets if t.get("type") == "page")
+        client = DevTools(page_ws)
+        yield client
+    finally:
+        if client is not None:
+            client.close()
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _wait(cdp: DevTools, expression: str) -> None:
+    deadline = time.monotonic() + 30
+    while not cdp.js(expression):
+        assert time.monotonic() < deadline, f"timed out waiting for {expression}"
+        time.sleep(0.05)
+
+
+def _mouse(cdp: DevTools, kind: str, selector: str) -> None:
+    box = cdp.js(f"(function(){{var r=document.querySelector({json.dumps(selector)}).getBoundingClientRect();"
+                 "return [r.left + r.width / 2, r.top + r.height / 2];})()")
+    x, y = box
+    if kind == "click":
+        for event in ("mouseMoved", "mousePressed", "mouseReleased"):
+            cdp.call("Input.dispatchMouseEvent", type=event, x=x, y=y, button="left", clickCount=1)
+    else:
+        cdp.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
+
+
+VISIBLE = ("(function(id){var p=document.getElementById(id);"
+           "return !!p && getComputedStyle(p).display!=='none';})")
+EVIDENCE_OF = "document.querySelector('#{} mark.evidence').textContent"
+
+
+def test_clicking_and_hovering_markers_show_evidence(page: Path, devtools: DevTools, tmp_path: Path) -> None:
+    devtools.call("Page.enable")
+    devtools.call("Page.navigate", url=page.as_uri())
+    _wait(devtools, "document.body && document.body.getAttribute('data-ready') === '1'")
+    assert devtools.js(f"{VISIBLE}('cite-1')") is False  # nothing open before interacting
+
+    _mouse(devtools, "click", "#m-1")
+    _wait(devtools, f"{VISIBLE}('cite-1')")
+    assert devtools.js(EVIDENCE_OF.format("cite-1")) == "Revenue grew 45% in 2023"
+    shot = tmp_path / "clicked.png"
+    shot.write_bytes(base64.b64decode(devtools.call("Page.captureScreenshot", format="png")["data"]))
+    _, _, rows = read_png(shot)
+    assert count_color(rows, EVIDENCE_RGB) > 500, "the clicked marker's evidence is not on screen"
+
+    _mouse(devtools, "hover", "#m-2")
+    _wait(devtools, f"{VISIBLE}('cite-2')")
+    assert devtools.js(f"{VISIBLE}('cite-1')") is False  # one panel at a time
+    assert devtools.js(EVIDENCE_OF.format("cite-2")) == "据统计，2023年销量达到950万辆，"
+    assert "0.88" in devtools.js("document.getElementById('cite-2').textContent")

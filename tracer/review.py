@@ -354,7 +354,7 @@ vertical-align:super}
 background:#fff;border:2px solid var(--accent);border-radius:8px;padding:.8rem 1rem;
 box-shadow:0 6px 24px #0003;
 z-index:10}
-.pop:target,.pop.open{display:block}
+.pop.open,body:not(.js) .pop:target{display:block}
 .pop h3{margin:0 0 .4rem;font-size:1rem}
 .pop .close{position:absolute;right:.6rem;top:.3rem;text-decoration:none;font-size:1.3rem;color:var(--muted)}
 .sentence{margin:.2rem 0 .6rem;color:var(--muted);border-left:3px solid var(--line);padding-left:.6rem}
@@ -369,6 +369,7 @@ mark.evidence{background:var(--ev);color:#000;padding:0 1px}
 
 _JS = """
 (function(){
+  document.body.classList.add('js');
   function open(id){
     document.querySelectorAll('.pop.open').forEach(function(p){p.classList.remove('open');});
     document.querySelectorAll('a.marker.active').forEach(function(a){a.classList.remove('active');});
