@@ -108,7 +108,7 @@ def _units(text: str, layout: Layout) -> list[_Unit]:
             heading = heading_title(first)
             head_k += 1
         k = bisect.bisect_right(prot_starts, ls) - 1
-        if k >= 0 and prot[k][1] >= max(nxt, ce + 1) and prot[k][0] <= ls:
+        if k >= 0 and prot[k][1] >= max(nxt, ce + 1) and _ends_block(text, prot[k][1], layout.body_end):
             flush()                    # a block line: heading, code, table, HTML, ...
             continue
         pm = _PREFIX.match(text, ls, ce)
@@ -133,6 +133,11 @@ def _units(text: str, layout: Layout) -> list[_Unit]:
         cur.ranges.append((cs, ce))
     flush()
     return units
+
+
+def _ends_block(text: str, end: int, body_end: int) -> bool:
+    """Block regions end after a line terminator (or at the end); inline ones never do."""
+    return end >= body_end or text[end - 1] == "\n"
 
 
 def _ends_terminal(text: str, s: int, e: int) -> bool:
