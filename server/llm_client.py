@@ -21,7 +21,7 @@ import openai
 
 from server.config import ConfigError
 from tracer.errors import InvalidInputError
-from tracer.llm import ChatBackend, ChatError, ChatMessage, ChatReply, LLMSettings, Strategy
+from tracer.llm import ChatBackend, ChatError, ChatMessage, ChatReply, LLMSettings, PromptError, Strategy
 
 if TYPE_CHECKING:
     from tracer.pipeline import LLMBackend
@@ -204,7 +204,12 @@ def backend_from_config(config: LLMConfig) -> ChatBackend:
     def factory() -> OpenAIChatClient:
         return OpenAIChatClient(config)
 
-    return ChatBackend(factory, config.settings)
+    try:
+        return ChatBackend(factory, config.settings)
+    except PromptError as exc:  # e.g. an installed wheel without prompts/: say how to fix it
+        raise LLMConfigError(
+            "llm.prompts", f"{exc} (set SOURCE_TRACER_PROMPTS_DIR to the prompts/ directory)"
+        ) from None
 
 
 class OpenAIChatClient:

@@ -99,3 +99,13 @@ def test_every_setting_has_a_flag_an_env_variable_and_is_documented() -> None:
         assert s.env, s.key
         for name in (flag, *s.env, f"`{s.key}`"):
             assert name in doc, name
+
+
+def test_missing_prompts_directory_is_a_config_error_saying_how_to_fix_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from server.config import ConfigError
+
+    monkeypatch.setenv("SOURCE_TRACER_PROMPTS_DIR", str(tmp_path / "nowhere"))
+    with pytest.raises(ConfigError, match="SOURCE_TRACER_PROMPTS_DIR"):
+        build_backend(None, {"base_url": "http://127.0.0.1:9/v1", "model": "m"})
