@@ -207,12 +207,12 @@ def _before_punct(text: _Text, s: Sentence, end: int) -> int:
 
 def _hazard(text: _Text, p: int, style: str) -> bool:
     """Would a `style` marker at p create markdown that was not there (link, image, escape, ref def)?"""
-    if style == "superscript":
-        return False
     nxt = text.next_char(p)
     prv = text.prev_char(p)
     if prv == "\\" or (prv == "!" and style == "link"):  # "\\[1]" escapes, "![[1]](u)" is an image
         return True
+    if style == "superscript":
+        return False
     if nxt == "(":  # "[1](x)" would become a link
         return True
     return nxt == ":" and text.at_line_start(p)  # "[1]: x" at line start is a link definition

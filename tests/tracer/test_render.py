@@ -516,3 +516,24 @@ def test_pipeline_every_style_lossless_and_gap_free(
         if n not in first:
             first.append(n)
     assert first == [r.number for r in result.references] == list(range(1, len(result.references) + 1))
+
+
+def test_kept_marker_outside_any_sentence_is_renumbered_in_place() -> None:
+    report = "Intro line.\n\n- item [4]\n"
+    layout = Layout(body_end=len(report), references=None, protected=())
+    s = Sentence(0, 0, 11, "Intro line.")
+    at = report.index("[4]")
+    old = [ExistingMarker(at, at + 3, (4,), sentence=None)]
+    recs = [rec(0), rec(1)]
+    out = render_report(report, layout, [s], {0: [cand(0, 1)]}, old, {4: 0}, recs, TraceOptions(), "en")
+    assert out.report.startswith("Intro line[1].\n\n- item [2]\n\n## References\n")
+    assert [r.record_index for r in out.references] == [1, 0]
+    assert len(out.citations) == 1  # the orphan marker has no sentence to report
+
+
+def test_escape_before_the_marker_is_avoided_for_every_style() -> None:
+    d = doc(["It ends in a backslash \\.", "Next."])  # "\\[1]." would escape the marker
+    for style in STYLES:
+        out = run(d, {0: [cand(0, 0)]}, [rec(0)], style=style)
+        assert body_of(out.report).startswith("It ends in a backslash \\.")
+        assert strip_emitted_markers(body_of(out.report), style) == "It ends in a backslash \\. Next.\n\n"
