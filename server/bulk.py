@@ -450,21 +450,22 @@ class Progress:
                     self.stream.write(self.line() + "\n")
                     self.stream.flush()
 
-    def line(self) -> str:
+    def line(self, final: bool = False) -> str:
         elapsed = max(1e-9, time.monotonic() - self.t0)
         rate = self.done / elapsed
-        left = max(0, self.total - self.done)
-        eta = left / rate if rate > 0 else math.inf
         of = f"/{self.total}" if self.total else ""
-        return (f"bulk: {self.done}{of} done, {self.errors} errors, {self.skipped} skipped, "
-                f"{rate:.2f} reports/s, ETA {_fmt_eta(eta)}")
+        head = (f"bulk: {self.done}{of} done, {self.errors} errors, {self.skipped} skipped, "
+                f"{rate:.2f} reports/s")
+        if final:
+            return f"{head} in {_fmt_eta(elapsed)}"
+        left = max(0, self.total - self.done)
+        return f"{head}, ETA {_fmt_eta(left / rate if rate > 0 else math.inf)}"
 
     def close(self) -> None:
         if self._bar is not None:
             self._bar.close()
         if self.mode != "none":
-            self.stream.write(self.line().replace("ETA", "elapsed " + _fmt_eta(time.monotonic() - self.t0)
-                                                  + ", ETA") + "\n")
+            self.stream.write(self.line(final=True) + "\n")
             self.stream.flush()
 
 
@@ -602,10 +603,11 @@ class _Lane(threading.Thread):
     unanswered items go back for any lane to take, and it reconnects (then gives up)."""
 
     def __init__(self, target: str, state: _FanOut, window: int, shape: str, emit: Emit,
-                 metadata: tuple[tuple[str, str], ...], retries: int = 3) -> None:
+                 metadata: tuple[tuple[str, str], ...], tls_ca: bytes | None = None,
+                 retries: int = 3) -> None:
         super().__init__(name=f"bulk-lane-{target}", daemon=True)
         self.target, self.state, self.window, self.shape = target, state, window, shape
-        self.emit, self.metadata, self.retries = emit, metadata, retries
+        self.emit, self.metadata, self.retries, self.tls_ca = emit, metadata, retries, tls_ca
         self.failure: str | None = None
 
     def run(self) -> None:
@@ -614,11 +616,14 @@ class _Lane(threading.Thread):
         from server.pb.source_tracer.v1 import tracer_pb2_grpc
 
         failures = 0
+        options = [("grpc.max_send_message_length", 64 * 1024 * 1024),
+                   ("grpc.max_receive_message_length", 64 * 1024 * 1024)]
         while not self.state.stop.is_set():
-            channel = grpc.insecure_channel(self.target, options=[
-                ("grpc.max_send_message_length", 64 * 1024 * 1024),
-                ("grpc.max_receive_message_length", 64 * 1024 * 1024),
-            ])
+            if self.tls_ca is not None:
+                creds = grpc.ssl_channel_credentials(root_certificates=self.tls_ca)
+                channel = grpc.secure_channel(self.target, creds, options=options)
+            else:
+                channel = grpc.insecure_channel(self.target, options=options)
             stream = _Stream(self.state, self.window)
             try:
                 stub = tracer_pb2_grpc.SourceTracerStub(channel)
@@ -636,6 +641,9 @@ class _Lane(threading.Thread):
             except Exception as exc:  # grpc.RpcError, or a stream cut short
                 failures += 1
                 self.state.retry.extend(stream.take_back())
+                code = getattr(exc, "code", None)
+                if callable(code) and code() in _FATAL_STREAM_CODES:
+                    failures = self.retries + 1  # retrying cannot help (auth, wrong service)
                 if failures > self.retries:
                     self.failure = f"{self.target}: {_rpc_error_text(exc)}"
                     return
@@ -687,6 +695,16 @@ class _Stream:
         return back
 
 
+def _fatal_codes() -> frozenset[Any]:
+    import grpc
+
+    return frozenset({grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED,
+                      grpc.StatusCode.UNIMPLEMENTED})
+
+
+_FATAL_STREAM_CODES = _fatal_codes()
+
+
 def _rpc_error_text(exc: BaseException) -> str:
     code = getattr(exc, "code", None)
     details = getattr(exc, "details", None)
@@ -696,11 +714,11 @@ def _rpc_error_text(exc: BaseException) -> str:
 
 
 def run_servers(items: Iterator[Item], emit: Emit, *, targets: list[str], shape: str,
-                window: int, metadata: tuple[tuple[str, str], ...] = ()) -> None:
+                window: int, metadata: tuple[tuple[str, str], ...] = (), tls_ca: bytes | None = None) -> None:
     """Fan items out to running services over TraceStream, `window` in flight per server.
     Servers pull work as they free up, so a faster server takes more of it."""
     state = _FanOut(capacity=max(2, len(targets) * window))
-    lanes = [_Lane(t, state, window, shape, emit, metadata) for t in targets]
+    lanes = [_Lane(t, state, window, shape, emit, metadata, tls_ca) for t in targets]
     for lane in lanes:
         lane.start()
 
@@ -754,6 +772,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="items in flight per worker pool / per server (default: 4 x workers; 8 per server)")
     p.add_argument("--auth-token", default=os.environ.get("SOURCE_TRACER_AUTH_TOKEN", ""),
                    help="bearer token for --server (env SOURCE_TRACER_AUTH_TOKEN)")
+    p.add_argument("--server-tls-ca", metavar="PATH",
+                   help="CA bundle (PEM): talk TLS to --server, verifying it (default plaintext)")
     p.add_argument("--output-shape", choices=OUTPUT_SHAPES, default="native",
                    help="native: TraceResponse JSON; openjiuwen: {id, modified_report, datas}")
     p.add_argument("--timeout", type=float, default=0.0, help="per-item time limit in seconds (local/ray)")
@@ -805,6 +825,15 @@ def _run(args: argparse.Namespace) -> int:
     workers = args.workers or default_workers()
     shape = args.output_shape
     default_style = openjiuwen.MARKER_STYLE if shape == "openjiuwen" else ""
+    targets = _parse_targets(args.server) if args.server else []
+    llm_args, llm_section = _llm_config(args)
+    tls_ca: bytes | None = None
+    if args.server_tls_ca:
+        try:
+            with open(args.server_tls_ca, "rb") as fh:
+                tls_ca = fh.read()
+        except OSError as exc:
+            raise BulkError(f"--server-tls-ca {args.server_tls_ca!r}: cannot read: {exc.strerror}") from None
 
     out = Output(args.output, resume=args.resume, overwrite=args.overwrite, fsync=args.fsync)
     if out.truncated_bytes:
@@ -817,15 +846,14 @@ def _run(args: argparse.Namespace) -> int:
         out.write(line)
         progress.add(ok)
 
-    llm_args, llm_section = _llm_config(args)
     try:
         items = read_items(args.input, out, emit, progress, default_style)
-        if args.server:
+        if targets:
             metadata: tuple[tuple[str, str], ...] = ()
             if args.auth_token:
                 metadata = (("authorization", f"Bearer {args.auth_token}"),)
-            run_servers(items, emit, targets=_parse_targets(args.server), shape=shape,
-                        window=args.window or 8, metadata=metadata)
+            run_servers(items, emit, targets=targets, shape=shape,
+                        window=args.window or 8, metadata=metadata, tls_ca=tls_ca)
         elif args.engine == "ray":
             from server.bulk_ray import run_ray
 

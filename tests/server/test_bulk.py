@@ -246,3 +246,14 @@ def test_openjiuwen_shape_round_trip(tmp_path: Path) -> None:
     second = read_out(tmp_path / "again-out.jsonl")[0]
     assert second["modified_report"] == oj["modified_report"]
     assert [d["url"] for d in second["datas"]] == [d["url"] for d in oj["datas"]]
+
+
+def test_per_item_timeout_and_progress_bar(tmp_path: Path) -> None:
+    write_cases(tmp_path / "in.jsonl", 3)
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--workers", "1", "--timeout", "0.000001",
+             "--progress", "bar")
+    assert r.returncode == 0, r.stderr
+    errors = [ln["error"] for ln in read_out(tmp_path / "out.jsonl")]
+    assert len(errors) == 3 and {e["code"] for e in errors} == {"DEADLINE_EXCEEDED"}
+    assert "100%" in r.stderr and "errors=3" in r.stderr  # the tqdm bar, with the error count
+    assert "bulk: 3/3 done, 3 errors" in r.stderr
