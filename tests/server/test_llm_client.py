@@ -152,3 +152,21 @@ def test_recognition_through_the_real_client() -> None:
     assert needs == {0, 2}
     assert "dropped 1 unknown sentence ids" in warnings[0]
     assert "sentences_needing_citation" in srv.log[0].body["messages"][0]["content"]
+
+
+def test_concurrency_limit_is_shared_by_concurrent_requests() -> None:
+    with FakeOpenAI(lambda body, n: Reply(candidates_first(body, n).content, delay=0.15)) as srv:
+        b = make(srv.base_url, top_k=2, chunk_passages=2, max_concurrency=3)
+        results: list[set[int]] = []
+        threads = [threading.Thread(target=lambda: results.append(run_match(b)[1])) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert results == [set(), set(), set()] and len(srv.log) == 12
+    events = sorted([(e.start, 1) for e in srv.log] + [(e.end, -1) for e in srv.log])
+    level = peak = 0
+    for _, d in events:
+        level += d
+        peak = max(peak, level)
+    assert peak == 3

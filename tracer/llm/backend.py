@@ -12,7 +12,8 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _CANCEL_POLL_S = 0.02
+_SLOT_POLL_S = 0.005
 
 
 class _Budget(Exception):
@@ -44,14 +46,31 @@ def _estimate_tokens(messages: Sequence[ChatMessage]) -> int:
     return sum(len(m["content"]) for m in messages) // 3 + 16
 
 
-class _Session:
-    """State of one backend call: the client, the concurrency gate and the per-trace budget."""
+class _Slots:
+    """The concurrency limit shared by every request using one backend (each request runs its own
+    event loop, in its own worker thread, so the limit is a thread-safe semaphore polled async)."""
 
-    def __init__(self, client: ChatClient, settings: LLMSettings, stats: Stats) -> None:
+    def __init__(self, limit: int) -> None:
+        self._sem = threading.BoundedSemaphore(limit)
+
+    @asynccontextmanager
+    async def hold(self) -> AsyncIterator[None]:
+        while not self._sem.acquire(blocking=False):
+            await asyncio.sleep(_SLOT_POLL_S)
+        try:
+            yield
+        finally:
+            self._sem.release()
+
+
+class _Session:
+    """State of one backend call: the client, the shared concurrency gate and the per-trace budget."""
+
+    def __init__(self, client: ChatClient, settings: LLMSettings, stats: Stats, slots: _Slots) -> None:
         self.client = client
         self.settings = settings
         self.stats = stats
-        self.gate = asyncio.Semaphore(settings.max_concurrency)
+        self.slots = slots
         self.reserved = 0  # estimated tokens of calls in flight
 
     def _admit(self, estimate: int) -> None:
@@ -68,7 +87,7 @@ class _Session:
         estimate = _estimate_tokens(messages)
         attempt = 0
         while True:
-            async with self.gate:
+            async with self.slots.hold():
                 self._admit(estimate)
                 self.stats.llm_calls += 1
                 if attempt:
@@ -120,6 +139,7 @@ class ChatBackend:
         self.client_factory = client_factory
         self.settings = (settings or LLMSettings()).validated()
         self.prompts = prompts or PromptLibrary(default_prompts_dir())
+        self._slots = _Slots(self.settings.max_concurrency)
         for name in ("recognize", "match"):
             self.prompts.check(name)  # fail at start-up, not on the first request
 
@@ -316,7 +336,7 @@ class ChatBackend:
                 client = self.client_factory()
             except Exception as exc:  # misconfiguration must not fail the request
                 return on_setup_error(f"client setup failed: {exc}")
-            task = asyncio.ensure_future(work(_Session(client, self.settings, stats)))
+            task = asyncio.ensure_future(work(_Session(client, self.settings, stats, self._slots)))
             watcher = asyncio.ensure_future(_wait_cancel(cancel)) if cancel is not None else None
             try:
                 if watcher is not None:

@@ -22,7 +22,7 @@ class LLMSettings:
     chunk_sentences: int = 25       # at most this many sentences per matching call
     recognize_batch: int = 60       # sentences per recognition call
     passage_chars: int = 2000       # passage text shown is cut to this many characters
-    max_concurrency: int = 8        # calls in flight at once, per trace
+    max_concurrency: int = 8        # calls in flight at once, across all traces using one backend
     timeout: float = 60.0           # seconds per call
     retries: int = 2                # extra attempts after a retryable failure (429, 5xx, timeout, connection)
     backoff: float = 0.5            # first retry delay in seconds, doubled per attempt
