@@ -227,3 +227,12 @@ def test_runs_inside_a_thread_that_already_has_an_event_loop() -> None:
 def test_settings_errors_name_the_field(field: str, value: object) -> None:
     with pytest.raises(InvalidInputError, match=f"llm.{field}"):
         LLMSettings(**{field: value}).validated()  # type: ignore[arg-type]
+
+
+def test_an_unexpected_error_in_the_llm_path_degrades_instead_of_failing() -> None:
+    sents, passages, cands = fixture(2, 4)
+    b = backend(MemoryClient(first_candidate))
+    del b.prompts.env.filters["data"]  # break rendering: a bug, not a model fault
+    proposals, failed, warnings = b.match(sents, cands, passages, TraceOptions(), Stats(), None)
+    assert proposals == {} and failed == {0, 1}
+    assert "internal error" in warnings[0]

@@ -86,3 +86,10 @@ def test_parsing_never_raises_and_never_returns_ids_we_did_not_send(text: str) -
         assert all(set(v) <= P and all(type(p) is int for p in v) for v in reply.matches.values())
     rec = parse_recognize_reply(text, S)
     assert rec is None or rec.ids <= S
+
+
+def test_reasoning_drafts_are_ignored() -> None:
+    draft = _m([{"sentence": 1, "matched_source_indices": [1, 2, 3, 4]}])
+    final = _m([{"sentence": 1, "matched_source_indices": [2]}])
+    reply = parse_match_reply(f"<think>maybe {draft}? no.</think>\n{final}", S, P)
+    assert reply is not None and reply.matches == {1: [2]}

@@ -177,7 +177,7 @@ class ChatBackend:
                 return None, warnings
             return needs, warnings
 
-        return self._run(work, stats, cancel, on_setup_error=lambda why: (None, [
+        return self._run(work, stats, cancel, on_failure=lambda why: (None, [
             f"LLM recognition failed ({why}); used the rule-based recogniser"]))
 
     async def _recognize_batch(
@@ -241,7 +241,7 @@ class ChatBackend:
                 proposals.pop(sid, None)
             return proposals, failed, warnings
 
-        return self._run(work, stats, cancel, on_setup_error=lambda why: ({}, set(all_ids), [
+        return self._run(work, stats, cancel, on_failure=lambda why: ({}, set(all_ids), [
             f"LLM matching failed ({why}); all sentences used the deterministic matcher"]))
 
     async def _match_chunk(
@@ -326,7 +326,7 @@ class ChatBackend:
         work: Callable[[_Session], Awaitable[T]],
         stats: Stats,
         cancel: CancelToken | None,
-        on_setup_error: Callable[[str], T],
+        on_failure: Callable[[str], T],
     ) -> T:
         if cancel is not None and cancel.is_set():
             raise CancelledError("cancelled before the LLM call")
@@ -335,7 +335,7 @@ class ChatBackend:
             try:
                 client = self.client_factory()
             except Exception as exc:  # misconfiguration must not fail the request
-                return on_setup_error(f"client setup failed: {exc}")
+                return on_failure(f"client setup failed: {exc}")
             task = asyncio.ensure_future(work(_Session(client, self.settings, stats, self._slots)))
             watcher = asyncio.ensure_future(_wait_cancel(cancel)) if cancel is not None else None
             try:
@@ -345,7 +345,10 @@ class ChatBackend:
                         task.cancel()
                         await asyncio.gather(task, return_exceptions=True)
                         raise CancelledError("cancelled; in-flight LLM calls were cancelled")
-                return await task
+                try:
+                    return await task
+                except Exception as exc:  # a bug in this path must degrade, not fail the request
+                    return on_failure(f"internal error {type(exc).__name__}: {exc}")
             finally:
                 if watcher is not None:
                     watcher.cancel()

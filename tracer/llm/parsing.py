@@ -12,12 +12,14 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
+_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)  # reasoning models' drafts
 
 
 def extract_json_object(text: str, key: str) -> dict[str, object] | None:
     """The first JSON object in `text` having `key`: inside code fences, bare, or amid prose."""
     if not isinstance(text, str) or not text.strip():
         return None
+    text = _THINK.sub("", text)
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     decoder = json.JSONDecoder()
     for chunk in candidates:
