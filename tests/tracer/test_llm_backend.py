@@ -11,9 +11,12 @@ import threading
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tracer.errors import CancelledError, InvalidInputError
 from tracer.llm import ChatBackend, ChatError, ChatMessage, ChatReply, LLMSettings, Strategy
+from tracer.llm.chunking import plan_match_chunks
 from tracer.models import Passage, Sentence, Stats
 from tracer.options import TraceOptions
 
@@ -236,3 +239,21 @@ def test_an_unexpected_error_in_the_llm_path_degrades_instead_of_failing() -> No
     proposals, failed, warnings = b.match(sents, cands, passages, TraceOptions(), Stats(), None)
     assert proposals == {} and failed == {0, 1}
     assert "internal error" in warnings[0]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.fixed_dictionaries({
+    "sentence": st.integers(-1, 8) | st.booleans(),
+    "matched_source_indices": st.lists(st.integers(-1, 8) | st.booleans() | st.none(), max_size=6),
+}), max_size=10))
+def test_whatever_the_model_says_proposals_stay_within_each_sentences_chunk(items: list[object]) -> None:
+    sents, passages, cands = fixture()
+    reply = ChatReply(json.dumps({"source_traced_results": items}))
+    client = MemoryClient(lambda p, n: reply)
+    b = backend(client, top_k=2, chunk_passages=4)
+    proposals, failed, _ = b.match(sents, cands, passages, TraceOptions(), Stats(), None)
+    assert failed == set()
+    chunks = plan_match_chunks(range(6), cands, 2, 4, 25)
+    for chunk in chunks:
+        for sid in chunk.sentences:
+            assert set(proposals.get(sid, [])) <= set(chunk.passages)
