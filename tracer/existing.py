@@ -28,7 +28,7 @@ _ONE = (
     rf"\[source_tracer_result\]\[{_TITLE}\](?:\({_URL}\))?"
     rf"|\[\[{_NUM}\]\]\({_URL}\)"
     rf"|\[{_NUM}\]\((?:https?://|www\.){_URL}\)"
-    rf"|\[\^{_NUM}\](?!:)"
+    rf"|\[\^[\w.-]{{1,40}}\](?!:)"
     rf"|\[(?i:citation):\s*{_NUM_LIST}\]"
     rf"|【{_NUM_LIST}】"
     rf"|\[{_NUM_LIST}\](?!\()"
@@ -87,7 +87,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     prot = layout.protected
     prot_starts = [s for s, _ in prot]
     starts = [s.start for s in sentences]
-    jiuwen_ids: dict[str, int] = {}
+    jiuwen_ids: dict[str, int] = {}   # synthetic (negative) numbers of number-less markers
+    body_notes, ref_notes = _footnote_definitions(text, layout)
     out: list[ExistingMarker] = []
     attach_end: dict[int, int] = {}    # sentence id -> end of the last marker attached after it
     for m in MARKER_RE.finditer(text, 0, body_end):
@@ -99,11 +100,20 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             continue                   # "[1]: url" defines a link / footnote; it cites nothing
         jm = _JIUWEN.search(raw)
         urls: tuple[str, ...] = ()
-        if jm:
+        numbers: tuple[int, ...]
+        if raw.startswith("[^"):
+            label = raw[2:-1]
+            if label in body_notes:
+                continue               # a working footnote whose note is in the body, not a citation
+            urls = tuple(ref_notes.get(label, ()))
+            numbers = (int(label),) if label.isdigit() else (
+                jiuwen_ids.setdefault("^" + label, -(len(jiuwen_ids) + 1)),
+            )
+        elif jm:
             url = (jm.group(2) or "").strip()
             key = url or jm.group(1)
             # openJiuwen markers carry no number: each distinct source gets a synthetic negative one
-            numbers: tuple[int, ...] = (jiuwen_ids.setdefault(key, -(len(jiuwen_ids) + 1)),)
+            numbers = (jiuwen_ids.setdefault(key, -(len(jiuwen_ids) + 1)),)
             urls = (url,) if url else ()
         else:
             numbers = _numbers(raw)
@@ -117,6 +127,26 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             attach_end[sid] = e
         out.append(ExistingMarker(s, e, numbers, urls, sid))
     return out
+
+
+_FOOTNOTE_DEF = re.compile(r"^[ \t]{0,3}\[\^([\w.-]{1,40})\]:(.*)$", re.MULTILINE)
+
+
+def _footnote_definitions(text: str, layout: Layout) -> tuple[set[str], dict[str, list[str]]]:
+    """Labels of footnotes defined in the body, and URLs of those defined in the references."""
+    body: set[str] = set()
+    refs: dict[str, list[str]] = {}
+    if "[^" not in text:
+        return body, refs
+    for m in _FOOTNOTE_DEF.finditer(text):
+        if m.start() < layout.body_end:
+            body.add(m.group(1))
+        else:
+            rest = m.group(2)
+            urls = [lm.group(2) for lm in _MD_LINK.finditer(rest)]
+            urls += [u.group(0).rstrip(".,;:") for u in _BARE_URL.finditer(_MD_LINK.sub(" ", rest))]
+            refs.setdefault(m.group(1), urls)
+    return body, refs
 
 
 def _outside_code(

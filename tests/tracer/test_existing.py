@@ -194,3 +194,18 @@ def test_marker_right_after_bare_url() -> None:
 def test_resolve_by_title_part_of_a_citation_line() -> None:
     refs = "## 参考文献\n[1] 中国汽车工业协会. Alpha report. 2024.\n[2] Smith J, \"Beta 研究\", Journal\n"
     assert resolve_existing(markers(1, 2), refs, RECS) == {1: 0, 2: 1}
+
+
+def test_footnote_with_note_in_body_is_not_a_citation() -> None:
+    assert found("Claim[^1]. Other[^n].\n\n[^1]: a note kept in the body\n[^n]: another\n") == []
+
+
+def test_named_footnote_defined_in_references() -> None:
+    text = "Claim[^src]. Other[^1].\n\n## Sources\n[^src]: [A](https://example.com/a)\n[^1]: https://example.com/b\n"
+    ms = find(text)
+    assert [(text[m.start:m.end], m.numbers, m.urls, m.sentence) for m in ms] == [
+        ("[^src]", (-1,), ("https://example.com/a",), 0),
+        ("[^1]", (1,), ("https://example.com/b",), 1),
+    ]
+    layout = scan_markdown(text)
+    assert resolve_existing(ms, text[layout.body_end:], RECS) == {-1: 0, 1: 1}
