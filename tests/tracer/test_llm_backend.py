@@ -257,3 +257,12 @@ def test_whatever_the_model_says_proposals_stay_within_each_sentences_chunk(item
     for chunk in chunks:
         for sid in chunk.sentences:
             assert set(proposals.get(sid, [])) <= set(chunk.passages)
+
+
+def test_nothing_to_match_makes_no_call() -> None:
+    sents, passages, _ = fixture(2, 4)
+    client = MemoryClient(first_candidate)
+    b = backend(client)
+    assert b.match(sents, {0: [], 1: []}, passages, TraceOptions(), Stats(), None) == ({}, set(), [])
+    assert b.match([], {}, passages, TraceOptions(), Stats(), None) == ({}, set(), [])
+    assert client.calls == [] and client.closed == 0

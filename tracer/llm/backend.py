@@ -213,6 +213,11 @@ class ChatBackend:
         by_pid = {p.id: p for p in passages}
         by_sid = {s.id: s for s in sentences}
         all_ids = {s.id for s in sentences}
+        if not sentences or not passages or (
+            self.settings.strategy != Strategy.FULL
+            and not any(p in by_pid for s in sentences for p in candidates.get(s.id, ()))
+        ):
+            return {}, set(), []  # nothing to ask: no client, no call
 
         async def work(session: _Session) -> tuple[dict[int, list[int]], set[int], list[str]]:
             if self.settings.strategy == Strategy.FULL:
