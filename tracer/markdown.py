@@ -85,6 +85,11 @@ _REF_ENTRY = re.compile(
 _STRONG_REF = re.compile(
     r"(?:https?://|www\.|\]\(|doi\.org|\bdoi:|arxiv|^[ \t]*(?:\[\^?\d+\]|【\d+】))", re.IGNORECASE
 )
+# an unnumbered citation line: 'Reuters, "Tesla deliveries", Jan 2024.' / 《报告》，国家统计局，2023
+_CITATION_HINT = re.compile(
+    r"(?:\b(?:19|20)\d\d\b|《|“|\"|\bet al\b|\bretrieved\b|\baccessed\b|访问|检索|出版社|\bpress\b)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(slots=True)
@@ -363,10 +368,11 @@ def _is_trailing(
 ) -> bool:
     """Is the candidate heading at line c followed only by reference-like content?
 
-    Entries (numbered / bulleted / linked lines) and sub-headings over entries may follow; a
-    few prose lines are tolerated (a note, a footer); a later non-references heading must be
-    followed by strong entries (URLs, links, "[n]"). A plain "References:" line needs entries
-    and no prose at all.
+    Entries (numbered / bulleted / linked lines, or short lines with a year, quotes, 《》,
+    "et al.", "retrieved") and sub-headings over entries may follow; a few prose lines are
+    tolerated (a note, a footer: one, or one per three entries, given two entries or more);
+    a later non-references heading must be followed by strong entries (URLs, links, "[n]").
+    A plain "References:" line needs entries and no prose at all.
     """
     entries = prose = 0
     under_other_heading = False       # below a later heading that is not a references heading
@@ -392,7 +398,7 @@ def _is_trailing(
             prose += 1
             continue
         strong = bool(_STRONG_REF.search(t))
-        weak = strong or bool(_REF_ENTRY.match(t))
+        weak = strong or bool(_REF_ENTRY.match(t)) or (len(t) <= 250 and bool(_CITATION_HINT.search(t)))
         continuation = prev_entry and t[:1] in (" ", "\t")
         if under_other_heading:
             if strong or continuation:
@@ -408,7 +414,7 @@ def _is_trailing(
             prev_entry = False
     if plain:
         return entries > 0 and prose == 0
-    return prose == 0 or prose <= entries // 3
+    return prose == 0 or (entries >= 2 and prose <= max(1, entries // 3))
 
 
 def _with_inline(text: str, blocks: list[Span], body_end: int, link_labels: set[str]) -> tuple[Span, ...]:

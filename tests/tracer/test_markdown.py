@@ -303,3 +303,18 @@ def test_fence_nested_in_list_item() -> None:
 )
 def test_unclosed_fence(text: str, fence: str) -> None:
     assert unclosed_fence(text, scan_markdown(text)) == fence
+
+
+def test_unnumbered_citation_lines_and_a_footer() -> None:
+    body = "Prose.\n\n"
+    text = (
+        body + "## Sources\n"
+        'Reuters, "Tesla deliveries", Jan 2024.\n'
+        "《2023年统计公报》，国家统计局\n\n---\n\n*Generated automatically by the writer*\n"
+    )
+    assert scan_markdown(text).body_end == len(body)
+
+
+def test_one_entry_and_a_prose_paragraph_is_not_cut() -> None:
+    text = "Prose.\n\n## Sources\n- https://a.com\n\nWe also talked to many experts in the field.\n"
+    assert scan_markdown(text).references is None
