@@ -80,6 +80,12 @@ class TraceOptions:
             raise InvalidInputError("options.min_score", f"must be within 0..1, got {self.min_score}")
         if self.language not in ("", "en", "zh"):
             raise InvalidInputError("options.language", f"must be '', 'en' or 'zh', got {self.language!r}")
+        # Imported here: render/refformat import this module.
+        from tracer.refformat import validate_reference_format
+        from tracer.render import validate_style
+
+        validate_style(self.style)
+        validate_reference_format(self.reference_format)
         if len(self.references_heading) > 200 or "\n" in self.references_heading:
             raise InvalidInputError(
                 "options.references_heading", "must be one line of at most 200 characters"

@@ -1,0 +1,144 @@
+"""retrieve, verify, match and recognize: the deterministic engine's stages, zh and en."""
+
+from __future__ import annotations
+
+from tracer.match import match_deterministic, select_sources, verify_proposals
+from tracer.models import Candidate, Sentence, Support
+from tracer.options import TraceOptions, Tuning
+from tracer.recognize import needs_citation, recognize_sentences
+from tracer.records import normalize_records, split_passages
+from tracer.retrieve import PassageIndex
+from tracer.verify import Verifier, sentence_query
+
+EN_RECORDS = [
+    {"url": "https://example.org/webb", "title": "Webb",
+     "content": "The James Webb Space Telescope launched on 25 December 2021 on an Ariane 5 rocket from "
+                "Kourou, French Guiana. Its primary mirror is 6.5 metres across."},
+    {"url": "https://example.org/hubble", "title": "Hubble",
+     "content": "The Hubble Space Telescope was launched in 1990 aboard the Space Shuttle Discovery. "
+                "Its mirror is 2.4 metres across."},
+    {"url": "https://example.org/cooking", "title": "Bread",
+     "content": "Knead the dough for ten minutes and let it rest for an hour before baking."},
+]
+ZH_RECORDS = [
+    {"url": "https://example.cn/a", "title": "天宫",
+     "content": "天和核心舱于2021年4月29日在文昌航天发射场发射升空。中国空间站于2022年底全面建成。"},
+    {"url": "https://example.cn/b", "title": "美食",
+     "content": "红烧肉需要用五花肉，先焯水再炒糖色，小火慢炖一个小时。"},
+]
+
+
+def build(raw: list[dict[str, str]], lang: str) -> tuple[PassageIndex, Verifier]:
+    recs, _ = normalize_records(raw)
+    tuning = Tuning()
+    passages = split_passages(recs, tuning.passage_chars, tuning.passage_overlap)
+    index = PassageIndex(passages, recs, lang)
+    return index, Verifier(index, recs, tuning)
+
+
+def sentence(sid: int, text: str) -> Sentence:
+    return Sentence(sid, 0, len(text), text)
+
+
+def test_retrieve_ranks_the_relevant_record_first_en_and_zh() -> None:
+    index, _ = build(EN_RECORDS, "en")
+    hits = index.search("Webb launched on an Ariane 5 rocket in December 2021", 3)
+    assert hits and index.passages[hits[0][0]].record == 0
+    assert all(index.passages[p].record != 2 for p, _ in hits)  # the bread page shares no terms
+
+    zh_index, _ = build(ZH_RECORDS, "zh")
+    zh_hits = zh_index.search("天和核心舱在文昌发射", 2)
+    assert zh_hits and zh_index.passages[zh_hits[0][0]].record == 0
+
+
+def test_retrieve_returns_nothing_for_empty_queries_or_corpus() -> None:
+    index, _ = build(EN_RECORDS, "en")
+    assert index.search("the of and", 3) == []
+    empty = PassageIndex([], [], "en")
+    assert empty.search("Webb", 3) == []
+
+
+def test_verify_supported_pair_scores_high_with_evidence_span() -> None:
+    index, ver = build(EN_RECORDS, "en")
+    claim = "Webb launched on 25 December 2021 on an Ariane 5 rocket."
+    support, f = ver.support(claim, 0, 1.0)
+    assert support.score >= Tuning().min_score
+    content = index.records[0].content
+    quote = content[support.evidence_start:support.evidence_end]
+    assert "Ariane 5" in quote and quote == quote.strip()
+    assert f.numbers == 1.0
+
+
+def test_verify_conflicting_number_counts_against_support() -> None:
+    _, ver = build(EN_RECORDS, "en")
+    good = ver.support("Its primary mirror is 6.5 metres across.", 0, 1.0)[0].score
+    bad_support, f = ver.support("Its primary mirror is 8.5 metres across.", 0, 1.0)
+    assert f.numbers == 0.0
+    assert bad_support.score < good
+
+
+def test_verify_exact_quote_is_exact_match() -> None:
+    _, ver = build(EN_RECORDS, "en")
+    support, _ = ver.support("The Hubble Space Telescope was launched in 1990 aboard the Space Shuttle "
+                             "Discovery.", 1, 1.0)
+    assert support.match == "exact" and support.score == 1.0
+
+
+def test_verify_chinese_pair() -> None:
+    _, ver = build(ZH_RECORDS, "zh")
+    ok = ver.support("天和核心舱于2021年4月29日在文昌航天发射场发射。", 0, 1.0)[0].score
+    unrelated = ver.support("天和核心舱于2021年4月29日在文昌航天发射场发射。", 1, 0.1)[0].score
+    assert ok >= Tuning().min_score > unrelated
+
+
+def test_sentence_query_strips_markers() -> None:
+    assert "[1]" not in sentence_query("A fact [1][2].")
+    assert "citation" not in sentence_query("A fact[citation:3].")
+
+
+def test_match_deterministic_cites_supported_and_skips_unsupported() -> None:
+    index, ver = build(EN_RECORDS, "en")
+    sents = [sentence(0, "Webb launched on 25 December 2021 on an Ariane 5 rocket from Kourou."),
+             sentence(1, "The telescope will be serviced by astronauts in 2030.")]
+    cands = {s.id: index.search(sentence_query(s.text), 8) for s in sents}
+    chosen = match_deterministic(sents, cands, index, TraceOptions(), ver)
+    assert [c.record for c in chosen[0]] == [0]
+    assert 1 not in chosen
+
+
+def test_select_sources_threshold_margin_cap_and_one_per_source() -> None:
+    index, _ = build(EN_RECORDS + [dict(EN_RECORDS[0], url="https://example.org/webb?utm_source=x",
+                                        content="Webb mirror.")], "en")
+
+    def cand(rec: int, score: float) -> Candidate:
+        return Candidate(0, rec, 0, Support(score, "lexical", 0, 0))
+
+    opts = TraceOptions()
+    picked = select_sources([cand(0, 0.9), cand(3, 0.95), cand(1, 0.85), cand(2, 0.5)], index, opts)
+    # records 0 and 3 are one canonical source: only its best passage stands
+    assert [c.record for c in picked] == [3, 1]
+    assert select_sources([cand(1, 0.9), cand(2, 0.7)], index, opts) == [cand(1, 0.9)]  # margin
+    assert select_sources([cand(1, 0.3)], index, opts) == []                              # threshold
+    one = TraceOptions(max_sources=1)
+    assert len(select_sources([cand(0, 0.9), cand(1, 0.89)], index, one)) == 1           # cap
+
+
+def test_verify_proposals_rejects_unsupported_and_invalid_pairs() -> None:
+    index, ver = build(EN_RECORDS, "en")
+    sents = [sentence(0, "Webb launched on 25 December 2021 on an Ariane 5 rocket from Kourou.")]
+    cands = {0: index.search(sentence_query(sents[0].text), 8)}
+    every = {0: list(range(len(index.passages))) + [999], 7: [0]}  # a hallucinating model
+    chosen, rejected = verify_proposals(sents, every, cands, index, TraceOptions(), ver)
+    assert [c.record for c in chosen[0]] == [0]
+    assert rejected == len(index.passages) - 1 + 1 + 1  # the unsupported ones, id 999, sentence 7
+
+
+def test_recognize_rules_en_and_zh() -> None:
+    assert needs_citation(sentence(0, "Unemployment fell to 3.5% in 2019, according to the BLS."), "en")
+    assert not needs_citation(sentence(0, "What should you do next?"), "en")
+    assert not needs_citation(sentence(0, "In summary, it depends."), "en")
+    assert needs_citation(sentence(0, "据新华社报道，空间站于2022年全面建成。"), "zh")
+    assert not needs_citation(sentence(0, "总之，希望对你有帮助。"), "zh")
+    sents = [sentence(0, "Is it?"), sentence(1, "Webb launched in 2021 from Kourou.")]
+    ids = recognize_sentences(sents, "en")
+    assert ids == {1}

@@ -1,0 +1,144 @@
+"""tracer.trace() end to end: invariants, stats, options, degradation and cancellation."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from tracer import CancelledError, InvalidInputError, Mode, TraceOptions, trace
+from tracer.existing import strip_markers
+
+REPORT = """# Webb
+
+The James Webb Space Telescope launched on 25 December 2021 on an Ariane 5 rocket from Kourou.
+Its primary mirror is 8.5 metres across and weighs 705 kg.
+The telescope orbits the Sun near the second Lagrange point, about 1.5 million km from Earth.
+
+```python
+print("The James Webb Space Telescope launched on 25 December 2021")
+```
+
+| instrument | band |
+|---|---|
+| NIRCam | near-infrared |
+
+## References
+
+[1] Old list entry https://example.org/old
+"""
+
+RECORDS = [
+    {"url": "https://example.org/webb", "title": "Webb launch",
+     "content": "The James Webb Space Telescope launched on 25 December 2021 aboard an Ariane 5 rocket "
+                "from Kourou in French Guiana."},
+    {"url": "", "title": "broken", "content": "no url"},
+    {"url": "https://example.org/l2?utm_source=news", "title": "Webb orbit",
+     "content": "Webb orbits the Sun near the second Lagrange point (L2), roughly 1.5 million km from Earth. "
+                "Its primary mirror is 6.5 metres across."},
+]
+
+
+def test_citations_are_verified_spans_into_the_input() -> None:
+    res = trace(REPORT, RECORDS)
+    assert res.mode == "deterministic" and not res.degraded
+    cited = {c.sentence.split()[1]: c for c in res.citations}
+    assert set(cited) == {"James", "telescope"}
+    for c in res.citations:
+        assert REPORT[c.start:c.end] == c.sentence
+        for s in c.sources:
+            content = RECORDS[s.record_index]["content"]
+            assert content[s.evidence_start:s.evidence_end] == s.evidence and s.evidence
+            assert s.score >= TraceOptions().threshold
+    # record 1 was dropped, so the L2 page keeps its request index 2
+    assert cited["telescope"].sources[0].record_index == 2
+    assert any(w.startswith("record 1 dropped") for w in res.warnings)
+
+
+def test_conflicting_number_is_not_cited_and_is_reported_unsupported() -> None:
+    res = trace(REPORT, RECORDS)
+    mirror = "Its primary mirror is 8.5 metres across and weighs 705 kg."
+    assert all(c.sentence != mirror for c in res.citations)
+    assert any(u.sentence == mirror for u in res.unsupported)
+
+
+def test_body_is_lossless_and_references_rebuilt() -> None:
+    res = trace(REPORT, RECORDS)
+    body_end = REPORT.index("## References")
+    assert res.removed_references == REPORT[body_end:]
+    stripped = strip_markers(res.report)
+    body = REPORT[:body_end]
+    assert stripped.startswith(body)  # the input body, byte for byte, then only the new section
+    appended = stripped[len(body):]
+    assert appended.lstrip("\n").startswith("## References\n")
+    section = res.report[res.report.rindex("## References\n"):]
+    lines = [ln for ln in section.splitlines() if ln.strip() and not ln.startswith("#")]
+    assert [ln.split("]")[0] for ln in lines] == [f"[{r.number}" for r in res.references]
+    assert [r.number for r in res.references] == list(range(1, len(res.references) + 1))
+    assert "example.org/old" not in res.report
+    # the code block keeps its text untouched (no marker inside protected regions)
+    assert 'print("The James Webb Space Telescope launched on 25 December 2021")' in res.report
+
+
+def test_no_records_returns_the_report_unchanged() -> None:
+    res = trace(REPORT, [])
+    assert res.report == REPORT and res.citations == () and res.references == ()
+    assert res.removed_references == ""
+    assert res.unsupported and all(u.reason == "no records" for u in res.unsupported)
+
+
+def test_stats_count_every_stage() -> None:
+    res = trace(REPORT, RECORDS)
+    st = res.stats
+    assert st.records == 2 and st.records_dropped == 1 and st.passages >= 2
+    assert st.sentences >= 3 and st.cited_sentences == len(res.citations)
+    assert st.citations == sum(len(c.sources) for c in res.citations)
+    assert {"records", "markdown", "segment", "existing", "recognize", "retrieve", "match",
+            "render"} <= set(st.stage_ms)
+    assert st.total_ms >= sum(st.stage_ms.values()) * 0.5
+
+
+def test_min_score_one_cites_only_exact_quotes() -> None:
+    res = trace(REPORT, RECORDS, TraceOptions(min_score=1.0))
+    assert all(s.match == "exact" for c in res.citations for s in c.sources)
+
+
+def test_llm_mode_without_a_model_degrades_and_says_so() -> None:
+    res = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM))
+    assert res.degraded and res.mode == "deterministic"
+    assert any("no LLM is configured" in w for w in res.warnings)
+    assert res.citations  # the deterministic path still did the work
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [
+        (TraceOptions(max_sources=0), "options.max_sources"),
+        (TraceOptions(min_score=1.5), "options.min_score"),
+        (TraceOptions(language="fr"), "options.language"),
+        (TraceOptions(style="bogus"), "options.style"),
+        (TraceOptions(reference_format="mla"), "options.reference_format"),
+        (TraceOptions(references_heading="a\nb"), "options.references_heading"),
+    ],
+)
+def test_invalid_options_name_the_field(options: TraceOptions, field: str) -> None:
+    with pytest.raises(InvalidInputError) as err:
+        trace(REPORT, RECORDS, options)
+    assert err.value.field == field
+
+
+def test_cancel_token_stops_the_trace() -> None:
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(CancelledError):
+        trace(REPORT, RECORDS, cancel=cancel)
+
+
+def test_chinese_report_gets_chinese_heading() -> None:
+    report = "天和核心舱于2021年4月29日在文昌航天发射场发射升空。红烧肉很好吃。\n"
+    records = [{"url": "https://example.cn/a", "title": "天宫",
+                "content": "2021年4月29日，天和核心舱在文昌航天发射场由长征五号B遥二运载火箭发射升空。"}]
+    res = trace(report, records)
+    assert "## 参考文献" in res.report
+    assert res.citations and res.citations[0].sentence.startswith("天和核心舱")
+    assert strip_markers(res.report).startswith(report.rstrip("\n"))

@@ -1,0 +1,38 @@
+from tracer.text import cjk_bigrams, content_tokens, detect_language, normalize_for_match, numbers, tokens
+
+
+def test_detect_language() -> None:
+    assert detect_language("The telescope launched in 2021.") == "en"
+    assert detect_language("空间站于2022年建成，并开展了多项科学实验。") == "zh"
+    # a Chinese report quoting English names is still Chinese
+    assert detect_language("据NASA报道，詹姆斯·韦布空间望远镜（JWST）于2021年发射升空。") == "zh"
+
+
+def test_tokens_stem_english_and_cut_chinese() -> None:
+    assert tokens("Studies showed running") == ["studi", "show", "run"]
+    zh = tokens("毛泽东领导了农民起义")
+    assert "毛泽东" in zh and "领导" in zh
+
+
+def test_content_tokens_drop_stopwords_keep_numbers() -> None:
+    toks = content_tokens("The rate is 45.5% in the U.S. and it grew")
+    assert "the" not in toks and "is" not in toks
+    assert "45.5" in toks and "rate" in toks and "grew" in toks
+    assert "的" not in content_tokens("中国的经济")
+
+
+def test_cjk_bigrams() -> None:
+    assert cjk_bigrams("起义军") == ["起义", "义军"]
+    assert cjk_bigrams("abc 中") == []
+
+
+def test_numbers_normalise_formats_and_scales() -> None:
+    assert "45.5" in numbers("rose to 45.5% last year")
+    assert "1200" in numbers("about 1,200 people")
+    assert "3.08e+10" in numbers("$30.8 billion")
+    assert "30000" in numbers("3万人")
+    assert numbers("no digits here") == set()
+
+
+def test_normalize_for_match_unifies_quotes_and_space() -> None:
+    assert normalize_for_match("“Hello”  —\u00a0World") == '"hello" - world'
