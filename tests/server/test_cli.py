@@ -82,21 +82,28 @@ def test_trace_options_are_passed(files) -> None:
         (lambda d: (d / "ok.md", _write(d / "bin.json", b"\x00\x81\x82")), "invalid UTF-8"),
     ],
 )
-def test_bad_input_exits_2_naming_the_file(tmp_path: Path, make, needle) -> None:
+def test_bad_input_exits_2_naming_the_file(tmp_path: Path, make, needle, capsys) -> None:
     (tmp_path / "ok.md").write_text("Hello.", encoding="utf-8")
     (tmp_path / "r.json").write_text("[]", encoding="utf-8")
     report, records = make(tmp_path)
-    proc = run_cli("trace", str(report), str(records))
-    err = proc.stderr.decode()
-    assert proc.returncode == 2, err
+    code, err = run_main("trace", str(report), str(records), capsys=capsys)
+    assert code == 2, err
     assert needle in err
-    assert "Traceback" not in err
 
 
-def test_invalid_option_exits_2(files) -> None:
-    proc = run_cli("trace", str(files["en_report"]), str(files["en_records"]), "--max-sources", "0")
-    assert proc.returncode == 2
-    assert "options.max_sources" in proc.stderr.decode()
+def test_invalid_option_exits_2(files, capsys) -> None:
+    code, err = run_main("trace", str(files["en_report"]), str(files["en_records"]), "--max-sources", "0",
+                         capsys=capsys)
+    assert code == 2
+    assert "options.max_sources" in err
+
+
+def run_main(*args: str, capsys) -> tuple[int, str]:
+    """In-process `main()` (what the console script calls) for the fast error-path cases."""
+    from server.cli import main
+
+    code = main(list(args))
+    return code, capsys.readouterr().err
 
 
 def _write(path: Path, data: bytes) -> Path:
@@ -167,3 +174,13 @@ def test_serve_bad_config_exits_2(tmp_path: Path) -> None:
     proc = run_cli("serve", "--config", str(path))
     assert proc.returncode == 2
     assert "limits.records" in proc.stderr.decode()
+
+
+def test_invalid_utf8_exit_code_of_the_real_process(tmp_path: Path) -> None:
+    report = _write(tmp_path / "latin1.md", "Café résumé.".encode("latin-1"))
+    records = _write(tmp_path / "r.json", b"[]")
+    proc = run_cli("trace", str(report), str(records))
+    err = proc.stderr.decode()
+    assert proc.returncode == 2
+    assert "latin1.md" in err and "invalid UTF-8 at byte 3" in err
+    assert "Traceback" not in err
