@@ -302,6 +302,26 @@ def init_worker(llm_args: argparse.Namespace | None, llm_section: Mapping[str, A
     _TIMEOUT_S = timeout_s
 
 
+def _exit_with_parent() -> None:
+    """A pool worker's watchdog: when the bulk process is gone (even SIGKILLed), exit too,
+    instead of waiting forever on a queue nobody will write to again."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="bulk-parent-watch", daemon=True).start()
+
+
+def _init_pool_worker(llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
+                      timeout_s: float) -> None:
+    _exit_with_parent()
+    init_worker(llm_args, llm_section, timeout_s)
+
+
 def trace_item(line: int, request: bytes, shape: str) -> bytes:
     """Trace one serialized TraceRequest exactly as the service does; return its output line."""
     from server.config import Limits
@@ -524,7 +544,7 @@ def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
     """Trace in `workers` processes with a bounded number of items in flight; completion order."""
     window = window or workers * 4
     ctx = multiprocessing.get_context("spawn")  # no fork of a process holding grpc/threads
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker,
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_pool_worker,
                              initargs=(llm_args, llm_section, timeout_s)) as pool:
         in_flight: set[Future[bytes]] = set()
 

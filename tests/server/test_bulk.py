@@ -126,9 +126,14 @@ def test_resume_after_sigkill_at_a_random_point(tmp_path: Path) -> None:
                 break
             assert proc.poll() is None, "the run finished before it could be killed"
             time.sleep(0.005)
+        workers = _children(proc.pid)
         os.kill(proc.pid, signal.SIGKILL)  # the main process only; its workers lose their parent
     finally:
         proc.wait(30)
+    deadline = time.monotonic() + 15  # orphaned workers notice and exit
+    while time.monotonic() < deadline and any(_running(pid) for pid in workers):
+        time.sleep(0.1)
+    assert workers and not any(_running(pid) for pid in workers)
     before = read_out(out)
     assert 0 < len(before) < n + len(bad), f"killed after {len(before)} lines"
     # a crash can also leave a torn last line: resume must cut it away
@@ -143,6 +148,26 @@ def test_resume_after_sigkill_at_a_random_point(tmp_path: Path) -> None:
     got = by_id(after)                              # and every id exactly once
     assert set(got) == set(ids) | {"line-71", "no-report-2"}
     assert all("error" not in got[i] for i in ids)
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"  # a zombie has exited (pid 1 of a container may not reap it)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
 
 
 def test_output_repair_and_resume_state(tmp_path: Path) -> None:
