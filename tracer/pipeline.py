@@ -135,8 +135,10 @@ def trace(
     with timer.stage("match"):
         fallback_ids = {s.id for s in sentences}
         if use_llm and llm is not None and recs:
+            # The model only sees sentences recognition flagged: that is what recognition is for.
+            flagged = [s for s in sentences if s.id in needs]
             proposals, failed, llm_warn = llm.match(
-                sentences, {sid: [p for p, _ in c] for sid, c in candidates.items()},
+                flagged, {s.id: [p for p, _ in candidates[s.id]] for s in flagged},
                 passages, options, stats, cancel,
             )
             warnings.extend(llm_warn)
@@ -146,7 +148,9 @@ def trace(
                 sentences, proposals, candidates, index, options, verifier
             )
             stats.llm_pairs_rejected += rejected
-            fallback_ids = set(failed)
+            # Unflagged sentences still get the (verified, cheap) deterministic matcher, so a
+            # supported sentence is cited whichever mode runs.
+            fallback_ids = set(failed) | {s.id for s in sentences if s.id not in needs}
         if fallback_ids and recs:
             chosen.update(match_deterministic(
                 [s for s in sentences if s.id in fallback_ids], candidates, index, options, verifier
