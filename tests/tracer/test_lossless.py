@@ -20,6 +20,7 @@ from tracer.existing import MARKER_RE, find_existing_markers, strip_markers
 from tracer.markdown import scan_markdown
 from tracer.models import Layout
 from tracer.options import ExistingPolicy, Placement
+from tracer.render import STYLES
 from tracer.segment import segment_sentences
 
 EN_FACTS = [
@@ -113,6 +114,7 @@ def case(draw: st.DrawFn) -> tuple[str, list[dict[str, Any]], TraceOptions]:
     options = TraceOptions(
         existing=draw(st.sampled_from(list(ExistingPolicy))),
         placement=draw(st.sampled_from(list(Placement))),
+        style=draw(st.sampled_from([s for s in STYLES if s != "openjiuwen"])),  # numbered styles
     )
     return report, records, options
 
@@ -188,9 +190,10 @@ TOKENS = [
     st.lists(st.sampled_from(TOKENS), min_size=1, max_size=60),
     st.sampled_from(list(ExistingPolicy)),
     st.sampled_from(list(Placement)),
+    st.sampled_from(STYLES),
 )
 def test_trace_is_lossless_on_token_soup(
-    tokens: list[str], policy: ExistingPolicy, placement: Placement
+    tokens: list[str], policy: ExistingPolicy, placement: Placement, style: str
 ) -> None:
     report = "".join(tokens)
     content = "Revenue rose 5.2% in 2023 in the U.S. 营收增长百分之五。"
@@ -198,7 +201,7 @@ def test_trace_is_lossless_on_token_soup(
         {"url": "https://a.example.com/x", "title": "Alpha [1] *x*", "content": content},
         {"url": "https://b.example.com/y", "title": "Beta", "content": "营收增长百分之五。 Revenue rose 5%."},
     ]
-    result = trace(report, records, TraceOptions(existing=policy, placement=placement))
+    result = trace(report, records, TraceOptions(existing=policy, placement=placement, style=style))
     in_body = report[: scan_markdown(report).body_end]
     out_body, _ = split_output(result.report)
     if not result.references:
