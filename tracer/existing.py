@@ -171,12 +171,12 @@ def _plausible(text: str, s: int, e: int, numbers: tuple[int, ...], raw: str) ->
     """Reject "[2020]"-style years and checkbox-like brackets that are not marker lists."""
     if all(n <= _MAX_NUMBER for n in numbers):
         return True
-    if not raw.startswith("["):
-        return True                    # 【2020】, <sup>…</sup>, [citation:…] are explicit
-    # a big number counts only next to another marker: "[1][1024]"
+    if not raw.startswith(("[", "【")) or raw.startswith(("[citation", "[^")):
+        return True                    # <sup>…</sup>, [citation:…], [^n] are explicit
+    # a big number counts only next to another marker: "[1][1024]" (【2023】 is a year label)
     before = text[max(0, s - 1):s]
     after = text[e:e + 1]
-    return before == "]" or after == "["
+    return before in ("]", "】") or after in ("[", "【")
 
 
 def _sentence_of(

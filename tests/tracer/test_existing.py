@@ -73,6 +73,7 @@ def test_openjiuwen_marker_gets_synthetic_number_per_url() -> None:
         "See [the docs](https://a.com) now.",
         "- [x] done task\n- [ ] open task\n",
         "In [2020] the law passed.",
+        "【2023】第5号文件发布。",
         "Code `x[1]` here.",
         "```\nx = a[1]\n```\n",
         "Array $a[1]$ here.",
