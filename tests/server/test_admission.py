@@ -91,3 +91,13 @@ def test_client_cancel_stops_the_work(gated) -> None:
     fut.cancel()
     wait_until(lambda: gate.raised == ["CancelledError"], what="pipeline cancelled")
     wait_until(lambda: srv.service.in_flight == 0, what="slot released")
+
+
+def test_stream_deadline_stops_its_items(gated) -> None:
+    srv, gate = gated
+    items = [pb.TraceRequest(id=str(i), report=EN_REPORT, records=records_pb(EN_RECORDS)) for i in range(3)]
+    with pytest.raises(grpc.RpcError) as err:
+        list(srv.stub().TraceStream(iter(items), timeout=0.3))
+    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    wait_until(lambda: srv.service.in_flight == 0, what="stream slot released (after its threads)")
+    assert gate.raised and set(gate.raised) == {"CancelledError"}, "no item ran to completion"
