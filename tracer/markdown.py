@@ -72,7 +72,10 @@ _REF_TITLES = frozenset(
 _REF_COMPANIONS = frozenset(
     {"notes", "links", "data", "further reading", "延伸阅读", "相关链接", "注释", "资料"}
 )
-_TITLE_JOINERS = re.compile(r"\s*(?:\band\b|&|/|与|和|及|、|,|，)\s*")
+_TITLE_JOINERS = re.compile(
+    r"\s*(?:\band\b|&|/|与|和|及|、|,|，|[()（）])\s*"
+    r"|(?<=[\u4e00-\u9fff])\s+(?=[A-Za-z])|(?<=[A-Za-z])\s+(?=[\u4e00-\u9fff])"
+)
 _NUMBERING = re.compile(
     r"^(?:\d+(?:\.\d+)*[.)、]?|[一二三四五六七八九十百]+[、.．]|[IVXLC]+[.)]|[（(][一二三四五六七八九十\d]+[)）])\s*"
 )
