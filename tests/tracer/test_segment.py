@@ -126,6 +126,7 @@ def test_nested_list_and_continuation() -> None:
 
 def test_chinese_list() -> None:
     assert texts("1、第一点。\n2、第二点。") == ["第一点。", "第二点。"]
+    assert texts("（1）第一点\n（2）第二点\n一、总体\n① 甲\n· 乙") == ["第一点", "第二点", "总体", "甲", "乙"]
 
 
 def test_tables_code_headings_front_matter_are_not_prose() -> None:
