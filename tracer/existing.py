@@ -305,8 +305,8 @@ def resolve_existing(
                 hit = by_urls(urls)
                 if hit is None:
                     hit = next((by_title[t] for t in map(_norm_title, titles) if t in by_title), None)
-            if hit is None and n > 0:
-                hit = by_id.get(str(n))
+            if hit is None and n > 0 and n not in entries and not m.urls:
+                hit = by_id.get(str(n))    # only when nothing else defines what [n] was
             out[n] = hit
     return out
 

@@ -177,6 +177,12 @@ def test_resolve_by_record_id() -> None:
     assert resolve_existing(markers(7), "", RECS) == {7: 2}
 
 
+def test_record_id_never_overrides_a_reference_entry() -> None:
+    assert resolve_existing(markers(7), "## References\n[7] Other https://other.org\n", RECS) == {7: None}
+    ms = [ExistingMarker(0, 5, (7,), ("https://other.org/x",))]
+    assert resolve_existing(ms, "", RECS) == {7: None}
+
+
 def test_resolve_openjiuwen_synthetic() -> None:
     ms = [ExistingMarker(0, 5, (-1,), ("https://example.com/b",))]
     assert resolve_existing(ms, "", RECS) == {-1: 1}
