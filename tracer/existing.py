@@ -138,9 +138,13 @@ def _footnote_definitions(text: str, layout: Layout) -> tuple[set[str], dict[str
     refs: dict[str, list[str]] = {}
     if "[^" not in text:
         return body, refs
+    starts = [ps for ps, _ in layout.protected]
     for m in _FOOTNOTE_DEF.finditer(text):
         if m.start() < layout.body_end:
-            body.add(m.group(1))
+            # a definition is its own protected block; one inside a code block is just code
+            k = bisect.bisect_right(starts, m.start()) - 1
+            if k >= 0 and layout.protected[k][0] == m.start():
+                body.add(m.group(1))
         else:
             rest = m.group(2)
             urls = [lm.group(2) for lm in _MD_LINK.finditer(rest)]

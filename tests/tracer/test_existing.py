@@ -207,6 +207,10 @@ def test_footnote_with_note_in_body_is_not_a_citation() -> None:
     assert found("Claim[^1]. Other[^n].\n\n[^1]: a note kept in the body\n[^n]: another\n") == []
 
 
+def test_footnote_definition_inside_code_does_not_count() -> None:
+    assert found("Claim[^1].\n\n```\n[^1]: code\n```\n") == [("[^1]", (1,))]
+
+
 def test_named_footnote_defined_in_references() -> None:
     text = "Claim[^src]. Other[^1].\n\n## Sources\n[^src]: [A](https://example.com/a)\n[^1]: https://example.com/b\n"
     ms = find(text)

@@ -53,6 +53,10 @@ def test_spans_point_into_original_and_ids_are_ordered() -> None:
         ("Meet at 10 a.m. The bus left.", ["Meet at 10 a.m.", "The bus left."]),
         ("In 2020. 2021 was better.", ["In 2020.", "2021 was better."]),
         ("Growth was 3.5 times. Next.", ["Growth was 3.5 times.", "Next."]),
+        ("Apples, pears, etc. The end.", ["Apples, pears, etc.", "The end."]),
+        ("Apples, pears, etc. are fruit.", ["Apples, pears, etc. are fruit."]),
+        ("Sales rose 🚀. Profits fell 📉! Why?", ["Sales rose 🚀.", "Profits fell 📉!", "Why?"]),
+        ("The U.S. President spoke. In the U.S. The end.", ["The U.S. President spoke.", "In the U.S.", "The end."]),  # noqa: E501
     ],
 )
 def test_english_rules(text: str, expected: list[str]) -> None:
