@@ -27,6 +27,10 @@ from tracer.pipeline import LLMBackend, trace
 SERVICE_NAME = tracer_pb2.DESCRIPTOR.services_by_name["SourceTracer"].full_name
 
 
+class StartupError(RuntimeError):
+    """The server could not start (e.g. the port is taken); the message says why."""
+
+
 @dataclass
 class RunningServer:
     server: grpc.aio.Server
@@ -93,17 +97,22 @@ async def start_server(
         server,
     )
     address = _address(config.host, config.port)
-    if config.tls:
-        creds = grpc.ssl_server_credentials(
-            [(_read(config.tls_key, "key"), _read(config.tls_cert, "cert"))],
-            root_certificates=_read(config.tls_ca, "ca") if config.tls_ca else None,
-            require_client_auth=bool(config.tls_ca),
-        )
-        port = server.add_secure_port(address, creds)
-    else:
-        port = server.add_insecure_port(address)
+    try:
+        if config.tls:
+            creds = grpc.ssl_server_credentials(
+                [(_read(config.tls_key, "key"), _read(config.tls_cert, "cert"))],
+                root_certificates=_read(config.tls_ca, "ca") if config.tls_ca else None,
+                require_client_auth=bool(config.tls_ca),
+            )
+            port = server.add_secure_port(address, creds)
+        else:
+            port = server.add_insecure_port(address)
+    except RuntimeError:
+        port = 0
     if not port:
-        raise ConfigError(f"server: cannot bind {address}")
+        executor.shutdown(wait=False)
+        what = " (or the TLS certificate/key is invalid)" if config.tls else ""
+        raise StartupError(f"server: cannot listen on {address}: address in use or not available{what}")
     await server.start()
     await health.set("", health_pb2.HealthCheckResponse.SERVING)
     await health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)

@@ -213,7 +213,7 @@ def run_serve(args: argparse.Namespace) -> int:
     import asyncio
 
     from server import llm_client
-    from server.app import serve
+    from server.app import StartupError, serve
     from server.config import ConfigError, load_config
     from server.logs import setup_logging
 
@@ -227,6 +227,8 @@ def run_serve(args: argparse.Namespace) -> int:
         return asyncio.run(serve(config, llm))
     except ConfigError as exc:
         return _fail(str(exc), EXIT_INPUT)
+    except StartupError as exc:
+        return _fail(str(exc), EXIT_FAILURE)
 
 
 # ---- entry point -----------------------------------------------------------------------------

@@ -184,3 +184,16 @@ def test_invalid_utf8_exit_code_of_the_real_process(tmp_path: Path) -> None:
     assert proc.returncode == 2
     assert "latin1.md" in err and "invalid UTF-8 at byte 3" in err
     assert "Traceback" not in err
+
+
+def test_serve_on_a_taken_port_fails_cleanly() -> None:
+    from tests.server.conftest import SubprocessServer
+
+    first = SubprocessServer()
+    try:
+        proc = run_cli("serve", "--port", str(first.port))
+        err = proc.stderr.decode()
+        assert proc.returncode == 1
+        assert f"cannot listen on 127.0.0.1:{first.port}" in err and "Traceback" not in err
+    finally:
+        first.close()
