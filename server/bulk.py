@@ -72,7 +72,7 @@ _PLACEMENTS = {
     "before": pb.PLACEMENT_BEFORE_PUNCT, "before_punct": pb.PLACEMENT_BEFORE_PUNCT,
     "after": pb.PLACEMENT_AFTER_PUNCT, "after_punct": pb.PLACEMENT_AFTER_PUNCT,
 }
-_ENUM_OPTIONS: dict[str, tuple[dict[str, int], str]] = {
+_ENUM_OPTIONS: dict[str, tuple[Mapping[str, Any], str]] = {
     "mode": (_MODES, "MODE_"), "existing": (_EXISTING, "EXISTING_"), "placement": (_PLACEMENTS, "PLACEMENT_"),
 }
 _STR_OPTIONS = ("style", "references_heading", "language", "reference_format")
@@ -153,7 +153,7 @@ def _flat_records(obj: Mapping[str, Any]) -> list[tuple[str, object]]:
     raise InvalidInputError("records", "must be a list of records or a {source_type: [records]} object")
 
 
-def _enum_option(key: str, value: object) -> int:
+def _enum_option(key: str, value: object) -> Any:
     table, prefix = _ENUM_OPTIONS[key]
     if isinstance(value, str):
         v = value.strip().lower()
