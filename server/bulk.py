@@ -217,7 +217,7 @@ def parse_line(line: int, raw: bytes, default_style: str = "") -> Item | BadLine
     """Input line -> Item, or BadLine naming the problem (id = the given id, else "line-N")."""
     fallback = f"line-{line}"
     try:
-        obj = orjson.loads(raw)
+        obj = orjson.loads(raw.rstrip(b"\r\n"))
     except orjson.JSONDecodeError as exc:
         return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: not valid JSON: {exc}")
     if not isinstance(obj, dict):
