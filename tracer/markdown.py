@@ -58,6 +58,7 @@ _INLINE = re.compile(
     re.VERBOSE,
 )
 _URL_TRAIL = ".,;:!?'\"*_~"
+_MAX_CANDIDATES = 16
 
 # --- references headings ------------------------------------------------------------------------
 _REF_TITLES = frozenset(
@@ -318,9 +319,10 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
             para_list = False
         i += 1
 
-    ref_line = next(
-        (c for c in candidates if _is_trailing(lines, c, heading_lines, blocks.spans, c in plain)), None
-    ) if find_references else None
+    # only the last few candidates can start a trailing section (and each test is linear)
+    tail = candidates[-_MAX_CANDIDATES:] if find_references else []
+    spans = blocks.spans
+    ref_line = next((c for c in tail if _is_trailing(lines, c, heading_lines, spans, c in plain)), None)
     if ref_line is not None:
         body_end = lines[ref_line].start
         references: Span | None = (body_end, len(text))
