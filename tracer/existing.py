@@ -18,6 +18,7 @@ from tracer.models import ExistingMarker, Layout, Record, Sentence
 
 _MAX_RANGE = 50                        # "[1-3]" expands; "[1-9999]" is not a citation
 _MAX_NUMBER = 999                      # a lone "[2020]" is a year, not a citation
+_MAX_GAP = 64                          # whitespace allowed between a sentence and its marker
 
 _NUM = r"\d{1,4}"
 _SEP = r"\s*(?:[,，、;；]|[-–—~～])\s*"
@@ -193,6 +194,8 @@ def _sentence_of(
     if s < sent.end:
         return sent.id
     gap_from = max(sent.end, attach_end.get(sent.id, sent.end))
+    if s - gap_from > _MAX_GAP:
+        return None
     gap = text[gap_from:s]
     if gap.strip() == "" and "\n\n" not in gap.replace("\r", ""):
         return sent.id
