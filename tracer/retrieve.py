@@ -34,7 +34,7 @@ class PassageIndex:
         self._df = df
         self._record_of = np.fromiter((p.record for p in passages), dtype=np.int64, count=len(passages))
         self._bm25: bm25s.BM25 | None = None
-        if passages:
+        if any(self.tokens):  # bm25s cannot index a corpus without a single term
             self._bm25 = bm25s.BM25()
             self._bm25.index(self.tokens, show_progress=False)
 

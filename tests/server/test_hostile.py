@@ -125,3 +125,13 @@ def test_many_small_records_within_limit(stub) -> None:
                for i in range(5000)]
     resp = stub.Trace(pb.TraceRequest(report=EN_REPORT, records=records))
     assert resp.stats.records == 5000
+
+
+@pytest.mark.parametrize("content", ["c", "!!!", "🙂🙂", "...", "\u200b"])
+def test_records_without_indexable_terms(stub, content: str) -> None:
+    records = [pb.Record(url="https://e.org/x", title="x", content=content)]
+    resp = stub.Trace(pb.TraceRequest(report=REPORT, records=records))
+    assert resp.report == REPORT and not resp.citations
+    records.append(_record("https://ok.example/a", "ok"))
+    resp = stub.Trace(pb.TraceRequest(report=REPORT, records=records))
+    assert resp.citations
