@@ -18,7 +18,7 @@ from tracer.models import Layout, Sentence, Span
 
 _PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
 _LIST = re.compile(
-    r"(?:[-*+•·][ \t]+|\d{1,9}[.)][ \t]+|\d{1,3}、[ \t]*|[(（]\d{1,2}[)）][ \t]*"
+    r"(?:[-*+•·][ \t]+|\d{1,3}[.)][ \t]+|\d{1,3}、[ \t]*|[(（]\d{1,2}[)）][ \t]*"
     r"|[一二三四五六七八九十]{1,3}、[ \t]*|[①-⑳][ \t]*)(?:\[[ xX]\][ \t]+)?"
 )
 _PSEUDO_HEADING = re.compile(r"(\*\*|__)[^*_\n].*?\1[ \t]*[:：]?[ \t]*")

@@ -123,6 +123,10 @@ def test_list_items_are_own_units_without_bullets() -> None:
     ]
 
 
+def test_year_at_line_start_is_not_a_list_marker() -> None:
+    assert texts("Sales peaked in\n2023. Then they fell.") == ["Sales peaked in\n2023.", "Then they fell."]
+
+
 def test_nested_list_and_continuation() -> None:
     text = "- outer item\n  continues here.\n    - inner item.\n"
     assert texts(text) == ["outer item\n  continues here.", "inner item."]
