@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import fcntl
 import math
 import multiprocessing
 import os
@@ -367,15 +368,24 @@ class Output:
         self.truncated_bytes = 0
         self._lock = threading.Lock()
         self._last_sync = time.monotonic()
-        exists = os.path.exists(path) and os.path.getsize(path) > 0
-        if exists and not resume and not overwrite:
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released by the kernel on any exit
+        except BlockingIOError:
+            os.close(self._fd)
+            raise BulkError(f"{path} is being written by another bulk run") from None
+        size = os.fstat(self._fd).st_size
+        if size and not resume and not overwrite:
+            os.close(self._fd)
             raise BulkError(f"{path} exists and is not empty: pass --resume to continue it or --overwrite")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
         if overwrite and not resume:
-            flags |= os.O_TRUNC
-        elif exists:
-            self._scan_and_repair()
-        self._fd = os.open(path, flags, 0o644)
+            os.ftruncate(self._fd, 0)
+        elif size:
+            try:
+                self._scan_and_repair()
+            except BaseException:
+                os.close(self._fd)
+                raise
 
     def _scan_and_repair(self) -> None:
         with open(self.path, "rb") as fh:

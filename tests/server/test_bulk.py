@@ -186,6 +186,12 @@ def test_output_repair_and_resume_state(tmp_path: Path) -> None:
     finally:
         o.close()
     assert out.read_bytes().endswith(b'"line":2}}\n{"id":"c"}\n')
+    held = Output(str(out), resume=True, overwrite=False, fsync="never")
+    try:  # one writer at a time: a second run on the same OUT is refused
+        with pytest.raises(BulkError, match="being written by another bulk run"):
+            Output(str(out), resume=True, overwrite=False, fsync="never")
+    finally:
+        held.close()
     out.write_bytes(b'{"id":"a"}\nnot json\n')
     with pytest.raises(BulkError, match="line 2 is not an output line"):
         Output(str(out), resume=True, overwrite=False, fsync="never")
