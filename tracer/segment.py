@@ -60,6 +60,11 @@ class _Unit:
     ranges: list[Span] = field(default_factory=list)
     in_list: bool = False
     heading: str = ""
+    ends: list[int] = field(default_factory=list)   # range ends, for bisect
+
+    def add(self, start: int, end: int) -> None:
+        self.ranges.append((start, end))
+        self.ends.append(end)
 
 
 @dataclass(slots=True)
@@ -122,18 +127,18 @@ def _units(text: str, layout: Layout) -> list[_Unit]:
         lm = _LIST.match(text, cs, ce)
         if lm:
             flush()
-            cur = _Unit([], True, heading)
+            cur = _Unit(in_list=True, heading=heading)
             cs = lm.end()
             if cs < ce:
-                cur.ranges.append((cs, ce))
+                cur.add(cs, ce)
             continue
         if _PSEUDO_HEADING.fullmatch(text, cs, ce) and not _ends_terminal(text, cs, ce):
             flush()
             heading = heading_title(text[cs:ce])
             continue
         if cur is None:
-            cur = _Unit([], False, heading)
-        cur.ranges.append((cs, ce))
+            cur = _Unit(heading=heading)
+        cur.add(cs, ce)
     flush()
     return units
 
@@ -162,9 +167,9 @@ class _Splitter:
     def next_content(self, unit: _Unit, pos: int) -> int:
         """First position >= pos inside the unit's content that is not whitespace or a marker."""
         text = self.text
-        for rs, re_ in unit.ranges:
-            if re_ <= pos:
-                continue
+        ranges = unit.ranges
+        for i in range(bisect.bisect_right(unit.ends, pos), len(ranges)):
+            rs, re_ = ranges[i]
             p = max(pos, rs)
             while p < re_:
                 ch = text[p]
