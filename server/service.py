@@ -169,7 +169,8 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         return result, result_to_pb(result, request.id)
 
     async def _run_one(
-        self, request: pb.TraceRequest, slot: _Slot, cancel: threading.Event, deadline: float | None
+        self, request: pb.TraceRequest, slot: _Slot, cancel: threading.Event, deadline: float | None,
+        rid: str,
     ) -> _Outcome:
         """Trace one request; never raises except asyncio.CancelledError (call cancelled)."""
         if isinstance(request, MalformedRequest):
@@ -194,8 +195,8 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             code, message = status_for(exc, passed)
             return _Outcome(code, message)
         except Exception:
-            log("internal error", logging.ERROR, exc_info_text=_format_exc())
-            return _Outcome(grpc.StatusCode.INTERNAL, "internal error")
+            log("internal error", logging.ERROR, request_id=rid, traceback=_format_exc())
+            return _Outcome(grpc.StatusCode.INTERNAL, f"internal error (request id {rid})")
         return _Outcome(grpc.StatusCode.OK, "", response, result)
 
     def _record(self, method: str, rid: str, request: pb.TraceRequest, outcome: _Outcome, t0: float) -> None:
@@ -237,7 +238,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         timer = None if remaining is None else asyncio.get_running_loop().call_later(
             max(0.0, remaining), cancel.set)
         try:
-            outcome = await self._run_one(request, slot, cancel, deadline)
+            outcome = await self._run_one(request, slot, cancel, deadline, rid)
         except asyncio.CancelledError:
             passed = deadline is not None and time.monotonic() >= deadline
             code = grpc.StatusCode.DEADLINE_EXCEEDED if passed else grpc.StatusCode.CANCELLED
@@ -274,7 +275,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
 
         async def one(request: pb.TraceRequest) -> None:
             t0 = time.perf_counter()
-            outcome = await self._run_one(request, slot, cancel, deadline)
+            outcome = await self._run_one(request, slot, cancel, deadline, rid)
             self._record("TraceStream", rid, request, outcome, t0)
             if outcome.response is None:
                 resp = pb.TraceResponse(id=request.id, status=pb.Status(code=outcome.code.value[0],

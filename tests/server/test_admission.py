@@ -101,3 +101,25 @@ def test_stream_deadline_stops_its_items(gated) -> None:
     assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
     wait_until(lambda: srv.service.in_flight == 0, what="stream slot released (after its threads)")
     assert gate.raised and set(gate.raised) == {"CancelledError"}, "no item ran to completion"
+
+
+def test_a_bug_is_internal_with_request_id_and_the_server_survives() -> None:
+    calls: list[int] = []
+
+    def buggy(report: str, records: Any, options: Any, **kw: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("simulated bug")
+        return trace(report, records, options, **kw)
+
+    srv = InProcessServer(base_config(), trace_fn=buggy)
+    try:
+        stub = srv.stub()
+        with pytest.raises(grpc.RpcError) as err:
+            stub.Trace(_request(), metadata=(("x-request-id", "bug-1"),), timeout=30)
+        assert err.value.code() == grpc.StatusCode.INTERNAL
+        assert err.value.details() == "internal error (request id bug-1)"  # no internals leaked
+        assert stub.Trace(_request(), timeout=30).citations
+        assert srv.service.in_flight == 0
+    finally:
+        srv.close()
