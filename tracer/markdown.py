@@ -39,6 +39,7 @@ _HTML_LONE_TAG = re.compile(
 _MATH_BLOCK_OPEN = re.compile(r"^[ \t]*(\$\$|\\\[)")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _FRONT_OPEN = re.compile(r"^(---|\+\+\+)[ \t]*$")
+_FRONT_KEY = re.compile(r"^[A-Za-z_][\w.-]*[ \t]*[:=]")  # a YAML / TOML key opens front matter
 
 # --- inline patterns (one alternation; leftmost match wins, alternatives in precedence order) ---
 _INLINE = re.compile(
@@ -174,7 +175,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
     i = 0
 
     # front matter: only at the very start
-    if n and _FRONT_OPEN.match(lines[0].text):
+    if n > 1 and _FRONT_OPEN.match(lines[0].text) and _FRONT_KEY.match(lines[1].text):
         close = "---" if lines[0].text.startswith("-") else "+++"
         for j in range(1, n):
             t = lines[j].text.rstrip()

@@ -95,6 +95,12 @@ def test_front_matter() -> None:
     assert layout.protected[0] == (0, text.index("Body"))
 
 
+def test_leading_rule_is_not_front_matter() -> None:
+    text = "---\n\nParagraph one.\n\n---\n\nMore.\n"
+    layout = scan_markdown(text)
+    assert not touched(layout, text, "Paragraph one.")
+
+
 def test_unclosed_fence_runs_to_end() -> None:
     text = "Prose.\n\n```\ncode\n## References\n[1] x https://a.com\n"
     layout = scan_markdown(text)
