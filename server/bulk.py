@@ -297,10 +297,13 @@ def init_worker(llm_args: argparse.Namespace | None, llm_section: Mapping[str, A
     """Per-process setup: the LLM backend (flags > environment > [llm] section; None when no
     model is configured) and the per-item timeout."""
     global _LLM, _TIMEOUT_S
+    _TIMEOUT_S = timeout_s
+    if llm_args is None:
+        _LLM = None  # no model configured: skip importing the LLM client at all
+        return
     from server.llm_client import build_backend
 
     _LLM = build_backend(llm_args, llm_section)
-    _TIMEOUT_S = timeout_s
 
 
 def _exit_with_parent() -> None:
@@ -898,19 +901,20 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _llm_config(args: argparse.Namespace) -> tuple[argparse.Namespace, dict[str, Any]]:
+def _llm_config(args: argparse.Namespace) -> tuple[argparse.Namespace | None, dict[str, Any] | None]:
     """The --llm-* flags and the config file's [llm] section for the workers, checked here
-    once so a bad setting stops the run before any work (BulkError names it)."""
+    once so a bad setting stops the run before any work (BulkError names it); (None, None)
+    when no model is configured."""
     from server.cli import _llm_section
     from server.llm_client import build_backend
 
     flags = argparse.Namespace(**{k: v for k, v in vars(args).items() if k != "func"})
     try:
         section = _llm_section(args)
-        build_backend(flags, section)
+        backend = build_backend(flags, section)
     except Exception as exc:  # ConfigError, InvalidInputError, OSError: all name the setting
         raise BulkError(f"LLM configuration: {exc}") from None
-    return flags, section
+    return (flags, section) if backend is not None else (None, None)
 
 
 def main(argv: list[str] | None = None) -> int:

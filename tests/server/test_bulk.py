@@ -288,3 +288,18 @@ def test_per_item_timeout_and_progress_bar(tmp_path: Path) -> None:
     assert len(errors) == 3 and {e["code"] for e in errors} == {"DEADLINE_EXCEEDED"}
     assert "100%" in r.stderr and "errors=3" in r.stderr  # the tqdm bar, with the error count
     assert "bulk: 3/3 done, 3 errors" in r.stderr
+
+
+def test_llm_flags_reach_the_workers(tmp_path: Path) -> None:
+    from tests.fake_openai import FakeOpenAI, candidates_first
+
+    ids = write_cases(tmp_path / "in.jsonl", 4)
+    with FakeOpenAI(candidates_first) as srv:
+        r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--workers", "2",
+                 "--llm-base-url", srv.base_url, "--llm-model", "fake-model", "--llm-api-key", "k")
+    assert r.returncode == 0, r.stderr
+    got = by_id(read_out(tmp_path / "out.jsonl"))
+    assert sorted(got) == sorted(ids)
+    assert {ln["mode"] for ln in got.values()} == {"llm"}
+    assert all(ln["stats"]["llm_calls"] >= 1 and "[1]" in ln["report"] for ln in got.values())
+    assert len(srv.log) >= 4  # every item asked the model
