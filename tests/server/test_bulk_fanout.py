@@ -75,3 +75,37 @@ def test_all_servers_down_stops_resumably(tmp_path: Path) -> None:
     assert r.returncode == 1
     assert "every server failed" in r.stderr and "--resume" in r.stderr
     assert read_out(tmp_path / "out.jsonl") == []
+
+
+def test_a_server_killed_mid_run_hands_its_items_to_the_other(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from test_bulk import REPO
+
+    ids = write_cases(tmp_path / "in.jsonl", 150)
+    victim, survivor = SubprocessServer(), SubprocessServer()
+    out = tmp_path / "out.jsonl"
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"), str(out),
+             "--server", f"{victim.address},{survivor.address}", "--window", "4"],
+            cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not out.exists() or out.read_bytes().count(b"\n") < 20):
+            time.sleep(0.01)
+        assert proc.poll() is None and out.read_bytes().count(b"\n") < 150, "finished before the kill"
+        victim.terminate(signal.SIGKILL)
+        _, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 0, stderr
+    finally:
+        victim.close()
+        survivor.close()
+    got = by_id(read_out(out))  # asserts no id twice
+    assert sorted(got) == sorted(ids)
+    assert all("error" not in line for line in got.values())
