@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 
 Span = tuple[int, int]  # [start, end) code-point offsets

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tracer.errors import InvalidInputError
+from tracer.markdown import unclosed_fence
 from tracer.models import (
     Candidate,
     Citation,
@@ -272,23 +273,6 @@ def _format_marker(style: str, numbers: list[int], refs: Mapping[int, Reference]
     return "".join(f"[{n}]" for n in numbers)
 
 
-def _open_fence(body: str) -> str:
-    """The fence string if the body ends inside an unclosed fenced code block, else ""."""
-    fence = ""
-    for line in body.splitlines():
-        m = _FENCE.match(line)
-        if not m:
-            continue
-        mark = m.group(1)
-        if not fence:
-            if mark[0] == "`" and "`" in m.group(2):
-                continue
-            fence = mark
-        elif mark[0] == fence[0] and len(mark) >= len(fence) and not m.group(2).strip():
-            fence = ""
-    return fence
-
-
 def _separator(body: str, nl: str) -> str:
     """What to append so exactly one blank line precedes the heading (body bytes untouched)."""
     if not body:
@@ -448,13 +432,19 @@ def render_report(
     insertions = [
         (anchors[i].pos, i, _format_marker(style, sorted(set(anchors[i].numbers)), refs)) for i in order
     ]
-    return _assemble(body, anchors, order, insertions, refs, recs, style, fmt, options, lang, text, warnings)
+    fence = unclosed_fence(report, layout)  # the scan's own notion of fences, any indentation
+    if fence:  # close it at the opener's indentation, or a list item's fence would stay open
+        opener = report[layout.protected[-1][0]:]
+        fence = opener[: len(opener) - len(opener.lstrip(" \t"))] + fence
+    return _assemble(
+        body, anchors, order, insertions, refs, recs, style, fmt, options, lang, text, warnings, fence
+    )
 
 
 def _assemble(
     body: str, anchors: list[_Anchor], order: list[int], insertions: list[tuple[int, int, str]],
     refs: dict[int, Reference], recs: list[Record], style: str, fmt: str, options: TraceOptions, lang: str,
-    text: _Text, warnings: list[str],
+    text: _Text, warnings: list[str], fence: str,
 ) -> Rendered:
     # Body: deletions and insertions applied left to right over the original bytes.
     events: list[tuple[int, int, int, str]] = [(a, 1, b, "") for a, b in text.deletions]
@@ -510,7 +500,6 @@ def _assemble(
         else:
             lines.append(f"[{n}] {entry}")
     marked = "".join(out)
-    fence = _open_fence(body)
     if fence:  # close a code block left open at the end, or the list would be code
         sep = ("" if marked.endswith("\n") else nl) + fence + nl + nl
     else:

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tracer.errors import InvalidInputError
+from tracer.markdown import scan_markdown
 from tracer.models import Candidate, ExistingMarker, Layout, Record, Sentence, Span, Support
 from tracer.options import ExistingPolicy, Mode, Placement, TraceOptions
 from tracer.render import STYLES, Rendered, marker_regex, render_report, strip_emitted_markers
@@ -166,8 +167,12 @@ def test_crlf_report_gets_crlf_section_and_unclosed_fence_is_closed() -> None:
     out = run(d, {0: [cand(0, 0)]}, [rec(0)])
     assert out.report == "A fact[1].\r\n\r\n## References\r\n\r\n[1] [Title 0](https://site0.example/page)\r\n"
     d = doc(["A fact."], tail="\n\n```python\nx = 1\n")
+    d = Doc(d.report, d.sentences, scan_markdown(d.report))  # the real scan marks the open fence
     out = run(d, {0: [cand(0, 0)]}, [rec(0)])
     assert "x = 1\n```\n\n## References" in out.report
+    nested = doc(["A fact."], tail="\n\n- item\n\n      ```\n      code\n")  # fence indented in a list
+    nested = Doc(nested.report, nested.sentences, scan_markdown(nested.report))
+    assert "      code\n      ```\n\n## References" in run(nested, {0: [cand(0, 0)]}, [rec(0)]).report
 
 
 def test_heading_by_language_and_override() -> None:
