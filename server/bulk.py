@@ -93,6 +93,9 @@ _RECORD_ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 
+_TEXT_FIELDS = frozenset({"url", "title", "content"})
+
+
 def _scalar_str(value: object) -> str | None:
     if isinstance(value, str):
         return value
@@ -105,22 +108,25 @@ def _scalar_str(value: object) -> str | None:
     return None
 
 
-def _wire_record(item: object) -> pb.Record:
-    """One input record as a wire Record. Non-objects and wrongly typed fields become empty,
-    so the records stage drops the record with a warning naming its index (same on every engine)."""
-    rec = pb.Record()
+def _wire_record(item: object, group: str = "") -> pb.Record:
+    """One input record as a wire Record (`group`: the source_type it was listed under).
+    Non-objects and wrongly typed fields become empty, so the records stage drops the record
+    with a warning naming its index (the same on every engine)."""
+    rec = pb.Record(source_type=group)
     if not isinstance(item, Mapping):
         return rec
     for name, aliases in _RECORD_ALIASES.items():
         first: str | None = None
         for key in aliases:
-            value = _scalar_str(item.get(key)) if key in item else None
+            raw = item.get(key)
+            # url/title/content must be strings; optional fields also take numbers (ids) and lists
+            value = raw if isinstance(raw, str) else (None if name in _TEXT_FIELDS else _scalar_str(raw))
             if value is not None and value.strip():
                 first = value
                 break
             if value is not None and first is None:
                 first = value
-        if first is not None:
+        if first:
             setattr(rec, name, first)
     meta = item.get("metadata")
     if isinstance(meta, Mapping):
@@ -238,10 +244,7 @@ def parse_line(line: int, raw: bytes, default_style: str = "") -> Item | BadLine
         return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: report: must be a string")
     try:
         options = options_to_pb(obj.get("options"))
-        records = [_wire_record(r) for _, r in _flat_records(obj)]
-        for rec, (group, _) in zip(records, _flat_records(obj), strict=True):
-            if group and not rec.source_type:
-                rec.source_type = group
+        records = [_wire_record(r, group) for group, r in _flat_records(obj)]
     except InvalidInputError as exc:
         return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: {exc}")
     if default_style and not options.style:
