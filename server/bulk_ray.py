@@ -49,13 +49,12 @@ def _init_ray(address: str, workers: int) -> Any:
     except ImportError:
         raise BulkError("--engine ray needs the optional extra: pip install 'source-tracer[ray]'") from None
     if not ray.is_initialized():
-        # Local runs: workers import tracer/server from this checkout, as the driver does.
-        runtime_env = {"env_vars": {"PYTHONPATH": _pythonpath()}}
-        if address:
-            ray.init(address=address, runtime_env=runtime_env, log_to_driver=False)
-        else:
-            ray.init(num_cpus=workers, include_dashboard=False, runtime_env=runtime_env,
-                     log_to_driver=False, logging_level=logging.WARNING)
+        if address:  # a cluster: every node has source-tracer[ray] installed (docs/bulk.md)
+            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+        else:  # a local Ray: its workers import tracer/server from where the driver does
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                     logging_level=logging.WARNING,
+                     runtime_env={"env_vars": {"PYTHONPATH": _pythonpath()}})
     return ray
 
 
@@ -67,7 +66,7 @@ def _pythonpath() -> str:
 def run_ray(items: Iterator[Item], emit: Callable[[bytes, bool], None], *, address: str, shape: str,
             workers: int, llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
             timeout_s: float) -> None:
-    """Trace `items` on Ray Data, `workers` concurrent UDF actors; completion order."""
+    """Trace `items` on Ray Data, at most `workers` tasks at a time; completion order."""
     chunk = list(islice(items, CHUNK_ITEMS))
     if not chunk:
         return  # nothing to trace (e.g. a finished --resume): do not start Ray
