@@ -609,6 +609,18 @@ class _FanOut:
         self.stop = threading.Event()
         self._lock = threading.Lock()
         self.outstanding = 0
+        self._attempts: dict[str, int] = {}
+
+    def retry_item(self, item: Item, max_attempts: int = 3) -> bool:
+        """Put back an item a server could not take right now; False once it has had its tries."""
+        with self._lock:
+            n = self._attempts.get(item.id, 0) + 1
+            if n >= max_attempts:
+                self._attempts.pop(item.id, None)
+                return False
+            self._attempts[item.id] = n
+        self.retry.append(item)
+        return True
 
     def fed(self) -> None:
         with self._lock:
@@ -668,12 +680,14 @@ class _Lane(threading.Thread):
                     if entry is None:
                         continue
                     item, req = entry
+                    if resp.status.code in _RETRY_ITEM_CODES and self.state.retry_item(item):
+                        continue  # e.g. the server is draining: another server (or this one later)
                     self.emit(response_line(req, item.line, resp, self.shape), resp.status.code == 0)
                     self.state.answered()
                     failures = 0
                 if stream.empty() and (self.state.finished() or self.state.stop.is_set()):
                     return
-                raise RuntimeError("the stream ended with items unanswered")
+                raise RuntimeError("the server ended the stream early")
             except Exception as exc:  # grpc.RpcError, or a stream cut short
                 failures += 1
                 self.state.retry.extend(stream.take_back())
@@ -739,6 +753,9 @@ def _fatal_codes() -> frozenset[Any]:
 
 
 _FATAL_STREAM_CODES = _fatal_codes()
+# Per-item statuses that say "not now" rather than "not this item": UNAVAILABLE, CANCELLED
+# (a draining server cancels what it holds), ABORTED. Such an item is tried again, 3 times.
+_RETRY_ITEM_CODES = frozenset({14, 1, 10})
 
 
 def _rpc_error_text(exc: BaseException) -> str:

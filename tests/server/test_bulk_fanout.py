@@ -77,7 +77,8 @@ def test_all_servers_down_stops_resumably(tmp_path: Path) -> None:
     assert read_out(tmp_path / "out.jsonl") == []
 
 
-def test_a_server_killed_mid_run_hands_its_items_to_the_other(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM"])
+def test_a_server_killed_mid_run_hands_its_items_to_the_other(tmp_path: Path, sig: str) -> None:
     import os
     import signal
     import subprocess
@@ -100,7 +101,7 @@ def test_a_server_killed_mid_run_hands_its_items_to_the_other(tmp_path: Path) ->
         while time.monotonic() < deadline and (not out.exists() or out.read_bytes().count(b"\n") < 20):
             time.sleep(0.01)
         assert proc.poll() is None and out.read_bytes().count(b"\n") < 150, "finished before the kill"
-        victim.terminate(signal.SIGKILL)
+        victim.terminate(getattr(signal, sig))  # SIGTERM: the service drains, then cancels
         _, stderr = proc.communicate(timeout=120)
         assert proc.returncode == 0, stderr
     finally:
