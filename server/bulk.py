@@ -527,6 +527,8 @@ def read_items(
     seen: dict[str, int] = {}
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, 1):
+            if n == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark is not JSON
             if not raw.strip():
                 continue
             if n in out.done_dup_lines:
