@@ -5,11 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Protocol
 
+from tracer.errors import CancelledError
 from tracer.models import Candidate, Sentence
 from tracer.options import TraceOptions
 from tracer.retrieve import PassageIndex
 from tracer.verify import Verifier
+
+
+class CancelToken(Protocol):
+    def is_set(self) -> bool: ...
 
 
 def _rank_of(candidates: Sequence[tuple[int, float]], index: PassageIndex) -> dict[int, float]:
@@ -52,11 +58,15 @@ def match_deterministic(
     index: PassageIndex,
     options: TraceOptions,
     verifier: Verifier | None = None,
+    cancel: CancelToken | None = None,
 ) -> dict[int, list[Candidate]]:
-    """Verified sources for each sentence, best first (sentences without support omitted)."""
+    """Verified sources for each sentence, best first (sentences without support omitted).
+    Checks `cancel` between sentences, so a deadline stops long reports mid-stage."""
     verifier = verifier or Verifier(index, index.records, options.tuning)
     chosen: dict[int, list[Candidate]] = {}
     for s in sentences:
+        if cancel is not None and cancel.is_set():
+            raise CancelledError("cancelled during matching")
         cands = candidates.get(s.id, ())
         if not cands:
             continue

@@ -128,7 +128,11 @@ def trace(
     with timer.stage("retrieve"):
         index = PassageIndex(passages, recs, lang)
         k = options.tuning.retrieve_top_k
-        candidates = {s.id: index.search(sentence_query(s.text), k) for s in sentences}
+        candidates = {}
+        for s in sentences:
+            if cancel is not None and cancel.is_set():
+                raise CancelledError("cancelled during retrieval")
+            candidates[s.id] = index.search(sentence_query(s.text), k)
         verifier = Verifier(index, recs, options.tuning)
 
     chosen: dict[int, list[Candidate]] = {}
@@ -153,7 +157,8 @@ def trace(
             fallback_ids = set(failed) | {s.id for s in sentences if s.id not in needs}
         if fallback_ids and recs:
             chosen.update(match_deterministic(
-                [s for s in sentences if s.id in fallback_ids], candidates, index, options, verifier
+                [s for s in sentences if s.id in fallback_ids], candidates, index, options, verifier,
+                cancel,
             ))
 
     with timer.stage("render"):

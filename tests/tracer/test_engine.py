@@ -142,3 +142,27 @@ def test_recognize_rules_en_and_zh() -> None:
     sents = [sentence(0, "Is it?"), sentence(1, "Webb launched in 2021 from Kourou.")]
     ids = recognize_sentences(sents, "en")
     assert ids == {1}
+
+
+def test_matching_stops_between_sentences_when_cancelled() -> None:
+    import threading
+
+    import pytest
+
+    from tracer.errors import CancelledError
+
+    index, ver = build(EN_RECORDS, "en")
+    sents = [sentence(i, "Webb launched on 25 December 2021 on an Ariane 5 rocket.") for i in range(3)]
+    cands = {s.id: index.search(sentence_query(s.text), 8) for s in sents}
+    calls = 0
+
+    class FlipsAfterOne:
+        def is_set(self) -> bool:
+            nonlocal calls
+            calls += 1
+            return calls > 1
+
+    with pytest.raises(CancelledError):
+        match_deterministic(sents, cands, index, TraceOptions(), ver, FlipsAfterOne())
+    assert calls == 2  # the first sentence ran, the second was never scored
+    assert match_deterministic(sents, cands, index, TraceOptions(), ver, threading.Event())
