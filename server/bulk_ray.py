@@ -20,7 +20,9 @@ from server.bulk import BulkError, Item, _is_ok, init_worker, trace_item
 # Items per Dataset: bounds the driver's memory; each chunk is one streaming execution
 # (Ray keeps its worker processes between chunks, so a chunk costs only scheduling).
 CHUNK_ITEMS = 1_000
-BATCH_SIZE = 4
+# Items per map_batches call: big enough to amortise Ray's per-task cost (measured: 4 -> 32
+# took 1,500 cases from 41 s to 28 s), small enough that every worker gets several batches.
+MAX_BATCH = 32
 
 _REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -82,7 +84,7 @@ def run_ray(items: Iterator[Item], emit: Callable[[bytes, bool], None], *, addre
         ds = ds.map_batches(
             _trace_batch,
             fn_args=(shape, llm_args, llm_section, timeout_s),
-            batch_size=BATCH_SIZE,
+            batch_size=max(1, min(MAX_BATCH, len(chunk) // (4 * workers))),
             batch_format="numpy",
             compute=TaskPoolStrategy(size=max(1, min(workers, len(chunk)))),
             num_cpus=1,
