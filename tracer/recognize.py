@@ -28,12 +28,23 @@ _META = re.compile(
 )
 
 
+# Instructions and advice ("Click Save.", "You should consult ...") state no checkable fact.
+_INSTRUCTION = re.compile(
+    r"^(?:(?:first|then|next|finally|also|now),?\s+)?(?:select|click|choose|open|go|save|press|type|enter|"
+    r"navigate|install|run|use|try|consider|make sure|ensure|remember|note that|avoid|prioriti[sz]e|"
+    r"check|visit|contact|consult|ask|keep|follow)\b"
+    r"|^(?:you|we) (?:should|may|might|can|could|will|need to|must)\b"
+    r"|^(?:请|先|然后|接着|最后|建议)",
+    re.IGNORECASE,
+)
+
+
 def needs_citation(sentence: Sentence, lang: str) -> bool:
     """Rule-based cite-worthiness of one sentence."""
     text = sentence.text.strip()
     if not text or text.endswith(("?", "？")):
         return False
-    if _META.search(text):
+    if _META.search(text) or _INSTRUCTION.search(text):
         return False
     words = content_tokens(text)
     min_words = 4 if lang == "zh" else 5

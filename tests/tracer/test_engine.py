@@ -137,6 +137,8 @@ def test_recognize_rules_en_and_zh() -> None:
     assert needs_citation(sentence(0, "Unemployment fell to 3.5% in 2019, according to the BLS."), "en")
     assert not needs_citation(sentence(0, "What should you do next?"), "en")
     assert not needs_citation(sentence(0, "In summary, it depends."), "en")
+    assert not needs_citation(sentence(0, 'Click on the "Save" button to save your edited sound file.'), "en")
+    assert not needs_citation(sentence(0, "You should consult your legal advisors first."), "en")
     assert needs_citation(sentence(0, "据新华社报道，空间站于2022年全面建成。"), "zh")
     assert not needs_citation(sentence(0, "总之，希望对你有帮助。"), "zh")
     sents = [sentence(0, "Is it?"), sentence(1, "Webb launched in 2021 from Kourou.")]
