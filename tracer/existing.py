@@ -29,7 +29,8 @@ _ONE = (
     rf"\[source_tracer_result\]\[{_TITLE}\](?:\({_URL}\))?"
     rf"|\[\[{_NUM}\]\]\({_URL}\)"
     rf"|\[{_NUM}\]\((?:https?://|www\.){_URL}\)"
-    rf"|\[\^[\w.-]{{1,40}}\](?!:)"
+    # a footnote reference; "[^1]:" is a definition only where it opens a line
+    rf"|\[\^[\w.-]{{1,40}}\](?!:)|(?<=\S)\[\^[\w.-]{{1,40}}\](?=:)"
     rf"|\[(?i:citation):\s*{_NUM_LIST}\]"
     rf"|【{_NUM_LIST}】"
     rf"|\[{_NUM_LIST}\](?!\()"

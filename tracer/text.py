@@ -22,7 +22,7 @@ _TOKEN = re.compile(
     r"|(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)"
 )
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?\s*(%|percent|％)?")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?\s*(%|percent|％)?")
 _CN_NUMBER_UNIT = {"万": 1e4, "亿": 1e8, "千": 1e3, "百": 1e2}
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
@@ -121,7 +121,21 @@ def cjk_bigrams(text: str) -> list[str]:
 
 
 def numbers(text: str) -> set[str]:
-    """Normalised numeric values mentioned in text ("45.5%" -> "45.5", "$30.8 billion" -> "30.8e9")."""
+    """Numbers a claim states, normalised: "45.5%" -> "45.5", "$30.8 billion" -> "3.08e+10", and
+    dates as one value each ("2021年4月29日" / "29 April 2021" -> "d:2021-4-29"), so a claim's
+    date only matches the same date, never its day and month scattered elsewhere."""
+    found, rest = _dates(text, prefixes=False)
+    return found | _plain_numbers(rest)
+
+
+def stated_numbers(text: str) -> set[str]:
+    """Everything a record states, leniently: plain numbers (date parts included) plus every
+    date with its year, year-month and month-day forms, for matching against `numbers`."""
+    found, _ = _dates(text, prefixes=True)
+    return found | _plain_numbers(text)
+
+
+def _plain_numbers(text: str) -> set[str]:
     found: set[str] = set()
     for m in _NUMBER.finditer(text):
         whole = m.group(1).replace(",", "")
@@ -135,6 +149,57 @@ def numbers(text: str) -> set[str]:
         if tail[:1] in _CN_NUMBER_UNIT:
             found.add(_fmt(float(value) * _CN_NUMBER_UNIT[tail[0]]))
     return found
+
+
+_MONTHS = {
+    name: i + 1
+    for i, names in enumerate(
+        ["january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
+         "august aug", "september sep sept", "october oct", "november nov", "december dec"]
+    )
+    for name in names.split()
+}
+_MONTH = r"(?P<{g}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DATE_PATTERNS = [
+    re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"),
+    re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月"),
+    re.compile(r"(?<!\d)(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"),
+    re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
+    re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn") + r",?\s+(?P<y>\d{4})\b",
+               re.IGNORECASE),
+    re.compile(r"\b" + _MONTH.format(g="mn") + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b",
+               re.IGNORECASE),
+    re.compile(r"\b" + _MONTH.format(g="mn") + r",?\s+(?P<y>\d{4})\b", re.IGNORECASE),
+    re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn") + r"\b", re.IGNORECASE),
+    re.compile(r"\b" + _MONTH.format(g="mn") + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!,?\s*\d{4})",
+               re.IGNORECASE),
+]
+
+
+def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
+    """Date values in text, and the text with those dates blanked out (same length)."""
+    found: set[str] = set()
+    chars = list(text)
+    for pat in _DATE_PATTERNS:
+        for m in pat.finditer("".join(chars)):
+            parts = m.groupdict()
+            month = _MONTHS[parts["mn"].lower()] if parts.get("mn") else int(parts["m"])
+            day = int(parts["d"]) if parts.get("d") else 0
+            year = parts.get("y") or ""
+            if not 1 <= month <= 12 or day > 31:
+                continue
+            if year and day:
+                found.add(f"d:{year}-{month}-{day}")
+                if prefixes:
+                    found.update({f"d:{year}-{month}", f"d:-{month}-{day}", year})
+            elif year:
+                found.add(f"d:{year}-{month}")
+                if prefixes:
+                    found.add(year)
+            else:
+                found.add(f"d:-{month}-{day}")
+            chars[m.start() : m.end()] = " " * (m.end() - m.start())
+    return found, "".join(chars)
 
 
 def _fmt(value: float) -> str:

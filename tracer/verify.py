@@ -20,7 +20,7 @@ from rapidfuzz import fuzz
 from tracer.models import Record, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
-from tracer.text import cjk_bigrams, content_tokens, normalize_for_match, numbers
+from tracer.text import cjk_bigrams, content_tokens, normalize_for_match, numbers, stated_numbers
 
 _MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】|<sup>.*?</sup>")
 _BOUNDARY = re.compile(r"[.!?。！？\n]")
@@ -93,7 +93,7 @@ class Verifier:
     # -- cached record/passage data -------------------------------------------------
     def _numbers_of(self, record: int) -> set[str]:
         if record not in self._record_numbers:
-            self._record_numbers[record] = numbers(self.records[record].content)
+            self._record_numbers[record] = stated_numbers(self.records[record].content)
         return self._record_numbers[record]
 
     def _norm_of(self, record: int) -> str:

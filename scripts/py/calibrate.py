@@ -88,13 +88,45 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
     return w
 
 
+# Number agreement must count for support, never against it (a claim's number that the record
+# does not state is evidence of a wrong citation): its weight is held at or above this floor.
+NUMBERS = FEATURES.index("numbers")
+MIN_NUMBERS_WEIGHT = 1.0
+
+
+def fit_monotone(x: np.ndarray, y: np.ndarray, l2: float) -> np.ndarray:
+    """`fit`, with the numbers weight clamped to MIN_NUMBERS_WEIGHT (the rest refit around it)."""
+    w = fit(x, y, l2)
+    if w[NUMBERS] >= MIN_NUMBERS_WEIGHT:
+        return w
+    rest = [i for i in range(x.shape[1]) if i != NUMBERS]
+    offset = MIN_NUMBERS_WEIGHT * x[:, NUMBERS]
+    xb = np.hstack([x[:, rest], np.ones((len(x), 1))])
+    v = np.zeros(xb.shape[1])
+    reg = np.full(xb.shape[1], l2)
+    reg[-1] = 0.0
+    for _ in range(60):
+        p = 1 / (1 + np.exp(-(xb @ v + offset)))
+        grad = xb.T @ (p - y) + reg * v
+        hess = (xb * (p * (1 - p))[:, None]).T @ xb + np.diag(reg) + 1e-9 * np.eye(len(v))
+        step = np.linalg.solve(hess, grad)
+        v -= step
+        if np.abs(step).max() < 1e-7:
+            break
+    out = np.zeros(x.shape[1] + 1)
+    out[rest] = v[:-1]
+    out[NUMBERS] = MIN_NUMBERS_WEIGHT
+    out[-1] = v[-1]
+    return out
+
+
 def fit_rounds(rows: list[Row], start: np.ndarray, rounds: int, l2: float) -> np.ndarray:
     """Refit while re-choosing each record's best passage under the current weights."""
     w = start
     for _ in range(rounds):
         x = np.array([r.vectors[np.argmax(r.vectors @ w[:-1])] for r in rows])
         y = np.array([r.label for r in rows], dtype=float)
-        w = fit(x, y, l2)
+        w = fit_monotone(x, y, l2)
     return w
 
 

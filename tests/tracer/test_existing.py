@@ -220,3 +220,8 @@ def test_named_footnote_defined_in_references() -> None:
     ]
     layout = scan_markdown(text)
     assert resolve_existing(ms, text[layout.body_end:], RECS) == {-1: 0, 1: 1}
+
+
+def test_footnote_reference_before_a_colon_mid_line_is_a_marker() -> None:
+    text = "such as[^1]: the list\n[^1]: a definition"
+    assert strip_markers(text) == "such as: the list\n[^1]: a definition"

@@ -36,3 +36,16 @@ def test_numbers_normalise_formats_and_scales() -> None:
 
 def test_normalize_for_match_unifies_quotes_and_space() -> None:
     assert normalize_for_match("“Hello”  —\u00a0World") == '"hello" - world'
+
+
+def test_dates_are_one_value_so_conflicting_dates_do_not_match() -> None:
+    from tracer.text import stated_numbers
+
+    assert numbers("2021年4月29日，天和核心舱发射") == {"d:2021-4-29"}
+    assert numbers("launched on 25 December 2021") == {"d:2021-12-25"}
+    assert numbers("launched on December 25, 2021") == {"d:2021-12-25"}
+    record = stated_numbers("天舟二号于2021年5月29日发射，驻留183天")
+    assert "d:2021-4-29" not in record                    # same year and day, other month
+    assert {"d:2021-5-29", "d:2021-5", "2021", "183"} <= record  # coarser claims still match
+    assert numbers("驻留183天") == {"183"}                  # numbers right after CJK characters
+    assert numbers("model v2") == set()                     # not inside identifiers
