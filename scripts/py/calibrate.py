@@ -198,7 +198,7 @@ def main() -> int:
                 w = fit_rounds(train, start, args.rounds, args.l2)
                 cv_scores[test_idx] = score([rows[i] for i in test_idx], w)
         print(f"\n{args.cv}-fold cross-validated estimate on gold sentences (folds by case):")
-        for th in (0.5, 0.55, 0.6, 0.62, 0.65, 0.7):
+        for th in (0.5, 0.55, 0.6, 0.62, 0.64, 0.65, 0.7, 0.75):
             res = evaluate(cases, rows, cv_scores, tuning, th)
             cells = " | ".join(f"{k} P{t.precision:.3f} R{t.recall:.3f} F{t.f1:.3f}"
                                for k, t in res.items() if k in ("expertqa", "wice", "citecheck", "overall"))
