@@ -303,3 +303,36 @@ def test_llm_flags_reach_the_workers(tmp_path: Path) -> None:
     assert {ln["mode"] for ln in got.values()} == {"llm"}
     assert all(ln["stats"]["llm_calls"] >= 1 and "[1]" in ln["report"] for ln in got.values())
     assert len(srv.log) >= 4  # every item asked the model
+
+
+_ORPHAN_SCRIPT = r"""
+import multiprocessing, os, sys, time
+
+def worker() -> None:
+    time.sleep(1.5)  # still "importing" when the driver dies
+    from server.bulk import _exit_with_parent
+    _exit_with_parent()
+    time.sleep(120)
+
+if __name__ == "__main__":
+    proc = multiprocessing.get_context("spawn").Process(target=worker)
+    proc.start()
+    print(proc.pid, flush=True)
+    os._exit(0)  # the driver dies (like SIGKILL) before the worker's watchdog starts
+"""
+
+
+def test_worker_started_after_its_driver_died_exits(tmp_path: Path) -> None:
+    script = tmp_path / "orphan.py"
+    script.write_text(_ORPHAN_SCRIPT)
+    driver = subprocess.run([sys.executable, str(script)], cwd=REPO, capture_output=True, text=True,
+                            timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert driver.returncode == 0, driver.stderr
+    pid = int(driver.stdout.split()[0])
+    deadline = time.monotonic() + 30  # the orphan notices its spawner is gone and exits
+    while time.monotonic() < deadline and _running(pid):
+        time.sleep(0.1)
+    alive = _running(pid)
+    if alive:
+        os.kill(pid, signal.SIGKILL)
+    assert not alive, "an orphaned pool worker kept running"
