@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tracer.errors import InvalidInputError
+from tracer.existing import _footnote_definitions
 from tracer.markdown import unclosed_fence
 from tracer.models import (
     Candidate,
@@ -429,6 +430,18 @@ def render_report(
                     site=rec.site, published_at=rec.published_at, is_link=bool(is_link(rec.url)),
                 )
             a.numbers.append(number_of[key])
+    if style in ("footnote", "footnote-evidence"):
+        # The report's own footnotes ("[^1]: a note" in the body) keep their labels: ours would
+        # collide with them (first definition wins), so number with plain brackets instead.
+        own, _ = _footnote_definitions(report, layout)
+        taken = sorted(lab for lab in own if lab.isdigit() and int(lab) in refs)
+        if taken:
+            labels = ", ".join(f"[^{t}]" for t in taken)
+            warnings.append(
+                f"style {style}: the report defines its own footnote(s) {labels}; "
+                "used numeric markers so the labels do not collide"
+            )
+            style = "numeric"
     insertions = [
         (anchors[i].pos, i, _format_marker(style, sorted(set(anchors[i].numbers)), refs)) for i in order
     ]

@@ -542,3 +542,17 @@ def test_escape_before_the_marker_is_avoided_for_every_style() -> None:
         out = run(d, {0: [cand(0, 0)]}, [rec(0)], style=style)
         assert body_of(out.report).startswith("It ends in a backslash \\.")
         assert strip_emitted_markers(body_of(out.report), style) == "It ends in a backslash \\. Next.\n\n"
+
+
+@pytest.mark.parametrize("style", ["footnote", "footnote-evidence"])
+def test_footnote_styles_do_not_reuse_a_label_the_report_defines(style: str) -> None:
+    # "[^1]: note" in the body is the author's own footnote; a second "[^1]:" would lose to it.
+    from tracer.pipeline import trace
+
+    report = "Revenue rose 5.2% in 2023.[^1]\n\n[^1]: a note of the author\n"
+    records = [{"url": "https://a.example.com/x", "title": "Alpha", "content": "Revenue rose 5.2% in 2023."}]
+    result = trace(report, records, TraceOptions(style=style))
+    assert result.references
+    assert result.report.count("[^1]:") == 1
+    assert result.report.startswith("Revenue rose 5.2% in 2023[1].[^1]\n\n[^1]: a note of the author\n")
+    assert any("footnote" in w for w in result.warnings)
