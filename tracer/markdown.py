@@ -59,6 +59,7 @@ _INLINE = re.compile(
     re.VERBOSE,
 )
 _URL_TRAIL = ".,;:!?'\"*_~"
+_NUMBERISH = re.compile(r"\^?[\d\s,，、;；\-–—~～]+")  # "[1]", "[1, 2]", "[^1]": a marker, not link text
 _MAX_CANDIDATES = 16
 
 # --- references headings ------------------------------------------------------------------------
@@ -457,8 +458,11 @@ def _inline_spans(text: str, start: int, end: int, link_labels: set[str]) -> lis
             if not label:
                 inner = m.group(0)
                 label = inner[inner.find("[") + 1:inner.find("]")].casefold()
-            if label not in link_labels or label.isdigit():
+            inner = m.group(0)
+            inner = inner[inner.find("[") + 1:inner.find("]")]
+            if label not in link_labels or (label.isdigit() and _NUMBERISH.fullmatch(inner)):
                 # "[1][3]" is a pair of citation markers, not a reference link: rescan after "["
+                # ("[text][1]" with "[1]: url" defined stays a link)
                 spans.extend(_inline_spans(text, s + 1, e, link_labels))
                 continue
         elif kind == "url":

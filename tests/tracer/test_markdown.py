@@ -327,3 +327,11 @@ def test_unnumbered_citation_lines_and_a_footer() -> None:
 def test_one_entry_and_a_prose_paragraph_is_not_cut() -> None:
     text = "Prose.\n\n## Sources\n- https://a.com\n\nWe also talked to many experts in the field.\n"
     assert scan_markdown(text).references is None
+
+
+def test_text_reference_link_with_a_numeric_label_is_protected() -> None:
+    # "[see][1]" with "[1]: url" defined is a link; only "[1][3]"-shaped pairs are citation markers
+    text = "Intro [see][1] and [1][3].\n\n[1]: https://z.example.com\n\nEnd."
+    prot = [text[a:b] for a, b in scan_markdown(text).protected]
+    assert "[see][1]" in prot
+    assert "[1][3]" not in prot
