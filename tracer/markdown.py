@@ -325,6 +325,8 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
     tail = candidates[-_MAX_CANDIDATES:] if find_references else []
     spans = blocks.spans
     ref_line = next((c for c in tail if _is_trailing(lines, c, heading_lines, spans, c in plain)), None)
+    if ref_line is None and find_references:
+        ref_line = _trailing_definitions(text, lines, spans)
     if ref_line is not None:
         body_end = lines[ref_line].start
         references: Span | None = (body_end, len(text))
@@ -335,6 +337,40 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
     protected = _with_inline(text, blocks.spans, body_end, link_labels)
     headings = tuple(h for h in blocks.headings if h[0] < body_end)
     return Layout(body_end=body_end, references=references, protected=protected, headings=headings)
+
+
+_NUMBERED_DEF = re.compile(r"^ {0,3}\[(\d{1,4})\]:[ \t]*\S")
+_TEXT_REFLINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\[[ \t]*(\d{1,4})[ \t]*\]")
+
+
+def _trailing_definitions(text: str, lines: list[_Line], blocks: list[Span]) -> int | None:
+    """First line of a headingless references list made of "[1]: url" definitions at the end.
+
+    Left in the body, such definitions would turn the new "[1]" markers into links to the
+    author's old (differently numbered) sources. Not when the body uses one of the labels in a
+    reference link ("[text][1]"): then the definitions are the body's own.
+    """
+    block_starts = {a for a, _ in blocks}
+    j = len(lines) - 1
+    while j >= 0 and not lines[j].text.strip():
+        j -= 1
+    first: int | None = None
+    labels: set[str] = set()
+    while j >= 0 and lines[j].text.strip():
+        dm = _NUMBERED_DEF.match(lines[j].text)
+        if dm and lines[j].start in block_starts:
+            first = j
+            labels.add(dm.group(1))
+        elif not _INDENTED.match(lines[j].text):
+            return None                  # prose or another construct in the same block
+        j -= 1
+    if first is None or first != j + 1:
+        return None
+    body = text[: lines[first].start]
+    for m in _TEXT_REFLINK.finditer(body):
+        if m.group(2) in labels and not _NUMBERISH.fullmatch(m.group(1)):
+            return None
+    return first
 
 
 def unclosed_fence(text: str, layout: Layout) -> str:

@@ -335,3 +335,16 @@ def test_text_reference_link_with_a_numeric_label_is_protected() -> None:
     prot = [text[a:b] for a, b in scan_markdown(text).protected]
     assert "[see][1]" in prot
     assert "[1][3]" not in prot
+
+
+def test_trailing_numbered_link_definitions_are_the_references() -> None:
+    # "[1]: url" lines at the end are an LLM's references list; left in the body they would
+    # turn the renumbered "[1]" markers into links to the old sources
+    body = "Fact one.[2] Fact two.[1]\r\n\r\n"
+    text = body + "[1]: https://b.example.com/y\r\n[2]: https://a.example.com/x \"A\"\r\n"
+    layout = scan_markdown(text)
+    assert layout.body_end == len(body)
+    assert layout.references == (len(body), len(text))
+    # but not when the body links through them, or when prose shares the block
+    for text in ("See [docs][1].\n\n[1]: https://z.example.com\n", "Fact.\n\nNote\n[1]: https://z.example.com\n"):
+        assert scan_markdown(text).references is None
