@@ -192,7 +192,8 @@ def run_trace(args: argparse.Namespace) -> int:
             if after is not None:
                 after(result, args)
     except OSError as exc:
-        return _fail(f"output {args.output!r}: cannot write: {exc.strerror or exc}", EXIT_INPUT)
+        target = exc.filename if exc.filename is not None else (args.output or "stdout")
+        return _fail(f"output {str(target)!r}: cannot write: {exc.strerror or exc}", EXIT_INPUT)
     return EXIT_OK
 
 

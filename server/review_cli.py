@@ -149,6 +149,9 @@ def run_render(args: argparse.Namespace) -> int:
                 data = None
         if isinstance(data, dict) and "report" in data:
             result = result_from_json(data, f"input {args.input!r}")
+        elif isinstance(data, dict):
+            raise InputError(f"input {args.input!r}: a JSON object without 'report' is not a trace result "
+                             "(`source-tracer trace --format json` output)")
         else:
             if raw_records is None:
                 raise InputError(
@@ -169,5 +172,6 @@ def run_render(args: argparse.Namespace) -> int:
         if args.refs_out:
             after_trace(result, args)
     except OSError as exc:
-        return _fail(f"output: cannot write: {exc.strerror or exc}", EXIT_INPUT)
+        target = exc.filename if exc.filename is not None else args.html
+        return _fail(f"output {str(target)!r}: cannot write: {exc.strerror or exc}", EXIT_INPUT)
     return EXIT_OK

@@ -92,3 +92,29 @@ def test_render_errors_name_the_input(files: tuple[Path, Path], tmp_path: Path,
     assert "malformed trace result" in capsys.readouterr().err
     assert main(["render", str(tmp_path / "missing.json"), "--html", str(tmp_path / "x.html")]) == 2
     assert "missing.json" in capsys.readouterr().err
+
+
+def test_output_errors_name_the_file_that_failed(files: tuple[Path, Path], tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    report, records = files
+    missing = tmp_path / "no-such-dir"
+    # trace: the report goes to stdout, the --refs-out file cannot be written
+    assert main(["trace", str(report), str(records), "--refs-out", str(missing / "refs.json")]) == 2
+    err = capsys.readouterr().err
+    assert str(missing / "refs.json") in err and "None" not in err
+    # render: the review page cannot be written
+    assert main(["render", str(report), str(records), "--html", str(missing / "x.html")]) == 2
+    assert str(missing / "x.html") in capsys.readouterr().err
+    # render --refs-out into a missing directory names that file, not the page
+    page = tmp_path / "ok.html"
+    assert main(["render", str(report), str(records), "--html", str(page),
+                 "--refs-out", str(missing / "r.ris"), "--refs-format", "ris"]) == 2
+    assert str(missing / "r.ris") in capsys.readouterr().err
+
+
+def test_render_json_that_is_not_a_trace_result(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    other = tmp_path / "other.json"
+    other.write_text('{"foo": 1}', encoding="utf-8")
+    assert main(["render", str(other), "--html", str(tmp_path / "x.html")]) == 2
+    err = capsys.readouterr().err
+    assert "not a trace result" in err and "markdown report" not in err
