@@ -126,8 +126,8 @@ def canonical_url(url: str) -> str:
         netloc = f"{user}@{netloc}"
     path = path.rstrip().rstrip("/")  # whitespace left before a dropped fragment
     query = "&".join(
-        p for p in parts.query.split("&") if p and not _is_tracking(p.split("=", 1)[0])
-    )
+        p for p in parts.query.split("&") if p.strip() and not _is_tracking(p.split("=", 1)[0])
+    ).rstrip()  # whitespace left before a dropped fragment / tracking parameter
     out = f"{scheme}://{netloc}{path}"
     if query:
         out += "?" + _normalise_percent(query)

@@ -258,6 +258,8 @@ def test_exact_duplicates_dropped() -> None:
         ("  /home/u/report.pdf ", "/home/u/report.pdf"),
         ("ftp://Example.com/file", "ftp://Example.com/file"),
         ("https://example.com:notaport/a", "https://example.com:notaport/a"),
+        ("https://example.com/a?b=1 #frag", "https://example.com/a?b=1"),  # idempotent: no " " kept
+        ("http://0? &utm_a=1", "http://0"),
     ],
 )
 def test_canonical_url(url: str, canonical: str) -> None:
