@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from tracer.errors import CancelledError
-from tracer.models import Candidate, Sentence
+from tracer.models import Candidate, Sentence, Support
 from tracer.options import TraceOptions
 from tracer.retrieve import PassageIndex
 from tracer.verify import Verifier
@@ -114,3 +114,28 @@ def verify_proposals(
         if picked:
             chosen[sid] = _with_evidence(sent, picked, verifier)
     return chosen, rejected
+
+
+def verify_kept(
+    sentence: Sentence,
+    record: int,
+    candidates: Sequence[tuple[int, float]],
+    index: PassageIndex,
+    verifier: Verifier,
+) -> Support:
+    """Verifier support for a citation the author already made (kept under ExistingPolicy.KEEP):
+    the best passage of that record, with its evidence span. It is reported, never used to drop
+    the author's citation."""
+    rank = _rank_of(candidates, index).get(record, 0.0)
+    best: Support | None = None
+    best_pid = -1
+    for p in index.passages:
+        if p.record != record:
+            continue
+        support, _f = verifier.support(sentence.text, p.id, rank, with_evidence=False)
+        if best is None or support.score > best.score:
+            best, best_pid = support, p.id
+    if best is None:
+        return Support(0.0, "existing", 0, 0)
+    found = verifier.with_evidence_span(sentence.text, best_pid, best)
+    return replace(found, match="existing")

@@ -31,6 +31,7 @@ class Tuning:
     passage_chars: int = 1200        # target passage length when cutting long records
     passage_overlap: int = 200       # characters shared by consecutive passages
     retrieve_top_k: int = 8          # candidate passages per sentence
+    idf_floor: int = 0               # IDF computed as if there were at least this many passages
     min_score: float = 0.64          # support score a pair needs to be cited
     second_source_margin: float = 0.1  # extra sources must score within this of the best
     evidence_context: int = 300      # max characters an evidence quote widens to whole sentences

@@ -6,13 +6,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, Protocol
 
 import tracer.existing as existing_stage
 from tracer import markdown, recognize, records, render, segment
 from tracer.errors import CancelledError, InvalidInputError
-from tracer.match import match_deterministic, verify_proposals
-from tracer.models import Candidate, Passage, Record, Sentence, Stats, TraceResult, Unsupported
+from tracer.match import match_deterministic, verify_kept, verify_proposals
+from tracer.models import Candidate, Citation, Passage, Record, Sentence, Stats, TraceResult, Unsupported
 from tracer.options import Mode, TraceOptions
 from tracer.retrieve import PassageIndex
 from tracer.text import detect_language
@@ -126,7 +127,7 @@ def trace(
         stats.needs_citation = len(needs)
 
     with timer.stage("retrieve"):
-        index = PassageIndex(passages, recs, lang)
+        index = PassageIndex(passages, recs, lang, options.tuning.idf_floor)
         k = options.tuning.retrieve_top_k
         candidates = {}
         for s in sentences:
@@ -165,6 +166,13 @@ def trace(
         out = render.render_report(
             report, layout, sentences, chosen, old_markers, resolved, recs, options, lang
         )
+        citations = _verify_kept_citations(out.citations, sentences, candidates, index, verifier, options)
+        warnings.extend(
+            f"existing citation [{s.number}] on the sentence at {c.start}..{c.end} is not supported "
+            f"by its record (score {s.score:.2f}); kept as the author wrote it"
+            for c in citations for s in c.sources
+            if s.match == "existing" and s.score < options.threshold
+        )
 
     kept_existing = {
         m.sentence for m in old_markers
@@ -178,15 +186,15 @@ def trace(
     if out.report == report:
         removed = ""  # nothing cited: the report comes back byte-identical
     stats.unsupported = len(unsupported)
-    stats.cited_sentences = len(out.citations)
-    stats.citations = sum(len(c.sources) for c in out.citations)
+    stats.cited_sentences = len(citations)
+    stats.citations = sum(len(c.sources) for c in citations)
     stats.total_ms = (time.perf_counter() - t_start) * 1000
     if on_stage is not None:
         for name, ms in stats.stage_ms.items():
             on_stage(name, ms)
     return TraceResult(
         report=out.report,
-        citations=out.citations,
+        citations=citations,
         references=out.references,
         unsupported=unsupported,
         removed_references=removed,
@@ -195,6 +203,37 @@ def trace(
         degraded=degraded,
         mode=mode_used,
     )
+
+
+def _verify_kept_citations(
+    citations: tuple[Citation, ...],
+    sentences: list[Sentence],
+    candidates: Mapping[int, list[tuple[int, float]]],
+    index: PassageIndex,
+    verifier: Verifier,
+    options: TraceOptions,
+) -> tuple[Citation, ...]:
+    """Give every kept author citation its verifier score and evidence (it is reported, and
+    warned about when unsupported, but not removed: the author made it)."""
+    by_span = {(s.start, s.end): s for s in sentences}
+    position = {r.index: i for i, r in enumerate(index.records)}
+    out = []
+    for c in citations:
+        sent = by_span.get((c.start, c.end))
+        if sent is None or not any(s.match == "existing" and not s.evidence for s in c.sources):
+            out.append(c)
+            continue
+        sources = []
+        for src in c.sources:
+            rec = position.get(src.record_index)
+            if src.match == "existing" and not src.evidence and rec is not None:
+                sup = verify_kept(sent, rec, candidates.get(sent.id, []), index, verifier)
+                content = index.records[rec].content
+                src = replace(src, score=sup.score, evidence=content[sup.evidence_start:sup.evidence_end],
+                              evidence_start=sup.evidence_start, evidence_end=sup.evidence_end)
+            sources.append(src)
+        out.append(replace(c, sources=tuple(sources)))
+    return tuple(out)
 
 
 __all__ = ["trace", "LLMBackend", "CancelToken", "Record", "Sentence", "Passage"]

@@ -20,7 +20,9 @@ from tracer.text import cjk_bigrams, content_tokens
 class PassageIndex:
     """Token statistics and a BM25 index over the passages of one request."""
 
-    def __init__(self, passages: list[Passage], records: list[Record], lang: str) -> None:
+    def __init__(
+        self, passages: list[Passage], records: list[Record], lang: str, idf_floor: int = 0
+    ) -> None:
         self.passages = passages
         self.records = records
         self.lang = lang
@@ -29,8 +31,9 @@ class PassageIndex:
         df: Counter[str] = Counter()
         for ts in self.token_sets:
             df.update(ts)
-        n = max(len(passages), 1)
-        self._idf_n = n
+        # IDF is computed as if there were at least `idf_floor` passages, so a request with
+        # one or two records does not make every word look common (and every claim weak).
+        self._idf_n = max(len(passages), idf_floor, 1)
         self._df = df
         self._record_of = np.fromiter((p.record for p in passages), dtype=np.int64, count=len(passages))
         self._bm25: bm25s.BM25 | None = None

@@ -23,9 +23,16 @@ from tracer.retrieve import PassageIndex
 from tracer.text import cjk_bigrams, content_tokens, normalize_for_match, numbers, stated_numbers
 
 _MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】|<sup>.*?</sup>")
+_TRAILING_PUNCT = re.compile(r"[\s.!?;:,。！？；：，…\"'”’)）\]]+$")
 _BOUNDARY = re.compile(r"[.!?。！？\n]")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z\u00c0-\u024f]+(?:\s+[A-Z][a-zA-Z]+)*)")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有|未|无|非")
+
+# A near-verbatim quote (fuzzy alignment >= 0.95 over a sentence of 5+ content words, every
+# number stated) is support whatever the lexical model says about a small record set.
+NEAR_EXACT_FUZZY = 0.95
+NEAR_EXACT_MIN_LENGTH = math.log(1 + 5)
+NEAR_EXACT_SCORE = 0.9
 
 FEATURES = ("coverage", "bigram", "fuzzy", "numbers", "entity", "rank", "length", "negation",
             "window", "matched", "missing",
@@ -65,6 +72,7 @@ class _Claim:
     pairs: list[tuple[str, str]]
     cjk: list[str]
     norm: str
+    core: str           # `norm` without trailing punctuation and closing quotes (for exact quotes)
     numbers: set[str]
     entities: frozenset[str]
     negated: bool
@@ -126,6 +134,7 @@ class Verifier:
                 pairs=list(zip(toks, toks[1:], strict=False)),
                 cjk=cjk_bigrams(text),
                 norm=normalize_for_match(text),
+                core=_TRAILING_PUNCT.sub("", normalize_for_match(text)),
                 numbers=numbers(text),
                 entities=frozenset(e.lower() for e in _CAPITALISED.findall(text)),
                 negated=bool(_NEGATION.search(text)),
@@ -174,7 +183,7 @@ class Verifier:
         window, matched_mass = _window_coverage(
             c.toks, c.weights, self.index.tokens[pid], max(12, 2 * len(c.toks) + 8)
         )
-        exact = len(c.norm) >= 20 and c.norm in self._norm_of(passage.record)
+        exact = len(c.core) >= 20 and c.core in self._norm_of(passage.record)
         return PairFeatures(
             coverage=coverage,
             bigram=bigram,
@@ -195,7 +204,10 @@ class Verifier:
             return 1.0
         w, bias = self._model
         z = bias + sum(a * b for a, b in zip(w, f.vector(), strict=True))
-        return 1.0 / (1.0 + math.exp(-z))
+        p = 1.0 / (1.0 + math.exp(-z))
+        if f.fuzzy >= NEAR_EXACT_FUZZY and f.numbers == 1.0 and f.length >= NEAR_EXACT_MIN_LENGTH:
+            p = max(p, NEAR_EXACT_SCORE)  # a near-verbatim quote with every number stated
+        return p
 
     def support(
         self, sentence: str, pid: int, rank: float, *, with_evidence: bool = True

@@ -142,3 +142,20 @@ def test_chinese_report_gets_chinese_heading() -> None:
     assert "## 参考文献" in res.report
     assert res.citations and res.citations[0].sentence.startswith("天和核心舱")
     assert strip_markers(res.report).startswith(report.rstrip("\n"))
+
+
+def test_kept_author_citations_are_scored_and_unsupported_ones_warned() -> None:
+    report = ("Webb launched on 25 December 2021 from Kourou [1]. Its mirror is 6.5 metres across [2].\n\n"
+              "## References\n\n[1] https://e.org/launch\n[2] https://e.org/launch\n")
+    records = [
+        {"url": "https://e.org/launch", "title": "launch",
+         "content": "Webb launched on 25 December 2021 from Kourou on an Ariane 5."},
+        {"url": "https://e.org/mirror", "title": "mirror", "content": "Bread needs flour and water."},
+    ]
+    res = trace(report, records)
+    first, second = res.citations
+    assert first.sources[0].score == 1.0 and first.sources[0].evidence
+    kept = second.sources[0]
+    assert kept.match == "existing" and kept.url == "https://e.org/launch"  # the author's choice stays
+    assert kept.score < TraceOptions().threshold
+    assert any(w.startswith("existing citation [1] on the sentence at") for w in res.warnings)
