@@ -168,3 +168,14 @@ def test_matching_stops_between_sentences_when_cancelled() -> None:
         match_deterministic(sents, cands, index, TraceOptions(), ver, FlipsAfterOne())
     assert calls == 2  # the first sentence ran, the second was never scored
     assert match_deterministic(sents, cands, index, TraceOptions(), ver, threading.Event())
+
+
+def test_exact_quote_ignores_final_punctuation_and_near_verbatim_scores_high() -> None:
+    records = [{"url": "https://e.org/a", "title": "a",
+                "content": "Webb launched on 25 December 2021 from Kourou, French Guiana, on an Ariane 5."}]
+    index, ver = build(records, "en")
+    assert ver.support("Webb launched on 25 December 2021 from Kourou.", 0, 1.0)[0].match == "exact"
+    near, f = ver.support("Webb was launched on 25 December 2021 from Kourou, French Guiana.", 0, 1.0)
+    assert f.fuzzy >= 0.95 and near.score >= 0.9
+    wrong_date, f = ver.support("Webb was launched on 24 December 2021 from Kourou, French Guiana.", 0, 1.0)
+    assert f.numbers < 1.0 and wrong_date.score < Tuning().min_score
