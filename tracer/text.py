@@ -135,6 +135,21 @@ def stated_numbers(text: str) -> set[str]:
     return found | _plain_numbers(text)
 
 
+def numbers_agreement(claimed: set[str], stated: set[str]) -> float:
+    """Share of a claim's numbers (from `numbers`) that a record states (from `stated_numbers`).
+    A full date also agrees with the same month and day stated without a year ("4月29日")."""
+    if not claimed:
+        return 1.0
+    hits = 0
+    for value in claimed:
+        if value in stated:
+            hits += 1
+        elif value.startswith("d:") and value.count("-") == 2 and not value.startswith("d:-"):
+            _year, month, day = value[2:].split("-")
+            hits += f"d:?-{month}-{day}" in stated
+    return hits / len(claimed)
+
+
 def _plain_numbers(text: str) -> set[str]:
     found: set[str] = set()
     for m in _NUMBER.finditer(text):
@@ -198,6 +213,8 @@ def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
                     found.add(year)
             else:
                 found.add(f"d:-{month}-{day}")
+                if prefixes:
+                    found.add(f"d:?-{month}-{day}")  # stated without a year: any year agrees
             chars[m.start() : m.end()] = " " * (m.end() - m.start())
     return found, "".join(chars)
 

@@ -20,7 +20,14 @@ from rapidfuzz import fuzz
 from tracer.models import Record, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
-from tracer.text import cjk_bigrams, content_tokens, normalize_for_match, numbers, stated_numbers
+from tracer.text import (
+    cjk_bigrams,
+    content_tokens,
+    normalize_for_match,
+    numbers,
+    numbers_agreement,
+    stated_numbers,
+)
 
 _MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】|<sup>.*?</sup>")
 _TRAILING_PUNCT = re.compile(r"[\s.!?;:,。！？；：，…\"'”’)）\]]+$")
@@ -170,10 +177,7 @@ class Verifier:
 
         fuzzy_score = fuzz.partial_ratio(c.norm, p_norm) / 100.0 if c.norm else 0.0
 
-        if c.numbers:
-            nums = len(c.numbers & self._numbers_of(passage.record)) / len(c.numbers)
-        else:
-            nums = 1.0
+        nums = numbers_agreement(c.numbers, self._numbers_of(passage.record))
 
         if c.entities:
             entity = sum(1 for e in c.entities if e in p_lower) / len(c.entities)

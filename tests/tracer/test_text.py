@@ -49,3 +49,12 @@ def test_dates_are_one_value_so_conflicting_dates_do_not_match() -> None:
     assert {"d:2021-5-29", "d:2021-5", "2021", "183"} <= record  # coarser claims still match
     assert numbers("驻留183天") == {"183"}                  # numbers right after CJK characters
     assert numbers("model v2") == set()                     # not inside identifiers
+
+
+def test_full_date_agrees_with_the_same_day_stated_without_a_year() -> None:
+    from tracer.text import numbers_agreement, stated_numbers
+
+    record = stated_numbers("4月29日11时23分，长征五号B遥二运载火箭点火升空。")
+    assert numbers_agreement(numbers("2021年4月29日，火箭发射"), record) == 1.0
+    assert numbers_agreement(numbers("2021年5月29日，火箭发射"), record) == 0.0
+    assert numbers_agreement(set(), record) == 1.0
