@@ -442,6 +442,16 @@ def render_report(
                 "used numeric markers so the labels do not collide"
             )
             style = "numeric"
+    elif style in ("numeric", "numeric-comma", "superscript", "link"):
+        # "[1]: url" defined in the body would make a bare "[1]" marker a link to that url
+        clash = sorted(n for n in _link_definition_labels(report, layout) if n in refs)
+        if clash:
+            labels = ", ".join(f"[{n}]" for n in clash)
+            warnings.append(
+                f"style {style}: the report defines link label(s) {labels}; "
+                "used [citation:n] markers so they do not become links"
+            )
+            style = "citation"
     insertions = [
         (anchors[i].pos, i, _format_marker(style, sorted(set(anchors[i].numbers)), refs)) for i in order
     ]
@@ -452,6 +462,22 @@ def render_report(
     return _assemble(
         body, anchors, order, insertions, refs, recs, style, fmt, options, lang, text, warnings, fence
     )
+
+
+_LINK_DEF_LINE = re.compile(r" {0,3}\[(\d{1,4})\]:")
+
+
+def _link_definition_labels(report: str, layout: Layout) -> set[int]:
+    """Numeric labels of link reference definitions ("[1]: url") in the body."""
+    out: set[int] = set()
+    for ps, pe in layout.protected:
+        if ps >= layout.body_end:
+            break
+        if ps == 0 or report[ps - 1] == "\n":
+            m = _LINK_DEF_LINE.match(report, ps, pe)
+            if m:
+                out.add(int(m.group(1)))
+    return out
 
 
 def _assemble(

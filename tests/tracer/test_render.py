@@ -556,3 +556,18 @@ def test_footnote_styles_do_not_reuse_a_label_the_report_defines(style: str) -> 
     assert result.report.count("[^1]:") == 1
     assert result.report.startswith("Revenue rose 5.2% in 2023[1].[^1]\n\n[^1]: a note of the author\n")
     assert any("footnote" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("style", ["numeric", "numeric-comma", "superscript", "link"])
+def test_bare_markers_do_not_become_links_to_a_body_link_definition(style: str) -> None:
+    # "[docs][1]" + "[1]: url" in the body: a new "[1]" marker would link to that url
+    from tracer.pipeline import trace
+
+    report = "See [docs][1]. Revenue rose 5.2% in 2023.\n\n[1]: https://z.example.com\n"
+    records = [{"url": "https://a.example.com/x", "title": "Alpha", "content": "Revenue rose 5.2% in 2023."}]
+    result = trace(report, records, TraceOptions(style=style))
+    assert result.references
+    assert result.report.startswith(
+        "See [docs][1]. Revenue rose 5.2% in 2023[citation:1].\n\n[1]: https://z.example.com\n"
+    )
+    assert any("link label" in w for w in result.warnings)
