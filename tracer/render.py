@@ -215,6 +215,8 @@ def _hazard(text: _Text, p: int, style: str) -> bool:
         return True
     if style == "superscript":
         return False
+    if prv == "]":  # "[the filing]" + "[1]" reads as the reference link "[the filing][1]"
+        return True
     if nxt == "(":  # "[1](x)" would become a link
         return True
     return nxt == ":" and text.at_line_start(p)  # "[1]: x" at line start is a link definition

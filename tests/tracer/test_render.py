@@ -571,3 +571,13 @@ def test_bare_markers_do_not_become_links_to_a_body_link_definition(style: str) 
         "See [docs][1]. Revenue rose 5.2% in 2023[citation:1].\n\n[1]: https://z.example.com\n"
     )
     assert any("link label" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("style", [s for s in STYLES if s != "superscript"])
+def test_marker_never_follows_a_closing_bracket(style: str) -> None:
+    # "[the filing][1]" would turn the shortcut link "[the filing]" into a broken reference link
+    d = doc(["Revenue rose per [the filing].", "Next."])
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)], style=style)
+    assert body_of(out.report).startswith("Revenue rose per [the filing].")
+    assert "[the filing][" not in out.report
+    assert out.references
