@@ -444,7 +444,7 @@ def render_report(
                 "used numeric markers so the labels do not collide"
             )
             style = "numeric"
-    elif style in ("numeric", "numeric-comma", "superscript", "link"):
+    if style in ("numeric", "numeric-comma", "superscript", "link"):
         # "[1]: url" defined in the body would make a bare "[1]" marker a link to that url
         clash = sorted(n for n in _link_definition_labels(report, layout) if n in refs)
         if clash:

@@ -581,3 +581,12 @@ def test_marker_never_follows_a_closing_bracket(style: str) -> None:
     assert body_of(out.report).startswith("Revenue rose per [the filing].")
     assert "[the filing][" not in out.report
     assert out.references
+
+
+def test_footnote_fallback_also_avoids_body_link_labels() -> None:
+    from tracer.pipeline import trace
+
+    report = "Revenue rose 5.2% in 2023.[^1]\n\n[^1]: a note\n[1]: https://z.example.com\n"
+    records = [{"url": "https://a.example.com/x", "title": "Alpha", "content": "Revenue rose 5.2% in 2023."}]
+    result = trace(report, records, TraceOptions(style="footnote"))
+    assert result.report.startswith("Revenue rose 5.2% in 2023[citation:1].[^1]\n")
