@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tracer.errors import InvalidInputError
-from tracer.existing import _footnote_definitions
+from tracer.existing import _footnote_definitions, strip_markers
 from tracer.markdown import unclosed_fence
 from tracer.models import (
     Candidate,
@@ -57,6 +57,7 @@ _ABBREV_TAIL = re.compile(
     r"(?:\b[A-Za-z]\.){1,}[A-Za-z]?$|\b(?:e\.g|i\.e|etc|vs|Inc|Ltd|Co|Corp|Dept|Mr|Mrs|Ms|Dr|St|No)$"
 )
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_CONTAINER_PREFIX = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)+")
 
 _MARKER_PATTERNS: dict[str, str] = {
     "numeric": r"(?:\[\d+\])+",
@@ -158,6 +159,10 @@ class _Text:
             p = self.del_start[p]
         return self.body[p] if p < len(self.body) else "\n"
 
+    def line_before(self, p: int) -> str:
+        """The text of p's line before p."""
+        return self.body[self.body.rfind("\n", 0, p) + 1:p]
+
     def at_line_start(self, p: int) -> bool:
         while p > 0:
             while p in self.del_end:
@@ -219,7 +224,11 @@ def _hazard(text: _Text, p: int, style: str) -> bool:
         return True
     if nxt == "(":  # "[1](x)" would become a link
         return True
-    return nxt == ":" and text.at_line_start(p)  # "[1]: x" at line start is a link definition
+    if nxt != ":":
+        return False
+    if text.at_line_start(p) or _CONTAINER_PREFIX.fullmatch(strip_markers(text.line_before(p))):
+        return True  # "[1]: x" opening a line, list item or quote is a link definition
+    return prv.isspace() and style in ("footnote", "footnote-evidence")  # " [^1]:" reads as one
 
 
 def _place(text: _Text, p: int) -> int:
@@ -399,6 +408,12 @@ def render_report(
     placed: list[_Anchor] = []
     for a in anchors:
         if a.sentence is None:
+            if _hazard(text, a.pos, style):  # a kept marker outside any sentence, e.g. "- [1]: x"
+                warnings.append(
+                    f"existing citation at offset {a.pos}: re-numbered in place it would join the "
+                    "following markdown; removed"
+                )
+                continue
             placed.append(a)
             continue
         options_at = _positions(text, a.sentence, old_by_sentence.get(a.sentence.id, []), options.placement)

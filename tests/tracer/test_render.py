@@ -590,3 +590,21 @@ def test_footnote_fallback_also_avoids_body_link_labels() -> None:
     records = [{"url": "https://a.example.com/x", "title": "Alpha", "content": "Revenue rose 5.2% in 2023."}]
     result = trace(report, records, TraceOptions(style="footnote"))
     assert result.report.startswith("Revenue rose 5.2% in 2023[citation:1].[^1]\n")
+
+
+@pytest.mark.parametrize(
+    "tail", ["- [[1]](https://a.example.com/x): note\n", "> [[1]](https://a.example.com/x): x\n",
+             "# Title [[1]](https://a.example.com/x)(x)\n", "# Title [[1]](https://a.example.com/x): x\n"],
+)
+@pytest.mark.parametrize("style", ["footnote", "numeric"])
+def test_kept_marker_outside_sentences_never_joins_following_markdown(tail: str, style: str) -> None:
+    # re-numbered in place these would read "- [^1]: note" (a definition) or "[1](x)" (a link)
+    from tracer.existing import strip_markers
+    from tracer.pipeline import trace
+
+    report = "Revenue rose 5.2% in 2023.\n\n" + tail
+    records = [{"url": "https://a.example.com/x", "title": "Alpha", "content": "Revenue rose 5.2% in 2023."}]
+    result = trace(report, records, TraceOptions(style=style))
+    body = result.report[: result.report.index("\n\n## References")]
+    assert strip_markers(body) == strip_markers(report.rstrip("\n"))
+    assert not re.search(r"\]\(x\)|^[->] \[\^?1\]:", body, re.MULTILINE)
