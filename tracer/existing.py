@@ -46,8 +46,15 @@ _JIUWEN = re.compile(rf"\[source_tracer_result\]\[({_TITLE})\](?:\(({_URL})\))?"
 
 
 def strip_markers(text: str) -> str:
-    """`text` with every citation marker removed (the forms above and every form we emit)."""
-    return MARKER_RE.sub("", text)
+    """`text` with every citation marker removed (the forms above and every form we emit).
+
+    Repeated until nothing changes: removing "[1]" from "[2023[1]]" leaves "[2023]", which
+    reads as a marker too, so a body and the same body with its markers removed strip alike.
+    """
+    out = MARKER_RE.sub("", text)
+    while out != text:
+        text, out = out, MARKER_RE.sub("", out)
+    return out
 
 
 def _numbers(marker: str) -> tuple[int, ...]:

@@ -225,3 +225,8 @@ def test_named_footnote_defined_in_references() -> None:
 def test_footnote_reference_before_a_colon_mid_line_is_a_marker() -> None:
     text = "such as[^1]: the list\n[^1]: a definition"
     assert strip_markers(text) == "such as: the list\n[^1]: a definition"
+
+
+def test_strip_markers_is_idempotent_when_removal_joins_a_new_marker() -> None:
+    # "[2023[1]]" minus "[1]" is "[2023]": the body with its markers removed must strip alike
+    assert strip_markers("Seen [2023[1]] here.") == strip_markers("Seen [2023] here.") == "Seen  here."
