@@ -227,8 +227,10 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
 
     # ---- RPCs ------------------------------------------------------------------------------
 
-    async def Trace(self, request: pb.TraceRequest, context: grpc.aio.ServicerContext) -> pb.TraceResponse:
-        t0 = time.perf_counter()
+    async def _start_call(
+        self, context: grpc.aio.ServicerContext
+    ) -> tuple[str, _Slot, threading.Event, float | None, asyncio.TimerHandle | None]:
+        """Request id, admission slot, and a cancel token that the deadline (if any) sets."""
         rid = request_id_of(context)
         context.set_trailing_metadata((("x-request-id", rid),))
         slot = await self._admit(context, rid)
@@ -237,6 +239,11 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         deadline = None if remaining is None else time.monotonic() + remaining
         timer = None if remaining is None else asyncio.get_running_loop().call_later(
             max(0.0, remaining), cancel.set)
+        return rid, slot, cancel, deadline, timer
+
+    async def Trace(self, request: pb.TraceRequest, context: grpc.aio.ServicerContext) -> pb.TraceResponse:
+        t0 = time.perf_counter()
+        rid, slot, cancel, deadline, timer = await self._start_call(context)
         try:
             outcome = await self._run_one(request, slot, cancel, deadline, rid)
         except asyncio.CancelledError:
@@ -261,14 +268,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
 
         At most `stream_concurrency` items are in progress; the stream stops reading the
         client until a finished item's response has been written (bounded memory)."""
-        rid = request_id_of(context)
-        context.set_trailing_metadata((("x-request-id", rid),))
-        slot = await self._admit(context, rid)
-        cancel = threading.Event()
-        remaining = context.time_remaining()
-        deadline = None if remaining is None else time.monotonic() + remaining
-        loop = asyncio.get_running_loop()
-        timer = None if remaining is None else loop.call_later(max(0.0, remaining), cancel.set)
+        rid, slot, cancel, deadline, timer = await self._start_call(context)
         slots = asyncio.Semaphore(self._config.stream_concurrency)
         done: asyncio.Queue[pb.TraceResponse | None] = asyncio.Queue()
         tasks: set[asyncio.Task[None]] = set()
