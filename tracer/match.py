@@ -5,20 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Protocol
 
 from tracer.errors import CancelledError
-from tracer.models import Candidate, Sentence, Support
+from tracer.models import CancelToken, Candidate, Sentence, Support
 from tracer.options import TraceOptions
 from tracer.retrieve import PassageIndex
 from tracer.verify import Verifier
 
 
-class CancelToken(Protocol):
-    def is_set(self) -> bool: ...
-
-
-def _rank_of(candidates: Sequence[tuple[int, float]], index: PassageIndex) -> dict[int, float]:
+def record_ranks(candidates: Sequence[tuple[int, float]], index: PassageIndex) -> dict[int, float]:
     """Each record's best retrieval score relative to the best record's (0..1)."""
     best: dict[int, float] = {}
     for pid, score in candidates:
@@ -70,7 +65,7 @@ def match_deterministic(
         cands = candidates.get(s.id, ())
         if not cands:
             continue
-        ranks = _rank_of(cands, index)
+        ranks = record_ranks(cands, index)
         scored = []
         for pid, _ in cands:
             rec = index.passages[pid].record
@@ -100,7 +95,7 @@ def verify_proposals(
         if sent is None:
             rejected += len(pids)
             continue
-        ranks = _rank_of(candidates.get(sid, ()), index)
+        ranks = record_ranks(candidates.get(sid, ()), index)
         scored = []
         for pid in dict.fromkeys(pids):
             if not 0 <= pid < len(index.passages):
@@ -126,7 +121,7 @@ def verify_kept(
     """Verifier support for a citation the author already made (kept under ExistingPolicy.KEEP):
     the best passage of that record, with its evidence span. It is reported, never used to drop
     the author's citation."""
-    rank = _rank_of(candidates, index).get(record, 0.0)
+    rank = record_ranks(candidates, index).get(record, 0.0)
     best: Support | None = None
     best_pid = -1
     for p in index.passages:

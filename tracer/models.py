@@ -5,8 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Protocol
 
 Span = tuple[int, int]  # [start, end) code-point offsets
+
+
+class CancelToken(Protocol):
+    """Anything with `is_set()` (threading.Event works); stages check it and stop."""
+
+    def is_set(self) -> bool: ...
 
 _EMPTY: Mapping[str, str] = MappingProxyType({})
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Protocol
@@ -13,17 +13,21 @@ import tracer.existing as existing_stage
 from tracer import markdown, recognize, records, render, segment
 from tracer.errors import CancelledError, InvalidInputError
 from tracer.match import match_deterministic, verify_kept, verify_proposals
-from tracer.models import Candidate, Citation, Passage, Record, Sentence, Stats, TraceResult, Unsupported
+from tracer.models import (
+    CancelToken,
+    Candidate,
+    Citation,
+    Passage,
+    Record,
+    Sentence,
+    Stats,
+    TraceResult,
+    Unsupported,
+)
 from tracer.options import Mode, TraceOptions
 from tracer.retrieve import PassageIndex
 from tracer.text import detect_language
 from tracer.verify import Verifier, sentence_query
-
-
-class CancelToken(Protocol):
-    """Anything with `is_set()` (threading.Event works); checked between stages."""
-
-    def is_set(self) -> bool: ...
 
 
 class LLMBackend(Protocol):
@@ -72,7 +76,6 @@ def trace(
     *,
     llm: LLMBackend | None = None,
     cancel: CancelToken | None = None,
-    on_stage: Callable[[str, float], None] | None = None,
 ) -> TraceResult:
     """Re-cite `report` against `raw_records`. Never edits the body; never cites unverified."""
     t_start = time.perf_counter()
@@ -189,9 +192,6 @@ def trace(
     stats.cited_sentences = len(citations)
     stats.citations = sum(len(c.sources) for c in citations)
     stats.total_ms = (time.perf_counter() - t_start) * 1000
-    if on_stage is not None:
-        for name, ms in stats.stage_ms.items():
-            on_stage(name, ms)
     return TraceResult(
         report=out.report,
         citations=citations,

@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchdata import DEFAULT_BENCH, Tally, load_cases, norm_url, source_of  # noqa: E402
 
 from tracer import records as records_stage  # noqa: E402
-from tracer.match import _rank_of  # noqa: E402
+from tracer.match import record_ranks  # noqa: E402
 from tracer.options import Tuning  # noqa: E402
 from tracer.retrieve import PassageIndex  # noqa: E402
 from tracer.text import detect_language  # noqa: E402
@@ -57,7 +57,7 @@ def collect(cases: list[dict[str, Any]], tuning: Tuning) -> list[Row]:
         for gi, g in enumerate(case["gold"]):
             ok = {norm_url(u) for u in g.get("supporting_urls", []) + g.get("partially_supporting_urls", [])}
             cands = index.search(sentence_query(g["sentence"]), tuning.retrieve_top_k)
-            ranks = _rank_of(cands, index)
+            ranks = record_ranks(cands, index)
             per_rec: dict[int, list[list[float]]] = {}
             exact: dict[int, bool] = {}
             for pid, _ in cands:

@@ -27,7 +27,7 @@ from tracer.models import Passage, Sentence, Stats
 from tracer.options import TraceOptions
 
 if TYPE_CHECKING:
-    from tracer.pipeline import CancelToken
+    from tracer.models import CancelToken
 
 T = TypeVar("T")
 
