@@ -21,6 +21,7 @@ _TOKEN = re.compile(
     r"|(?P<word>[A-Za-z\u00c0-\u024f]+(?:['’\-][A-Za-z\u00c0-\u024f]+)*)"
     r"|(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)"
 )
+_DIGIT = re.compile(r"\d")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?\s*(%|percent|％)?")
 _CN_NUMBER_UNIT = {"万": 1e4, "亿": 1e8, "千": 1e3, "百": 1e2}
@@ -175,6 +176,9 @@ _MONTHS = {
     for name in names.split()
 }
 _MONTH = r"(?P<{g}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+# Patterns that start with a month name look ahead for "word, digits" first: trying the month
+# alternation at every word of a 100k-character page is most of the date scanning cost.
+_MONTH_FIRST = r"\b(?=[A-Za-z]{3,9}\.?,?\s+\d)"
 _DATE_PATTERNS = [
     re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"),
     re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月"),
@@ -182,11 +186,11 @@ _DATE_PATTERNS = [
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
     re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn") + r",?\s+(?P<y>\d{4})\b",
                re.IGNORECASE),
-    re.compile(r"\b" + _MONTH.format(g="mn") + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b",
+    re.compile(_MONTH_FIRST + _MONTH.format(g="mn") + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b",
                re.IGNORECASE),
-    re.compile(r"\b" + _MONTH.format(g="mn") + r",?\s+(?P<y>\d{4})\b", re.IGNORECASE),
+    re.compile(_MONTH_FIRST + _MONTH.format(g="mn") + r",?\s+(?P<y>\d{4})\b", re.IGNORECASE),
     re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn") + r"\b", re.IGNORECASE),
-    re.compile(r"\b" + _MONTH.format(g="mn") + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!,?\s*\d{4})",
+    re.compile(_MONTH_FIRST + _MONTH.format(g="mn") + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!,?\s*\d{4})",
                re.IGNORECASE),
 ]
 
@@ -194,9 +198,14 @@ _DATE_PATTERNS = [
 def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
     """Date values in text, and the text with those dates blanked out (same length)."""
     found: set[str] = set()
-    chars = list(text)
-    for pat in _DATE_PATTERNS:
-        for m in pat.finditer("".join(chars)):
+    if not _DIGIT.search(text):
+        return found, text
+    has_month_char = "月" in text
+    for i, pat in enumerate(_DATE_PATTERNS):
+        if i < 3 and not has_month_char:  # the three Chinese patterns all need 月
+            continue
+        spans: list[tuple[int, int]] = []
+        for m in pat.finditer(text):
             parts = m.groupdict()
             month = _MONTHS[parts["mn"].lower()] if parts.get("mn") else int(parts["m"])
             day = int(parts["d"]) if parts.get("d") else 0
@@ -215,8 +224,17 @@ def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
                 found.add(f"d:-{month}-{day}")
                 if prefixes:
                     found.add(f"d:?-{month}-{day}")  # stated without a year: any year agrees
-            chars[m.start() : m.end()] = " " * (m.end() - m.start())
-    return found, "".join(chars)
+            spans.append((m.start(), m.end()))
+        if spans:  # blank this pattern's dates so later (shorter) patterns don't count them again
+            pieces: list[str] = []
+            prev = 0
+            for start, end in spans:
+                pieces.append(text[prev:start])
+                pieces.append(" " * (end - start))
+                prev = end
+            pieces.append(text[prev:])
+            text = "".join(pieces)
+    return found, text
 
 
 def _fmt(value: float) -> str:

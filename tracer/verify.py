@@ -177,7 +177,7 @@ class Verifier:
 
         fuzzy_score = fuzz.partial_ratio(c.norm, p_norm) / 100.0 if c.norm else 0.0
 
-        nums = numbers_agreement(c.numbers, self._numbers_of(passage.record))
+        nums = numbers_agreement(c.numbers, self._numbers_of(passage.record)) if c.numbers else 1.0
 
         if c.entities:
             entity = sum(1 for e in c.entities if e in p_lower) / len(c.entities)

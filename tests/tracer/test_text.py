@@ -58,3 +58,16 @@ def test_full_date_agrees_with_the_same_day_stated_without_a_year() -> None:
     assert numbers_agreement(numbers("2021年4月29日，火箭发射"), record) == 1.0
     assert numbers_agreement(numbers("2021年5月29日，火箭发射"), record) == 0.0
     assert numbers_agreement(set(), record) == 1.0
+
+
+def test_every_date_form_is_one_value() -> None:
+    """Month-first forms (abbreviated, with a dot or comma), month-year and month-day."""
+    assert numbers("signed on Sept. 5, 2021 in Geneva") == {"d:2021-9-5"}
+    assert numbers("released in May 2019") == {"d:2019-5"}
+    assert numbers("released in Jan, 2020") == {"d:2020-1"}
+    assert numbers("due on March 3rd") == {"d:-3-3"}
+    assert numbers("由 2019-07-24 起") == {"d:2019-7-24"}
+    assert numbers("在2019年7月发布") == {"d:2019-7"}
+    assert numbers("the May flowers grew 12 cm") == {"12"}     # a month word without a day is no date
+    text = "x" * 50_000 + " On 4 July 1776, " + "y " * 20_000
+    assert numbers(text) == {"d:1776-7-4"}                     # found deep inside a long page
