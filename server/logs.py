@@ -5,11 +5,12 @@ sizes, counts, codes and timings only."""
 
 from __future__ import annotations
 
-import json
 import logging
 import sys
 import time
 from typing import Any
+
+import orjson
 
 LOGGER = logging.getLogger("source_tracer")
 
@@ -27,7 +28,7 @@ class JsonFormatter(logging.Formatter):
             entry.update(fields)
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
-        return json.dumps(entry, ensure_ascii=False, default=str)
+        return orjson.dumps(entry, default=str, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def setup_logging(level: str = "INFO") -> None:

@@ -3,7 +3,9 @@
     scripts/bench [BENCH.jsonl] [--repeat N] [--no-grpc] [--no-scaling]
 
 1. in-process: traces/s over every benchmark case, single process;
-2. the same cases through the gRPC service (a `source-tracer serve` subprocess on loopback);
+2. the same cases through the gRPC service (a `source-tracer serve` subprocess on loopback,
+   one call at a time); after a warm-up pass of each, rounds of 1 and 2 alternate and the
+   median round of each is printed;
 3. scaling: one 50-sentence report against 50, 200, 800 and 3200 records of 3,000 characters;
 peak RSS of this process is printed at the end.
 """
@@ -14,6 +16,7 @@ import argparse
 import os
 import resource
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -33,44 +36,55 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def bench_inprocess(cases: list[dict[str, Any]], repeat: int) -> float:
+class GrpcServer:
+    """A `source-tracer serve` subprocess on loopback with a connected stub."""
+
+    def __enter__(self) -> GrpcServer:
+        import grpc
+
+        from server.pb.source_tracer.v1 import tracer_pb2_grpc
+
+        port = free_port()
+        exe = ROOT / ".venv" / "bin" / "source-tracer"
+        env = dict(os.environ, OPENAI_BASE_URL="", SOURCE_TRACER_LLM_MODEL="")
+        self.proc = subprocess.Popen([str(exe), "serve", "--host", "127.0.0.1", "--port", str(port)],
+                                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{port}", options=[
+            ("grpc.max_send_message_length", 64 << 20), ("grpc.max_receive_message_length", 64 << 20)])
+        grpc.channel_ready_future(self.channel).result(timeout=30)
+        self.stub = tracer_pb2_grpc.SourceTracerStub(self.channel)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.channel.close()
+        self.proc.terminate()
+        self.proc.wait(timeout=30)
+
+
+def inprocess_round(cases: list[dict[str, Any]]) -> float:
+    """Cases per second for one pass over every case in this process."""
     from tracer import trace
 
-    trace(cases[0]["report"], cases[0]["records"])  # warm-up: jieba dictionary, stemmer
     t0 = time.perf_counter()
-    for _ in range(repeat):
-        for c in cases:
-            trace(c["report"], c["records"])
-    return repeat * len(cases) / (time.perf_counter() - t0)
+    for c in cases:
+        trace(c["report"], c["records"])
+    return len(cases) / (time.perf_counter() - t0)
 
 
-def bench_grpc(cases: list[dict[str, Any]], repeat: int) -> float:
-    import grpc
+def grpc_round(server: GrpcServer, requests: list[Any]) -> float:
+    """Cases per second for one pass over every case, one call at a time, through the service."""
+    t0 = time.perf_counter()
+    for r in requests:
+        server.stub.Trace(r, timeout=120)
+    return len(requests) / (time.perf_counter() - t0)
 
-    from server.pb.source_tracer.v1 import tracer_pb2, tracer_pb2_grpc
 
-    port = free_port()
-    exe = ROOT / ".venv" / "bin" / "source-tracer"
-    env = dict(os.environ, OPENAI_BASE_URL="", SOURCE_TRACER_LLM_MODEL="")
-    proc = subprocess.Popen([str(exe), "serve", "--host", "127.0.0.1", "--port", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        channel = grpc.insecure_channel(f"127.0.0.1:{port}", options=[
-            ("grpc.max_send_message_length", 64 << 20), ("grpc.max_receive_message_length", 64 << 20)])
-        grpc.channel_ready_future(channel).result(timeout=30)
-        stub = tracer_pb2_grpc.SourceTracerStub(channel)
-        reqs = [tracer_pb2.TraceRequest(report=c["report"], records=[
-            tracer_pb2.Record(url=r["url"], title=r["title"], content=r["content"]) for r in c["records"]])
-            for c in cases]
-        stub.Trace(reqs[0], timeout=60)
-        t0 = time.perf_counter()
-        for _ in range(repeat):
-            for r in reqs:
-                stub.Trace(r, timeout=120)
-        return repeat * len(reqs) / (time.perf_counter() - t0)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+def grpc_requests(cases: list[dict[str, Any]]) -> list[Any]:
+    from server.pb.source_tracer.v1 import tracer_pb2
+
+    return [tracer_pb2.TraceRequest(report=c["report"], records=[
+        tracer_pb2.Record(url=r["url"], title=r["title"], content=r["content"]) for r in c["records"]])
+        for c in cases]
 
 
 def scaling(cases: list[dict[str, Any]]) -> list[tuple[int, float]]:
@@ -95,18 +109,35 @@ def scaling(cases: list[dict[str, Any]]) -> list[tuple[int, float]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench", nargs="?", type=Path, default=DEFAULT_BENCH)
-    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=3, help="measured rounds per path (median reported)")
     ap.add_argument("--no-grpc", action="store_true")
     ap.add_argument("--no-scaling", action="store_true")
     args = ap.parse_args()
     cases = load_cases(args.bench)
     chars = sum(len(r["content"]) for c in cases for r in c["records"])
     print(f"cases={len(cases)} record_chars={chars:,}")
-    rate = bench_inprocess(cases, args.repeat)
-    print(f"in-process: {rate:.1f} cases/s")
-    if not args.no_grpc:
-        g = bench_grpc(cases, args.repeat)
-        print(f"gRPC:       {g:.1f} cases/s ({(rate - g) / rate * 100:+.1f}% slower than in-process)")
+    # Both paths get one full warm-up pass (word caches, jieba, the server's own caches), then
+    # rounds alternate so that machine noise hits both alike; the median round is reported.
+    inproc: list[float] = []
+    remote: list[float] = []
+    if args.no_grpc:
+        inprocess_round(cases)
+        inproc = [inprocess_round(cases) for _ in range(args.repeat)]
+    else:
+        with GrpcServer() as server:
+            requests = grpc_requests(cases)
+            inprocess_round(cases)
+            grpc_round(server, requests)
+            for _ in range(args.repeat):
+                inproc.append(inprocess_round(cases))
+                remote.append(grpc_round(server, requests))
+    rate = statistics.median(inproc)
+    print(f"in-process: {rate:.1f} cases/s (median of {args.repeat} rounds: "
+          + ", ".join(f"{r:.1f}" for r in inproc) + ")")
+    if remote:
+        g = statistics.median(remote)
+        print(f"gRPC:       {g:.1f} cases/s ({(rate - g) / rate * 100:+.1f}% slower than in-process; rounds: "
+              + ", ".join(f"{r:.1f}" for r in remote) + ")")
     if not args.no_scaling:
         series = scaling(cases)
         base = series[0][1]
