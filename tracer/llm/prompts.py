@@ -48,11 +48,14 @@ _ENV_DIR = "SOURCE_TRACER_PROMPTS_DIR"
 
 
 def default_prompts_dir() -> Path:
-    """`$SOURCE_TRACER_PROMPTS_DIR`, else the repository's `prompts/` directory."""
+    """`$SOURCE_TRACER_PROMPTS_DIR`, else the checkout's `prompts/` directory, else the copy a
+    wheel ships as `tracer/_prompts`."""
     override = os.environ.get(_ENV_DIR)
     if override:
         return Path(override)
-    return Path(__file__).resolve().parents[2] / "prompts"
+    here = Path(__file__).resolve()
+    checkout = here.parents[2] / "prompts"
+    return checkout if checkout.is_dir() else here.parents[1] / "_prompts"
 
 
 def as_data(value: object) -> str:
