@@ -164,11 +164,18 @@ def _doc_key(source: str) -> str:
 
 
 def source_key(url: str) -> str:
-    """The identity used for numbering: canonical URL, DOI/arXiv id, or ``doc:<path or id>``."""
+    """The identity used for numbering: canonical URL (http folded into https), DOI/arXiv id, or
+    ``doc:<path or id>``."""
     canon = canonical_url(url)
+    if canon.startswith("http://") and not _EXPLICIT_PORT.match(canon):
+        # One page over http and https is one source (a link keeps the scheme it was given).
+        return "https://" + canon[7:]
     if canon.lower().startswith(("http://", "https://", "doi:", "arxiv:")):
         return canon
     return _doc_key(url)
+
+
+_EXPLICIT_PORT = re.compile(r"^https?://(?:[^/?#@]*@)?(?:\[[^\]]*\]|[^/?#:]*):\d")
 
 
 def _display_name(url: str) -> str:

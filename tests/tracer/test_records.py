@@ -298,6 +298,20 @@ def test_non_url_source_keys(url: str, key: str) -> None:
     assert recs[0].url == url.strip()
 
 
+def test_http_and_https_of_one_page_share_a_source_key_but_keep_their_urls() -> None:
+    recs, _ = normalize_records([
+        rec("http://Example.com/a/", content="Over http."),
+        rec("https://example.com/a", content="Over https."),
+        rec("http://example.com:8080/a", content="Another server."),
+        rec("https://example.com:8080/a", content="Another scheme on that port."),
+    ])
+    assert [r.source_key for r in recs] == [
+        "https://example.com/a", "https://example.com/a",
+        "http://example.com:8080/a", "https://example.com:8080/a",
+    ]
+    assert recs[0].url == "http://Example.com/a/"
+
+
 @pytest.mark.parametrize(
     ("url", "link"),
     [
