@@ -44,7 +44,7 @@ def test_wheel_ships_prompts_and_stubs(tmp_path: Path) -> None:
         assert f"tracer/_prompts/{prompt}" in names
     target = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(target)
-    out = subprocess.run([sys.executable, "-c", _PROBE, str(target), str(ROOT)], capture_output=True, text=True,
-                         cwd=tmp_path, timeout=120)
+    out = subprocess.run([sys.executable, "-c", _PROBE, str(target), str(ROOT)],
+                         capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == str(target / "tracer" / "_prompts")

@@ -102,6 +102,7 @@ class Verifier:
         self._record_norm: dict[int, str] = {}
         self._passage_bigrams: dict[int, frozenset[tuple[str, str]]] = {}
         self._passage_cjk: dict[int, frozenset[str]] = {}
+        self._passage_positions: dict[int, dict[str, list[int]]] = {}
         self._passage_cache: dict[int, tuple[str, str, bool]] = {}
         self._claims: dict[str, _Claim] = {}
 
@@ -121,6 +122,16 @@ class Verifier:
             toks = content_tokens(self.index.passages[pid].text)
             self._passage_bigrams[pid] = frozenset(zip(toks, toks[1:], strict=False))
         return self._passage_bigrams[pid]
+
+    def _positions_of(self, pid: int) -> dict[str, list[int]]:
+        """Where each token occurs in the passage (built once, shared by every sentence)."""
+        got = self._passage_positions.get(pid)
+        if got is None:
+            got = {}
+            for i, tok in enumerate(self.index.tokens[pid]):
+                got.setdefault(tok, []).append(i)
+            self._passage_positions[pid] = got
+        return got
 
     def _cjk_of(self, pid: int) -> frozenset[str]:
         if pid not in self._passage_cjk:
@@ -184,8 +195,8 @@ class Verifier:
         else:
             entity = coverage
 
-        window, matched_mass = _window_coverage(
-            c.toks, c.weights, self.index.tokens[pid], max(12, 2 * len(c.toks) + 8)
+        window, matched_mass = window_coverage(
+            c.toks, c.weights, self._positions_of(pid), max(12, 2 * len(c.toks) + 8)
         )
         exact = len(c.core) >= 20 and c.core in self._norm_of(passage.record)
         return PairFeatures(
@@ -261,32 +272,32 @@ class Verifier:
         return start, end
 
 
-def _window_coverage(
-    toks: list[str], weights: list[float], passage_tokens: list[str], width: int
+def window_coverage(
+    toks: list[str], weights: list[float], positions: dict[str, list[int]], width: int
 ) -> tuple[float, float]:
     """Best IDF-weighted share of the sentence's distinct words inside any run of `width`
-    passage tokens (a sliding window, linear in the passage length)."""
+    passage tokens, and that mass. `positions` maps each passage token to where it occurs; only
+    occurrences of the sentence's words are visited (two pointers over them, in order)."""
     weight_of: dict[str, float] = {}
     for t, wt in zip(toks, weights, strict=True):
         weight_of[t] = wt
     total = sum(weight_of.values())
-    if total <= 0 or not passage_tokens:
+    if total <= 0:
         return 0.0, 0.0
+    hits = sorted((pos, tok) for tok in weight_of for pos in positions.get(tok, ()))
     counts: dict[str, int] = {}
     mass = best = 0.0
-    for i, tok in enumerate(passage_tokens):
-        tw = weight_of.get(tok)
-        if tw is not None:
-            if counts.get(tok, 0) == 0:
-                mass += tw
-            counts[tok] = counts.get(tok, 0) + 1
-        if i >= width:
-            old = passage_tokens[i - width]
-            ow = weight_of.get(old)
-            if ow is not None:
-                counts[old] -= 1
-                if counts[old] == 0:
-                    mass -= ow
+    left = 0
+    for pos, tok in hits:
+        while hits[left][0] <= pos - width:  # leaves the window (pos - width, pos]
+            old = hits[left][1]
+            counts[old] -= 1
+            if counts[old] == 0:
+                mass -= weight_of[old]
+            left += 1
+        if counts.get(tok, 0) == 0:
+            mass += weight_of[tok]
+        counts[tok] = counts.get(tok, 0) + 1
         if mass > best:
             best = mass
     return best / total, best
