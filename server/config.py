@@ -206,7 +206,10 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
 
 def _from_args(args: argparse.Namespace) -> dict[str, Any]:
     flat: dict[str, Any] = {}
-    get = lambda name: getattr(args, name, None)  # noqa: E731
+
+    def get(name: str) -> Any:
+        return getattr(args, name, None)
+
     for key in ("host", "port", "metrics_port", "max_in_flight", "log_level", "max_message_bytes"):
         flat[key] = get(key)
     flat["grace"] = get("grace")

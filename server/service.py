@@ -56,9 +56,10 @@ class MalformedRequest:
 
 def parse_request(data: bytes) -> pb.TraceRequest | MalformedRequest:
     try:
-        return pb.TraceRequest.FromString(data)
+        request: pb.TraceRequest = pb.TraceRequest.FromString(data)
     except DecodeError as exc:
         return MalformedRequest(str(exc).rsplit(": ", 1)[-1] or "cannot parse")
+    return request
 
 
 def add_to_server(service: SourceTracerService, server: grpc.aio.Server) -> None:
