@@ -564,31 +564,73 @@ def read_items(
 Emit = Callable[[bytes, bool], None]
 
 
+Work = Callable[[int, bytes, str], bytes]
+
+CRASHED = ("worker process died while tracing this item (crashed or killed; it was retried alone and "
+           "died again)")
+
+
 def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
               llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
-              timeout_s: float, window: int = 0) -> None:
-    """Trace in `workers` processes with a bounded number of items in flight; completion order."""
+              timeout_s: float, window: int = 0, work: Work = trace_item) -> None:
+    """Trace in `workers` processes with a bounded number of items in flight; completion order.
+
+    A worker that dies (a crash in native code, the OOM killer, a stray SIGKILL) breaks the pool
+    and fails every item then in flight. Those items are retried one at a time in a
+    single-worker pool: the ones that succeed are written as usual, and an item that kills its
+    worker again gets an INTERNAL error line. So one poison item costs one error line, not the
+    run, and a resumed run does not meet it again."""
     window = window or workers * 4
     ctx = multiprocessing.get_context("spawn")  # no fork of a process holding grpc/threads
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_pool_worker,
-                             initargs=(llm_args, llm_section, timeout_s)) as pool:
-        in_flight: set[Future[bytes]] = set()
 
-        def drain(block_until: int) -> None:
-            nonlocal in_flight
-            while len(in_flight) > block_until:
-                done, in_flight = wait(in_flight, return_when=FIRST_COMPLETED)
-                for fut in done:
-                    try:
-                        line = fut.result()
-                    except BrokenProcessPool:
-                        raise BulkError("a worker process died (killed or crashed)", resumable=True) from None
-                    emit(line, _is_ok(line))
+    def new_pool(size: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(size, mp_context=ctx, initializer=_init_pool_worker,
+                                   initargs=(llm_args, llm_section, timeout_s))
 
+    def isolate(suspects: list[Item]) -> None:
+        solo = new_pool(1)
+        try:
+            for item in sorted(suspects, key=lambda it: it.line):
+                try:
+                    line = solo.submit(work, item.line, item.request, shape).result()
+                except BrokenProcessPool:
+                    solo.shutdown(wait=True, cancel_futures=True)
+                    solo = new_pool(1)
+                    line = error_line(item.id, "INTERNAL", CRASHED, item.line)
+                emit(line, _is_ok(line))
+        finally:
+            solo.shutdown(wait=True, cancel_futures=True)
+
+    pool = new_pool(workers)
+    in_flight: dict[Future[bytes], Item] = {}
+
+    def drain(block_until: int) -> None:
+        nonlocal pool
+        while len(in_flight) > block_until:
+            done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+            failed: list[Item] = []
+            for fut in done:
+                item = in_flight.pop(fut)
+                try:
+                    line = fut.result()
+                except BrokenProcessPool:
+                    failed.append(item)
+                    continue
+                emit(line, _is_ok(line))
+            if failed:  # the pool is broken: every item still in it fails the same way
+                failed.extend(in_flight.values())
+                in_flight.clear()
+                pool.shutdown(wait=True, cancel_futures=True)
+                isolate(failed)
+                pool = new_pool(workers)
+
+    try:
         for item in items:
             drain(window - 1)
-            in_flight.add(pool.submit(trace_item, item.line, item.request, shape))
+            in_flight[pool.submit(work, item.line, item.request, shape)] = item
         drain(0)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _is_ok(line: bytes) -> bool:

@@ -55,3 +55,16 @@ def comparable(line: dict[str, Any]) -> dict[str, Any]:
     stats.pop("total_ms", None)
     out["stats"] = stats
     return out
+
+
+def poison_work(line: int, request: bytes, shape: str) -> bytes:
+    """A bulk worker function (runs in a pool process) that dies like a native crash on the item
+    whose id ends in "-poison", and otherwise traces as the real worker does."""
+    import os
+
+    from server.bulk import trace_item
+    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+
+    if pb.TraceRequest.FromString(request).id.endswith("-poison"):
+        os._exit(139)
+    return trace_item(line, request, shape)

@@ -336,3 +336,30 @@ def test_worker_started_after_its_driver_died_exits(tmp_path: Path) -> None:
     if alive:
         os.kill(pid, signal.SIGKILL)
     assert not alive, "an orphaned pool worker kept running"
+
+
+def test_a_poison_item_costs_one_error_line_not_the_run() -> None:
+    """A worker that dies breaks the pool: the items in flight are retried alone, the one that
+    kills its worker again gets an INTERNAL error line, every other item is answered."""
+    from bulk_cases import poison_work
+
+    from server.bulk import CRASHED, Item, run_local
+    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+
+    items = []
+    for i in range(12):
+        c = case(i)
+        cid = c["id"] + ("-poison" if i == 5 else "")
+        req = pb.TraceRequest(id=cid, report=c["report"], records=[pb.Record(**r) for r in c["records"]])
+        items.append(Item(line=i + 1, id=cid, request=req.SerializeToString()))
+    out: list[tuple[dict[str, object], bool]] = []
+    run_local(iter(items), lambda line, ok: out.append((json.loads(line), ok)), workers=2,
+              shape="source-tracer", llm_args=None, llm_section=None, timeout_s=0, work=poison_work)
+
+    assert sorted(str(o["id"]) for o, _ in out) == sorted(it.id for it in items)  # each once
+    bad = [(o, ok) for o, ok in out if not ok]
+    assert len(bad) == 1
+    entry, _ = bad[0]
+    assert entry["id"] == "case-0005-poison"
+    assert entry["error"] == {"code": "INTERNAL", "message": CRASHED, "line": 6}
+    assert all(o.get("citations") for o, ok in out if ok)  # the others were traced for real
