@@ -517,6 +517,38 @@ class Progress:
 # reading the input
 
 
+# Writes one output line: (input line number, the line, ok?). Engines may call it from threads.
+Emit = Callable[[int, bytes, bool], None]
+
+
+class InOrder:
+    """An Emit that releases lines in input order (`--ordered`): each answered line waits until
+    every line dispatched before it is written. Lines finished behind a slow one are held in
+    memory until it finishes (bounded by --timeout, if set)."""
+
+    def __init__(self, sink: Emit) -> None:
+        self._sink = sink
+        self._order: collections.deque[int] = collections.deque()
+        self._ready: dict[int, tuple[bytes, bool]] = {}
+        self._lock = threading.Lock()
+
+    def dispatched(self, n: int) -> None:
+        with self._lock:
+            self._order.append(n)
+
+    def __call__(self, n: int, line: bytes, ok: bool) -> None:
+        with self._lock:
+            self._ready[n] = (line, ok)
+            while self._order and self._order[0] in self._ready:
+                first = self._order.popleft()
+                held, held_ok = self._ready.pop(first)
+                self._sink(first, held, held_ok)
+
+    @property
+    def held(self) -> int:
+        return len(self._ready)
+
+
 def count_lines(path: str) -> int:
     """Non-blank lines of `path` (for the progress total)."""
     n = 0
@@ -528,10 +560,12 @@ def count_lines(path: str) -> int:
 
 
 def read_items(
-    path: str, out: Output, emit: Callable[[bytes, bool], None], progress: Progress, default_style: str
+    path: str, out: Output, emit: Emit, progress: Progress, default_style: str,
+    dispatched: Callable[[int], None] | None = None,
 ) -> Iterator[Item]:
     """Yield the lines still to trace. Bad lines and duplicate ids are answered here (via
-    `emit`); lines already answered in OUT (--resume) are skipped. Blank lines are not items."""
+    `emit`); lines already answered in OUT (--resume) are skipped. Blank lines are not items.
+    `dispatched(n)` is called, in input order, for every line that will be answered."""
     seen: dict[str, int] = {}
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, 1):
@@ -546,22 +580,24 @@ def read_items(
             first = seen.get(parsed.id)
             if first is not None:
                 message = f"line {n}: duplicate id {parsed.id!r}, first used on line {first}"
-                emit(error_line(parsed.id, DUPLICATE_CODE, message, n), False)
+                if dispatched is not None:
+                    dispatched(n)
+                emit(n, error_line(parsed.id, DUPLICATE_CODE, message, n), False)
                 continue
             seen[parsed.id] = n
             if parsed.id in out.done_ids:
                 progress.skip()
                 continue
+            if dispatched is not None:
+                dispatched(n)
             if isinstance(parsed, BadLine):
-                emit(error_line(parsed.id, parsed.code, parsed.message, parsed.line), False)
+                emit(n, error_line(parsed.id, parsed.code, parsed.message, parsed.line), False)
                 continue
             yield parsed
 
 
 # ---------------------------------------------------------------------------------------------
 # engines
-
-Emit = Callable[[bytes, bool], None]
 
 
 Work = Callable[[int, bytes, str], bytes]
@@ -573,7 +609,7 @@ CRASHED = ("worker process died while tracing this item (crashed or killed; it w
 def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
               llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
               timeout_s: float, window: int = 0, work: Work = trace_item) -> None:
-    """Trace in `workers` processes with a bounded number of items in flight; completion order.
+    """Trace in `workers` processes with a bounded number of items in flight; `emit` in completion order.
 
     A worker that dies (a crash in native code, the OOM killer, a stray SIGKILL) breaks the pool
     and fails every item then in flight. Those items are retried one at a time in a
@@ -597,7 +633,7 @@ def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
                     solo.shutdown(wait=True, cancel_futures=True)
                     solo = new_pool(1)
                     line = error_line(item.id, "INTERNAL", CRASHED, item.line)
-                emit(line, _is_ok(line))
+                emit(item.line, line, _is_ok(line))
         finally:
             solo.shutdown(wait=True, cancel_futures=True)
 
@@ -616,7 +652,7 @@ def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
                 except BrokenProcessPool:
                     failed.append(item)
                     continue
-                emit(line, _is_ok(line))
+                emit(item.line, line, _is_ok(line))
             if failed:  # the pool is broken: every item still in it fails the same way
                 failed.extend(in_flight.values())
                 in_flight.clear()
@@ -734,7 +770,8 @@ class _Lane(threading.Thread):
                     item, req = entry
                     if resp.status.code in _RETRY_ITEM_CODES and self.state.retry_item(item):
                         continue  # e.g. the server is draining: another server (or this one later)
-                    self.emit(response_line(req, item.line, resp, self.shape), resp.status.code == 0)
+                    self.emit(item.line, response_line(req, item.line, resp, self.shape),
+                              resp.status.code == 0)
                     self.state.answered()
                     failures = 0
                 if stream.empty() and (self.state.finished() or self.state.stop.is_set()):
@@ -882,6 +919,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--output-shape", choices=OUTPUT_SHAPES, default="native",
                    help="native: TraceResponse JSON; openjiuwen: {id, modified_report, datas}")
     p.add_argument("--timeout", type=float, default=0.0, help="per-item time limit in seconds (local/ray)")
+    p.add_argument("--ordered", action="store_true",
+                   help="write OUT in input order (default: in completion order)")
     p.add_argument("--fsync", choices=("always", "interval", "never"), default="interval",
                    help="fsync OUT after every line, every 2 s (default), or never")
     p.add_argument("--progress", choices=("auto", "bar", "plain", "none"), default="auto",
@@ -947,12 +986,17 @@ def _run(args: argparse.Namespace) -> int:
     total = max(0, count_lines(args.input) - out.lines_present)
     progress = Progress(total, args.progress, args.progress_every, sys.stderr)
 
-    def emit(line: bytes, ok: bool) -> None:
+    def write(_n: int, line: bytes, ok: bool) -> None:
         out.write(line)
         progress.add(ok)
 
+    emit: Emit = write
+    dispatched: Callable[[int], None] | None = None
+    if args.ordered:
+        in_order = InOrder(write)
+        emit, dispatched = in_order, in_order.dispatched
     try:
-        items = read_items(args.input, out, emit, progress, default_style)
+        items = read_items(args.input, out, emit, progress, default_style, dispatched)
         if targets:
             metadata: tuple[tuple[str, str], ...] = ()
             if args.auth_token:

@@ -42,7 +42,7 @@ def _trace_batch(batch: dict[str, Any], shape: str, llm_args: argparse.Namespace
         trace_item(int(line), bytes(request), shape)
         for line, request in zip(batch["line"], batch["request"], strict=True)
     ]
-    return {"out": lines}
+    return {"line": batch["line"], "out": lines}
 
 
 def _init_ray(address: str, workers: int) -> Any:
@@ -65,7 +65,7 @@ def _pythonpath() -> str:
     return _REPO_ROOT + (os.pathsep + current if current else "")
 
 
-def run_ray(items: Iterator[Item], emit: Callable[[bytes, bool], None], *, address: str, shape: str,
+def run_ray(items: Iterator[Item], emit: Callable[[int, bytes, bool], None], *, address: str, shape: str,
             workers: int, llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
             timeout_s: float) -> None:
     """Trace `items` on Ray Data, at most `workers` tasks at a time; completion order."""
@@ -91,5 +91,5 @@ def run_ray(items: Iterator[Item], emit: Callable[[bytes, bool], None], *, addre
         )
         for row in ds.iter_rows():
             line = bytes(row["out"])
-            emit(line, _is_ok(line))
+            emit(int(row["line"]), line, _is_ok(line))
         chunk = list(islice(items, CHUNK_ITEMS))

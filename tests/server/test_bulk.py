@@ -353,7 +353,7 @@ def test_a_poison_item_costs_one_error_line_not_the_run() -> None:
         req = pb.TraceRequest(id=cid, report=c["report"], records=[pb.Record(**r) for r in c["records"]])
         items.append(Item(line=i + 1, id=cid, request=req.SerializeToString()))
     out: list[tuple[dict[str, object], bool]] = []
-    run_local(iter(items), lambda line, ok: out.append((json.loads(line), ok)), workers=2,
+    run_local(iter(items), lambda _n, line, ok: out.append((json.loads(line), ok)), workers=2,
               shape="source-tracer", llm_args=None, llm_section=None, timeout_s=0, work=poison_work)
 
     assert sorted(str(o["id"]) for o, _ in out) == sorted(it.id for it in items)  # each once
@@ -363,3 +363,55 @@ def test_a_poison_item_costs_one_error_line_not_the_run() -> None:
     assert entry["id"] == "case-0005-poison"
     assert entry["error"] == {"code": "INTERNAL", "message": CRASHED, "line": 6}
     assert all(o.get("citations") for o, ok in out if ok)  # the others were traced for real
+
+
+def test_ordered_output_follows_input_order_with_error_lines_in_place(tmp_path: Path) -> None:
+    """--ordered: a slow first item holds back faster later ones; error lines keep their place."""
+    heavy = case(0)
+    filler = " ".join(f"Filler sentence {k} about river trade and harbour fees." for k in range(40))
+    heavy["records"] = heavy["records"] + [
+        {"url": f"https://filler.example/{k}", "title": f"Filler {k}", "content": filler * 8}
+        for k in range(150)
+    ]
+    lines = [json.dumps(heavy)]
+    expected = [heavy["id"]]
+    for i in range(1, 10):
+        lines.append(json.dumps(case(i)))
+        expected.append(case(i)["id"])
+        if i == 3:
+            lines.append('{"id": "broken", ')
+            expected.append("line-5")
+        if i == 6:
+            lines.append(json.dumps(case(2)))  # duplicate id: answered where it stands
+            expected.append("case-0002")
+    (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--workers", "2", "--ordered")
+    assert r.returncode == 0, r.stderr
+    out = read_out(tmp_path / "out.jsonl")
+    assert [ln["id"] for ln in out] == expected
+    assert [ln["error"]["line"] for ln in out if "error" in ln] == [5, 9]
+
+
+def test_in_order_releases_each_line_once_after_all_earlier_ones() -> None:
+    import threading
+
+    from server.bulk import InOrder
+
+    written: list[int] = []
+    in_order = InOrder(lambda n, _line, _ok: written.append(n))
+    numbers = list(range(1, 401))
+    for n in numbers:
+        in_order.dispatched(n)
+    shuffled = numbers[:]
+    random.Random(7).shuffle(shuffled)
+
+    def finish(part: list[int]) -> None:
+        for n in part:
+            in_order(n, b"{}", True)
+
+    threads = [threading.Thread(target=finish, args=(shuffled[k::4],)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert written == numbers and in_order.held == 0
