@@ -43,6 +43,17 @@ def test_fanout_matches_local_engine(tmp_path: Path, servers: list[SubprocessSer
     assert all(r[i]["stats"]["cited_sentences"] == 2 for i in ids)
 
 
+def test_fanout_ordered_writes_input_order(tmp_path: Path, servers: list[SubprocessServer]) -> None:
+    bad = [json.dumps({"id": "no-report"})]
+    ids = write_cases(tmp_path / "in.jsonl", 16, extra=bad, every=5)
+    targets = ",".join(s.address for s in servers)
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--server", targets, "--window", "4", "--ordered")
+    assert r.returncode == 0, r.stderr
+    order = [json.loads(line)["id"] for line in (tmp_path / "in.jsonl").read_text().splitlines() if line]
+    assert [ln["id"] for ln in read_out(tmp_path / "out.jsonl")] == order
+    assert set(order) == set(ids) | {"no-report"}
+
+
 def test_server_side_errors_become_error_lines(tmp_path: Path, servers: list[SubprocessServer]) -> None:
     # a record over the service's per-record limit is rejected by the server for that item only
     (tmp_path / "in.jsonl").write_text("\n".join([
