@@ -1,5 +1,5 @@
 """Which sentences need a citation (rules). A sentence that states a checkable fact does;
-questions, headings-like fragments, advice, meta-commentary and conclusions don't.
+questions, heading-like fragments, list lead-ins, advice and talk about the answer itself don't.
 
 Recognition decides what is reported as *unsupported*; any prose sentence that a record
 verifiably supports is still cited (a supported sentence never loses its source)."""
@@ -12,49 +12,56 @@ from collections.abc import Sequence
 from tracer.models import Sentence
 from tracer.text import content_tokens, numbers
 
-_ATTRIBUTION = re.compile(
-    r"\b(?:according to|reported|reports|said|says|stated|found|showed|shows|estimated|survey|study|"
-    r"studies|research|data|statistics|published|announced|percent)\b|据|根据|报道|表示|指出|显示|研究|调查|数据|统计|宣布|发布",
+# Discourse openers say how a sentence relates to the others, not whether it states a fact:
+# "In summary, X" and "最后，X" need a citation exactly when X does, so they are stripped first.
+_LEAD = re.compile(
+    r"^(?:(?:in (?:summary|conclusion|short|general|addition|particular|fact|practice|brief)|overall|"
+    r"finally|lastly|additionally|furthermore|moreover|however|therefore|thus|also|ultimately|"
+    r"consequently|similarly|likewise|meanwhile|for (?:example|instance)|as a result|"
+    r"on the other hand|in other words|that said|importantly|notably|specifically|generally|"
+    r"typically|to (?:sum up|summarize|conclude)|first(?:ly)?|second(?:ly)?|then|next)\s*,?\s+"
+    r"|it is (?:important|worth|essential|crucial|vital) to (?:note|remember|mention|consider|"
+    r"understand|recognize) (?:that )?"
+    r"|(?:最后|总的来说|总之|总而言之|综上所述|综上|首先|其次|此外|另外|同时|然而|因此|所以|例如|比如|"
+    r"其实|事实上|另一方面|而且|并且)[，,、]?\s*)",
     re.IGNORECASE,
 )
-_QUOTE = re.compile(r"[\"“”「」『』]")
-_NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z]+")
+# Talk about the answer itself, not about the world.
 _META = re.compile(
-    r"^(?:in (?:summary|conclusion|short|general)|overall|to (?:sum up|summarize|conclude)|"
-    r"it is (?:important|worth|essential|crucial) to (?:note|remember|consider)|"
-    r"(?:i|we) (?:hope|recommend|suggest|think|believe)|let me|here (?:is|are)|"
-    r"总之|总的来说|综上|总而言之|希望|建议你|你可以|我们可以|以下是)",
+    r"^(?:(?:i|we) (?:hope|recommend|suggest|think|believe)|let me|let's|here (?:is|are)|hope this|"
+    r"as an ai|以下是|下面是|希望|我认为|我建议)",
     re.IGNORECASE,
 )
-
-
 # Instructions and advice ("Click Save.", "You should consult ...") state no checkable fact.
 _INSTRUCTION = re.compile(
-    r"^(?:(?:first|then|next|finally|also|now),?\s+)?(?:select|click|choose|open|go|save|press|type|enter|"
-    r"navigate|install|run|use|try|consider|make sure|ensure|remember|note that|avoid|prioriti[sz]e|"
-    r"check|visit|contact|consult|ask|keep|follow)\b"
+    r"^(?:select|click|choose|open|go|save|press|type|enter|navigate|install|run|use|try|consider|"
+    r"make sure|ensure|remember|note that|avoid|prioriti[sz]e|check|visit|contact|consult|ask|keep|"
+    r"follow)\b"
     r"|^(?:you|we) (?:should|may|might|can|could|will|need to|must)\b"
-    r"|^(?:请|先|然后|接着|最后|建议)",
+    r"|^(?:请|建议|你可以|你需要|我们可以|您可以)",
     re.IGNORECASE,
 )
+MIN_CONTENT_WORDS = 4
 
 
 def needs_citation(sentence: Sentence, lang: str) -> bool:
-    """Rule-based cite-worthiness of one sentence."""
+    """Rule-based cite-worthiness of one sentence: a declarative statement of at least
+    MIN_CONTENT_WORDS content words (fewer if it states a number), once discourse openers are
+    stripped, that is not a question, a lead-in to a list, talk about the answer, or advice."""
     text = sentence.text.strip()
     if not text or text.endswith(("?", "？")):
         return False
-    if _META.search(text) or _INSTRUCTION.search(text):
+    for _ in range(3):  # "Finally, in summary, X"
+        m = _LEAD.match(text)
+        if m is None or not m.end():
+            break
+        text = text[m.end():]
+    if text.rstrip().endswith((":", "：")) or _META.search(text) or _INSTRUCTION.search(text):
         return False
     words = content_tokens(text)
-    min_words = 4 if lang == "zh" else 5
-    if len(words) < min_words:
+    if len(words) < MIN_CONTENT_WORDS:
         return bool(numbers(text)) and len(words) >= 2
-    if numbers(text) or _QUOTE.search(text) or _ATTRIBUTION.search(text):
-        return True
-    if lang != "zh" and _NAME.search(text):
-        return True
-    return len(words) >= (6 if lang == "zh" else 8)
+    return True
 
 
 def recognize_sentences(sentences: Sequence[Sentence], lang: str) -> set[int]:

@@ -141,6 +141,14 @@ def test_recognize_rules_en_and_zh() -> None:
     assert not needs_citation(sentence(0, "You should consult your legal advisors first."), "en")
     assert needs_citation(sentence(0, "据新华社报道，空间站于2022年全面建成。"), "zh")
     assert not needs_citation(sentence(0, "总之，希望对你有帮助。"), "zh")
+    # a discourse opener does not decide: what follows it does
+    assert needs_citation(sentence(0, "In summary, the bridge opened to traffic in 1932."), "en")
+    assert needs_citation(sentence(0, "It is important to note that the vaccine requires two doses."), "en")
+    assert needs_citation(sentence(0, "最后，哈佛大学的毕业生在全球范围内都受到极高的尊重和认可。"), "zh")
+    assert needs_citation(sentence(0, "He was waived three days later."), "en")  # short, but a claim
+    assert not needs_citation(sentence(0, "Here are the steps to get started:"), "en")
+    assert not needs_citation(sentence(0, "There are several rules to learn first:"), "en")  # a list lead-in
+    assert not needs_citation(sentence(0, "I hope this helps you decide."), "en")
     sents = [sentence(0, "Is it?"), sentence(1, "Webb launched in 2021 from Kourou.")]
     ids = recognize_sentences(sents, "en")
     assert ids == {1}
