@@ -121,19 +121,54 @@ def cjk_bigrams(text: str) -> list[str]:
     return out
 
 
+_CN_DIGIT = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+             "八": 8, "九": 9}
+_CN_UNIT = {"十": 10, "百": 100, "千": 1000}
+# Chinese numerals that name or rank something ("神舟十二号", "第十三届", "二号"): an identifier
+# whose number differs ("十三号" for "十二号") is a different thing, like a conflicting number.
+_CN_ORDINAL = re.compile(
+    r"第([零〇一二两三四五六七八九十百千]+)[届次代期号条章季集批版轮]"
+    r"|(?<![零〇一二两三四五六七八九十百千第])([零〇一二两三四五六七八九十百千]+)号"
+)
+
+
+def _cn_value(numeral: str) -> int | None:
+    """Value of a Chinese numeral below 10,000 ("十二" 12, "二十三" 23, "一百零五" 105), or None."""
+    total = digit = 0
+    for ch in numeral:
+        if ch in _CN_DIGIT:
+            digit = _CN_DIGIT[ch]
+        else:
+            total += (digit or 1) * _CN_UNIT[ch]
+            digit = 0
+    total += digit
+    return total if total or numeral in ("零", "〇") else None
+
+
+def _cn_ordinals(text: str) -> set[str]:
+    found: set[str] = set()
+    if "号" not in text and "第" not in text:
+        return found
+    for m in _CN_ORDINAL.finditer(text):
+        value = _cn_value(m.group(1) or m.group(2))
+        if value is not None:
+            found.add(str(value))
+    return found
+
+
 def numbers(text: str) -> set[str]:
     """Numbers a claim states, normalised: "45.5%" -> "45.5", "$30.8 billion" -> "3.08e+10", and
     dates as one value each ("2021年4月29日" / "29 April 2021" -> "d:2021-4-29"), so a claim's
     date only matches the same date, never its day and month scattered elsewhere."""
     found, rest = _dates(text, prefixes=False)
-    return found | _plain_numbers(rest)
+    return found | _plain_numbers(rest) | _cn_ordinals(rest)
 
 
 def stated_numbers(text: str) -> set[str]:
     """Everything a record states, leniently: plain numbers (date parts included) plus every
     date with its year, year-month and month-day forms, for matching against `numbers`."""
     found, _ = _dates(text, prefixes=True)
-    return found | _plain_numbers(text)
+    return found | _plain_numbers(text) | _cn_ordinals(text)
 
 
 def numbers_agreement(claimed: set[str], stated: set[str]) -> float:

@@ -71,3 +71,17 @@ def test_every_date_form_is_one_value() -> None:
     assert numbers("the May flowers grew 12 cm") == {"12"}     # a month word without a day is no date
     text = "x" * 50_000 + " On 4 July 1776, " + "y " * 20_000
     assert numbers(text) == {"d:1776-7-4"}                     # found deep inside a long page
+
+
+def test_chinese_ordinal_identifiers_are_numbers() -> None:
+    """"神舟十二号" and "神舟12号" name the same craft; "十三号" is another one."""
+    from tracer.text import numbers_agreement, stated_numbers
+
+    assert numbers("神舟十二号乘组进驻核心舱") == {"12"}
+    assert numbers("第十三届全国人大") == {"13"}
+    assert numbers("长征五号B遥二运载火箭") == {"5"}
+    assert numbers("一百零五号房间") == {"105"}
+    assert numbers("一些人认为这一个问题很重要") == set()        # counting words are not identifiers
+    record = stated_numbers("神舟13号乘组在轨驻留183天")
+    assert numbers_agreement(numbers("神舟十三号乘组在轨驻留183天"), record) == 1.0
+    assert numbers_agreement(numbers("神舟十二号乘组在轨驻留183天"), record) == 0.5
