@@ -602,6 +602,7 @@ def read_items(
 
 Work = Callable[[int, bytes, str], bytes]
 
+_CANARY = pb.TraceRequest(id="canary", report="A canary sentence.").SerializeToString()
 CRASHED = ("worker process died while tracing this item (crashed or killed; it was retried alone and "
            "died again)")
 
@@ -632,6 +633,14 @@ def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
                 except BrokenProcessPool:
                     solo.shutdown(wait=True, cancel_futures=True)
                     solo = new_pool(1)
+                    # Blame the item only if a fresh worker can trace a trivial request: when
+                    # workers die whatever they do (a failing start-up, no memory at all), stop
+                    # resumably instead of writing error lines for innocent items.
+                    try:
+                        solo.submit(work, 0, _CANARY, shape).result()
+                    except BrokenProcessPool:
+                        raise BulkError("worker processes die even on a trivial request (failing start-up "
+                                        "or no memory?)", resumable=True) from None
                     line = error_line(item.id, "INTERNAL", CRASHED, item.line)
                 emit(item.line, line, _is_ok(line))
         finally:

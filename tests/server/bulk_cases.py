@@ -68,3 +68,10 @@ def poison_work(line: int, request: bytes, shape: str) -> bytes:
     if pb.TraceRequest.FromString(request).id.endswith("-poison"):
         os._exit(139)
     return trace_item(line, request, shape)
+
+
+def always_dies(line: int, request: bytes, shape: str) -> bytes:
+    """A bulk worker function whose process dies on every request (like a broken start-up)."""
+    import os
+
+    os._exit(137)

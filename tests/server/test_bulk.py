@@ -415,3 +415,20 @@ def test_in_order_releases_each_line_once_after_all_earlier_ones() -> None:
     for t in threads:
         t.join()
     assert written == numbers and in_order.held == 0
+
+
+def test_workers_that_die_on_everything_stop_the_run_without_blaming_items() -> None:
+    from bulk_cases import always_dies
+
+    from server.bulk import Item, run_local
+    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+
+    items = [Item(line=i + 1, id=f"x{i}",
+                  request=pb.TraceRequest(id=f"x{i}", report="A b c.").SerializeToString())
+             for i in range(4)]
+    written: list[bytes] = []
+    with pytest.raises(BulkError) as err:
+        run_local(iter(items), lambda _n, line, _ok: written.append(line), workers=2, shape="source-tracer",
+                  llm_args=None, llm_section=None, timeout_s=0, work=always_dies)
+    assert err.value.resumable and "trivial request" in str(err.value)
+    assert written == []  # no item was blamed: a resumed run traces them all
