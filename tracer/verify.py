@@ -31,7 +31,8 @@ from tracer.text import (
 
 _MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】|<sup>.*?</sup>")
 _TRAILING_PUNCT = re.compile(r"[\s.!?;:,。！？；：，…\"'”’)）\]]+$")
-_BOUNDARY = re.compile(r"[.!?。！？\n]")
+# End of a record sentence: terminal punctuation (with closing quotes) before space, or a line break.
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)）\]]*(?=\s|$)|[。！？]+[”’）」』]*|\n+")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z\u00c0-\u024f]+(?:\s+[A-Z][a-zA-Z]+)*)")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有|未|无|非")
 
@@ -40,6 +41,8 @@ _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有
 NEAR_EXACT_FUZZY = 0.95
 NEAR_EXACT_MIN_LENGTH = math.log(1 + 5)
 NEAR_EXACT_SCORE = 0.9
+# An evidence quote takes in the next record sentence when that adds this share of the claim.
+EVIDENCE_PAIR_GAIN = 0.15
 
 FEATURES = ("coverage", "bigram", "fuzzy", "numbers", "entity", "rank", "length", "negation",
             "window", "matched", "missing",
@@ -245,31 +248,59 @@ class Verifier:
         return replace(support, evidence_start=start, evidence_end=end)
 
     def evidence_span(self, sentence: str, pid: int) -> tuple[int, int]:
-        """Best-aligned window of the passage, widened to whole record sentences."""
+        """The quote that supports the sentence: the record sentence of the passage (or two
+        adjacent ones, when the second adds at least EVIDENCE_PAIR_GAIN of the claim) that
+        covers the most of the claim's IDF-weighted content words; fuzzy similarity breaks ties.
+        Offsets are into the record content. A "sentence" longer than twice
+        `Tuning.evidence_context` is cut to that length around its best-aligned part."""
         passage = self.index.passages[pid]
-        claim = sentence_query(sentence).strip()
         text = passage.text
-        lowered = text.lower()
-        haystack = lowered if len(lowered) == len(text) else text
-        if not claim or not text:
+        c = self._claim(sentence)
+        units = _record_sentences(text)
+        if not units:
             return passage.start, passage.start
-        al = fuzz.partial_ratio_alignment(claim.lower(), haystack)
-        if al is None:
-            return passage.start, passage.start
-        content = self.records[passage.record].content
-        start = passage.start + al.dest_start
-        end = passage.start + al.dest_end
-        limit = self.tuning.evidence_context
-        lo = max(0, start - limit)
-        prev = [m.end() for m in _BOUNDARY.finditer(content, lo, start)]
-        start = prev[-1] if prev else lo
-        nxt = _BOUNDARY.search(content, max(end - 1, start), min(len(content), end + limit))
-        end = nxt.end() if nxt else min(len(content), end + limit)
-        while start < end and content[start].isspace():
+        weight_of = dict(zip(c.toks, c.weights, strict=True))
+        total = sum(weight_of.values()) or 1.0
+        token_sets = [frozenset(content_tokens(text[a:b])) for a, b in units]
+        options: list[tuple[float, int, int]] = []
+        for i, toks in enumerate(token_sets):
+            options.append((sum(w for t, w in weight_of.items() if t in toks) / total, i, i))
+            if i + 1 < len(units):
+                both = toks | token_sets[i + 1]
+                gain = sum(w for t, w in weight_of.items() if t in both) / total
+                options.append((gain - EVIDENCE_PAIR_GAIN, i, i + 1))
+        top = max(score for score, _, _ in options)
+        tied = [(a, b) for score, a, b in options if score >= top - 1e-9]
+        if len(tied) > 1 and c.norm:
+            first, last = max(tied, key=lambda ab: fuzz.partial_ratio(
+                c.norm, normalize_for_match(text[units[ab[0]][0]:units[ab[1]][1]])))
+        else:
+            first, last = tied[0]
+        start, end = units[first][0], units[last][1]
+        limit = 2 * self.tuning.evidence_context
+        if end - start > limit:  # one long unbroken block (a table, a list without stops)
+            al = fuzz.partial_ratio_alignment(c.norm, text[start:end].lower()) if c.norm else None
+            middle = start + ((al.dest_start + al.dest_end) // 2 if al is not None else 0)
+            start = max(start, min(middle - limit // 2, end - limit))
+            end = start + limit
+        while start < end and text[start].isspace():
             start += 1
-        while end > start and content[end - 1].isspace():
+        while end > start and text[end - 1].isspace():
             end -= 1
-        return start, end
+        return passage.start + start, passage.start + end
+
+
+def _record_sentences(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each non-blank sentence or line of a passage."""
+    units: list[tuple[int, int]] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        if text[start:m.end()].strip():
+            units.append((start, m.end()))
+        start = m.end()
+    if text[start:].strip():
+        units.append((start, len(text)))
+    return units
 
 
 def window_coverage(

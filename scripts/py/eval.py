@@ -93,6 +93,26 @@ def explain(case: dict[str, Any], pairs: list[Pair]) -> None:
                   + (f"\n     record:   {rec['content'][:160]!r}" if rec else ""))
 
 
+def print_evidence(results: list[tuple[dict[str, Any], list[Pair]]]) -> None:
+    """How often the evidence quote of a correct citation contains a sentence the annotators
+    marked as evidence (WiCE gold carries `evidence_sentences`)."""
+    from rapidfuzz import fuzz
+
+    checked = found = 0
+    for case, pairs in results:
+        for p in pairs:
+            marked = case["gold"][p.gold].get("evidence_sentences") or []
+            quote = str(p.source.get("evidence", ""))
+            if not p.correct or not marked or not quote:
+                continue
+            checked += 1
+            found += any(fuzz.partial_ratio(m, quote) >= 80 if len(m) <= len(quote)
+                         else fuzz.partial_ratio(quote, m) >= 80 for m in marked)
+    if checked:
+        print(f"\nevidence: {found}/{checked} correct citations with annotated evidence sentences quote one "
+              f"of them ({found / checked:.2f})")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench", nargs="?", type=Path, default=DEFAULT_BENCH)
@@ -121,6 +141,7 @@ def main() -> int:
             explain(case, pairs)
     if not args.sweep:
         print_table(tallies)
+        print_evidence(results)
     else:
         print(f"{'min_score':>9} {'precision':>9} {'recall':>7} {'f1':>7} {'abstain':>8} {'pairs':>6}")
         for i in range(2, 20):

@@ -69,6 +69,31 @@ def test_verify_supported_pair_scores_high_with_evidence_span() -> None:
     assert f.numbers == 1.0
 
 
+def test_evidence_is_the_record_sentence_that_states_the_claim() -> None:
+    """Not the sentence that merely looks alike (shared title words, similar characters)."""
+    record = {"url": "https://news.example/cup", "title": "Cup", "content": (
+        "This World Cup Winner Is 16 and $3 Million Richer. "
+        "Players are seen on screen during the final of the solo competition on Sunday. "
+        "The game has nearly 250 million registered players, and about 40 million of them took part "
+        "in online qualifiers for the World Cup. Tickets sold out within an hour.")}
+    index, ver = build([record], "en")
+    claim = "An estimated 40 million players vied for spots in the World Cup qualifiers."
+    start, end = ver.evidence_span(claim, 0)
+    quote = index.records[0].content[start:end]
+    assert quote.startswith("The game has nearly 250 million") and quote.endswith("for the World Cup.")
+
+
+def test_evidence_in_one_long_unbroken_block_is_cut_around_the_claim() -> None:
+    filler = " ".join(f"cell{k}" for k in range(600))
+    content = f"{filler} | the reactor reached criticality at 3.25 pm on the second day | {filler}"
+    index, ver = build([{"url": "https://t.example", "title": "T", "content": content}], "en")
+    pid = next(p.id for p in index.passages if "criticality" in p.text)
+    start, end = ver.evidence_span("The reactor reached criticality at 3.25 pm on the second day.", pid)
+    quote = content[start:end]
+    assert len(quote) <= 2 * Tuning().evidence_context
+    assert "the reactor reached criticality at 3.25 pm" in quote
+
+
 def test_verify_conflicting_number_counts_against_support() -> None:
     _, ver = build(EN_RECORDS, "en")
     good = ver.support("Its primary mirror is 6.5 metres across.", 0, 1.0)[0].score
