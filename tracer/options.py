@@ -33,7 +33,7 @@ class Tuning:
     retrieve_top_k: int = 8          # candidate passages per sentence
     idf_floor: int = 0               # IDF computed as if there were at least this many passages
     min_score: float = 0.64          # support score a pair needs to be cited
-    second_source_margin: float = 0.1  # extra sources must score within this of the best
+    second_source_margin: float = 0.2  # extra sources must score within this of the best
     evidence_context: int = 300      # a quote longer than twice this is cut around the claim
     # Logistic support model over tracer.verify.FEATURES, one per language (Chinese reports are
     # scored on character bigrams, English on stemmed words); fitted by scripts/calibrate on
