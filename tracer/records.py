@@ -110,6 +110,11 @@ def canonical_url(url: str) -> str:
     host = (parts.hostname or "").rstrip(".")
     if not host or _BAD_LINK_CHARS.search(host):
         return s
+    if not host.isascii():  # an internationalised host and its punycode form are one host
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            pass
     scheme = parts.scheme.lower()
     path = _normalise_percent(parts.path)
     if host in _DOI_HOSTS and path.startswith("/10."):

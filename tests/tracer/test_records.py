@@ -298,6 +298,15 @@ def test_non_url_source_keys(url: str, key: str) -> None:
     assert recs[0].url == url.strip()
 
 
+def test_internationalised_host_and_its_punycode_share_a_source_key() -> None:
+    recs, _ = normalize_records([
+        rec("https://Bücher.example/katalog", content="Unicode host."),
+        rec("https://xn--bcher-kva.example/katalog", content="Punycode host."),
+    ])
+    assert recs[0].source_key == recs[1].source_key == "https://xn--bcher-kva.example/katalog"
+    assert recs[0].url == "https://Bücher.example/katalog"
+
+
 def test_http_and_https_of_one_page_share_a_source_key_but_keep_their_urls() -> None:
     recs, _ = normalize_records([
         rec("http://Example.com/a/", content="Over http."),
