@@ -142,7 +142,10 @@ def test_select_sources_threshold_margin_cap_and_one_per_source() -> None:
     picked = select_sources([cand(0, 0.9), cand(3, 0.95), cand(1, 0.85), cand(2, 0.5)], index, opts)
     # records 0 and 3 are one canonical source: only its best passage stands
     assert [c.record for c in picked] == [3, 1]
-    assert select_sources([cand(1, 0.9), cand(2, 0.7)], index, opts) == [cand(1, 0.9)]  # margin
+    margin = opts.tuning.second_source_margin
+    within, beyond = cand(2, 0.95 - margin + 0.01), cand(2, 0.95 - margin - 0.01)
+    assert select_sources([cand(1, 0.95), beyond], index, opts) == [cand(1, 0.95)]       # margin
+    assert select_sources([cand(1, 0.95), within], index, opts) == [cand(1, 0.95), within]
     assert select_sources([cand(1, 0.3)], index, opts) == []                              # threshold
     one = TraceOptions(max_sources=1)
     assert len(select_sources([cand(0, 0.9), cand(1, 0.89)], index, one)) == 1           # cap
