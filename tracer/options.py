@@ -35,6 +35,7 @@ class Tuning:
     min_score: float = 0.64          # support score a pair needs to be cited
     second_source_margin: float = 0.2  # extra sources must score within this of the best
     evidence_context: int = 300      # a quote longer than twice this is cut around the claim
+    evidence_pair_gain: float = 0.15  # a quote takes in the next record sentence if it adds this much
     # Logistic support model over tracer.verify.FEATURES, one per language (Chinese reports are
     # scored on character bigrams, English on stemmed words); fitted by scripts/calibrate on
     # the dev benchmark with the numbers weight held >= 1 (a number or date the record does not

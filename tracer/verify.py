@@ -41,8 +41,6 @@ _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有
 NEAR_EXACT_FUZZY = 0.95
 NEAR_EXACT_MIN_LENGTH = math.log(1 + 5)
 NEAR_EXACT_SCORE = 0.9
-# An evidence quote takes in the next record sentence when that adds this share of the claim.
-EVIDENCE_PAIR_GAIN = 0.15
 
 FEATURES = ("coverage", "bigram", "fuzzy", "numbers", "entity", "rank", "length", "negation",
             "window", "matched", "missing",
@@ -249,7 +247,7 @@ class Verifier:
 
     def evidence_span(self, sentence: str, pid: int) -> tuple[int, int]:
         """The quote that supports the sentence: the record sentence of the passage (or two
-        adjacent ones, when the second adds at least EVIDENCE_PAIR_GAIN of the claim) that
+        adjacent ones, when the second adds at least `Tuning.evidence_pair_gain` of the claim) that
         covers the most of the claim's IDF-weighted content words; fuzzy similarity breaks ties.
         Offsets are into the record content. A "sentence" longer than twice
         `Tuning.evidence_context` is cut to that length around its best-aligned part."""
@@ -268,7 +266,7 @@ class Verifier:
             if i + 1 < len(units):
                 both = toks | token_sets[i + 1]
                 gain = sum(w for t, w in weight_of.items() if t in both) / total
-                options.append((gain - EVIDENCE_PAIR_GAIN, i, i + 1))
+                options.append((gain - self.tuning.evidence_pair_gain, i, i + 1))
         top = max(score for score, _, _ in options)
         tied = [(a, b) for score, a, b in options if score >= top - 1e-9]
         if len(tied) > 1 and c.norm:
