@@ -36,7 +36,7 @@ _META = re.compile(
 _INSTRUCTION = re.compile(
     r"^(?:select|click|choose|open|go|save|press|type|enter|navigate|install|run|use|try|consider|"
     r"make sure|ensure|remember|note that|avoid|prioriti[sz]e|check|visit|contact|consult|ask|keep|"
-    r"follow)\b"
+    r"follow)\b(?!-)(?!\s+(?:of|to|with|for|by|in|is|was|are|were|has|had)\b)"  # "Use of X rose", "Follow-up"
     r"|^(?:you|we) (?:should|may|might|can|could|will|need to|must)\b"
     r"|^(?:请|建议|你可以|你需要|我们可以|您可以)",
     re.IGNORECASE,

@@ -177,6 +177,10 @@ def test_recognize_rules_en_and_zh() -> None:
     assert not needs_citation(sentence(0, "Here are the steps to get started:"), "en")
     assert not needs_citation(sentence(0, "There are several rules to learn first:"), "en")  # a list lead-in
     assert not needs_citation(sentence(0, "I hope this helps you decide."), "en")
+    # a verb-like first word used as a noun starts a claim, not an instruction
+    assert needs_citation(sentence(0, "Use of antibiotics in farming rose 20% between 2010 and 2020."), "en")
+    assert needs_citation(sentence(0, "Follow-up care reduced readmissions in the trial."), "en")
+    assert not needs_citation(sentence(0, "Use a soft brush to clean the lens."), "en")
     sents = [sentence(0, "Is it?"), sentence(1, "Webb launched in 2021 from Kourou.")]
     ids = recognize_sentences(sents, "en")
     assert ids == {1}
