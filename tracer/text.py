@@ -219,19 +219,21 @@ _MONTH = r"(?P<{g}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?
 # Patterns that start with a month name look ahead for "word, digits" first: trying the month
 # alternation at every word of a 100k-character page is most of the date scanning cost.
 _MONTH_FIRST = r"\b(?=[A-Za-z]{3,9}\.?,?\s+\d)"
-_DATE_PATTERNS = [
-    re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"),
-    re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月"),
-    re.compile(r"(?<!\d)(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"),
-    re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
-    re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn") + r",?\s+(?P<y>\d{4})\b",
-               re.IGNORECASE),
-    re.compile(_MONTH_FIRST + _MONTH.format(g="mn") + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b",
-               re.IGNORECASE),
-    re.compile(_MONTH_FIRST + _MONTH.format(g="mn") + r",?\s+(?P<y>\d{4})\b", re.IGNORECASE),
-    re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn") + r"\b", re.IGNORECASE),
-    re.compile(_MONTH_FIRST + _MONTH.format(g="mn") + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!,?\s*\d{4})",
-               re.IGNORECASE),
+# (pattern, a literal every match contains, or "" for none): a page without that literal skips
+# the pattern (most English pages never contain 月).
+_DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"), "月"),
+    (re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月"), "月"),
+    (re.compile(r"(?<!\d)(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"), "月"),
+    (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"), ""),
+    (re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn") + r",?\s+(?P<y>\d{4})\b",
+               re.IGNORECASE), ""),
+    (re.compile(_MONTH_FIRST + _MONTH.format(g="mn")
+                + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b", re.IGNORECASE), ""),
+    (re.compile(_MONTH_FIRST + _MONTH.format(g="mn") + r",?\s+(?P<y>\d{4})\b", re.IGNORECASE), ""),
+    (re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn") + r"\b", re.IGNORECASE), ""),
+    (re.compile(_MONTH_FIRST + _MONTH.format(g="mn") + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!,?\s*\d{4})",
+               re.IGNORECASE), ""),
 ]
 
 
@@ -240,9 +242,8 @@ def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
     found: set[str] = set()
     if not _DIGIT.search(text):
         return found, text
-    has_month_char = "月" in text
-    for i, pat in enumerate(_DATE_PATTERNS):
-        if i < 3 and not has_month_char:  # the three Chinese patterns all need 月
+    for pat, literal in _DATE_PATTERNS:
+        if literal and literal not in text:
             continue
         spans: list[tuple[int, int]] = []
         for m in pat.finditer(text):
