@@ -14,7 +14,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchdata import DEFAULT_BENCH, Pair, Tally, attach, groups, load_cases, tally  # noqa: E402
+from benchdata import DEFAULT_BENCH, Pair, Tally, attach, groups, load_cases, source_of, tally  # noqa: E402
 
 ORDER = ["expertqa", "wice", "citecheck", "lang:en", "lang:zh", "overall"]
 
@@ -95,14 +95,17 @@ def explain(case: dict[str, Any], pairs: list[Pair]) -> None:
 
 def print_evidence(results: list[tuple[dict[str, Any], list[Pair]]]) -> None:
     """How often the evidence quote of a correct citation contains a sentence the annotators
-    marked as evidence (WiCE gold carries `evidence_sentences`)."""
+    marked as evidence (WiCE gold carries `evidence_sentences`), and how long quotes are."""
     from rapidfuzz import fuzz
 
     checked = found = 0
+    lengths: list[int] = []
     for case, pairs in results:
         for p in pairs:
-            marked = case["gold"][p.gold].get("evidence_sentences") or []
             quote = str(p.source.get("evidence", ""))
+            if p.correct and quote:
+                lengths.append(len(quote))
+            marked = case["gold"][p.gold].get("evidence_sentences") or []
             if not p.correct or not marked or not quote:
                 continue
             checked += 1
@@ -110,7 +113,28 @@ def print_evidence(results: list[tuple[dict[str, Any], list[Pair]]]) -> None:
                          else fuzz.partial_ratio(quote, m) >= 80 for m in marked)
     if checked:
         print(f"\nevidence: {found}/{checked} correct citations with annotated evidence sentences quote one "
-              f"of them ({found / checked:.2f})")
+              f"of them ({found / checked:.2f}); median quote of a correct citation "
+              f"{sorted(lengths)[len(lengths) // 2]} chars")
+
+
+def print_recognition(cases: list[dict[str, Any]]) -> None:
+    """Rule-based recognition (tracer.recognize) against each gold sentence's `needs_citation`."""
+    from tracer.models import Sentence
+    from tracer.recognize import needs_citation
+
+    cells: dict[str, list[int]] = {}  # source -> [yes&yes, yes&no, no&no, no&yes] (gold & predicted)
+    for case in cases:
+        cell = cells.setdefault(source_of(case), [0, 0, 0, 0])
+        for g in case["gold"]:
+            said = needs_citation(Sentence(0, g["start"], g["end"], g["sentence"]), case["lang"])
+            cell[(0 if said else 1) if g["needs_citation"] else (2 if not said else 3)] += 1
+    parts = []
+    for src, (yy, yn, nn, ny) in cells.items():
+        cell_text = f"{src} recall {yy / max(1, yy + yn):.3f}"
+        if nn + ny:
+            cell_text += f", specificity {nn / (nn + ny):.3f}, accuracy {(yy + nn) / (yy + yn + nn + ny):.3f}"
+        parts.append(cell_text)
+    print("recognition vs gold needs_citation: " + "; ".join(parts))
 
 
 def main() -> int:
@@ -142,6 +166,7 @@ def main() -> int:
     if not args.sweep:
         print_table(tallies)
         print_evidence(results)
+        print_recognition(cases)
     else:
         print(f"{'min_score':>9} {'precision':>9} {'recall':>7} {'f1':>7} {'abstain':>8} {'pairs':>6}")
         for i in range(2, 20):
