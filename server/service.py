@@ -200,8 +200,13 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             return _Outcome(grpc.StatusCode.INTERNAL, f"internal error (request id {rid})")
         return _Outcome(grpc.StatusCode.OK, "", response, result)
 
-    def _record(self, method: str, rid: str, request: pb.TraceRequest, outcome: _Outcome, t0: float) -> None:
-        elapsed = time.perf_counter() - t0
+    def _record(
+        self, method: str, rid: str, request: pb.TraceRequest, outcome: _Outcome, t0: float,
+        elapsed: float | None = None,
+    ) -> None:
+        """Metrics and the log line of one finished call (or stream item)."""
+        if elapsed is None:
+            elapsed = time.perf_counter() - t0
         self._metrics.requests.labels(method=method, code=outcome.code.name).inc()
         self._metrics.latency.labels(method=method).observe(elapsed)
         fields: dict[str, Any] = {
@@ -256,10 +261,14 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             if timer is not None:
                 timer.cancel()
             slot.release()
-        self._record("Trace", rid, request, outcome, t0)
         if outcome.response is None:
+            self._record("Trace", rid, request, outcome, t0)
             await context.abort(outcome.code, outcome.message, trailing_metadata=(("x-request-id", rid),))
         assert outcome.response is not None
+        # Metrics and the log line are written on the event loop's next turn, while the response
+        # is on its way, rather than before it: they are not the caller's business.
+        asyncio.get_running_loop().call_soon(
+            self._record, "Trace", rid, request, outcome, t0, time.perf_counter() - t0)
         return outcome.response
 
     async def TraceStream(
