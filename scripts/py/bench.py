@@ -1,6 +1,6 @@
 """Speed and memory of the deterministic engine (prints numbers; not a test).
 
-    scripts/bench [BENCH.jsonl] [--repeat N] [--no-grpc] [--no-scaling]
+    scripts/bench [BENCH.jsonl] [--repeat N] [--no-grpc] [--no-scaling] [--overhead]
 
 1. in-process: traces/s over every benchmark case, single process;
 2. the same cases through the gRPC service (a `source-tracer serve` subprocess on loopback,
@@ -8,6 +8,10 @@
    median round of each is printed;
 3. scaling: one 50-sentence report against 50, 200, 800 and 3200 records of 3,000 characters;
 peak RSS of this process is printed at the end.
+
+`--overhead` instead measures what the service costs per call apart from tracing: the same
+requests against servers whose trace step does no real work, either returning at once or
+after keeping the CPU busy for 5 or 20 ms, beside the health check's round trip.
 """
 
 from __future__ import annotations
@@ -37,7 +41,11 @@ def free_port() -> int:
 
 
 class GrpcServer:
-    """A `source-tracer serve` subprocess on loopback with a connected stub."""
+    """A `source-tracer serve` subprocess on loopback with a connected stub; with `hold_ms`,
+    a server whose trace step only sleeps that long (see `hold_server`)."""
+
+    def __init__(self, hold_ms: float | None = None) -> None:
+        self.hold_ms = hold_ms
 
     def __enter__(self) -> GrpcServer:
         import grpc
@@ -45,10 +53,13 @@ class GrpcServer:
         from server.pb.source_tracer.v1 import tracer_pb2_grpc
 
         port = free_port()
-        exe = ROOT / ".venv" / "bin" / "source-tracer"
         env = dict(os.environ, OPENAI_BASE_URL="", SOURCE_TRACER_LLM_MODEL="")
-        self.proc = subprocess.Popen([str(exe), "serve", "--host", "127.0.0.1", "--port", str(port)],
-                                     env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if self.hold_ms is None:
+            cmd = [str(ROOT / ".venv" / "bin" / "source-tracer"), "serve", "--host", "127.0.0.1",
+                   "--port", str(port)]
+        else:
+            cmd = [sys.executable, __file__, "--hold-server", str(port), str(self.hold_ms)]
+        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}", options=[
             ("grpc.max_send_message_length", 64 << 20), ("grpc.max_receive_message_length", 64 << 20)])
         grpc.channel_ready_future(self.channel).result(timeout=30)
@@ -106,14 +117,69 @@ def scaling(cases: list[dict[str, Any]]) -> list[tuple[int, float]]:
     return out
 
 
+def hold_server(port: int, hold_ms: float) -> None:
+    """The real service (conversion, admission, worker thread, metrics, log line), but its trace
+    step keeps the CPU busy for `hold_ms` and traces an empty report instead of the request."""
+    import asyncio
+    from dataclasses import replace
+
+    from server.app import start_server
+    from server.config import ServerConfig
+    from tracer import trace
+
+    def held(report: str, records: Any, options: Any, **_: Any) -> Any:
+        end = time.perf_counter() + hold_ms / 1000
+        while time.perf_counter() < end:  # busy, like a real trace (a sleep would overshoot)
+            pass
+        return trace("", [], options)
+
+    async def run() -> None:
+        running = await start_server(replace(ServerConfig(), host="127.0.0.1", port=port), trace_fn=held)
+        await asyncio.Event().wait()  # until terminated; `running` keeps the server alive
+        del running
+
+    asyncio.run(run())
+
+
+def overhead(cases: list[dict[str, Any]], repeat: int) -> None:
+    """Per-call cost of the service apart from tracing, in ms (median of `repeat` rounds)."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    requests = grpc_requests(cases)
+    print(f"requests: {len(requests)} dev cases, "
+          f"{statistics.mean(r.ByteSize() for r in requests) / 1000:.1f} kB on average")
+    for hold in (0.0, 5.0, 20.0):
+        with GrpcServer(hold_ms=hold) as server:
+            health = health_pb2_grpc.HealthStub(server.channel)
+            grpc_round(server, requests)
+            calls, checks = [], []
+            for _ in range(repeat):
+                calls.append(1000 / grpc_round(server, requests) - hold)
+                t0 = time.perf_counter()
+                for _ in requests:
+                    health.Check(health_pb2.HealthCheckRequest(), timeout=30)
+                checks.append((time.perf_counter() - t0) * 1000 / len(requests))
+        print(f"trace step busy for {hold:4.1f} ms: {statistics.median(calls):.2f} ms a call beyond "
+              f"that (rounds: {', '.join(f'{c:.2f}' for c in calls)}); health check "
+              f"{statistics.median(checks):.2f} ms")
+
+
 def main() -> int:
+    if len(sys.argv) == 4 and sys.argv[1] == "--hold-server":
+        hold_server(int(sys.argv[2]), float(sys.argv[3]))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench", nargs="?", type=Path, default=DEFAULT_BENCH)
     ap.add_argument("--repeat", type=int, default=3, help="measured rounds per path (median reported)")
     ap.add_argument("--no-grpc", action="store_true")
     ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument("--overhead", action="store_true",
+                    help="only measure the service's own per-call cost (no tracing)")
     args = ap.parse_args()
     cases = load_cases(args.bench)
+    if args.overhead:
+        overhead(cases, args.repeat)
+        return 0
     chars = sum(len(r["content"]) for c in cases for r in c["records"])
     print(f"cases={len(cases)} record_chars={chars:,}")
     # Both paths get one full warm-up pass (word caches, jieba, the server's own caches), then
