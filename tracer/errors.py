@@ -24,6 +24,9 @@ class InvalidInputError(TracerError):
         self.reason = reason
         super().__init__(f"{field}: {reason}")
 
+    def __reduce__(self) -> tuple[object, ...]:  # picklable: errors cross from worker processes
+        return (type(self), (self.field, self.reason))
+
 
 class LimitExceededError(InvalidInputError):
     """A configured size limit was exceeded."""
@@ -32,6 +35,9 @@ class LimitExceededError(InvalidInputError):
         self.limit = limit
         self.value = value
         super().__init__(field, f"{value} exceeds the limit of {limit}")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (type(self), (self.field, self.limit, self.value))
 
 
 class CancelledError(TracerError):
