@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +19,8 @@ from server.interceptors import BearerTokenAuth
 from server.logs import log
 from server.metrics import Metrics
 from server.pb.source_tracer.v1 import tracer_pb2
-from server.service import SourceTracerService, TraceFn, add_to_server
+from server.service import SourceTracerService, add_to_server
+from server.workers import TraceFn, Workers, available_cpus, make_workers
 from tracer.pipeline import LLMBackend, trace
 
 SERVICE_NAME = tracer_pb2.DESCRIPTOR.services_by_name["SourceTracer"].full_name
@@ -36,7 +35,7 @@ class RunningServer:
     server: grpc.aio.Server
     service: SourceTracerService
     health: HealthServicer
-    executor: ThreadPoolExecutor
+    workers: Workers
     config: ServerConfig
     port: int
     metrics: Metrics
@@ -54,7 +53,7 @@ class RunningServer:
             await asyncio.sleep(0.02)
         left = self.service.in_flight
         await self.server.stop(max(0.0, min(1.0, grace - (time.monotonic() - t0))))
-        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.workers.shutdown()
         if self.metrics_http is not None:
             self.metrics_http.shutdown()
         log("stopped", unfinished=left, drain_ms=round((time.monotonic() - t0) * 1000, 1))
@@ -76,12 +75,17 @@ async def start_server(
 ) -> RunningServer:
     """Build and start the gRPC server (call inside the event loop that will run it).
 
-    `trace_fn` is the core's `trace`; tests wrap it to hold a call in flight."""
+    `trace_fn` is the core's `trace`; tests wrap it to hold a call in flight (with worker
+    processes it must be a module-level function). Health turns SERVING once the workers
+    have started and loaded the pipeline."""
     metrics = Metrics()
-    executor = ThreadPoolExecutor(
-        max_workers=config.workers or (os.cpu_count() or 2), thread_name_prefix="trace"
-    )
-    service = SourceTracerService(config, executor, metrics, llm=llm, trace_fn=trace_fn)
+    size = config.workers or available_cpus()
+    try:
+        workers = make_workers(config.worker_mode, size, config.max_in_flight * config.stream_concurrency,
+                               trace_fn, llm)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    service = SourceTracerService(config, workers, metrics)
     interceptors = [BearerTokenAuth(config.auth_token, metrics)] if config.auth_token else []
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),
@@ -110,9 +114,10 @@ async def start_server(
     except RuntimeError:
         port = 0
     if not port:
-        executor.shutdown(wait=False)
+        workers.shutdown()
         what = " (or the TLS certificate/key is invalid)" if config.tls else ""
         raise StartupError(f"server: cannot listen on {address}: address in use or not available{what}")
+    await asyncio.get_running_loop().run_in_executor(None, workers.warm_up)
     await server.start()
     await health.set("", health_pb2.HealthCheckResponse.SERVING)
     await health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
@@ -121,8 +126,9 @@ async def start_server(
         metrics_http = metrics.serve(config.metrics_host or config.host, config.metrics_port)
     log("serving", host=config.host, port=port, tls=config.tls, mtls=bool(config.tls_ca),
         auth=bool(config.auth_token), metrics_port=config.metrics_port or None,
-        max_in_flight=config.max_in_flight, llm=llm is not None)
-    return RunningServer(server, service, health, executor, config, port, metrics, metrics_http)
+        max_in_flight=config.max_in_flight, llm=llm is not None, workers=workers.size,
+        worker_mode=workers.mode)
+    return RunningServer(server, service, health, workers, config, port, metrics, metrics_http)
 
 
 async def serve(config: ServerConfig, llm: LLMBackend | None = None) -> int:

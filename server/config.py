@@ -39,7 +39,8 @@ class ServerConfig:
     max_message_bytes: int = 64 * MiB    # gRPC max send/receive message length
     limits: Limits = field(default_factory=Limits)
     max_in_flight: int = 64              # concurrent calls; beyond -> RESOURCE_EXHAUSTED at once
-    workers: int = 0                     # trace threads; 0 = number of CPUs
+    workers: int = 0                     # traces run at once; 0 = number of CPUs
+    worker_mode: str = "auto"            # process | thread | auto (process unless an LLM is set)
     stream_concurrency: int = 4          # items of one TraceStream processed at once
     grace_s: float = 30.0                # drain period on SIGTERM/SIGINT
     auth_token: str = ""                 # "" = no auth
@@ -57,6 +58,11 @@ class ServerConfig:
             raise ConfigError(f"server.port: must be 0..65535, got {self.port}")
         if self.max_in_flight < 1:
             raise ConfigError(f"server.max_in_flight: must be >= 1, got {self.max_in_flight}")
+        if self.workers < 0:
+            raise ConfigError(f"server.workers: must be >= 0 (0 = number of CPUs), got {self.workers}")
+        if self.worker_mode not in ("auto", "process", "thread"):
+            raise ConfigError(
+                f"server.worker_mode: must be auto, process or thread, got {self.worker_mode!r}")
         if self.stream_concurrency < 1:
             raise ConfigError(f"server.stream_concurrency: must be >= 1, got {self.stream_concurrency}")
         if self.grace_s < 0:
@@ -86,6 +92,7 @@ _SERVER_KEYS: dict[str, tuple[str, type]] = {
     "max_message_bytes": ("max_message_bytes", int),
     "max_in_flight": ("max_in_flight", int),
     "workers": ("workers", int),
+    "worker_mode": ("worker_mode", str),
     "stream_concurrency": ("stream_concurrency", int),
     "grace": ("grace_s", float),
     "metrics_port": ("metrics_port", int),
@@ -210,7 +217,8 @@ def _from_args(args: argparse.Namespace) -> dict[str, Any]:
     def get(name: str) -> Any:
         return getattr(args, name, None)
 
-    for key in ("host", "port", "metrics_port", "max_in_flight", "log_level", "max_message_bytes"):
+    for key in ("host", "port", "metrics_port", "max_in_flight", "log_level", "max_message_bytes",
+                "workers", "worker_mode"):
         flat[key] = get(key)
     flat["grace"] = get("grace")
     if get("log_payloads"):
@@ -256,6 +264,10 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-in-flight", type=int,
                    help="concurrent calls before RESOURCE_EXHAUSTED (default 64)")
     p.add_argument("--max-message-bytes", type=int, help="gRPC max message size (default 64 MiB)")
+    p.add_argument("--workers", type=int, help="traces run at once (default: number of CPUs)")
+    p.add_argument("--worker-mode", choices=("auto", "process", "thread"),
+                   help="run traces in worker processes (one core each) or threads (one core in all); "
+                        "auto (default) = processes unless an LLM backend is configured")
     p.add_argument("--grace", type=float, help="seconds in-flight calls get on SIGTERM (default 30)")
     p.add_argument("--log-level", help="DEBUG, INFO, WARNING or ERROR (default INFO)")
     p.add_argument("--log-payloads", action="store_true",

@@ -6,7 +6,7 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
-from tracer.models import TraceResult
+from server.workers import TraceSummary
 
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 
@@ -50,7 +50,7 @@ class Metrics:
         self.degraded = Counter("source_tracer_degraded", "Responses marked degraded", registry=r)
         self.llm_tokens = Counter("source_tracer_llm_tokens", "LLM tokens used", ["kind"], registry=r)
 
-    def observe_result(self, result: TraceResult) -> None:
+    def observe_result(self, result: TraceSummary) -> None:
         st = result.stats
         for name, ms in st.stage_ms.items():
             self.stage.labels(stage=name).observe(ms / 1000.0)

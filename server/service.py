@@ -1,4 +1,4 @@
-"""The SourceTracer servicer: protobuf in, `tracer.trace()` in a worker thread, protobuf out.
+"""The SourceTracer servicer: protobuf in, `tracer.trace()` in a worker (server/workers.py), protobuf out.
 
 Everything gRPC-specific lives here or in `server/`: status codes (one table), limits,
 the in-flight bound, deadlines/cancellation, request ids, logs and metrics."""
@@ -11,8 +11,7 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
-from concurrent.futures import Executor
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,14 +19,13 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from server.config import ServerConfig
-from server.convert import check_limits, request_to_core, result_to_pb
+from server.convert import check_limits
 from server.logs import log
 from server.metrics import Metrics
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from server.pb.source_tracer.v1 import tracer_pb2_grpc
+from server.workers import Cancel, TraceSummary, WorkerCrashed, WorkerFailed, Workers
 from tracer.errors import CancelledError, InvalidInputError, LimitExceededError, TracerError
-from tracer.models import TraceResult
-from tracer.pipeline import LLMBackend, trace
 
 # The one table mapping core errors to status codes (first match wins: subclasses first).
 # Anything else is a bug: INTERNAL, logged with its traceback, never caused by bad input.
@@ -38,9 +36,6 @@ STATUS_BY_ERROR: tuple[tuple[type[TracerError], grpc.StatusCode], ...] = (
 )
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
-
-TraceFn = Callable[..., TraceResult]
-
 
 class MalformedRequest:
     """Stands in for a request whose bytes are not a valid TraceRequest (e.g. bad UTF-8), so
@@ -81,7 +76,7 @@ class _Outcome:
     code: grpc.StatusCode
     message: str
     response: pb.TraceResponse | None = None
-    result: TraceResult | None = None
+    summary: TraceSummary | None = None
 
 
 def status_for(exc: BaseException, deadline_passed: bool = False) -> tuple[grpc.StatusCode, str]:
@@ -106,16 +101,12 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
     def __init__(
         self,
         config: ServerConfig,
-        executor: Executor,
+        workers: Workers,
         metrics: Metrics,
-        llm: LLMBackend | None = None,
-        trace_fn: TraceFn = trace,
     ) -> None:
         self._config = config
-        self._executor = executor
+        self._workers = workers
         self._metrics = metrics
-        self._llm = llm
-        self._trace = trace_fn
         self._lock = threading.Lock()
         self._in_flight = 0  # accepted calls whose work has not finished (threads included)
         self.draining = False
@@ -161,16 +152,8 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
 
     # ---- one trace -----------------------------------------------------------------------
 
-    def _work(
-        self, request: pb.TraceRequest, cancel: threading.Event
-    ) -> tuple[TraceResult, pb.TraceResponse]:
-        """Runs in a worker thread: convert, trace, convert back."""
-        report, records, options = request_to_core(request)
-        result = self._trace(report, records, options, llm=self._llm, cancel=cancel)
-        return result, result_to_pb(result, request.id)
-
     async def _run_one(
-        self, request: pb.TraceRequest, slot: _Slot, cancel: threading.Event, deadline: float | None,
+        self, request: pb.TraceRequest, slot: _Slot, cancel: Cancel, deadline: float | None,
         rid: str,
     ) -> _Outcome:
         """Trace one request; never raises except asyncio.CancelledError (call cancelled)."""
@@ -183,22 +166,33 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             code, message = status_for(exc)
             return _Outcome(code, message)
         loop = asyncio.get_running_loop()
-        slot.hold()  # a drain also waits for the thread of a call the client gave up on
-        future = self._executor.submit(self._work, request, cancel)
+        slot.hold()  # a drain also waits for the worker of a call the client gave up on
+        try:
+            future = self._workers.submit(request, cancel)
+        except Exception as exc:  # a pool broken by a crash a moment ago (rebuilt now), or shut down
+            slot.release()
+            log("worker pool unavailable", logging.ERROR, request_id=rid, error=str(exc))
+            return _Outcome(grpc.StatusCode.UNAVAILABLE, f"no trace worker available: {exc}; retry")
         future.add_done_callback(lambda _f: slot.release())
         try:
-            result, response = await asyncio.wrap_future(future, loop=loop)
+            summary, response = await asyncio.wrap_future(future, loop=loop)
         except asyncio.CancelledError:
-            cancel.set()  # the caller went away: stop the thread at its next stage boundary
+            cancel.set()  # the caller went away: stop the worker at its next stage boundary
             raise
         except TracerError as exc:
             passed = deadline is not None and time.monotonic() >= deadline
             code, message = status_for(exc, passed)
             return _Outcome(code, message)
+        except WorkerCrashed as exc:
+            log("worker crashed", logging.ERROR, request_id=rid, error=str(exc))
+            return _Outcome(grpc.StatusCode.INTERNAL, f"internal error: {exc} (request id {rid})")
+        except WorkerFailed as exc:
+            log("internal error", logging.ERROR, request_id=rid, traceback=exc.formatted)
+            return _Outcome(grpc.StatusCode.INTERNAL, f"internal error (request id {rid})")
         except Exception:
             log("internal error", logging.ERROR, request_id=rid, traceback=_format_exc())
             return _Outcome(grpc.StatusCode.INTERNAL, f"internal error (request id {rid})")
-        return _Outcome(grpc.StatusCode.OK, "", response, result)
+        return _Outcome(grpc.StatusCode.OK, "", response, summary)
 
     def _record(
         self, method: str, rid: str, request: pb.TraceRequest, outcome: _Outcome, t0: float,
@@ -218,11 +212,11 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             fields["item_id"] = request.id[:128]
         if outcome.code is not grpc.StatusCode.OK:
             fields["error"] = outcome.message
-        if outcome.result is not None:
-            st = outcome.result.stats
-            self._metrics.observe_result(outcome.result)
+        if outcome.summary is not None:
+            st = outcome.summary.stats
+            self._metrics.observe_result(outcome.summary)
             fields.update(
-                mode=outcome.result.mode, degraded=outcome.result.degraded,
+                mode=outcome.summary.mode, degraded=outcome.summary.degraded,
                 sentences=st.sentences, citations=st.citations, unsupported=st.unsupported,
                 records_dropped=st.records_dropped, llm_calls=st.llm_calls,
                 stage_ms={k: round(v, 2) for k, v in st.stage_ms.items()},
@@ -235,12 +229,12 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
 
     async def _start_call(
         self, context: grpc.aio.ServicerContext
-    ) -> tuple[str, _Slot, threading.Event, float | None, asyncio.TimerHandle | None]:
+    ) -> tuple[str, _Slot, Cancel, float | None, asyncio.TimerHandle | None]:
         """Request id, admission slot, and a cancel token that the deadline (if any) sets."""
         rid = request_id_of(context)
         context.set_trailing_metadata((("x-request-id", rid),))
         slot = await self._admit(context, rid)
-        cancel = threading.Event()
+        cancel = Cancel()
         remaining = context.time_remaining()
         deadline = None if remaining is None else time.monotonic() + remaining
         timer = None if remaining is None else asyncio.get_running_loop().call_later(

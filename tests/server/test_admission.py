@@ -1,7 +1,9 @@
 """In-flight bound, deadlines and cancellation against the real server.
 
 The server runs the real `tracer.trace`, wrapped so a call can be held in flight: the
-wrapper waits on a gate (or on the call's cancel token) before tracing."""
+wrapper waits on a gate (or on the call's cancel token) before tracing. The wrapper shares
+state with the test, so these servers run traces in threads; test_workers.py covers the same
+paths with worker processes."""
 
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ class Gate:
 @pytest.fixture
 def gated():
     gate = Gate()
-    srv = InProcessServer(base_config(max_in_flight=2, workers=2), trace_fn=gate)
+    srv = InProcessServer(base_config(max_in_flight=2, workers=2, worker_mode="thread"), trace_fn=gate)
     yield srv, gate
     gate.open.set()
     srv.close()
@@ -112,7 +114,7 @@ def test_a_bug_is_internal_with_request_id_and_the_server_survives() -> None:
             raise RuntimeError("simulated bug")
         return trace(report, records, options, **kw)
 
-    srv = InProcessServer(base_config(), trace_fn=buggy)
+    srv = InProcessServer(base_config(worker_mode="thread"), trace_fn=buggy)
     try:
         stub = srv.stub()
         with pytest.raises(grpc.RpcError) as err:

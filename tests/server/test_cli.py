@@ -146,6 +146,11 @@ def test_config_precedence(tmp_path: Path) -> None:
     cfg = load_config(_args(port=8000), env=env)
     assert cfg.port == 8000
     assert load_config(None, env={}).host == "127.0.0.1"
+    env["SOURCE_TRACER_WORKER_MODE"] = "thread"
+    cfg = load_config(_args(workers=3), env=env)
+    assert (cfg.workers, cfg.worker_mode) == (3, "thread")
+    assert load_config(_args(worker_mode="process"), env=env).worker_mode == "process"
+    assert load_config(None, env={}).worker_mode == "auto"
 
 
 @pytest.mark.parametrize(
@@ -155,6 +160,8 @@ def test_config_precedence(tmp_path: Path) -> None:
         ("[limits]\nrecords = 0\n", "limits.records"),
         ("[limits]\nbogus = 1\n", "limits.bogus"),
         ("[server]\nport = 'x'\n", "port"),
+        ("[server]\nworker_mode = 'fibers'\n", "server.worker_mode"),
+        ("[server]\nworkers = -1\n", "server.workers"),
         ("[tls]\ncert = 'a'\n", "tls"),
         ("[nope]\na = 1\n", "[nope]"),
         ("not toml [", "invalid TOML"),

@@ -1,0 +1,414 @@
+"""Where traces run: a pool of worker processes (default) or of threads.
+
+The pipeline is CPU-bound pure Python, so threads of one process share one core (the GIL):
+on a 2-core machine two concurrent calls through a thread pool finish no faster than one
+after the other. Worker processes each have their own interpreter, so a server with
+`workers = N` traces N requests at once on N cores. Threads remain for servers with an LLM
+backend (their traces mostly wait on the network) and for tests that inject a trace function.
+
+Both pools take a parsed TraceRequest and return a concurrent Future of
+`(TraceSummary, TraceResponse)`. Cancellation crosses into worker processes through one byte
+per running call in shared memory, which the pipeline checks between stages.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import multiprocessing
+import multiprocessing.connection
+import os
+import pickle
+import signal
+import threading
+import traceback
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from server.convert import request_to_core, result_to_pb
+from server.pb.source_tracer.v1 import tracer_pb2 as pb
+from tracer.errors import TracerError
+from tracer.models import Stats, TraceResult
+from tracer.pipeline import LLMBackend, trace
+
+TraceFn = Callable[..., TraceResult]
+Done = Future[tuple["TraceSummary", pb.TraceResponse]]  # what a pool's submit returns
+
+
+@dataclass(frozen=True, slots=True)
+class TraceSummary:
+    """What the service logs and counts about a finished trace (the response carries the rest)."""
+
+    mode: str
+    degraded: bool
+    stats: Stats
+
+    @classmethod
+    def of(cls, result: TraceResult) -> TraceSummary:
+        return cls(mode=str(result.mode), degraded=result.degraded, stats=result.stats)
+
+
+class WorkerCrashed(RuntimeError):
+    """The worker process running a trace died (killed, out of memory, a crash in native code)."""
+
+
+class WorkerFailed(RuntimeError):
+    """The trace raised an unexpected exception in a worker process; carries its traceback."""
+
+    def __init__(self, summary: str, formatted: str) -> None:
+        super().__init__(summary)
+        self.formatted = formatted
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (type(self), (str(self), self.formatted))
+
+
+class Cancel:
+    """A cancel flag for one call: `set()` once, `is_set()` polled by the pipeline between stages.
+    Callbacks registered with `on_set` run when it is set (at once if it already is)."""
+
+    __slots__ = ("_event", "_hooks", "_lock")
+
+    def __init__(self) -> None:
+        self._event = threading.Event()
+        self._hooks: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
+
+    def set(self) -> None:
+        with self._lock:
+            if self._event.is_set():
+                return
+            self._event.set()
+            hooks, self._hooks = self._hooks, []
+        for hook in hooks:
+            hook()
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    def on_set(self, hook: Callable[[], None]) -> Callable[[], None]:
+        """Run `hook` when set; returns a function that unregisters it (a stream's cancel flag
+        outlives each of its items)."""
+        with self._lock:
+            if not self._event.is_set():
+                self._hooks.append(hook)
+                return lambda: self._forget(hook)
+        hook()
+        return lambda: None
+
+    def _forget(self, hook: Callable[[], None]) -> None:
+        with self._lock:
+            try:
+                self._hooks.remove(hook)
+            except ValueError:
+                pass
+
+
+class Workers(Protocol):
+    mode: str
+    size: int
+
+    def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
+        ...
+
+    def warm_up(self) -> None:
+        ...
+
+    def shutdown(self) -> None:
+        ...
+
+
+def available_cpus(cgroup: Path = Path("/sys/fs/cgroup")) -> int:
+    """CPUs this process may use: its affinity mask, capped by a cgroup CPU quota (a container's
+    `--cpus` or a Kubernetes CPU limit, rounded up), which `os.cpu_count()` ignores."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+    quota = _cgroup_quota(cgroup)
+    if quota is not None:
+        n = min(n, math.ceil(quota))
+    return max(1, n)
+
+
+def _cgroup_quota(root: Path) -> float | None:
+    try:  # cgroup v2: "<quota> <period>" or "max <period>"
+        quota, period = (root / "cpu.max").read_text().split()[:2]
+        return None if quota == "max" else int(quota) / int(period)
+    except (OSError, ValueError):
+        pass
+    try:  # cgroup v1: quota -1 means none
+        quota_us = int((root / "cpu" / "cpu.cfs_quota_us").read_text())
+        period_us = int((root / "cpu" / "cpu.cfs_period_us").read_text())
+        return quota_us / period_us if quota_us > 0 and period_us > 0 else None
+    except (OSError, ValueError):
+        return None
+
+
+# ---- threads ----------------------------------------------------------------------------------
+
+
+class ThreadWorkers:
+    """Traces in threads of this process (one core in all, whatever `size` is)."""
+
+    mode = "thread"
+
+    def __init__(self, size: int, trace_fn: TraceFn = trace, llm: LLMBackend | None = None) -> None:
+        self.size = size
+        self._trace = trace_fn
+        self._llm = llm
+        self._executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="trace")
+
+    def _work(self, request: pb.TraceRequest, cancel: Cancel) -> tuple[TraceSummary, pb.TraceResponse]:
+        report, records, options = request_to_core(request)
+        result = self._trace(report, records, options, llm=self._llm, cancel=cancel)
+        return TraceSummary.of(result), result_to_pb(result, request.id)
+
+    def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
+        return self._executor.submit(self._work, request, cancel)
+
+    def warm_up(self) -> None:
+        self._executor.submit(_warm_up).result()
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+# ---- processes --------------------------------------------------------------------------------
+
+# Worker-process globals, set by _init_worker.
+_FLAGS: Any = None
+_TRACE_FN: TraceFn = trace
+
+
+def _warm_up() -> None:
+    """Load what the first real trace would (word lists, the jieba dictionary, the stemmer)."""
+    trace("Warm-up sentence about 2024. 预热句子，2024年。",
+          [{"url": "https://warm.up/", "title": "warm-up",
+            "content": "Warm-up sentence about 2024. 预热句子。"}])
+
+
+def _init_worker(flags: Any, trace_fn: TraceFn) -> None:
+    global _FLAGS, _TRACE_FN
+    # The parent drains on SIGTERM/SIGINT and then closes the pool; a signal sent to the whole
+    # process group (Ctrl-C, systemd) must not kill the traces it is waiting for.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # ...but a server killed outright (SIGKILL, OOM) must not leave its workers behind.
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent.sentinel,), name="parent-watch", daemon=True).start()
+    _FLAGS = flags
+    _TRACE_FN = trace_fn
+    _warm_up()
+
+
+def _exit_with(sentinel: int) -> None:
+    """Wait until the server process is gone, then end this worker at once."""
+    multiprocessing.connection.wait([sentinel])
+    os._exit(0)
+
+
+class _FlagToken:
+    __slots__ = ("_slot",)
+
+    def __init__(self, slot: int) -> None:
+        self._slot = slot
+
+    def is_set(self) -> bool:
+        return bool(_FLAGS[self._slot])
+
+
+def _work_in_process(data: bytes, slot: int) -> tuple[TraceSummary, bytes]:
+    """Runs in a worker process. Core errors go back as themselves (they pickle); anything else
+    as WorkerFailed with the traceback, so an odd exception can never break the pool."""
+    request = pb.TraceRequest.FromString(data)
+    try:
+        report, records, options = request_to_core(request)
+        result = _TRACE_FN(report, records, options, llm=None, cancel=_FlagToken(slot))
+        return TraceSummary.of(result), result_to_pb(result, request.id).SerializeToString()
+    except TracerError:
+        raise
+    except Exception as exc:
+        raise WorkerFailed(f"{type(exc).__name__}: {exc}", traceback.format_exc()) from None
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    return True
+
+
+class ProcessWorkers:
+    """Traces in `size` worker processes (forkserver), so concurrent calls use that many cores.
+
+    A worker that dies takes down the calls it was running (WorkerCrashed, answered INTERNAL);
+    the pool is then rebuilt for the calls that follow."""
+
+    mode = "process"
+
+    def __init__(self, size: int, slots: int, trace_fn: TraceFn = trace) -> None:
+        try:
+            pickle.dumps(trace_fn)
+        except Exception as exc:
+            raise ValueError(f"process workers need a module-level trace function: {exc}") from None
+        methods = multiprocessing.get_all_start_methods()
+        self._ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        if self._ctx.get_start_method() == "forkserver":
+            # Workers fork from a server process that has imported the pipeline once (no effect
+            # when that server already runs).
+            self._ctx.set_forkserver_preload(["server.workers"])
+        self.size = size
+        self._trace = trace_fn
+        self._flags = self._ctx.RawArray(ctypes.c_ubyte, slots)
+        self._free = list(range(slots - 1, -1, -1))
+        self._lock = threading.Lock()
+        self._pool = self._new_pool()
+        self._closed = False
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self.size, mp_context=self._ctx,
+            initializer=_init_worker, initargs=(self._flags, self._trace),
+        )
+
+    def warm_up(self) -> None:
+        """Start every worker process now (each loads the pipeline), not on the first calls."""
+        futures = [self._pool.submit(os.getpid) for _ in range(self.size * 4)]
+        for f in futures:
+            f.result()
+
+    def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
+        out: Done = Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the worker pool is shut down")
+            if not self._free:  # more calls running than max_in_flight x stream_concurrency
+                raise RuntimeError("no free cancel slot for a new trace")
+            slot = self._free.pop()
+            self._flags[slot] = 0
+            pool = self._pool
+        state = {"done": False}
+        forget: Callable[[], None] = lambda: None  # noqa: E731
+
+        def cancelled() -> None:
+            with self._lock:
+                if not state["done"]:
+                    self._flags[slot] = 1
+
+        def finished(f: Future[tuple[TraceSummary, bytes]]) -> None:
+            with self._lock:
+                state["done"] = True
+                self._free.append(slot)
+            forget()
+            exc = f.exception()
+            if exc is None:
+                summary, data = f.result()
+                out.set_result((summary, pb.TraceResponse.FromString(data)))
+            elif isinstance(exc, BrokenProcessPool):
+                self._replace(pool)
+                out.set_exception(WorkerCrashed(
+                    "the worker process running this trace died (killed, out of memory or crashed)"))
+            else:
+                out.set_exception(exc)
+
+        try:
+            future = pool.submit(_work_in_process, request.SerializeToString(), slot)
+        except BrokenProcessPool:
+            with self._lock:
+                self._free.append(slot)
+            self._replace(pool)
+            raise WorkerCrashed("the worker pool was broken by a crashed worker; retry") from None
+        forget = cancel.on_set(cancelled)
+        future.add_done_callback(finished)
+        return out
+
+    def _replace(self, broken: ProcessPoolExecutor) -> None:
+        with self._lock:
+            if self._pool is not broken or self._closed:
+                return
+            self._pool = self._new_pool()
+        broken.shutdown(wait=False, cancel_futures=True)
+
+    def pids(self) -> list[int]:
+        """Process ids of the live workers (for tests and diagnostics)."""
+        processes = getattr(self._pool, "_processes", None) or {}
+        return [pid for pid in processes if _pid_alive(pid)]
+
+    def shutdown(self) -> None:
+        with self._lock:
+            self._closed = True
+            pool = self._pool
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+class HybridWorkers:
+    """One trace at a time in a thread of this process; traces beyond it, while it runs, in
+    `size - 1` worker processes. A caller making one call at a time never pays the hop to a
+    worker process (about 1 ms a call); concurrent callers still get `size` cores."""
+
+    mode = "auto"
+
+    def __init__(self, size: int, slots: int, trace_fn: TraceFn = trace) -> None:
+        self.size = size
+        self._local = ThreadWorkers(1, trace_fn)
+        self._remote = ProcessWorkers(size - 1, slots, trace_fn)
+        self._lock = threading.Lock()
+        self._local_busy = False
+
+    def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
+        with self._lock:
+            local = not self._local_busy
+            self._local_busy = True
+        if not local:
+            return self._remote.submit(request, cancel)
+        try:
+            future = self._local.submit(request, cancel)
+        except BaseException:
+            self._local_done(None)
+            raise
+        future.add_done_callback(self._local_done)
+        return future
+
+    def _local_done(self, _future: Done | None) -> None:
+        with self._lock:
+            self._local_busy = False
+
+    def warm_up(self) -> None:
+        self._local.warm_up()
+        self._remote.warm_up()
+
+    def pids(self) -> list[int]:
+        return self._remote.pids()
+
+    def shutdown(self) -> None:
+        self._local.shutdown()
+        self._remote.shutdown()
+
+
+def make_workers(
+    mode: str, size: int, slots: int, trace_fn: TraceFn = trace, llm: LLMBackend | None = None
+) -> Workers:
+    """Pick the pool for `[server] worker_mode`:
+
+    - "auto": HybridWorkers (one trace in a thread, the others in worker processes); threads
+      only when `size` is 1 or an LLM backend is configured (its traces mostly wait on the
+      network, and the backend object stays in this process);
+    - "process": every trace in a worker process;
+    - "thread": every trace in a thread of this process (one core in all)."""
+    if mode == "auto":
+        if llm is not None or size < 2:
+            return ThreadWorkers(size, trace_fn, llm)
+        return HybridWorkers(size, slots, trace_fn)
+    if mode == "process":
+        if llm is not None:
+            raise ValueError("server.worker_mode: 'process' cannot be combined with an LLM backend; "
+                             "use 'thread' or 'auto'")
+        return ProcessWorkers(size, slots, trace_fn)
+    return ThreadWorkers(size, trace_fn, llm)

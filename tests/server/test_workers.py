@@ -1,0 +1,189 @@
+"""Traces in worker processes: concurrent calls run in separate processes; deadlines, client
+cancellation, crashes and bugs inside a worker are handled like in threads; the default
+("auto") keeps one trace at a time in the server process and sends the rest to workers; a
+killed server leaves no worker behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from server.pb.source_tracer.v1 import tracer_pb2 as pb
+from tests.server.conftest import (
+    EN_RECORDS,
+    EN_REPORT,
+    InProcessServer,
+    SubprocessServer,
+    base_config,
+    records_pb,
+    wait_until,
+)
+from tests.server.worker_fns import scripted_trace
+from tracer.errors import InvalidInputError, LimitExceededError
+
+
+@pytest.fixture(scope="module")
+def procs() -> Iterator[InProcessServer]:
+    srv = InProcessServer(base_config(workers=2, worker_mode="process"), trace_fn=scripted_trace)
+    yield srv
+    srv.close()
+
+
+def _request(first_line: str, rid: str = "") -> pb.TraceRequest:
+    return pb.TraceRequest(id=rid, report=f"{first_line}\n\n{EN_REPORT}", records=records_pb(EN_RECORDS))
+
+
+def _pid(response: pb.TraceResponse) -> int:
+    assert response.warnings[-1].startswith("pid=")
+    return int(response.warnings[-1][4:])
+
+
+@pytest.fixture(scope="module")
+def hybrid() -> Iterator[InProcessServer]:
+    srv = InProcessServer(base_config(workers=2), trace_fn=scripted_trace)
+    yield srv
+    srv.close()
+
+
+def test_auto_runs_one_call_at_a_time_here_and_concurrent_ones_in_workers(hybrid, tmp_path: Path) -> None:
+    assert hybrid.running.workers.mode == "auto"
+    stub = hybrid.stub()
+    alone = [_pid(stub.Trace(_request("#!pid"), timeout=30)) for _ in range(3)]
+    assert alone == [os.getpid()] * 3, "sequential calls stay in the server process"
+    calls = [stub.Trace.future(_request(f"#!barrier {tmp_path} 2"), timeout=60) for _ in range(2)]
+    pids = {_pid(c.result()) for c in calls}
+    assert len(pids) == 2 and os.getpid() in pids, "the second call ran in a worker process"
+
+
+def test_concurrent_calls_run_in_separate_worker_processes(procs, tmp_path: Path) -> None:
+    stub = procs.stub()
+    calls = [stub.Trace.future(_request(f"#!barrier {tmp_path} 2"), timeout=60) for _ in range(2)]
+    responses = [c.result() for c in calls]
+    pids = {_pid(r) for r in responses}
+    assert len(pids) == 2, "both calls waited at the barrier at once, in two processes"
+    assert os.getpid() not in pids
+    for r in responses:
+        assert r.citations, "the real pipeline ran in the worker"
+
+
+def test_deadline_reaches_the_worker_process(procs, tmp_path: Path) -> None:
+    with pytest.raises(grpc.RpcError) as err:
+        procs.stub().Trace(_request(f"#!wait-cancel {tmp_path}"), timeout=0.5)
+    assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    wait_until(lambda: (tmp_path / "cancelled").exists(), what="the worker to see the cancel flag")
+    wait_until(lambda: procs.service.in_flight == 0, what="slot released")
+
+
+def test_client_cancel_reaches_the_worker_process(procs, tmp_path: Path) -> None:
+    fut = procs.stub().Trace.future(_request(f"#!wait-cancel {tmp_path}"))
+    wait_until(lambda: procs.service.in_flight == 1, what="the call in flight")
+    fut.cancel()
+    wait_until(lambda: (tmp_path / "cancelled").exists(), what="the worker to see the cancel flag")
+    wait_until(lambda: procs.service.in_flight == 0, what="slot released")
+
+
+def test_a_bug_in_a_worker_is_internal_and_the_pool_survives(procs) -> None:
+    stub = procs.stub()
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Trace(_request("#!bug"), metadata=(("x-request-id", "bug-7"),), timeout=30)
+    assert err.value.code() == grpc.StatusCode.INTERNAL
+    assert err.value.details() == "internal error (request id bug-7)"
+    assert stub.Trace(_request("#!pid"), timeout=30).citations
+
+
+def test_a_core_error_raised_in_a_worker_keeps_its_status(procs) -> None:
+    req = _request("#!pid")
+    req.options.max_sources = 99
+    with pytest.raises(grpc.RpcError) as err:
+        procs.stub().Trace(req, timeout=30)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "options.max_sources" in err.value.details()
+
+
+def test_a_crashed_worker_fails_only_its_call_and_is_replaced(procs) -> None:
+    stub = procs.stub()
+    before = _pid(stub.Trace(_request("#!pid"), timeout=30))
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Trace(_request("#!crash"), metadata=(("x-request-id", "crash-1"),), timeout=30)
+    assert err.value.code() == grpc.StatusCode.INTERNAL
+    assert "worker process running this trace died" in err.value.details()
+    assert "crash-1" in err.value.details()
+    after = [_pid(stub.Trace(_request("#!pid"), timeout=60)) for _ in range(3)]
+    assert before not in after, "the pool was rebuilt with new processes"
+    wait_until(lambda: procs.service.in_flight == 0, what="slots released")
+
+
+def test_process_mode_refuses_a_trace_function_that_cannot_cross_processes() -> None:
+    from server.config import ConfigError
+
+    with pytest.raises(ConfigError, match="module-level trace function"):
+        InProcessServer(base_config(worker_mode="process"), trace_fn=lambda *a, **k: None)
+
+
+def _descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    out: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.add(child)
+            todo.append(child)
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_a_killed_server_leaves_no_worker_processes() -> None:
+    srv = SubprocessServer("--worker-mode", "process", "--workers", "2")
+    helpers = _descendants(srv.proc.pid)
+    assert len(helpers) >= 2, "the worker processes (and multiprocessing's helpers) are running"
+    srv.proc.send_signal(signal.SIGKILL)
+    srv.proc.wait(10)
+    wait_until(lambda: not any(_alive(p) for p in helpers), timeout=20, what="every worker to exit")
+
+
+@pytest.mark.parametrize("exc", [
+    InvalidInputError("options.style", "unknown style 'x'"),
+    LimitExceededError("records", 10, 11),
+])
+def test_core_errors_survive_the_trip_back_from_a_worker(exc: Exception) -> None:
+    import pickle
+
+    back = pickle.loads(pickle.dumps(exc))
+    assert type(back) is type(exc) and str(back) == str(exc) and back.field == exc.field
+
+
+@pytest.mark.parametrize(("files", "expected_cap"), [
+    ({"cpu.max": "150000 100000\n"}, 2),                  # cgroup v2, 1.5 CPUs -> 2
+    ({"cpu.max": "max 100000\n"}, None),                  # v2, no limit
+    ({"cpu/cpu.cfs_quota_us": "100000\n", "cpu/cpu.cfs_period_us": "100000\n"}, 1),  # v1
+    ({"cpu/cpu.cfs_quota_us": "-1\n", "cpu/cpu.cfs_period_us": "100000\n"}, None),   # v1, none
+    ({}, None),
+])
+def test_default_worker_count_respects_a_container_cpu_limit(
+    tmp_path: Path, files: dict[str, str], expected_cap: int | None
+) -> None:
+    from server.workers import available_cpus
+
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    mask = len(os.sched_getaffinity(0))
+    assert available_cpus(tmp_path) == (mask if expected_cap is None else min(mask, expected_cap))

@@ -1,0 +1,48 @@
+"""Module-level trace functions for servers whose traces run in worker processes (they must
+pickle by reference). The first line of the report scripts what happens:
+
+    #!pid                    trace normally; the response's last warning is "pid=<worker pid>"
+    #!barrier DIR N          as #!pid, but first wait until N calls have reached the barrier
+    #!wait-cancel DIR        wait for the call's cancel flag, write DIR/cancelled, stop
+    #!crash                  kill the worker process
+    #!bug                    raise an unexpected exception
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from tracer.errors import CancelledError
+from tracer.models import TraceResult
+from tracer.pipeline import trace
+
+
+def scripted_trace(report: str, records: Any, options: Any, **kw: Any) -> TraceResult:
+    first, _, _rest = report.partition("\n")
+    words = first.split()
+    what = words[0] if words else ""
+    if what == "#!barrier":
+        folder, n = Path(words[1]), int(words[2])
+        (folder / str(os.getpid())).touch()
+        end = time.monotonic() + 20
+        while len(list(folder.iterdir())) < n and time.monotonic() < end:
+            time.sleep(0.01)
+    elif what == "#!wait-cancel":
+        cancel = kw.get("cancel")
+        end = time.monotonic() + 20
+        while cancel is not None and not cancel.is_set() and time.monotonic() < end:
+            time.sleep(0.01)
+        if cancel is not None and cancel.is_set():
+            (Path(words[1]) / "cancelled").touch()
+            raise CancelledError("cancelled while waiting")
+    elif what == "#!crash":
+        os.kill(os.getpid(), signal.SIGKILL)
+    elif what == "#!bug":
+        raise KeyError("simulated bug")
+    result = trace(report, records, options, **kw)
+    return replace(result, warnings=(*result.warnings, f"pid={os.getpid()}"))
