@@ -5,7 +5,8 @@
 1. in-process: traces/s over every benchmark case, single process;
 2. the same cases through the gRPC service (a `source-tracer serve` subprocess on loopback,
    one call at a time); after a warm-up pass of each, rounds of 1 and 2 alternate and the
-   median round of each is printed;
+   median round of each is printed; then the service again with as many callers at once as
+   the machine has CPUs (what a server's worker processes are for);
 3. scaling: one 50-sentence report against 50, 200, 800 and 3200 records of 3,000 characters;
 peak RSS of this process is printed at the end.
 
@@ -90,6 +91,17 @@ def grpc_round(server: GrpcServer, requests: list[Any]) -> float:
     return len(requests) / (time.perf_counter() - t0)
 
 
+def grpc_concurrent_round(server: GrpcServer, requests: list[Any], callers: int) -> float:
+    """Cases per second with `callers` calls in flight at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(callers) as pool:
+        t0 = time.perf_counter()
+        for _ in pool.map(lambda r: server.stub.Trace(r, timeout=120), requests):
+            pass
+        return len(requests) / (time.perf_counter() - t0)
+
+
 def grpc_requests(cases: list[dict[str, Any]]) -> list[Any]:
     from server.pb.source_tracer.v1 import tracer_pb2
 
@@ -117,24 +129,29 @@ def scaling(cases: list[dict[str, Any]]) -> list[tuple[int, float]]:
     return out
 
 
+def held(hold_ms: float, report: str, records: Any, options: Any, **_: Any) -> Any:
+    """The hold server's trace step (module level: it runs in the server's worker processes)."""
+    from tracer import trace
+
+    end = time.perf_counter() + hold_ms / 1000
+    while time.perf_counter() < end:  # busy, like a real trace (a sleep would overshoot)
+        pass
+    return trace("", [], options)
+
+
 def hold_server(port: int, hold_ms: float) -> None:
-    """The real service (conversion, admission, worker thread, metrics, log line), but its trace
+    """The real service (conversion, admission, worker process, metrics, log line), but its trace
     step keeps the CPU busy for `hold_ms` and traces an empty report instead of the request."""
     import asyncio
+    import functools
     from dataclasses import replace
 
     from server.app import start_server
     from server.config import ServerConfig
-    from tracer import trace
-
-    def held(report: str, records: Any, options: Any, **_: Any) -> Any:
-        end = time.perf_counter() + hold_ms / 1000
-        while time.perf_counter() < end:  # busy, like a real trace (a sleep would overshoot)
-            pass
-        return trace("", [], options)
 
     async def run() -> None:
-        running = await start_server(replace(ServerConfig(), host="127.0.0.1", port=port), trace_fn=held)
+        config = replace(ServerConfig(), host="127.0.0.1", port=port)
+        running = await start_server(config, trace_fn=functools.partial(held, hold_ms))
         await asyncio.Event().wait()  # until terminated; `running` keeps the server alive
         del running
 
@@ -186,6 +203,10 @@ def main() -> int:
     # rounds alternate so that machine noise hits both alike; the median round is reported.
     inproc: list[float] = []
     remote: list[float] = []
+    concurrent: list[float] = []
+    from server.workers import available_cpus
+
+    callers = available_cpus()
     if args.no_grpc:
         inprocess_round(cases)
         inproc = [inprocess_round(cases) for _ in range(args.repeat)]
@@ -197,6 +218,9 @@ def main() -> int:
             for _ in range(args.repeat):
                 inproc.append(inprocess_round(cases))
                 remote.append(grpc_round(server, requests))
+            if callers > 1:
+                grpc_concurrent_round(server, requests, callers)
+                concurrent = [grpc_concurrent_round(server, requests, callers) for _ in range(args.repeat)]
     rate = statistics.median(inproc)
     print(f"in-process: {rate:.1f} cases/s (median of {args.repeat} rounds: "
           + ", ".join(f"{r:.1f}" for r in inproc) + ")")
@@ -204,6 +228,10 @@ def main() -> int:
         g = statistics.median(remote)
         print(f"gRPC:       {g:.1f} cases/s ({(rate - g) / rate * 100:+.1f}% slower than in-process; rounds: "
               + ", ".join(f"{r:.1f}" for r in remote) + ")")
+    if concurrent:
+        c = statistics.median(concurrent)
+        print(f"gRPC, {callers} callers at once: {c:.1f} cases/s ({c / rate:.2f}x in-process; rounds: "
+              + ", ".join(f"{r:.1f}" for r in concurrent) + ")")
     if not args.no_scaling:
         series = scaling(cases)
         base = series[0][1]
