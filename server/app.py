@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import time
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from server.logs import log
 from server.metrics import Metrics
 from server.pb.source_tracer.v1 import tracer_pb2
 from server.service import SourceTracerService, add_to_server
-from server.workers import TraceFn, Workers, available_cpus, make_workers
+from server.workers import ThreadWorkers, TraceFn, Workers, available_cpus, make_workers
 from tracer.pipeline import LLMBackend, trace
 
 SERVICE_NAME = tracer_pb2.DESCRIPTOR.services_by_name["SourceTracer"].full_name
@@ -70,6 +71,34 @@ def _address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
 
 
+async def _start_workers(config: ServerConfig, trace_fn: TraceFn, llm: LLMBackend | None) -> Workers:
+    """The trace workers, started and warmed up. When worker processes cannot start (no writable
+    temp directory for the forkserver, a sandbox without fork, ...), "auto" falls back to threads
+    with a warning; an explicit "process" is a start-up error."""
+    size = config.workers or available_cpus()
+    loop = asyncio.get_running_loop()
+    workers: Workers | None = None
+    try:
+        workers = make_workers(config.worker_mode, size, config.max_in_flight * config.stream_concurrency,
+                               trace_fn, llm)
+        await loop.run_in_executor(None, workers.warm_up)
+        return workers
+    except ValueError as exc:
+        if workers is None:  # refused by make_workers: a configuration error
+            raise ConfigError(str(exc)) from None
+        reason = f"ValueError: {exc}"
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if workers is not None:
+        workers.shutdown()
+    if config.worker_mode == "process":
+        raise StartupError(f"server: worker processes could not start ({reason})") from None
+    log("worker processes could not start; tracing in threads (one core)", logging.WARNING, error=reason)
+    threads = ThreadWorkers(size, trace_fn, llm)
+    await loop.run_in_executor(None, threads.warm_up)
+    return threads
+
+
 async def start_server(
     config: ServerConfig, llm: LLMBackend | None = None, trace_fn: TraceFn = trace
 ) -> RunningServer:
@@ -79,12 +108,7 @@ async def start_server(
     processes it must be a module-level function). Health turns SERVING once the workers
     have started and loaded the pipeline."""
     metrics = Metrics()
-    size = config.workers or available_cpus()
-    try:
-        workers = make_workers(config.worker_mode, size, config.max_in_flight * config.stream_concurrency,
-                               trace_fn, llm)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
+    workers = await _start_workers(config, trace_fn, llm)
     service = SourceTracerService(config, workers, metrics)
     interceptors = [BearerTokenAuth(config.auth_token, metrics)] if config.auth_token else []
     options = [
@@ -117,7 +141,6 @@ async def start_server(
         workers.shutdown()
         what = " (or the TLS certificate/key is invalid)" if config.tls else ""
         raise StartupError(f"server: cannot listen on {address}: address in use or not available{what}")
-    await asyncio.get_running_loop().run_in_executor(None, workers.warm_up)
     await server.start()
     await health.set("", health_pb2.HealthCheckResponse.SERVING)
     await health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)

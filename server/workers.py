@@ -282,7 +282,7 @@ class ProcessWorkers:
         """Start every worker process now (each loads the pipeline), not on the first calls."""
         futures = [self._pool.submit(os.getpid) for _ in range(self.size * 4)]
         for f in futures:
-            f.result()
+            f.result(timeout=120)
 
     def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
         out: Done = Future()

@@ -187,3 +187,22 @@ def test_default_worker_count_respects_a_container_cpu_limit(
         (tmp_path / name).write_text(text)
     mask = len(os.sched_getaffinity(0))
     assert available_cpus(tmp_path) == (mask if expected_cap is None else min(mask, expected_cap))
+
+
+def test_auto_falls_back_to_threads_when_worker_processes_cannot_start() -> None:
+    from tests.server.worker_fns_unloadable import plain_trace
+
+    srv = InProcessServer(base_config(workers=2), trace_fn=plain_trace)
+    try:
+        assert srv.running.workers.mode == "thread"
+        assert srv.stub().Trace(_request("#!pid"), timeout=30).citations
+    finally:
+        srv.close()
+
+
+def test_explicit_process_mode_fails_to_start_when_workers_cannot() -> None:
+    from server.app import StartupError
+    from tests.server.worker_fns_unloadable import plain_trace
+
+    with pytest.raises(StartupError, match="worker processes could not start"):
+        InProcessServer(base_config(workers=2, worker_mode="process"), trace_fn=plain_trace)
