@@ -96,7 +96,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(prog="scripts/bench-bulk")
     ap.add_argument("bench", nargs="?", type=Path, default=DEFAULT_BENCH)
     ap.add_argument("--cases", type=int, default=500)
-    ap.add_argument("--only", default="local1,local2,fanout,ray")
+    ap.add_argument("--only", default="local1,local2,service1,fanout,ray")
     ap.add_argument("--repeat", type=int, default=1, help="runs per engine; the fastest counts (noisy hosts)")
     args = ap.parse_args()
     global REPEAT
@@ -118,6 +118,10 @@ def main() -> int:
                     label, wall = "local, 1 worker", run_bulk(inp, out, "--workers", "1")
                 elif name == "local2":
                     label, wall = "local, 2 workers", run_bulk(inp, out, "--workers", "2")
+                elif name == "service1":
+                    services = [Service()]
+                    label, wall = "one service (worker processes)", run_bulk(
+                        inp, out, "--server", services[0].address)
                 elif name == "fanout":
                     services = [Service(), Service()]
                     targets = ",".join(s.address for s in services)
