@@ -226,7 +226,8 @@ def main() -> int:
           + ", ".join(f"{r:.1f}" for r in inproc) + ")")
     if remote:
         g = statistics.median(remote)
-        print(f"gRPC:       {g:.1f} cases/s ({(rate - g) / rate * 100:+.1f}% slower than in-process; rounds: "
+        print(f"gRPC:       {g:.1f} cases/s ({(rate - g) / rate * 100:+.1f}% slower than in-process, "
+              f"{(1 / g - 1 / rate) * 1000:+.2f} ms a call; rounds: "
               + ", ".join(f"{r:.1f}" for r in remote) + ")")
     if concurrent:
         c = statistics.median(concurrent)
