@@ -110,6 +110,8 @@ async def start_server(
     metrics = Metrics()
     workers = await _start_workers(config, trace_fn, llm)
     service = SourceTracerService(config, workers, metrics)
+    for kind, n in workers.lanes().items():
+        metrics.workers.labels(kind=kind).set(n)
     interceptors = [BearerTokenAuth(config.auth_token, metrics)] if config.auth_token else []
     options = [
         ("grpc.max_receive_message_length", config.max_message_bytes),

@@ -49,6 +49,11 @@ class Metrics:
             "source_tracer_llm_pairs_rejected", "LLM-proposed pairs the verify stage refused", registry=r)
         self.degraded = Counter("source_tracer_degraded", "Responses marked degraded", registry=r)
         self.llm_tokens = Counter("source_tracer_llm_tokens", "LLM tokens used", ["kind"], registry=r)
+        self.workers = Gauge(
+            "source_tracer_workers", "Traces the server runs at once, by where they run (thread, process)",
+            ["kind"], registry=r)
+        self.worker_crashes = Counter(
+            "source_tracer_worker_crashes", "Calls failed because their worker process died", registry=r)
 
     def observe_result(self, result: TraceSummary) -> None:
         st = result.stats

@@ -184,6 +184,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             code, message = status_for(exc, passed)
             return _Outcome(code, message)
         except WorkerCrashed as exc:
+            self._metrics.worker_crashes.inc()
             log("worker crashed", logging.ERROR, request_id=rid, error=str(exc))
             return _Outcome(grpc.StatusCode.INTERNAL, f"internal error: {exc} (request id {rid})")
         except WorkerFailed as exc:

@@ -112,6 +112,10 @@ class Workers(Protocol):
     mode: str
     size: int
 
+    def lanes(self) -> dict[str, int]:
+        """How many traces run at once in threads and in worker processes."""
+        ...
+
     def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
         ...
 
@@ -170,6 +174,9 @@ class ThreadWorkers:
 
     def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
         return self._executor.submit(self._work, request, cancel)
+
+    def lanes(self) -> dict[str, int]:
+        return {"thread": self.size, "process": 0}
 
     def warm_up(self) -> None:
         self._executor.submit(_warm_up).result()
@@ -278,6 +285,9 @@ class ProcessWorkers:
             initializer=_init_worker, initargs=(self._flags, self._trace),
         )
 
+    def lanes(self) -> dict[str, int]:
+        return {"thread": 0, "process": self.size}
+
     def warm_up(self) -> None:
         """Start every worker process now (each loads the pipeline), not on the first calls."""
         futures = [self._pool.submit(os.getpid) for _ in range(self.size * 4)]
@@ -379,6 +389,9 @@ class HybridWorkers:
     def _local_done(self, _future: Done | None) -> None:
         with self._lock:
             self._local_busy = False
+
+    def lanes(self) -> dict[str, int]:
+        return {"thread": 1, "process": self.size - 1}
 
     def warm_up(self) -> None:
         self._local.warm_up()

@@ -52,6 +52,8 @@ def hybrid() -> Iterator[InProcessServer]:
 
 def test_auto_runs_one_call_at_a_time_here_and_concurrent_ones_in_workers(hybrid, tmp_path: Path) -> None:
     assert hybrid.running.workers.mode == "auto"
+    gauge = hybrid.running.metrics.registry.get_sample_value
+    assert [gauge("source_tracer_workers", {"kind": k}) for k in ("thread", "process")] == [1, 1]
     stub = hybrid.stub()
     alone = [_pid(stub.Trace(_request("#!pid"), timeout=30)) for _ in range(3)]
     assert alone == [os.getpid()] * 3, "sequential calls stay in the server process"
@@ -113,6 +115,7 @@ def test_a_crashed_worker_fails_only_its_call_and_is_replaced(procs) -> None:
     assert err.value.code() == grpc.StatusCode.INTERNAL
     assert "worker process running this trace died" in err.value.details()
     assert "crash-1" in err.value.details()
+    assert procs.running.metrics.registry.get_sample_value("source_tracer_worker_crashes_total") == 1
     after = [_pid(stub.Trace(_request("#!pid"), timeout=60)) for _ in range(3)]
     assert before not in after, "the pool was rebuilt with new processes"
     wait_until(lambda: procs.service.in_flight == 0, what="slots released")
@@ -195,6 +198,8 @@ def test_auto_falls_back_to_threads_when_worker_processes_cannot_start() -> None
     srv = InProcessServer(base_config(workers=2), trace_fn=plain_trace)
     try:
         assert srv.running.workers.mode == "thread"
+        gauge = srv.running.metrics.registry.get_sample_value
+        assert [gauge("source_tracer_workers", {"kind": k}) for k in ("thread", "process")] == [2, 0]
         assert srv.stub().Trace(_request("#!pid"), timeout=30).citations
     finally:
         srv.close()
