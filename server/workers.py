@@ -244,14 +244,6 @@ def _work_in_process(data: bytes, slot: int) -> tuple[TraceSummary, bytes]:
         raise WorkerFailed(f"{type(exc).__name__}: {exc}", traceback.format_exc()) from None
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    return True
-
-
 class ProcessWorkers:
     """Traces in `size` worker processes (forkserver), so concurrent calls use that many cores.
 
@@ -346,11 +338,6 @@ class ProcessWorkers:
             self._pool = self._new_pool()
         broken.shutdown(wait=False, cancel_futures=True)
 
-    def pids(self) -> list[int]:
-        """Process ids of the live workers (for tests and diagnostics)."""
-        processes = getattr(self._pool, "_processes", None) or {}
-        return [pid for pid in processes if _pid_alive(pid)]
-
     def shutdown(self) -> None:
         with self._lock:
             self._closed = True
@@ -396,9 +383,6 @@ class HybridWorkers:
     def warm_up(self) -> None:
         self._local.warm_up()
         self._remote.warm_up()
-
-    def pids(self) -> list[int]:
-        return self._remote.pids()
 
     def shutdown(self) -> None:
         self._local.shutdown()
