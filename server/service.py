@@ -24,7 +24,7 @@ from server.logs import log
 from server.metrics import Metrics
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from server.pb.source_tracer.v1 import tracer_pb2_grpc
-from server.workers import Cancel, TraceSummary, WorkerCrashed, WorkerFailed, Workers
+from server.workers import Cancel, PoolClosed, TraceSummary, WorkerCrashed, WorkerFailed, Workers
 from tracer.errors import CancelledError, InvalidInputError, LimitExceededError, TracerError
 
 # The one table mapping core errors to status codes (first match wins: subclasses first).
@@ -183,6 +183,8 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             passed = deadline is not None and time.monotonic() >= deadline
             code, message = status_for(exc, passed)
             return _Outcome(code, message)
+        except PoolClosed as exc:
+            return _Outcome(grpc.StatusCode.UNAVAILABLE, str(exc))
         except WorkerCrashed as exc:
             self._metrics.worker_crashes.inc()
             log("worker crashed", logging.ERROR, request_id=rid, error=str(exc))

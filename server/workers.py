@@ -56,6 +56,10 @@ class WorkerCrashed(RuntimeError):
     """The worker process running a trace died (killed, out of memory, a crash in native code)."""
 
 
+class PoolClosed(RuntimeError):
+    """The worker pool shut down (the server is stopping) before this trace ran."""
+
+
 class WorkerFailed(RuntimeError):
     """The trace raised an unexpected exception in a worker process; carries its traceback."""
 
@@ -288,6 +292,8 @@ class ProcessWorkers:
 
     def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
         out: Done = Future()
+        out.set_running_or_notify_cancel()  # like a thread's future: a caller's cancel does not
+        # complete it early; the cancel flag stops the worker and `out` completes when it has
         with self._lock:
             if self._closed:
                 raise RuntimeError("the worker pool is shut down")
@@ -309,6 +315,9 @@ class ProcessWorkers:
                 state["done"] = True
                 self._free.append(slot)
             forget()
+            if f.cancelled():  # queued when the pool shut down
+                out.set_exception(PoolClosed("the server is shutting down; retry elsewhere"))
+                return
             exc = f.exception()
             if exc is None:
                 summary, data = f.result()

@@ -89,6 +89,16 @@ def test_client_cancel_reaches_the_worker_process(procs, tmp_path: Path) -> None
     wait_until(lambda: procs.service.in_flight == 0, what="slot released")
 
 
+def test_a_cancelled_call_holds_its_slot_until_the_worker_process_has_stopped(procs, tmp_path: Path) -> None:
+    fut = procs.stub().Trace.future(_request(f"#!wait-cancel-slow {tmp_path}"))
+    wait_until(lambda: procs.service.in_flight == 1, what="the call in flight")
+    fut.cancel()
+    wait_until(lambda: (tmp_path / "cancelled").exists(), what="the worker to see the cancel flag")
+    assert procs.service.in_flight == 1, "the worker is still running: the slot stays taken"
+    wait_until(lambda: (tmp_path / "stopped").exists(), what="the worker to stop")
+    wait_until(lambda: procs.service.in_flight == 0, what="slot released")
+
+
 def test_a_bug_in_a_worker_is_internal_and_the_pool_survives(procs) -> None:
     stub = procs.stub()
     with pytest.raises(grpc.RpcError) as err:

@@ -4,6 +4,7 @@ pickle by reference). The first line of the report scripts what happens:
     #!pid                    trace normally; the response's last warning is "pid=<worker pid>"
     #!barrier DIR N          as #!pid, but first wait until N calls have reached the barrier
     #!wait-cancel DIR        wait for the call's cancel flag, write DIR/cancelled, stop
+    #!wait-cancel-slow DIR   the same, but take 1 s to stop after DIR/cancelled (then DIR/stopped)
     #!crash                  kill the worker process
     #!bug                    raise an unexpected exception
 """
@@ -32,13 +33,16 @@ def scripted_trace(report: str, records: Any, options: Any, **kw: Any) -> TraceR
         end = time.monotonic() + 20
         while len(list(folder.iterdir())) < n and time.monotonic() < end:
             time.sleep(0.01)
-    elif what == "#!wait-cancel":
+    elif what in ("#!wait-cancel", "#!wait-cancel-slow"):
         cancel = kw.get("cancel")
         end = time.monotonic() + 20
         while cancel is not None and not cancel.is_set() and time.monotonic() < end:
             time.sleep(0.01)
         if cancel is not None and cancel.is_set():
             (Path(words[1]) / "cancelled").touch()
+            if what == "#!wait-cancel-slow":
+                time.sleep(1.0)
+                (Path(words[1]) / "stopped").touch()
             raise CancelledError("cancelled while waiting")
     elif what == "#!crash":
         os.kill(os.getpid(), signal.SIGKILL)
