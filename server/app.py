@@ -6,7 +6,7 @@ import asyncio
 import logging
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +75,7 @@ async def _start_workers(config: ServerConfig, trace_fn: TraceFn, llm: LLMBacken
     """The trace workers, started and warmed up. When worker processes cannot start (no writable
     temp directory for the forkserver, a sandbox without fork, ...), "auto" falls back to threads
     with a warning; an explicit "process" is a start-up error."""
-    size = config.workers or available_cpus()
+    size = config.workers
     loop = asyncio.get_running_loop()
     workers: Workers | None = None
     try:
@@ -108,6 +108,8 @@ async def start_server(
     processes it must be a module-level function). Health turns SERVING once the workers
     have started and loaded the pipeline."""
     metrics = Metrics()
+    size = config.workers or available_cpus()
+    config = replace(config, workers=size, stream_concurrency=config.stream_concurrency or max(4, size))
     workers = await _start_workers(config, trace_fn, llm)
     service = SourceTracerService(config, workers, metrics)
     for kind, n in workers.lanes().items():

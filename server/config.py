@@ -41,7 +41,7 @@ class ServerConfig:
     max_in_flight: int = 64              # concurrent calls; beyond -> RESOURCE_EXHAUSTED at once
     workers: int = 0                     # traces run at once; 0 = number of CPUs
     worker_mode: str = "auto"            # process | thread | auto (process unless an LLM is set)
-    stream_concurrency: int = 4          # items of one TraceStream processed at once
+    stream_concurrency: int = 0          # items of one TraceStream processed at once; 0 = max(4, workers)
     grace_s: float = 30.0                # drain period on SIGTERM/SIGINT
     auth_token: str = ""                 # "" = no auth
     tls_cert: str = ""
@@ -63,8 +63,9 @@ class ServerConfig:
         if self.worker_mode not in ("auto", "process", "thread"):
             raise ConfigError(
                 f"server.worker_mode: must be auto, process or thread, got {self.worker_mode!r}")
-        if self.stream_concurrency < 1:
-            raise ConfigError(f"server.stream_concurrency: must be >= 1, got {self.stream_concurrency}")
+        if self.stream_concurrency < 0:
+            raise ConfigError("server.stream_concurrency: must be >= 0 (0 = max(4, workers)), "
+                              f"got {self.stream_concurrency}")
         if self.grace_s < 0:
             raise ConfigError(f"server.grace: must be >= 0, got {self.grace_s}")
         if self.max_message_bytes < 1024:

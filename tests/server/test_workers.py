@@ -221,3 +221,14 @@ def test_explicit_process_mode_fails_to_start_when_workers_cannot() -> None:
 
     with pytest.raises(StartupError, match="worker processes could not start"):
         InProcessServer(base_config(workers=2, worker_mode="process"), trace_fn=plain_trace)
+
+
+@pytest.mark.parametrize(("workers", "stream_concurrency", "expected"), [(6, 0, 6), (2, 0, 4), (6, 3, 3)])
+def test_one_stream_can_keep_every_worker_busy(workers: int, stream_concurrency: int, expected: int) -> None:
+    config = base_config(workers=workers, worker_mode="thread", stream_concurrency=stream_concurrency)
+    srv = InProcessServer(config)
+    try:
+        assert srv.running.config.stream_concurrency == expected
+        assert srv.running.workers.size == workers
+    finally:
+        srv.close()
