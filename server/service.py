@@ -37,6 +37,7 @@ STATUS_BY_ERROR: tuple[tuple[type[TracerError], grpc.StatusCode], ...] = (
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
 
+
 class MalformedRequest:
     """Stands in for a request whose bytes are not a valid TraceRequest (e.g. bad UTF-8), so
     the call is answered INVALID_ARGUMENT instead of gRPC's UNKNOWN for deserializer errors."""
@@ -108,7 +109,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         self._workers = workers
         self._metrics = metrics
         self._lock = threading.Lock()
-        self._in_flight = 0  # accepted calls whose work has not finished (threads included)
+        self._in_flight = 0  # accepted calls whose work has not finished (workers included)
         self.draining = False
 
     # ---- admission ---------------------------------------------------------------------
