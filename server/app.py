@@ -54,7 +54,9 @@ class RunningServer:
             await asyncio.sleep(0.02)
         left = self.service.in_flight
         await self.server.stop(max(0.0, min(1.0, grace - (time.monotonic() - t0))))
-        self.workers.shutdown()
+        # With nothing left running, wait for the worker processes to exit cleanly (quick);
+        # otherwise don't outlast the grace period for them.
+        await asyncio.get_running_loop().run_in_executor(None, self.workers.shutdown, left == 0)
         if self.metrics_http is not None:
             self.metrics_http.shutdown()
         log("stopped", unfinished=left, drain_ms=round((time.monotonic() - t0) * 1000, 1))

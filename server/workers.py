@@ -126,7 +126,9 @@ class Workers(Protocol):
     def warm_up(self) -> None:
         ...
 
-    def shutdown(self) -> None:
+    def shutdown(self, wait: bool = False) -> None:
+        """Stop taking work and drop queued traces; with `wait`, also wait for the running ones
+        and for worker processes to exit (a clean exit: nothing left for the resource tracker)."""
         ...
 
 
@@ -185,8 +187,8 @@ class ThreadWorkers:
     def warm_up(self) -> None:
         self._executor.submit(_warm_up).result()
 
-    def shutdown(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+    def shutdown(self, wait: bool = False) -> None:
+        self._executor.shutdown(wait=wait, cancel_futures=True)
 
 
 # ---- processes --------------------------------------------------------------------------------
@@ -347,11 +349,11 @@ class ProcessWorkers:
             self._pool = self._new_pool()
         broken.shutdown(wait=False, cancel_futures=True)
 
-    def shutdown(self) -> None:
+    def shutdown(self, wait: bool = False) -> None:
         with self._lock:
             self._closed = True
             pool = self._pool
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=wait, cancel_futures=True)
 
 
 class HybridWorkers:
@@ -393,9 +395,9 @@ class HybridWorkers:
         self._local.warm_up()
         self._remote.warm_up()
 
-    def shutdown(self) -> None:
-        self._local.shutdown()
-        self._remote.shutdown()
+    def shutdown(self, wait: bool = False) -> None:
+        self._local.shutdown(wait)
+        self._remote.shutdown(wait)
 
 
 def make_workers(

@@ -83,5 +83,8 @@ def test_sigint_when_idle_exits_zero() -> None:
     try:
         srv.terminate(signal.SIGINT)
         assert srv.wait(60) == 0
+        # Only JSON log lines: the worker processes went away cleanly (no resource-tracker warning).
+        assert [e["raw"] for e in srv.logs if "raw" in e] == []
+        assert srv.logs[-1]["event"] == "stopped"
     finally:
         srv.close()
