@@ -287,8 +287,19 @@ class ProcessWorkers:
         return {"thread": 0, "process": self.size}
 
     def warm_up(self) -> None:
-        """Start every worker process now (each loads the pipeline), not on the first calls."""
-        futures = [self._pool.submit(os.getpid) for _ in range(self.size * 4)]
+        """Start every worker process now (each loads the pipeline), not on the first calls.
+
+        The processes are spawned from this thread with SIGTERM and SIGINT blocked, so that
+        multiprocessing's forkserver (and everything it forks) never acts on them: a stop signal
+        sent to the whole process group (systemd's default, `timeout`, Ctrl-C) is for the server,
+        which drains and then closes the pool. Blocked here, the signals still reach the server's
+        main thread."""
+        stop_signals = {signal.SIGTERM, signal.SIGINT}
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
+        try:
+            futures = [self._pool.submit(os.getpid) for _ in range(self.size * 4)]
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
         for f in futures:
             f.result(timeout=120)
 

@@ -232,3 +232,34 @@ def test_one_stream_can_keep_every_worker_busy(workers: int, stream_concurrency:
         assert srv.running.workers.size == workers
     finally:
         srv.close()
+
+
+def test_a_stop_signal_to_the_whole_process_group_drains_cleanly() -> None:
+    """systemd's default KillMode (and `timeout`, and Ctrl-C) signal every process of the group:
+    the forkserver and the workers must leave the stop to the server, which drains and exits 0."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.server.conftest import REPO
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "server.cli", "serve", "--port", "0", "--workers", "2", "--grace", "10"],
+        cwd=REPO, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert proc.stderr is not None
+        first = json.loads(proc.stderr.readline())
+        assert first["event"] == "serving" and first["worker_mode"] == "auto"
+        helpers = _descendants(proc.pid)
+        assert helpers, "the forkserver and a worker process are running"
+        os.killpg(proc.pid, signal.SIGTERM)
+        assert proc.wait(60) == 0
+        rest = proc.stderr.read().splitlines()
+        events = [json.loads(line)["event"] for line in rest]  # every line is JSON: no warnings
+        assert events[-1] == "stopped"
+        wait_until(lambda: not any(_alive(p) for p in helpers), timeout=20, what="every helper to exit")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(10)
