@@ -44,6 +44,7 @@ class Logged:
     body: dict[str, Any]
     start: float
     end: float = 0.0
+    replying: float = 0.0             # when the reply started: the client may see it from here on
     status: int = 0
     aborted: bool = False             # the client closed the connection before the reply
 
@@ -167,6 +168,7 @@ class FakeOpenAI:
             payload = json.dumps(self._completion(body, reply)).encode()
         else:
             payload = json.dumps({"error": {"message": f"scripted {reply.status}", "type": "fake"}}).encode()
+        entry.replying = time.perf_counter()
         try:
             h.send_response(reply.status)
             h.send_header("content-type", "application/json")

@@ -117,14 +117,16 @@ def test_chunk_calls_overlap_in_time() -> None:
     with FakeOpenAI(lambda body, n: Reply(candidates_first(body, n).content, delay=0.3)) as srv:
         proposals, failed, _, stats = run_match(make(srv.base_url, top_k=2, chunk_passages=2))
     assert len(proposals) == 4 and failed == set() and stats.llm_calls == 4
-    spans = sorted((e.start, e.end) for e in srv.log)
+    spans = sorted((e.start, e.replying) for e in srv.log)  # arrival .. reply started
     assert all(later[0] < earlier[1] for earlier, later in zip(spans, spans[1:], strict=False))
 
 
 def test_concurrency_limit_is_respected() -> None:
     with FakeOpenAI(lambda body, n: Reply(candidates_first(body, n).content, delay=0.2)) as srv:
         run_match(make(srv.base_url, top_k=2, chunk_passages=2, max_concurrency=2))
-    events = sorted([(e.start, 1) for e in srv.log] + [(e.end, -1) for e in srv.log])
+    # A request is in flight from its arrival until its reply starts: once the reply is on its
+    # way, the client may free the slot and send the next one before this thread logs `end`.
+    events = sorted([(e.start, 1) for e in srv.log] + [(e.replying, -1) for e in srv.log])
     level = peak = 0
     for _, d in events:
         level += d
@@ -164,7 +166,9 @@ def test_concurrency_limit_is_shared_by_concurrent_requests() -> None:
         for t in threads:
             t.join()
     assert results == [set(), set(), set()] and len(srv.log) == 12
-    events = sorted([(e.start, 1) for e in srv.log] + [(e.end, -1) for e in srv.log])
+    # A request is in flight from its arrival until its reply starts: once the reply is on its
+    # way, the client may free the slot and send the next one before this thread logs `end`.
+    events = sorted([(e.start, 1) for e in srv.log] + [(e.replying, -1) for e in srv.log])
     level = peak = 0
     for _, d in events:
         level += d
