@@ -4,7 +4,7 @@ pickle by reference). The first line of the report scripts what happens:
     #!pid                    trace normally; the response's last warning is "pid=<worker pid>"
     #!barrier DIR N          as #!pid, but first wait until N calls have reached the barrier
     #!wait-cancel DIR        wait for the call's cancel flag, write DIR/cancelled, stop
-    #!wait-cancel-slow DIR   the same, but take 1 s to stop after DIR/cancelled (then DIR/stopped)
+    #!wait-cancel-slow DIR   the same, but take 2 s to stop after DIR/cancelled (then DIR/stopped)
     #!crash                  kill the worker process
     #!bug                    raise an unexpected exception
 """
@@ -41,7 +41,7 @@ def scripted_trace(report: str, records: Any, options: Any, **kw: Any) -> TraceR
         if cancel is not None and cancel.is_set():
             (Path(words[1]) / "cancelled").touch()
             if what == "#!wait-cancel-slow":
-                time.sleep(1.0)
+                time.sleep(2.0)
                 (Path(words[1]) / "stopped").touch()
             raise CancelledError("cancelled while waiting")
     elif what == "#!crash":
