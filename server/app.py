@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
-from grpc_reflection.v1alpha import reflection
+from grpc_reflection.v1alpha import reflection, reflection_pb2
 
 from server.config import ConfigError, ServerConfig
 from server.interceptors import BearerTokenAuth
@@ -73,6 +73,26 @@ def _address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host and not host.startswith("[") else f"{host}:{port}"
 
 
+# grpcio-reflection implements only v1alpha; newer clients (grpcurl >= 1.9, grpcui, Postman) ask
+# for grpc.reflection.v1 first. The two protocols are the same messages under another package
+# name, so the v1alpha servicer answers v1 too.
+REFLECTION_V1 = "grpc.reflection.v1.ServerReflection"
+
+
+def _add_reflection(server: grpc.aio.Server) -> None:
+    health = health_pb2.DESCRIPTOR.services_by_name["Health"].full_name
+    names = (SERVICE_NAME, health, REFLECTION_V1, reflection.SERVICE_NAME)
+    servicer = reflection.aio.ReflectionServicer(names)
+    handler = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=reflection_pb2.ServerReflectionRequest.FromString,
+        response_serializer=reflection_pb2.ServerReflectionResponse.SerializeToString,
+    )
+    for name in (reflection.SERVICE_NAME, REFLECTION_V1):
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(name, {"ServerReflectionInfo": handler}),))
+
+
 async def _start_workers(config: ServerConfig, trace_fn: TraceFn, llm: LLMBackend | None) -> Workers:
     """The trace workers, started and warmed up. When worker processes cannot start (no writable
     temp directory for the forkserver, a sandbox without fork, ...), "auto" falls back to threads
@@ -126,10 +146,7 @@ async def start_server(
     add_to_server(service, server)
     health = HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
-        server,
-    )
+    _add_reflection(server)
     address = _address(config.host, config.port)
     try:
         if config.tls:

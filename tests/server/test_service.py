@@ -182,14 +182,23 @@ def test_health_serving(server) -> None:
         assert resp.status == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_reflection_lists_services(server) -> None:
-    from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+@pytest.mark.parametrize("package", ["grpc.reflection.v1alpha", "grpc.reflection.v1"])
+def test_reflection_lists_and_describes_services(server, package: str) -> None:
+    # v1 and v1alpha are the same messages under two package names: one client, two method paths.
+    from grpc_reflection.v1alpha import reflection_pb2
 
-    refl = reflection_pb2_grpc.ServerReflectionStub(server.channel())
-    ask = reflection_pb2.ServerReflectionRequest(list_services="")
-    responses = list(refl.ServerReflectionInfo(iter([ask])))
-    names = {s.name for s in responses[0].list_services_response.service}
-    assert {"source_tracer.v1.SourceTracer", "grpc.health.v1.Health"} <= names
+    info = server.channel().stream_stream(
+        f"/{package}.ServerReflection/ServerReflectionInfo",
+        request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+        response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+    )
+    asks = [reflection_pb2.ServerReflectionRequest(list_services=""),
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol="source_tracer.v1.SourceTracer")]
+    listed, described = list(info(iter(asks), timeout=10))
+    names = {s.name for s in listed.list_services_response.service}
+    assert {"source_tracer.v1.SourceTracer", "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection",
+            "grpc.reflection.v1alpha.ServerReflection"} <= names
+    assert described.file_descriptor_response.file_descriptor_proto, "the service's .proto is served"
 
 
 def test_metrics_page(free_port_server) -> None:
