@@ -263,3 +263,40 @@ def test_a_stop_signal_to_the_whole_process_group_drains_cleanly() -> None:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(10)
+
+
+def test_concurrent_answers_are_the_in_process_answers() -> None:
+    """Whatever lane a call takes (the server's thread or a worker process) and whatever ran there
+    before, the answer is byte-for-byte what `trace()` gives in process (timings aside)."""
+    import json
+    from concurrent.futures import ThreadPoolExecutor
+
+    from server.convert import result_to_pb
+    from tests.server.conftest import REPO
+    from tracer.pipeline import trace
+
+    cases = []
+    for lang in ("en", "zh"):
+        report = (REPO / "examples" / lang / "report.md").read_text(encoding="utf-8")
+        data = json.loads((REPO / "examples" / lang / "records.json").read_text(encoding="utf-8"))
+        records = [r for group in data.values() for r in group] if isinstance(data, dict) else data
+        records = [{k: r[k] for k in ("url", "title", "content")} for r in records]
+        cases += [(report, records), (report, records[::-1]), (report.split("\n\n", 2)[-1], records)]
+
+    def comparable(resp: pb.TraceResponse) -> bytes:
+        resp.stats.ClearField("stage_ms")
+        resp.stats.ClearField("total_ms")
+        return resp.SerializeToString(deterministic=True)
+
+    requests, expected = [], []
+    for i, (report, records) in enumerate(cases):
+        requests.append(pb.TraceRequest(id=f"c{i}", report=report, records=[pb.Record(**r) for r in records]))
+        expected.append(comparable(result_to_pb(trace(report, records), f"c{i}")))
+    srv = InProcessServer(base_config(workers=3))
+    try:
+        stub = srv.stub()
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda r: stub.Trace(r, timeout=60), requests * 4))
+    finally:
+        srv.close()
+    assert [comparable(r) for r in got] == expected * 4
