@@ -309,31 +309,11 @@ def init_worker(llm_args: argparse.Namespace | None, llm_section: Mapping[str, A
     _LLM = build_backend(llm_args, llm_section)
 
 
-def _exit_with_parent(parent: int | None = None) -> None:
-    """A pool worker's watchdog: when the bulk process is gone (even SIGKILLed), exit too,
-    instead of waiting forever on a queue nobody will write to again.
-
-    The parent is the process that spawned us (multiprocessing records its pid at spawn), not
-    ``os.getppid()`` at this moment: a driver killed while the worker was still importing has
-    already been replaced by init/a subreaper, and watching *that* would never fire."""
-    if parent is None:
-        spawner = multiprocessing.parent_process()
-        parent = spawner.pid if spawner is not None and spawner.pid is not None else os.getppid()
-    if os.getppid() != parent:
-        os._exit(0)
-
-    def watch() -> None:
-        while True:
-            time.sleep(1.0)
-            if os.getppid() != parent:
-                os._exit(0)
-
-    threading.Thread(target=watch, name="bulk-parent-watch", daemon=True).start()
-
-
 def _init_pool_worker(llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
                       timeout_s: float) -> None:
-    _exit_with_parent()
+    from server.workers import exit_with_parent
+
+    exit_with_parent()  # a bulk run killed outright must not leave its pool behind
     init_worker(llm_args, llm_section, timeout_s)
 
 

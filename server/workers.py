@@ -212,16 +212,24 @@ def _init_worker(flags: Any, trace_fn: TraceFn) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     # ...but a server killed outright (SIGKILL, OOM) must not leave its workers behind.
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=_exit_with, args=(parent.sentinel,), name="parent-watch", daemon=True).start()
+    exit_with_parent()
     _FLAGS = flags
     _TRACE_FN = trace_fn
     _warm_up()
 
 
-def _exit_with(sentinel: int) -> None:
-    """Wait until the server process is gone, then end this worker at once."""
+def exit_with_parent() -> None:
+    """In a multiprocessing child (a service or bulk pool worker): end this process as soon as
+    the process that started it is gone, even SIGKILLed or already dead when this runs, instead
+    of waiting forever on a queue nobody will write to. It watches the spawner's sentinel pipe,
+    not `os.getppid()`: a forkserver child's OS parent is the forkserver, and an orphan's is init."""
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_when_ready, args=(parent.sentinel,), name="parent-watch",
+                         daemon=True).start()
+
+
+def _exit_when_ready(sentinel: int) -> None:
     multiprocessing.connection.wait([sentinel])
     os._exit(0)
 

@@ -310,8 +310,8 @@ import multiprocessing, os, sys, time
 
 def worker() -> None:
     time.sleep(1.5)  # still "importing" when the driver dies
-    from server.bulk import _exit_with_parent
-    _exit_with_parent()
+    from server.workers import exit_with_parent
+    exit_with_parent()
     time.sleep(120)
 
 if __name__ == "__main__":
