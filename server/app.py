@@ -21,7 +21,7 @@ from server.logs import log
 from server.metrics import Metrics
 from server.pb.source_tracer.v1 import tracer_pb2
 from server.service import SourceTracerService, add_to_server
-from server.workers import ThreadWorkers, TraceFn, Workers, available_cpus, make_workers
+from server.workers import TraceFn, Workers, available_cpus, make_workers, thread_workers
 from tracer.pipeline import LLMBackend, trace
 
 SERVICE_NAME = tracer_pb2.DESCRIPTOR.services_by_name["SourceTracer"].full_name
@@ -116,7 +116,7 @@ async def _start_workers(config: ServerConfig, trace_fn: TraceFn, llm: LLMBacken
     if config.worker_mode == "process":
         raise StartupError(f"server: worker processes could not start ({reason})") from None
     log("worker processes could not start; tracing in threads (one core)", logging.WARNING, error=reason)
-    threads = ThreadWorkers(size, trace_fn, llm)
+    threads = thread_workers(size, trace_fn, llm)
     await loop.run_in_executor(None, threads.warm_up)
     return threads
 
@@ -173,7 +173,7 @@ async def start_server(
     log("serving", host=config.host, port=port, tls=config.tls, mtls=bool(config.tls_ca),
         auth=bool(config.auth_token), metrics_port=config.metrics_port or None,
         max_in_flight=config.max_in_flight, llm=llm is not None, workers=workers.size,
-        worker_mode=workers.mode)
+        worker_mode=workers.mode, lanes=workers.lanes())
     return RunningServer(server, service, health, workers, config, port, metrics, metrics_http)
 
 

@@ -6,6 +6,9 @@ after the other. Worker processes each have their own interpreter, so a server w
 `workers = N` traces N requests at once on N cores. Threads remain for servers with an LLM
 backend (their traces mostly wait on the network) and for tests that inject a trace function.
 
+With an LLM backend, RoutedWorkers sends traces that call the model to threads and the ones
+asking for the deterministic engine to the other pool.
+
 Both pools take a parsed TraceRequest and return a concurrent Future of
 `(TraceSummary, TraceResponse)`. Cancellation crosses into worker processes through one byte
 per running call in shared memory, which the pipeline checks between stages.
@@ -419,23 +422,72 @@ class HybridWorkers:
         self._remote.shutdown(wait)
 
 
+class RoutedWorkers:
+    """With an LLM backend: traces that call the model run in threads of this process (the
+    backend lives here, and its traces mostly wait on the network, so they need threads, not
+    cores); traces that ask for the deterministic engine go to `deterministic`, which may use
+    worker processes."""
+
+    def __init__(self, llm: ThreadWorkers, deterministic: Workers) -> None:
+        self.mode = deterministic.mode
+        self.size = deterministic.size
+        self._llm = llm
+        self._deterministic = deterministic
+
+    def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
+        if request.options.mode == pb.MODE_DETERMINISTIC:
+            return self._deterministic.submit(request, cancel)
+        return self._llm.submit(request, cancel)
+
+    def lanes(self) -> dict[str, int]:
+        lanes = self._deterministic.lanes()
+        return {"thread": lanes["thread"] + self._llm.size, "process": lanes["process"]}
+
+    def warm_up(self) -> None:
+        self._llm.warm_up()
+        self._deterministic.warm_up()
+
+    def shutdown(self, wait: bool = False) -> None:
+        self._llm.shutdown(wait)
+        self._deterministic.shutdown(wait)
+
+
+def llm_threads(size: int, llm: LLMBackend) -> int:
+    """Traces that call the model at once: at least `size`, and enough to keep the backend's
+    `max_concurrency` model calls busy (each such trace makes at least one call at a time)."""
+    settings = getattr(llm, "settings", None)
+    return max(size, int(getattr(settings, "max_concurrency", 0) or 0))
+
+
+def thread_workers(size: int, trace_fn: TraceFn = trace, llm: LLMBackend | None = None) -> Workers:
+    """Every trace in threads of this process: `size` threads, plus, with an LLM backend,
+    `llm_threads` for the traces that call the model."""
+    if llm is None:
+        return ThreadWorkers(size, trace_fn)
+    return RoutedWorkers(ThreadWorkers(llm_threads(size, llm), trace_fn, llm), ThreadWorkers(size, trace_fn))
+
+
 def make_workers(
     mode: str, size: int, slots: int, trace_fn: TraceFn = trace, llm: LLMBackend | None = None
 ) -> Workers:
     """Pick the pool for `[server] worker_mode`:
 
     - "auto": HybridWorkers (one trace in a thread, the others in worker processes); threads
-      only when `size` is 1 or an LLM backend is configured (its traces mostly wait on the
-      network, and the backend object stays in this process);
-    - "process": every trace in a worker process;
+      only when `size` is 1. With an LLM backend, traces that call the model run in threads
+      (`llm_threads` of them) and only those asking for the deterministic engine use
+      HybridWorkers;
+    - "process": every trace in a worker process (not with an LLM backend);
     - "thread": every trace in a thread of this process (one core in all)."""
     if mode == "auto":
-        if llm is not None or size < 2:
-            return ThreadWorkers(size, trace_fn, llm)
-        return HybridWorkers(size, slots, trace_fn)
+        if size < 2:
+            return thread_workers(size, trace_fn, llm)
+        hybrid = HybridWorkers(size, slots, trace_fn)
+        if llm is None:
+            return hybrid
+        return RoutedWorkers(ThreadWorkers(llm_threads(size, llm), trace_fn, llm), hybrid)
     if mode == "process":
         if llm is not None:
             raise ValueError("server.worker_mode: 'process' cannot be combined with an LLM backend; "
                              "use 'thread' or 'auto'")
         return ProcessWorkers(size, slots, trace_fn)
-    return ThreadWorkers(size, trace_fn, llm)
+    return thread_workers(size, trace_fn, llm)

@@ -1,12 +1,18 @@
 """Load test: N concurrent gRPC clients over loopback for T seconds (stops by itself).
 
     scripts/load [--clients 64] [--duration 20] [--target HOST:PORT] [--sigterm-after S]
+                 [--llm-delay S] [--mode auto|deterministic]
 
 Without --target it starts its own `source-tracer serve` on a free port. Every call sends
 an x-request-id; with --sigterm-after the script SIGTERMs its server mid-run and checks,
 from the server's own JSON logs, that every call the server accepted was answered OK to
 the client (calls refused with UNAVAILABLE during the drain were never accepted) and that
 the server exited 0. Prints throughput, p50/p95/p99 latency and errors by status code.
+
+With --llm-delay the server it starts has an LLM backend: a fake OpenAI-compatible model in
+this process (tests/fake_openai.py, loopback only) that answers every call after S seconds,
+citing each sentence's first candidate. `--mode deterministic` sends requests that ask for
+the deterministic engine (MODE_DETERMINISTIC), e.g. to such a server.
 """
 
 from __future__ import annotations
@@ -53,8 +59,11 @@ def example_requests() -> list[pb.TraceRequest]:
 class OwnServer:
     """A `source-tracer serve` subprocess; its JSON log lines are kept for the drain check."""
 
-    def __init__(self, extra: list[str]) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    def __init__(self, extra: list[str], llm_url: str = "") -> None:
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("SOURCE_TRACER_", "OPENAI_"))}
+        if llm_url:
+            env.update(OPENAI_BASE_URL=llm_url, OPENAI_API_KEY="load", SOURCE_TRACER_LLM_MODEL="fake")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "server.cli", "serve", "--port", "0", *extra],
             cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -113,14 +122,35 @@ def pct(sorted_values: list[float], q: float) -> float:
 
 
 async def run(args: argparse.Namespace) -> int:
+    if args.llm_delay is None:
+        return await run_against(args, "")
+    if args.target:
+        raise SystemExit("--llm-delay needs the script's own server (no --target)")
+    from tests.fake_openai import FakeOpenAI, Reply, candidates_first
+
+    def model(body: dict[str, Any], n: int) -> Reply:
+        reply = candidates_first(body, n)
+        reply.delay = args.llm_delay
+        return reply
+
+    with FakeOpenAI(model) as fake:
+        status = await run_against(args, fake.base_url)
+        print(f"model calls       {len(fake.log)}")
+        return status
+
+
+async def run_against(args: argparse.Namespace, llm_url: str) -> int:
     own: OwnServer | None = None
     if args.target:
         target = args.target
     else:
         extra = ["--max-in-flight", str(args.max_in_flight), "--grace", str(args.grace)]
-        own = OwnServer(extra)
+        own = OwnServer(extra, llm_url)
         target = f"127.0.0.1:{own.port}"
     requests = example_requests()
+    if args.mode == "deterministic":
+        for r in requests:
+            r.options.mode = pb.MODE_DETERMINISTIC
     channel = grpc.aio.insecure_channel(target)
     stub = tracer_pb2_grpc.SourceTracerStub(channel)
     results: list[tuple[str, str, float]] = []
@@ -200,6 +230,10 @@ def main() -> int:
     p.add_argument("--grace", type=float, default=60.0, help="drain grace of the server this script starts")
     p.add_argument("--sigterm-after", type=float,
                    help="SIGTERM the server after S seconds and verify the drain")
+    p.add_argument("--llm-delay", type=float,
+                   help="give the server this script starts a fake LLM answering after S seconds")
+    p.add_argument("--mode", choices=("auto", "deterministic"), default="auto",
+                   help="the requests' options.mode (default: auto, the server's default engine)")
     args = p.parse_args()
     return asyncio.run(run(args))
 

@@ -1,7 +1,8 @@
 """Traces in worker processes: concurrent calls run in separate processes; deadlines, client
 cancellation, crashes and bugs inside a worker are handled like in threads; the default
-("auto") keeps one trace at a time in the server process and sends the rest to workers; a
-killed server leaves no worker behind."""
+("auto") keeps one trace at a time in the server process and sends the rest to workers; with an
+LLM backend, traces that call the model run in threads of their own; a killed server leaves
+no worker behind."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from pathlib import Path
 import grpc
 import pytest
 
+from server.llm_client import LLMConfig, backend_from_config
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
+from tests.fake_openai import FakeOpenAI, candidates_first
 from tests.server.conftest import (
     EN_RECORDS,
     EN_REPORT,
@@ -25,6 +28,7 @@ from tests.server.conftest import (
 )
 from tests.server.worker_fns import scripted_trace
 from tracer.errors import InvalidInputError, LimitExceededError
+from tracer.llm import LLMSettings
 
 
 @pytest.fixture(scope="module")
@@ -300,3 +304,58 @@ def test_concurrent_answers_are_the_in_process_answers() -> None:
     finally:
         srv.close()
     assert [comparable(r) for r in got] == expected * 4
+
+
+@pytest.fixture()
+def llm_server() -> Iterator[tuple[FakeOpenAI, InProcessServer]]:
+    """An auto-mode server with 2 workers and an LLM backend allowing 6 model calls at once."""
+    with FakeOpenAI(candidates_first) as model:
+        llm = backend_from_config(LLMConfig(base_url=model.base_url, model="m",
+                                            settings=LLMSettings(max_concurrency=6, timeout=30.0)))
+        srv = InProcessServer(base_config(workers=2), llm=llm, trace_fn=scripted_trace)
+        try:
+            yield model, srv
+        finally:
+            srv.close()
+
+
+def test_with_an_llm_more_traces_than_workers_wait_on_the_model_at_once(llm_server, tmp_path: Path) -> None:
+    model, srv = llm_server
+    gauge = srv.running.metrics.registry.get_sample_value
+    assert [gauge("source_tracer_workers", {"kind": k}) for k in ("thread", "process")] == [1 + 6, 1]
+    stub = srv.stub()
+    # Six calls must all be inside a trace at once to pass the barrier before their deadline:
+    # with one trace thread per worker (2), four of them would wait and miss it.
+    calls = [stub.Trace.future(_request(f"#!barrier {tmp_path} 6"), timeout=15) for _ in range(6)]
+    responses = [c.result() for c in calls]
+    assert {_pid(r) for r in responses} == {os.getpid()}, "traces that call the model stay here"
+    assert all(r.mode == "llm" and not r.degraded and r.citations for r in responses)
+    assert len(model.log) >= 6
+
+
+def test_with_an_llm_deterministic_requests_still_use_worker_processes(llm_server, tmp_path: Path) -> None:
+    model, srv = llm_server
+    stub = srv.stub()
+    reqs = [_request(f"#!barrier {tmp_path} 2") for _ in range(2)]
+    for r in reqs:
+        r.options.mode = pb.MODE_DETERMINISTIC
+    responses = [c.result() for c in [stub.Trace.future(r, timeout=60) for r in reqs]]
+    pids = {_pid(r) for r in responses}
+    assert len(pids) == 2 and os.getpid() in pids, "the second concurrent call ran in a worker process"
+    assert all(r.mode == "deterministic" and r.citations for r in responses)
+    assert model.log == [], "the model was not called"
+
+
+def test_thread_mode_with_an_llm_adds_threads_for_the_model_calls() -> None:
+    with FakeOpenAI(candidates_first) as model:
+        llm = backend_from_config(LLMConfig(base_url=model.base_url, model="m",
+                                            settings=LLMSettings(max_concurrency=5)))
+        srv = InProcessServer(base_config(workers=2, worker_mode="thread"), llm=llm)
+        try:
+            assert srv.running.workers.mode == "thread"
+            gauge = srv.running.metrics.registry.get_sample_value
+            assert [gauge("source_tracer_workers", {"kind": k}) for k in ("thread", "process")] == [2 + 5, 0]
+            resp = srv.stub().Trace(_request(""), timeout=30)
+            assert resp.mode == "llm" and resp.citations and model.log
+        finally:
+            srv.close()

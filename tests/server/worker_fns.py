@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -29,7 +30,7 @@ def scripted_trace(report: str, records: Any, options: Any, **kw: Any) -> TraceR
     what = words[0] if words else ""
     if what == "#!barrier":
         folder, n = Path(words[1]), int(words[2])
-        (folder / str(os.getpid())).touch()
+        (folder / f"{os.getpid()}-{threading.get_ident()}").touch()  # one file per trace
         end = time.monotonic() + 20
         while len(list(folder.iterdir())) < n and time.monotonic() < end:
             time.sleep(0.01)
