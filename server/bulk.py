@@ -30,6 +30,7 @@ from typing import IO, Any
 import orjson
 from google.protobuf import json_format
 
+from server.convert import STREAM_CONCURRENCY_KEY
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from tracer import openjiuwen
 from tracer.errors import InvalidInputError
@@ -729,9 +730,10 @@ class _Lane(threading.Thread):
 
     def __init__(self, target: str, state: _FanOut, window: int, shape: str, emit: Emit,
                  metadata: tuple[tuple[str, str], ...], tls_ca: bytes | None = None,
-                 retries: int = 3) -> None:
+                 retries: int = 3, auto_window: bool = False) -> None:
         super().__init__(name=f"bulk-lane-{target}", daemon=True)
         self.target, self.state, self.window, self.shape = target, state, window, shape
+        self.auto_window = auto_window
         self.emit, self.metadata, self.retries, self.tls_ca = emit, metadata, retries, tls_ca
         self.failure: str | None = None
 
@@ -752,7 +754,11 @@ class _Lane(threading.Thread):
             stream = _Stream(self.state, self.window)
             try:
                 stub = tracer_pb2_grpc.SourceTracerStub(channel)
-                for resp in stub.TraceStream(stream.requests(), metadata=self.metadata):
+                call = stub.TraceStream(stream.requests(), metadata=self.metadata)
+                if self.auto_window:
+                    self.window = max(self.window, advertised_window(call.initial_metadata()))
+                    stream.widen(self.window)
+                for resp in call:
                     entry = stream.answered(resp.id)
                     if entry is None:
                         continue
@@ -785,9 +791,17 @@ class _Stream:
 
     def __init__(self, state: _FanOut, window: int) -> None:
         self.state = state
+        self.window = window
         self.slots = threading.Semaphore(window)
         self.lock = threading.Lock()
         self.in_flight: dict[str, tuple[Item, pb.TraceRequest]] = {}
+
+    def widen(self, window: int) -> None:
+        """Allow `window` items in flight from now on (never fewer than before)."""
+        with self.lock:
+            extra, self.window = window - self.window, max(self.window, window)
+        if extra > 0:
+            self.slots.release(extra)
 
     def requests(self) -> Iterator[pb.TraceRequest]:
         state = self.state
@@ -823,6 +837,18 @@ class _Stream:
         return back
 
 
+MAX_AUTO_WINDOW = 1024
+
+
+def advertised_window(metadata: Any) -> int:
+    """The window that keeps a server busy: twice the items it says it works on at once (those
+    plus the next ones queued behind them), or 0 when it says nothing usable."""
+    for key, value in metadata or ():
+        if key == STREAM_CONCURRENCY_KEY and isinstance(value, str) and value.isdigit():
+            return min(MAX_AUTO_WINDOW, 2 * int(value))
+    return 0
+
+
 def _fatal_codes() -> frozenset[Any]:
     import grpc
 
@@ -845,11 +871,14 @@ def _rpc_error_text(exc: BaseException) -> str:
 
 
 def run_servers(items: Iterator[Item], emit: Emit, *, targets: list[str], shape: str,
-                window: int, metadata: tuple[tuple[str, str], ...] = (), tls_ca: bytes | None = None) -> None:
-    """Fan items out to running services over TraceStream, `window` in flight per server.
+                window: int, metadata: tuple[tuple[str, str], ...] = (), tls_ca: bytes | None = None,
+                auto_window: bool = False) -> None:
+    """Fan items out to running services over TraceStream, `window` in flight per server (with
+    `auto_window`, at least twice what each server advertises it works on at once).
     Servers pull work as they free up, so a faster server takes more of it."""
     state = _FanOut(capacity=max(2, len(targets) * window))
-    lanes = [_Lane(t, state, window, shape, emit, metadata, tls_ca) for t in targets]
+    lanes = [_Lane(t, state, window, shape, emit, metadata, tls_ca, auto_window=auto_window)
+             for t in targets]
     for lane in lanes:
         lane.start()
 
@@ -900,7 +929,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--server", default="", metavar="HOST:PORT[,HOST:PORT...]",
                    help="fan the work out to running services over TraceStream")
     p.add_argument("--window", type=int, default=0,
-                   help="items in flight per worker pool / per server (default: 4 x workers; 8 per server)")
+                   help="items in flight per worker pool / per server (default: 4 x workers; per server "
+                        "twice what it works on at once, at least 8)")
     p.add_argument("--auth-token", default=os.environ.get("SOURCE_TRACER_AUTH_TOKEN", ""),
                    help="bearer token for --server (env SOURCE_TRACER_AUTH_TOKEN)")
     p.add_argument("--server-tls-ca", metavar="PATH",
@@ -991,7 +1021,8 @@ def _run(args: argparse.Namespace) -> int:
             if args.auth_token:
                 metadata = (("authorization", f"Bearer {args.auth_token}"),)
             run_servers(items, emit, targets=targets, shape=shape,
-                        window=args.window or 8, metadata=metadata, tls_ca=tls_ca)
+                        window=args.window or 8, metadata=metadata, tls_ca=tls_ca,
+                        auto_window=not args.window)
         elif args.engine == "ray":
             from server.bulk_ray import run_ray
 

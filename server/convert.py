@@ -21,6 +21,10 @@ _PLACEMENT = {
 }
 _INT32_MAX = 2**31 - 1
 
+# Initial metadata of every TraceStream: how many of its items the server works on at once
+# (`source-tracer bulk --server` sizes its window from it).
+STREAM_CONCURRENCY_KEY = "x-stream-concurrency"
+
 
 def check_limits(request: pb.TraceRequest, limits: Limits) -> None:
     """Raise LimitExceededError naming the first limit the request exceeds (cheapest checks first)."""

@@ -19,7 +19,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from server.config import ServerConfig
-from server.convert import check_limits
+from server.convert import STREAM_CONCURRENCY_KEY, check_limits
 from server.logs import log
 from server.metrics import Metrics
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
@@ -277,6 +277,16 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         At most `stream_concurrency` items are in progress; the stream stops reading the
         client until a finished item's response has been written (bounded memory)."""
         rid, slot, cancel, deadline, timer = await self._start_call(context)
+        # Tell the client how many items this stream works on at once, so that it can keep
+        # that many (and the next ones) in flight: `source-tracer bulk --server` sizes its window so.
+        try:
+            await context.send_initial_metadata(
+                ((STREAM_CONCURRENCY_KEY, str(self._config.stream_concurrency)),))
+        except BaseException:
+            if timer is not None:
+                timer.cancel()
+            slot.release()
+            raise
         slots = asyncio.Semaphore(self._config.stream_concurrency)
         done: asyncio.Queue[pb.TraceResponse | None] = asyncio.Queue()
         tasks: set[asyncio.Task[None]] = set()

@@ -1,17 +1,22 @@
 """`bulk --server`: fan-out to two real `source-tracer serve` subprocesses over TraceStream,
-compared with the local engine."""
+compared with the local engine; the default window follows what a server says it can take."""
 
 from __future__ import annotations
 
 import json
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bulk_cases import comparable, read_out, write_cases
-from conftest import SubprocessServer
+from conftest import InProcessServer, SubprocessServer, base_config
 from test_bulk import bulk, by_id
+
+from tracer.pipeline import trace
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +126,41 @@ def test_a_server_killed_mid_run_hands_its_items_to_the_other(tmp_path: Path, si
     got = by_id(read_out(out))  # asserts no id twice
     assert sorted(got) == sorted(ids)
     assert all("error" not in line for line in got.values())
+
+
+class _Peak:
+    """A trace function (threads only) that holds each trace 0.2 s and records the most traces
+    running at once."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.running = self.peak = 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            self.running += 1
+            self.peak = max(self.peak, self.running)
+        try:
+            time.sleep(0.2)
+            return trace(*args, **kwargs)
+        finally:
+            with self.lock:
+                self.running -= 1
+
+
+@pytest.mark.parametrize(("window", "peak"), [((), 12), (("--window", "5"), 5)])
+def test_the_default_window_keeps_a_big_server_busy(
+    tmp_path: Path, window: tuple[str, ...], peak: int
+) -> None:
+    # A server working on 12 items of a stream at once advertises it; bulk's default window
+    # (8 per server) then widens to 24, and an explicit --window is kept.
+    held = _Peak()
+    srv = InProcessServer(base_config(workers=12, worker_mode="thread", stream_concurrency=12), trace_fn=held)
+    try:
+        write_cases(tmp_path / "in.jsonl", 36)
+        r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--server", srv.address, *window)
+        assert r.returncode == 0, r.stderr
+        assert len(read_out(tmp_path / "out.jsonl")) == 36
+        assert held.peak == peak
+    finally:
+        srv.close()

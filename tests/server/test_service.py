@@ -168,6 +168,13 @@ def test_stream_echoes_ids_and_survives_a_bad_item(stub) -> None:
     assert responses["c"].report == "Plain text."
 
 
+def test_stream_advertises_how_many_items_it_works_on_at_once(server, stub) -> None:
+    call = stub.TraceStream(iter([pb.TraceRequest(id="a", report="Plain text.")]))
+    metadata = dict(call.initial_metadata())
+    assert [r.id for r in call] == ["a"]
+    assert metadata["x-stream-concurrency"] == str(server.running.config.stream_concurrency)
+
+
 def test_stream_many_items_bounded(stub) -> None:
     requests = [pb.TraceRequest(id=str(i), report=EN_REPORT, records=records_pb(EN_RECORDS))
                 for i in range(20)]
