@@ -21,7 +21,7 @@ from server.logs import log
 from server.metrics import Metrics
 from server.pb.source_tracer.v1 import tracer_pb2
 from server.service import SourceTracerService, add_to_server
-from server.workers import TraceFn, Workers, available_cpus, make_workers, thread_workers
+from server.workers import TraceFn, Workers, available_cpus, llm_threads, make_workers, thread_workers
 from tracer.pipeline import LLMBackend, trace
 
 SERVICE_NAME = tracer_pb2.DESCRIPTOR.services_by_name["SourceTracer"].full_name
@@ -131,7 +131,10 @@ async def start_server(
     have started and loaded the pipeline."""
     metrics = Metrics()
     size = config.workers or available_cpus()
-    config = replace(config, workers=size, stream_concurrency=config.stream_concurrency or max(4, size))
+    # A stream works on as many items at once as the server has lanes for them: `workers`, or
+    # with an LLM backend the threads of the traces that call the model; at least 4.
+    lanes = llm_threads(size, llm) if llm is not None else size
+    config = replace(config, workers=size, stream_concurrency=config.stream_concurrency or max(4, lanes))
     workers = await _start_workers(config, trace_fn, llm)
     service = SourceTracerService(config, workers, metrics)
     for kind, n in workers.lanes().items():

@@ -40,8 +40,10 @@ class ServerConfig:
     limits: Limits = field(default_factory=Limits)
     max_in_flight: int = 64              # concurrent calls; beyond -> RESOURCE_EXHAUSTED at once
     workers: int = 0                     # traces run at once; 0 = number of CPUs
-    worker_mode: str = "auto"            # process | thread | auto (process unless an LLM is set)
-    stream_concurrency: int = 0          # items of one TraceStream processed at once; 0 = max(4, workers)
+    worker_mode: str = "auto"            # process | thread | auto (one trace in a thread, the rest in
+    #                                      processes; with an LLM, model-calling traces in threads)
+    stream_concurrency: int = 0          # items of one TraceStream processed at once; 0 = max(4, workers),
+    #                                      with an LLM backend max(4, workers, llm max_concurrency)
     grace_s: float = 30.0                # drain period on SIGTERM/SIGINT
     auth_token: str = ""                 # "" = no auth
     tls_cert: str = ""
@@ -268,7 +270,8 @@ def add_serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, help="traces run at once (default: number of CPUs)")
     p.add_argument("--worker-mode", choices=("auto", "process", "thread"),
                    help="run traces in worker processes (one core each) or threads (one core in all); "
-                        "auto (default) = processes unless an LLM backend is configured")
+                        "auto (default) = the first trace at a time in a thread, the others in "
+                        "processes; traces that call an LLM always run in threads")
     p.add_argument("--grace", type=float, help="seconds in-flight calls get on SIGTERM (default 30)")
     p.add_argument("--log-level", help="DEBUG, INFO, WARNING or ERROR (default INFO)")
     p.add_argument("--log-payloads", action="store_true",

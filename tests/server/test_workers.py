@@ -323,6 +323,7 @@ def test_with_an_llm_more_traces_than_workers_wait_on_the_model_at_once(llm_serv
     model, srv = llm_server
     gauge = srv.running.metrics.registry.get_sample_value
     assert [gauge("source_tracer_workers", {"kind": k}) for k in ("thread", "process")] == [1 + 6, 1]
+    assert srv.running.config.stream_concurrency == 6, "a stream can keep the model's threads busy"
     stub = srv.stub()
     # Six calls must all be inside a trace at once to pass the barrier before their deadline:
     # with one trace thread per worker (2), four of them would wait and miss it.
