@@ -459,12 +459,18 @@ def llm_threads(size: int, llm: LLMBackend) -> int:
     return max(size, int(getattr(settings, "max_concurrency", 0) or 0))
 
 
+def with_llm(deterministic: Workers, trace_fn: TraceFn, llm: LLMBackend | None) -> Workers:
+    """`deterministic` alone, or with an LLM backend behind RoutedWorkers that gives the traces
+    calling the model `llm_threads` threads of their own."""
+    if llm is None:
+        return deterministic
+    return RoutedWorkers(ThreadWorkers(llm_threads(deterministic.size, llm), trace_fn, llm), deterministic)
+
+
 def thread_workers(size: int, trace_fn: TraceFn = trace, llm: LLMBackend | None = None) -> Workers:
     """Every trace in threads of this process: `size` threads, plus, with an LLM backend,
     `llm_threads` for the traces that call the model."""
-    if llm is None:
-        return ThreadWorkers(size, trace_fn)
-    return RoutedWorkers(ThreadWorkers(llm_threads(size, llm), trace_fn, llm), ThreadWorkers(size, trace_fn))
+    return with_llm(ThreadWorkers(size, trace_fn), trace_fn, llm)
 
 
 def make_workers(
@@ -478,16 +484,11 @@ def make_workers(
       HybridWorkers;
     - "process": every trace in a worker process (not with an LLM backend);
     - "thread": every trace in a thread of this process (one core in all)."""
-    if mode == "auto":
-        if size < 2:
-            return thread_workers(size, trace_fn, llm)
-        hybrid = HybridWorkers(size, slots, trace_fn)
-        if llm is None:
-            return hybrid
-        return RoutedWorkers(ThreadWorkers(llm_threads(size, llm), trace_fn, llm), hybrid)
     if mode == "process":
         if llm is not None:
             raise ValueError("server.worker_mode: 'process' cannot be combined with an LLM backend; "
                              "use 'thread' or 'auto'")
         return ProcessWorkers(size, slots, trace_fn)
+    if mode == "auto" and size >= 2:
+        return with_llm(HybridWorkers(size, slots, trace_fn), trace_fn, llm)
     return thread_workers(size, trace_fn, llm)
