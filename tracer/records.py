@@ -350,27 +350,30 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     url_key, url = _pick(item, _URL_KEYS)
     title_key, title = _pick(item, _TITLE_KEYS)
     content_key, content = _pick(item, _CONTENT_KEYS)
-    picked = (("url", url_key, url), ("title", title_key, title), ("content", content_key, content))
-    missing = [name for name, key, _ in picked if key is None]
+    id_key, rid = _pick(item, _OPTIONAL_KEYS["id"])
+    # A local search result may carry only an id: it is then identified (and numbered) by it.
+    has_id = id_key is not None and bool(_clean_title(_optional_str(rid) or ""))
+    missing = [name for name, key in (("url", url_key), ("content", content_key))
+               if key is None and not (name == "url" and has_id)]
     if missing:
         warnings.append(f"record {index} dropped: missing {', '.join(missing)}")
         return None
+    # A missing or null title is only cosmetic: it falls back to a name derived from the URL or id.
+    picked = (("url", url_key, url), ("title", title_key, title), ("content", content_key, content))
     for name, key, value in picked:
-        # A null title is only cosmetic: it falls back to a name derived from the URL.
-        if not isinstance(value, str) and not (name == "title" and value is None):
+        if key is not None and not isinstance(value, str) and not (name != "content" and value is None):
             warnings.append(f"record {index} dropped: {key} must be a string, got {_type_name(value)}")
             return None
-    if not isinstance(url, str) or not isinstance(content, str) or not isinstance(title, (str, type(None))):
+    if not isinstance(url, (str, type(None))) or not isinstance(content, str) \
+            or not isinstance(title, (str, type(None))):
         return None  # unreachable: checked above; narrows the types
-    url = url.strip()
-    if not url:
+    url = (url or "").strip()
+    if not url and not has_id:
         warnings.append(f"record {index} dropped: empty url")
         return None
     if not content.strip():
         warnings.append(f"record {index} dropped: empty content")
         return None
-    clean_title = _clean_title(title or "") or _display_name(url)
-
     opt: dict[str, str] = {}
     for fname, keys in _OPTIONAL_KEYS.items():
         k, v = _pick(item, keys)
@@ -383,6 +386,7 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
             opt[fname] = _clean_title(sv)
     if not opt.get("source_type"):
         opt["source_type"] = group
+    clean_title = _clean_title(title or "") or (_display_name(url) if url else opt["id"])
     return Record(
         index=index,
         url=url,
@@ -394,7 +398,7 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
         author=opt.get("author", ""),
         site=opt.get("site", ""),
         metadata=_metadata(item.get("metadata"), index, warnings),
-        source_key=source_key(url),
+        source_key=source_key(url) if url else "id:" + opt["id"],
     )
 
 

@@ -94,6 +94,20 @@ def test_invalid_record_is_dropped_with_warning(stub) -> None:
     assert resp.citations
 
 
+def test_local_record_with_only_an_id_is_cited_by_its_id(stub) -> None:
+    """Local search results may have no URL: the id identifies the source, nothing is invented."""
+    records = [pb.Record(id="kb-7", title="Internal memo" if i == 0 else "", content=r["content"])
+               for i, r in enumerate(EN_RECORDS)]
+    resp = stub.Trace(pb.TraceRequest(report=EN_REPORT, records=records))
+    assert resp.stats.records_dropped == 0 and not resp.warnings
+    assert resp.citations
+    assert {s.url for c in resp.citations for s in c.sources} == {""}
+    # Both records share the id, so they are one source under one number.
+    assert [(r.number, r.url, r.title) for r in resp.references] == [(1, "", "Internal memo")]
+    assert "[1] Internal memo" in resp.report
+    _check_lossless(EN_REPORT, resp)
+
+
 @pytest.mark.parametrize(
     ("options", "field"),
     [

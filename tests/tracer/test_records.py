@@ -179,7 +179,8 @@ def test_empty_or_null_title_falls_back_to_url_name() -> None:
     ("item", "reason"),
     [
         ({"title": "T", "content": "C."}, "missing url"),
-        ({"url": "https://a.com", "content": "C."}, "missing title"),
+        ({"url": None, "title": "T", "content": "C."}, "empty url"),
+        ({"url": "", "id": "  ", "title": "T", "content": "C."}, "empty url"),
         ({"url": "https://a.com", "title": "T"}, "missing content"),
         ({"url": "https://a.com", "title": "T", "content": "   \n\t"}, "empty content"),
         ({"url": "https://a.com", "title": "T", "content": ""}, "empty content"),
@@ -199,10 +200,32 @@ def test_drop_reasons_name_the_index(item: object, reason: str) -> None:
 
 
 def test_indices_count_dropped_records_in_grouped_input() -> None:
-    raw = {"web": [rec("https://a.com/0"), {"url": "x"}], "local": [rec("/d/e.txt")]}
+    raw = {"web": [rec("https://a.com/0"), {"title": "x"}], "local": [rec("/d/e.txt")]}
     recs, warnings = normalize_records(raw)
     assert [r.index for r in recs] == [0, 2]
-    assert warnings == ["record 1 dropped: missing title, content"]
+    assert warnings == ["record 1 dropped: missing url, content"]
+
+
+def test_missing_title_falls_back_to_a_name_from_the_url() -> None:
+    recs, warnings = normalize_records([{"url": "https://www.example.com/reports/2024/", "content": "C."}])
+    assert warnings == []
+    assert recs[0].title == "www.example.com/reports/2024"
+
+
+def test_record_with_an_id_and_no_url_is_identified_by_its_id() -> None:
+    recs, warnings = normalize_records([
+        {"id": "kb-17", "title": "Handbook", "content": "Local text."},
+        {"url": "", "index": 4, "content": "Other local text."},
+        {"url": "  ", "id": "kb-17", "title": "Handbook", "content": "Same document, another chunk."},
+        {"url": "https://a.com/x", "id": "kb-17", "title": "Web", "content": "Web text."},
+    ])
+    assert warnings == []
+    assert [(r.url, r.id, r.title, r.source_key) for r in recs] == [
+        ("", "kb-17", "Handbook", "id:kb-17"),
+        ("", "4", "4", "id:4"),  # no title: the id names it
+        ("", "kb-17", "Handbook", "id:kb-17"),  # same id: same source
+        ("https://a.com/x", "kb-17", "Web", "https://a.com/x"),  # a url wins over the id
+    ]
 
 
 def test_exact_duplicates_dropped() -> None:
