@@ -658,4 +658,4 @@ def test_every_input_record_is_kept_or_dropped_with_its_index(items: list[object
     indices = sorted([r.index for r in recs] + [int(w.split()[1]) for w in dropped])
     assert indices == list(range(len(items)))
     for r in recs:
-        assert r.content.strip() and r.url and r.title and r.source_key
+        assert r.content.strip() and (r.url or r.id) and r.title and r.source_key
