@@ -9,6 +9,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 from server.workers import TraceSummary
 
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
+_QUEUE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
 
 
 class Metrics:
@@ -24,6 +25,10 @@ class Metrics:
         self.latency = Histogram(
             "source_tracer_request_seconds", "Wall time of one call or stream item",
             ["method"], buckets=_LATENCY_BUCKETS, registry=r)
+        self.queue = Histogram(
+            "source_tracer_queue_seconds",
+            "Time a call or stream item waited for a free worker lane, plus the hand-offs to and from it",
+            ["method"], buckets=_QUEUE_BUCKETS, registry=r)
         self.stage = Histogram(
             "source_tracer_stage_seconds", "Wall time per pipeline stage",
             ["stage"], buckets=_LATENCY_BUCKETS, registry=r)

@@ -78,6 +78,7 @@ class _Outcome:
     message: str
     response: pb.TraceResponse | None = None
     summary: TraceSummary | None = None
+    wait_ms: float = 0.0  # from handing the request to the workers until the result is back here
 
 
 def status_for(exc: BaseException, deadline_passed: bool = False) -> tuple[grpc.StatusCode, str]:
@@ -168,6 +169,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             return _Outcome(code, message)
         loop = asyncio.get_running_loop()
         slot.hold()  # a drain also waits for the worker of a call the client gave up on
+        submitted = time.perf_counter()
         try:
             future = self._workers.submit(request, cancel)
         except Exception as exc:  # a pool broken by a crash a moment ago (rebuilt now), or shut down
@@ -196,7 +198,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         except Exception:
             log("internal error", logging.ERROR, request_id=rid, traceback=_format_exc())
             return _Outcome(grpc.StatusCode.INTERNAL, f"internal error (request id {rid})")
-        return _Outcome(grpc.StatusCode.OK, "", response, summary)
+        return _Outcome(grpc.StatusCode.OK, "", response, summary, (time.perf_counter() - submitted) * 1000)
 
     def _record(
         self, method: str, rid: str, request: pb.TraceRequest, outcome: _Outcome, t0: float,
@@ -219,10 +221,15 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         if outcome.summary is not None:
             st = outcome.summary.stats
             self._metrics.observe_result(outcome.summary)
+            worker_ms = outcome.summary.worker_ms
+            # Waiting for a free lane plus the hops to and from it: the saturation signal.
+            self._metrics.queue.labels(method=method).observe(max(0.0, outcome.wait_ms - worker_ms) / 1000)
             fields.update(
                 mode=outcome.summary.mode, degraded=outcome.summary.degraded,
                 sentences=st.sentences, citations=st.citations, unsupported=st.unsupported,
                 records_dropped=st.records_dropped, llm_calls=st.llm_calls,
+                wait_ms=round(outcome.wait_ms, 2), worker_ms=round(worker_ms, 2),
+                trace_ms=round(st.total_ms, 2),
                 stage_ms={k: round(v, 2) for k, v in st.stage_ms.items()},
             )
         if not self._config.sensitive:

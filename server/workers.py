@@ -24,6 +24,7 @@ import os
 import pickle
 import signal
 import threading
+import time
 import traceback
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -49,10 +50,13 @@ class TraceSummary:
     mode: str
     degraded: bool
     stats: Stats
+    worker_ms: float = 0.0  # in the worker: protobuf to core, the trace, the result to protobuf
 
     @classmethod
-    def of(cls, result: TraceResult) -> TraceSummary:
-        return cls(mode=str(result.mode), degraded=result.degraded, stats=result.stats)
+    def of(cls, result: TraceResult, started: float) -> TraceSummary:
+        """`started`: `time.perf_counter()` when the worker took the request."""
+        return cls(mode=str(result.mode), degraded=result.degraded, stats=result.stats,
+                   worker_ms=(time.perf_counter() - started) * 1000)
 
 
 class WorkerCrashed(RuntimeError):
@@ -177,9 +181,11 @@ class ThreadWorkers:
         self._executor = ThreadPoolExecutor(max_workers=size, thread_name_prefix="trace")
 
     def _work(self, request: pb.TraceRequest, cancel: Cancel) -> tuple[TraceSummary, pb.TraceResponse]:
+        started = time.perf_counter()
         report, records, options = request_to_core(request)
         result = self._trace(report, records, options, llm=self._llm, cancel=cancel)
-        return TraceSummary.of(result), result_to_pb(result, request.id)
+        response = result_to_pb(result, request.id)
+        return TraceSummary.of(result, started), response
 
     def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
         return self._executor.submit(self._work, request, cancel)
@@ -250,11 +256,13 @@ class _FlagToken:
 def _work_in_process(data: bytes, slot: int) -> tuple[TraceSummary, bytes]:
     """Runs in a worker process. Core errors go back as themselves (they pickle); anything else
     as WorkerFailed with the traceback, so an odd exception can never break the pool."""
+    started = time.perf_counter()
     request = pb.TraceRequest.FromString(data)
     try:
         report, records, options = request_to_core(request)
         result = _TRACE_FN(report, records, options, llm=None, cancel=_FlagToken(slot))
-        return TraceSummary.of(result), result_to_pb(result, request.id).SerializeToString()
+        data = result_to_pb(result, request.id).SerializeToString()
+        return TraceSummary.of(result, started), data
     except TracerError:
         raise
     except Exception as exc:

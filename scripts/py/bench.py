@@ -47,6 +47,7 @@ class GrpcServer:
 
     def __init__(self, hold_ms: float | None = None) -> None:
         self.hold_ms = hold_ms
+        self.log_path: Path | None = None
 
     def __enter__(self) -> GrpcServer:
         import grpc
@@ -60,7 +61,12 @@ class GrpcServer:
                    "--port", str(port)]
         else:
             cmd = [sys.executable, __file__, "--hold-server", str(port), str(self.hold_ms)]
-        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        import tempfile
+
+        log = tempfile.NamedTemporaryFile(prefix="bench-server-", suffix=".log", delete=False)
+        self.log_path = Path(log.name)
+        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        log.close()
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}", options=[
             ("grpc.max_send_message_length", 64 << 20), ("grpc.max_receive_message_length", 64 << 20)])
         grpc.channel_ready_future(self.channel).result(timeout=30)
@@ -71,6 +77,23 @@ class GrpcServer:
         self.channel.close()
         self.proc.terminate()
         self.proc.wait(timeout=30)
+        if self.log_path is not None:
+            self.log_path.unlink(missing_ok=True)
+
+    def trace_events(self) -> dict[str, dict[str, Any]]:
+        """The server's `trace` log lines so far, by request id."""
+        import json
+
+        out: dict[str, dict[str, Any]] = {}
+        assert self.log_path is not None
+        for line in self.log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(event, dict) and event.get("event") == "trace" and "request_id" in event:
+                out[event["request_id"]] = event
+        return out
 
 
 def inprocess_round(cases: list[dict[str, Any]]) -> float:
@@ -83,12 +106,39 @@ def inprocess_round(cases: list[dict[str, Any]]) -> float:
     return len(cases) / (time.perf_counter() - t0)
 
 
-def grpc_round(server: GrpcServer, requests: list[Any]) -> float:
-    """Cases per second for one pass over every case, one call at a time, through the service."""
+def grpc_round(server: GrpcServer, requests: list[Any], calls: dict[str, float] | None = None) -> float:
+    """Cases per second for one pass over every case, one call at a time, through the service.
+    With `calls`, each call gets a request id and its wall time (ms) is stored under it."""
     t0 = time.perf_counter()
     for r in requests:
-        server.stub.Trace(r, timeout=120)
+        if calls is None:
+            server.stub.Trace(r, timeout=120)
+            continue
+        rid = f"bench-{len(calls)}"
+        t = time.perf_counter()
+        server.stub.Trace(r, timeout=120, metadata=(("x-request-id", rid),))
+        calls[rid] = (time.perf_counter() - t) * 1000
     return len(requests) / (time.perf_counter() - t0)
+
+
+def print_split(calls: dict[str, float], events: dict[str, dict[str, Any]]) -> None:
+    """Where a one-caller call's time goes, from the client's clock and the server's log line."""
+    rows = [(ms, events[rid]) for rid, ms in calls.items() if events.get(rid, {}).get("code") == "OK"]
+    if not rows:
+        print("split: the server logged no matching trace lines")
+        return
+
+    def mean(values: list[float]) -> float:
+        return sum(values) / len(values)
+
+    client = mean([ms for ms, _ in rows])
+    handler, wait, worker, trace_ms = (mean([float(e[k]) for _, e in rows])
+                                       for k in ("ms", "wait_ms", "worker_ms", "trace_ms"))
+    print(f"gRPC split, mean of {len(rows)} calls: client {client:.2f} ms = trace {trace_ms:.2f}"
+          f" + protobuf<->core in the worker {worker - trace_ms:.2f}"
+          f" + hand-off to and from the worker {wait - worker:.2f}"
+          f" + the handler's own work {handler - wait:.2f}"
+          f" + gRPC and loopback {client - handler:.2f}")
 
 
 def grpc_concurrent_round(server: GrpcServer, requests: list[Any], callers: int) -> float:
@@ -204,6 +254,8 @@ def main() -> int:
     inproc: list[float] = []
     remote: list[float] = []
     concurrent: list[float] = []
+    calls: dict[str, float] = {}  # one-caller gRPC calls: request id -> client wall time (ms)
+    events: dict[str, dict[str, Any]] = {}  # the server's log lines for them
     from server.workers import available_cpus
 
     callers = available_cpus()
@@ -217,10 +269,12 @@ def main() -> int:
             grpc_round(server, requests)
             for _ in range(args.repeat):
                 inproc.append(inprocess_round(cases))
-                remote.append(grpc_round(server, requests))
+                remote.append(grpc_round(server, requests, calls))
             if callers > 1:
                 grpc_concurrent_round(server, requests, callers)
                 concurrent = [grpc_concurrent_round(server, requests, callers) for _ in range(args.repeat)]
+            time.sleep(0.5)  # the server writes each log line just after its response
+            events = server.trace_events()
     rate = statistics.median(inproc)
     print(f"in-process: {rate:.1f} cases/s (median of {args.repeat} rounds: "
           + ", ".join(f"{r:.1f}" for r in inproc) + ")")
@@ -229,6 +283,7 @@ def main() -> int:
         print(f"gRPC:       {g:.1f} cases/s ({(rate - g) / rate * 100:+.1f}% slower than in-process, "
               f"{(1 / g - 1 / rate) * 1000:+.2f} ms a call; rounds: "
               + ", ".join(f"{r:.1f}" for r in remote) + ")")
+        print_split(calls, events)
     if concurrent:
         c = statistics.median(concurrent)
         print(f"gRPC, {callers} callers at once: {c:.1f} cases/s ({c / rate:.2f}x in-process; rounds: "

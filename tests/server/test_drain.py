@@ -72,6 +72,10 @@ def test_sigterm_drains_sixteen_in_flight_calls() -> None:
         assert {f"drain-{i}" for i in range(16)} <= set(traces)
         assert all(traces[f"drain-{i}"]["code"] == "OK" for i in range(16))
         assert {"segment", "retrieve", "render"} <= set(traces["drain-0"]["stage_ms"])
+        # Where each call's time went: handler > waiting for the worker > in the worker > the trace.
+        for i in range(16):
+            e = traces[f"drain-{i}"]
+            assert e["ms"] >= e["wait_ms"] >= e["worker_ms"] >= e["trace_ms"] > 0, e
         assert not [e for e in srv.logs if "raw" in e], "every log line is JSON"
         assert not any("electric" in json.dumps(e) or "Filler" in json.dumps(e) for e in srv.logs)
     finally:

@@ -233,6 +233,7 @@ def test_metrics_page(free_port_server) -> None:
     assert metric_value(page, "source_tracer_requests_total", method="Trace", code="INVALID_ARGUMENT") >= 1
     assert metric_value(page, "source_tracer_citations_total") >= 1
     assert metric_value(page, "source_tracer_stage_seconds_count", stage="segment") >= 1
+    assert metric_value(page, "source_tracer_queue_seconds_count", method="Trace") == 1  # the traced call
     assert "source_tracer_request_seconds_bucket" in page
     assert "source_tracer_unsupported_sentences_total" in page
     assert "source_tracer_llm_calls_total" in page
