@@ -490,13 +490,11 @@ def make_workers(
       only when `size` is 1. With an LLM backend, traces that call the model run in threads
       (`llm_threads` of them) and only those asking for the deterministic engine use
       HybridWorkers;
-    - "process": every trace in a worker process (not with an LLM backend);
+    - "process": every deterministic trace in a worker process; with an LLM backend, traces that
+      call the model run in threads as with "auto" (the backend and its connections live here);
     - "thread": every trace in a thread of this process (one core in all)."""
     if mode == "process":
-        if llm is not None:
-            raise ValueError("server.worker_mode: 'process' cannot be combined with an LLM backend; "
-                             "use 'thread' or 'auto'")
-        return ProcessWorkers(size, slots, trace_fn)
+        return with_llm(ProcessWorkers(size, slots, trace_fn), trace_fn, llm)
     if mode == "auto" and size >= 2:
         return with_llm(HybridWorkers(size, slots, trace_fn), trace_fn, llm)
     return thread_workers(size, trace_fn, llm)

@@ -360,3 +360,27 @@ def test_thread_mode_with_an_llm_adds_threads_for_the_model_calls() -> None:
             assert resp.mode == "llm" and resp.citations and model.log
         finally:
             srv.close()
+
+
+def test_process_mode_with_an_llm_keeps_model_calls_here_and_the_rest_in_workers(tmp_path: Path) -> None:
+    with FakeOpenAI(candidates_first) as model:
+        llm = backend_from_config(LLMConfig(base_url=model.base_url, model="m",
+                                            settings=LLMSettings(max_concurrency=3)))
+        srv = InProcessServer(base_config(workers=2, worker_mode="process"), llm=llm, trace_fn=scripted_trace)
+        try:
+            gauge = srv.running.metrics.registry.get_sample_value
+            assert [gauge("source_tracer_workers", {"kind": k}) for k in ("thread", "process")] == [3, 2]
+            stub = srv.stub()
+            resp = stub.Trace(_request(""), timeout=30)
+            assert resp.mode == "llm" and resp.citations and model.log
+            assert _pid(resp) == os.getpid(), "the trace calling the model ran beside the backend"
+            calls = len(model.log)
+            req = _request(f"#!barrier {tmp_path} 2")
+            req.options.mode = pb.MODE_DETERMINISTIC
+            responses = [c.result() for c in [stub.Trace.future(req, timeout=60) for _ in range(2)]]
+            pids = {_pid(r) for r in responses}
+            assert len(pids) == 2 and os.getpid() not in pids, "deterministic traces ran in worker processes"
+            assert all(r.mode == "deterministic" and r.citations for r in responses)
+            assert len(model.log) == calls
+        finally:
+            srv.close()
