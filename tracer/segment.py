@@ -44,6 +44,8 @@ _MAYBE_END = frozenset(
     """etc inc ltd co corp llc plc bros u.s u.k u.n e.u a.m p.m ph.d u.s.a p.r.c no nos jan feb mar
     apr jun jul aug sep sept oct nov dec""".split()
 )
+# names whose "!" is part of the name: it ends a sentence only before a typical sentence opener
+_BANG_NAMES = frozenset("yahoo jeopardy shout panic wham oklahoma airplane oliver".split())
 _STARTERS = frozenset(
     """the this that these those it its in on at as however but and he she they we i a an according
     meanwhile also for by with since while after before despite although overall moreover furthermore
@@ -213,6 +215,12 @@ class _Splitter:
             if not _CJK.match(follow):
                 return False
             return p != "." or (p_start > 0 and bool(_CJK.match(text[p_start - 1])))
+        if p == "!" and p_start > 0 and text[p_start - 1].isalpha():
+            wm = _WORD_BEFORE.search(text, max(0, p_start - 40), p_start)
+            if wm is not None and wm.group(0)[0].isupper() and wm.group(0).lower() in _BANG_NAMES:
+                nw = _NEXT_WORD.match(text, nx)
+                return (nw is not None and nw.group(0).lower() in _STARTERS and nx_ch.isupper()) \
+                    or bool(_CJK.match(nx_ch))  # "Shout! Factory released" vs "Yahoo! The firm"
         if "!" in p or "?" in p:
             return not nx_ch.islower()
         if len(p) >= 2:                # ".." / "..." ellipsis

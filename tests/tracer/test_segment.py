@@ -49,6 +49,10 @@ def test_spans_point_into_original_and_ids_are_ordered() -> None:
         ("Wait... and then. Next... Yes.", ["Wait... and then.", "Next...", "Yes."]),
         ("Really? Yes! Ok.", ["Really?", "Yes!", "Ok."]),
         ("Yahoo! is a company.", ["Yahoo! is a company."]),
+        ("Shout! Factory released it in 2019. Next.", ["Shout! Factory released it in 2019.", "Next."]),
+        ("He joined Yahoo! Japan in 2001. It grew.", ["He joined Yahoo! Japan in 2001.", "It grew."]),
+        ("She left Yahoo! The firm declined.", ["She left Yahoo!", "The firm declined."]),
+        ("We won! Factory output rose.", ["We won!", "Factory output rose."]),  # not a name: a boundary
         ("**Bold claim.** Next claim.", ["**Bold claim.**", "Next claim."]),
         ("Meet at 10 a.m. The bus left.", ["Meet at 10 a.m.", "The bus left."]),
         ("In 2020. 2021 was better.", ["In 2020.", "2021 was better."]),
