@@ -114,9 +114,14 @@ def result_to_pb(result: TraceResult, request_id: str = "") -> pb.TraceResponse:
             number=_i32(r.number), url=r.url, title=r.title, record_index=_i32(r.record_index)
         ))
     for u in result.unsupported:
-        resp.unsupported.append(pb.Unsupported(
-            sentence=u.sentence, start=_i32(u.start), end=_i32(u.end), reason=u.reason
-        ))
+        item = resp.unsupported.add(
+            sentence=u.sentence, start=_i32(u.start), end=_i32(u.end), reason=u.reason)
+        if u.closest is not None:
+            n = u.closest
+            item.closest.CopyFrom(pb.NearMiss(
+                record_index=_i32(n.record_index), url=n.url, title=n.title, score=float(n.score),
+                evidence=n.evidence, evidence_start=_i32(n.evidence_start), evidence_end=_i32(n.evidence_end),
+            ))
     st = result.stats
     resp.stats.CopyFrom(pb.Stats(
         sentences=_i32(st.sentences), needs_citation=_i32(st.needs_citation),

@@ -16,7 +16,16 @@ from dataclasses import replace
 from typing import Any
 
 from tracer.errors import InvalidInputError
-from tracer.models import Citation, CitedSource, Record, Reference, Stats, TraceResult, Unsupported
+from tracer.models import (
+    Citation,
+    CitedSource,
+    NearMiss,
+    Record,
+    Reference,
+    Stats,
+    TraceResult,
+    Unsupported,
+)
 from tracer.refformat import EXPORT_FORMATS, export_references, validate_export_format
 from tracer.review import render_review_html
 
@@ -87,6 +96,12 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run_render)
 
 
+def _near_miss(n: dict[str, Any]) -> NearMiss:
+    return NearMiss(int(n.get("record_index", 0)), str(n.get("url", "")), str(n.get("title", "")),
+                    float(n.get("score", 0.0)), str(n.get("evidence", "")), int(n.get("evidence_start", 0)),
+                    int(n.get("evidence_end", 0)))
+
+
 def result_from_json(data: Any, label: str) -> TraceResult:
     """A TraceResult from the protobuf JSON mapping printed by `trace --format json`."""
     from tracer.records import is_link
@@ -109,7 +124,8 @@ def result_from_json(data: Any, label: str) -> TraceResult:
             for r in data.get("references", [])
         )
         unsupported = tuple(
-            Unsupported(u["sentence"], int(u["start"]), int(u["end"]), u.get("reason", ""))
+            Unsupported(u["sentence"], int(u["start"]), int(u["end"]), u.get("reason", ""),
+                        _near_miss(u["closest"]) if u.get("closest") else None)
             for u in data.get("unsupported", [])
         )
         st = data.get("stats", {}) or {}

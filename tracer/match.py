@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from tracer.errors import CancelledError
-from tracer.models import CancelToken, Candidate, Sentence, Support
+from tracer.models import CancelToken, Candidate, NearMiss, Sentence, Support
 from tracer.options import TraceOptions
 from tracer.retrieve import PassageIndex
 from tracer.verify import Verifier
@@ -54,9 +54,11 @@ def match_deterministic(
     options: TraceOptions,
     verifier: Verifier | None = None,
     cancel: CancelToken | None = None,
+    closest: dict[int, Candidate] | None = None,
 ) -> dict[int, list[Candidate]]:
     """Verified sources for each sentence, best first (sentences without support omitted).
-    Checks `cancel` between sentences, so a deadline stops long reports mid-stage."""
+    Checks `cancel` between sentences, so a deadline stops long reports mid-stage. With
+    `closest`, each sentence left without a source gets its best-scoring candidate there."""
     verifier = verifier or Verifier(index, index.records, options.tuning)
     chosen: dict[int, list[Candidate]] = {}
     for s in sentences:
@@ -65,16 +67,53 @@ def match_deterministic(
         cands = candidates.get(s.id, ())
         if not cands:
             continue
-        ranks = record_ranks(cands, index)
-        scored = []
-        for pid, _ in cands:
-            rec = index.passages[pid].record
-            support, _f = verifier.support(s.text, pid, ranks.get(rec, 0.0), with_evidence=False)
-            scored.append(Candidate(s.id, rec, pid, support))
+        scored = _score_all(s, cands, index, verifier)
         picked = select_sources(scored, index, options)
         if picked:
             chosen[s.id] = _with_evidence(s, picked, verifier)
+        elif closest is not None and scored:
+            closest[s.id] = _best(scored)
     return chosen
+
+
+def _score_all(
+    sentence: Sentence, candidates: Sequence[tuple[int, float]], index: PassageIndex, verifier: Verifier
+) -> list[Candidate]:
+    """Every candidate passage of a sentence, scored (no evidence span yet)."""
+    ranks = record_ranks(candidates, index)
+    scored = []
+    for pid, _ in candidates:
+        rec = index.passages[pid].record
+        support, _f = verifier.support(sentence.text, pid, ranks.get(rec, 0.0), with_evidence=False)
+        scored.append(Candidate(sentence.id, rec, pid, support))
+    return scored
+
+
+def _best(scored: Sequence[Candidate]) -> Candidate:
+    return max(scored, key=lambda c: (c.support.score, -c.record, -c.passage))
+
+
+def closest_candidate(
+    sentence: Sentence,
+    candidates: Sequence[tuple[int, float]],
+    index: PassageIndex,
+    verifier: Verifier,
+) -> Candidate | None:
+    """The best-scoring candidate passage of a sentence, whatever its score."""
+    scored = _score_all(sentence, candidates, index, verifier)
+    return _best(scored) if scored else None
+
+
+def near_miss(sentence: Sentence, cand: Candidate | None, index: PassageIndex, verifier: Verifier,
+              floor: float) -> NearMiss | None:
+    """`cand` as a NearMiss with its evidence, when it scored at least `floor`."""
+    if cand is None or cand.support.score < floor:
+        return None
+    support = verifier.with_evidence_span(sentence.text, cand.passage, cand.support)
+    rec = index.records[cand.record]
+    return NearMiss(rec.index, rec.url, rec.title, support.score,
+                    rec.content[support.evidence_start:support.evidence_end],
+                    support.evidence_start, support.evidence_end)
 
 
 def verify_proposals(

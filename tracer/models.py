@@ -133,11 +133,27 @@ class Reference:
 
 
 @dataclass(frozen=True, slots=True)
+class NearMiss:
+    """The record that came closest to supporting an unsupported sentence, scoring below
+    `min_score`: a hint for the writer (which source is nearest, and what it says), never a
+    citation. Offsets are into that record's content."""
+
+    record_index: int
+    url: str
+    title: str
+    score: float
+    evidence: str
+    evidence_start: int
+    evidence_end: int
+
+
+@dataclass(frozen=True, slots=True)
 class Unsupported:
     sentence: str
     start: int
     end: int
     reason: str
+    closest: NearMiss | None = None   # set when some record scored at least Tuning.near_miss_floor
 
 
 @dataclass(slots=True)

@@ -12,11 +12,12 @@ from typing import Any, Protocol
 import tracer.existing as existing_stage
 from tracer import markdown, recognize, records, render, segment
 from tracer.errors import CancelledError, InvalidInputError
-from tracer.match import match_deterministic, verify_kept, verify_proposals
+from tracer.match import closest_candidate, match_deterministic, near_miss, verify_kept, verify_proposals
 from tracer.models import (
     CancelToken,
     Candidate,
     Citation,
+    NearMiss,
     Passage,
     Record,
     Sentence,
@@ -139,7 +140,13 @@ def trace(
             candidates[s.id] = index.search(sentence_query(s.text), k)
         verifier = Verifier(index, recs, options.tuning)
 
+    kept_existing = {
+        m.sentence for m in old_markers
+        if m.sentence is not None and any(resolved.get(n) is not None for n in m.numbers)
+    }
     chosen: dict[int, list[Candidate]] = {}
+    closest: dict[int, Candidate] = {}  # best candidate of each sentence left without a source
+    near: dict[int, NearMiss | None] = {}
     with timer.stage("match"):
         fallback_ids = {s.id for s in sentences}
         if use_llm and llm is not None and recs:
@@ -162,8 +169,13 @@ def trace(
         if fallback_ids and recs:
             chosen.update(match_deterministic(
                 [s for s in sentences if s.id in fallback_ids], candidates, index, options, verifier,
-                cancel,
+                cancel, closest,
             ))
+        # The record that came closest, for each sentence that will be reported unsupported.
+        for s in sentences:
+            if recs and s.id in needs and not chosen.get(s.id) and s.id not in kept_existing:
+                cand = closest.get(s.id) or closest_candidate(s, candidates.get(s.id, ()), index, verifier)
+                near[s.id] = near_miss(s, cand, index, verifier, options.tuning.near_miss_floor)
 
     with timer.stage("render"):
         out = render.render_report(
@@ -177,12 +189,9 @@ def trace(
             if s.match == "existing" and s.score < options.threshold
         )
 
-    kept_existing = {
-        m.sentence for m in old_markers
-        if m.sentence is not None and any(resolved.get(n) is not None for n in m.numbers)
-    }
     unsupported = tuple(
-        Unsupported(s.text, s.start, s.end, "no record supports this sentence" if recs else "no records")
+        Unsupported(s.text, s.start, s.end, "no record supports this sentence" if recs else "no records",
+                    near.get(s.id))
         for s in sentences
         if s.id in needs and not chosen.get(s.id) and s.id not in kept_existing
     )

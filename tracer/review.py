@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from tracer.models import Citation, Record, Reference, TraceResult
+from tracer.models import Citation, NearMiss, Record, Reference, TraceResult
 from tracer.refformat import clean_text, display_title, is_http_url
 
 _CONTEXT = 280  # characters of the passage shown on each side of the evidence
@@ -63,6 +63,18 @@ def _body_of(result: TraceResult) -> str:
                 return text[:offset]
             break
     return text
+
+
+def _closest_html(n: NearMiss | None) -> str:
+    """The record that came closest to an unsupported sentence (not a citation)."""
+    if n is None:
+        return ""
+    title = html.escape(clean_text(n.title, 300) or clean_text(n.url, 300) or f"record {n.record_index}")
+    if is_http_url(n.url):
+        title = (f'<a href="{html.escape(n.url, quote=True)}" target="_blank" '
+                 f'rel="noopener noreferrer nofollow">{title}</a>')
+    return (f'<div class="closest">closest record, not cited: {title} <span class="score">score '
+            f'{n.score:.2f}</span><blockquote>{html.escape(clean_text(n.evidence, 600))}</blockquote></div>')
 
 
 def _mark_unsupported(body: str, result: TraceResult) -> str:
@@ -322,7 +334,7 @@ class _Page:
             return ""
         lis = "".join(
             f'<li><span class="unsup">{html.escape(u.sentence)}</span> <small>({html.escape(u.reason)}; '
-            f"chars {u.start}–{u.end})</small></li>"
+            f"chars {u.start}–{u.end})</small>{_closest_html(u.closest)}</li>"
             for u in self.result.unsupported
         )
         return f'<section class="unsupported-list"><h2>Unsupported sentences</h2><ul>{lis}</ul></section>'
@@ -365,6 +377,9 @@ z-index:10}
 white-space:pre-wrap;font-size:.9rem}
 mark.evidence{background:var(--ev);color:#000;padding:0 1px}
 .refs li,.unsupported-list li{margin:.2rem 0;word-break:break-word}
+.closest{font-size:.85rem;color:var(--muted);margin:.2rem 0 .4rem}
+.closest blockquote{margin:.2rem 0 0;padding:.2rem .5rem;border-left:3px dashed var(--line);
+white-space:pre-wrap}
 """
 
 _JS = """

@@ -105,6 +105,7 @@ class Verifier:
         self._passage_cjk: dict[int, frozenset[str]] = {}
         self._passage_positions: dict[int, dict[str, list[int]]] = {}
         self._passage_cache: dict[int, tuple[str, str, bool]] = {}
+        self._passage_units: dict[int, tuple[list[tuple[int, int]], list[frozenset[str]]]] = {}
         self._claims: dict[str, _Claim] = {}
 
     # -- cached record/passage data -------------------------------------------------
@@ -132,6 +133,16 @@ class Verifier:
             for i, tok in enumerate(self.index.tokens[pid]):
                 got.setdefault(tok, []).append(i)
             self._passage_positions[pid] = got
+        return got
+
+    def _units_of(self, pid: int) -> tuple[list[tuple[int, int]], list[frozenset[str]]]:
+        """The passage's sentences (offsets into the passage) and their content words, cached."""
+        got = self._passage_units.get(pid)
+        if got is None:
+            text = self.index.passages[pid].text
+            units = _record_sentences(text)
+            got = (units, [frozenset(content_tokens(text[a:b])) for a, b in units])
+            self._passage_units[pid] = got
         return got
 
     def _cjk_of(self, pid: int) -> frozenset[str]:
@@ -254,12 +265,11 @@ class Verifier:
         passage = self.index.passages[pid]
         text = passage.text
         c = self._claim(sentence)
-        units = _record_sentences(text)
+        units, token_sets = self._units_of(pid)
         if not units:
             return passage.start, passage.start
         weight_of = dict(zip(c.toks, c.weights, strict=True))
         total = sum(weight_of.values()) or 1.0
-        token_sets = [frozenset(content_tokens(text[a:b])) for a, b in units]
         options: list[tuple[float, int, int]] = []
         for i, toks in enumerate(token_sets):
             options.append((sum(w for t, w in weight_of.items() if t in toks) / total, i, i))

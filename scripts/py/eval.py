@@ -14,7 +14,17 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchdata import DEFAULT_BENCH, Pair, Tally, attach, groups, load_cases, source_of, tally  # noqa: E402
+from benchdata import (  # noqa: E402
+    DEFAULT_BENCH,
+    Pair,
+    Tally,
+    attach,
+    groups,
+    load_cases,
+    norm_url,
+    source_of,
+    tally,
+)
 
 ORDER = ["expertqa", "wice", "citecheck", "lang:en", "lang:zh", "overall"]
 
@@ -30,6 +40,11 @@ def trace_inprocess(case: dict[str, Any], min_score: float | None) -> dict[str, 
              "sources": [{"url": s.url, "score": s.score, "record_index": s.record_index,
                           "evidence": s.evidence, "match": s.match} for s in c.sources]}
             for c in res.citations
+        ],
+        "unsupported": [
+            {"start": u.start, "end": u.end, "sentence": u.sentence}
+            | ({"closest": {"url": u.closest.url, "score": u.closest.score}} if u.closest else {})
+            for u in res.unsupported
         ],
         "report": res.report,
     }
@@ -117,6 +132,31 @@ def print_evidence(results: list[tuple[dict[str, Any], list[Pair]]]) -> None:
               f"{sorted(lengths)[len(lengths) // 2]} chars")
 
 
+def print_near_misses(outs: list[tuple[dict[str, Any], dict[str, Any]]],
+                      results: list[tuple[dict[str, Any], list[Pair]]]) -> None:
+    """For supportable gold sentences left without a correct citation and reported unsupported:
+    how often `Unsupported.closest` names a record the annotators marked as supporting."""
+    named = right = missed = 0
+    for (case, out), (_, pairs) in zip(outs, results, strict=True):
+        recalled = {p.gold for p in pairs if p.correct}
+        for i, g in enumerate(case["gold"]):
+            ok = {norm_url(u) for u in g.get("supporting_urls", []) + g.get("partially_supporting_urls", [])}
+            if not ok or i in recalled:
+                continue
+            hits = [u for u in out.get("unsupported", [])
+                    if int(u.get("start", 0)) < g["end"] and g["start"] < int(u.get("end", 0))]
+            if not hits:
+                continue
+            missed += 1
+            closest = hits[0].get("closest") or {}
+            if closest.get("url"):
+                named += 1
+                right += norm_url(closest["url"]) in ok
+    if missed:
+        print(f"near misses: of {missed} supportable sentences reported unsupported, {named} name a closest "
+              f"record, and it is an annotated supporting record for {right}")
+
+
 def print_recognition(cases: list[dict[str, Any]]) -> None:
     """Rule-based recognition (tracer.recognize) against each gold sentence's `needs_citation`."""
     from tracer.models import Sentence
@@ -153,7 +193,8 @@ def main() -> int:
     run = make_grpc_tracer(args.grpc) if args.grpc else trace_inprocess
     base = 0.05 if args.sweep else args.min_score
     t0 = time.perf_counter()
-    results = [(case, attach(case, run(case, base)["citations"])) for case in cases]
+    outs = [(case, run(case, base)) for case in cases]
+    results = [(case, attach(case, out["citations"])) for case, out in outs]
     elapsed = time.perf_counter() - t0
 
     tallies: dict[str, Tally] = {}
@@ -166,6 +207,7 @@ def main() -> int:
     if not args.sweep:
         print_table(tallies)
         print_evidence(results)
+        print_near_misses(outs, results)
         print_recognition(cases)
     else:
         print(f"{'min_score':>9} {'precision':>9} {'recall':>7} {'f1':>7} {'abstain':>8} {'pairs':>6}")

@@ -98,6 +98,27 @@ def test_a_hallucinating_model_does_not_lower_precision() -> None:
     assert all(r != INJECTION_INDEX for _, r in pairs(result))
 
 
+def test_sentences_the_model_matches_to_nothing_still_name_their_closest_record() -> None:
+    def nothing(body: dict[str, Any], n: int) -> Reply:
+        sents, _, _ = prompt_ids(body)
+        if "sentences_needing_citation" in str(body["messages"][0]["content"]):
+            return Reply(json.dumps({"sentences_needing_citation": sents}))
+        return Reply(match_json({}))
+
+    with FakeOpenAI(nothing) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url))
+    assert result.mode == "llm" and not result.degraded and not result.citations
+    closest = {u.sentence: u.closest for u in result.unsupported}
+    near = closest[next(k for k in closest if k.startswith("Hydropower output declined"))]
+    assert near is not None and near.record_index == 3, "the hydro record says it rose: a near miss"
+    assert RECORDS[3]["content"][near.evidence_start:near.evidence_end] == near.evidence
+    assert near.score < TraceOptions().threshold
+    # The same sentences left unsupported by the deterministic path name the same records.
+    det = {u.sentence: u.closest for u in deterministic().unsupported}
+    for sentence in det.keys() & closest.keys():
+        assert det[sentence] == closest[sentence]
+
+
 def test_an_injection_obeying_model_gains_the_injection_no_citation() -> None:
     def obey(body: dict[str, Any], n: int) -> Reply:
         if "sentences_needing_citation" in body["messages"][0]["content"]:

@@ -74,6 +74,24 @@ def test_render_from_saved_json_result(files: tuple[Path, Path], tmp_path: Path,
     assert '<mark class="evidence">' in page.read_text(encoding="utf-8")
 
 
+def test_rendered_json_shows_the_closest_record_of_an_unsupported_sentence(
+        files: tuple[Path, Path], tmp_path: Path) -> None:
+    _, records = files
+    report = tmp_path / "near.md"
+    extra = " Its primary mirror has 21 segments.\n\n## References"
+    report.write_text(REPORT.replace("\n\n## References", extra), encoding="utf-8")
+    result, page = tmp_path / "near.json", tmp_path / "near.html"
+    assert main(["trace", str(report), str(records), "--format", "json", "-o", str(result),
+                 "--mode", "deterministic"]) == 0
+    data = json.loads(result.read_text(encoding="utf-8"))
+    (near,) = [u for u in data["unsupported"] if "21 segments" in u["sentence"]]
+    assert near["closest"]["record_index"] == 1 and "18 segments" in near["closest"]["evidence"]
+    assert main(["render", str(result), str(records), "--html", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert html.count('<div class="closest">closest record, not cited:') == 1
+    assert "Mirror facts</a>" in html.split('<div class="closest">')[1]
+
+
 def test_render_traces_a_markdown_report_in_the_given_style(files: tuple[Path, Path], tmp_path: Path) -> None:
     report, records = files
     page = tmp_path / "review.html"

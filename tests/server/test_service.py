@@ -58,6 +58,19 @@ def test_trace_english_end_to_end(stub) -> None:
     assert not resp.degraded
 
 
+def test_unsupported_sentences_carry_their_closest_record(stub) -> None:
+    resp = stub.Trace(pb.TraceRequest(report=EN_REPORT, records=records_pb(EN_RECORDS)))
+    by_text = {u.sentence: u for u in resp.unsupported}
+    near = by_text["Norway is a leader in electric mobility."]
+    assert near.HasField("closest") and near.closest.record_index == 0
+    content = EN_RECORDS[0]["content"]
+    assert content[near.closest.evidence_start:near.closest.evidence_end] == near.closest.evidence
+    assert 0.1 <= near.closest.score < 0.64 and near.closest.url == EN_RECORDS[0]["url"]
+    moon = by_text["Nobody knows what the weather will be like on the moon next week."]
+    assert not moon.HasField("closest")
+    assert "mobility.[" not in resp.report, "a near miss is never cited"
+
+
 def test_trace_chinese_end_to_end(stub) -> None:
     resp = stub.Trace(pb.TraceRequest(report=ZH_REPORT, records=records_pb(ZH_RECORDS)))
     _check_lossless(ZH_REPORT, resp)

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from tracer import CancelledError, InvalidInputError, Mode, TraceOptions, trace
+from tracer import CancelledError, InvalidInputError, Mode, TraceOptions, Tuning, trace
 from tracer.existing import strip_markers
 
 REPORT = """# Webb
@@ -159,3 +159,20 @@ def test_kept_author_citations_are_scored_and_unsupported_ones_warned() -> None:
     assert kept.match == "existing" and kept.url == "https://e.org/launch"  # the author's choice stays
     assert kept.score < TraceOptions().threshold
     assert any(w.startswith("existing citation [1] on the sentence at") for w in res.warnings)
+
+
+def test_unsupported_sentence_names_the_record_that_came_closest() -> None:
+    """A near miss is reported for the writer (here a conflicting number), never cited."""
+    res = trace(REPORT, RECORDS)
+    mirror = "Its primary mirror is 8.5 metres across and weighs 705 kg."
+    assert all(c.sentence != mirror for c in res.citations)
+    (u,) = [u for u in res.unsupported if u.sentence == mirror]
+    n = u.closest
+    assert n is not None and n.record_index == 2 and n.url == RECORDS[2]["url"] and n.title == "Webb orbit"
+    assert RECORDS[2]["content"][n.evidence_start:n.evidence_end] == n.evidence == \
+        "Its primary mirror is 6.5 metres across."
+    assert TraceOptions().tuning.near_miss_floor <= n.score < TraceOptions().threshold
+    # Below the floor nothing is named; without records there is nothing to name.
+    strict = trace(REPORT, RECORDS, TraceOptions(tuning=Tuning(near_miss_floor=n.score + 0.01)))
+    assert [u.closest for u in strict.unsupported if u.sentence == mirror] == [None]
+    assert all(u.closest is None for u in trace(REPORT, []).unsupported)

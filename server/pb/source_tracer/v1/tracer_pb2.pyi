@@ -139,17 +139,37 @@ class Reference(_message.Message):
     record_index: int
     def __init__(self, number: _Optional[int] = ..., url: _Optional[str] = ..., title: _Optional[str] = ..., record_index: _Optional[int] = ...) -> None: ...
 
+class NearMiss(_message.Message):
+    __slots__ = ("record_index", "url", "title", "score", "evidence", "evidence_start", "evidence_end")
+    RECORD_INDEX_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_START_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_END_FIELD_NUMBER: _ClassVar[int]
+    record_index: int
+    url: str
+    title: str
+    score: float
+    evidence: str
+    evidence_start: int
+    evidence_end: int
+    def __init__(self, record_index: _Optional[int] = ..., url: _Optional[str] = ..., title: _Optional[str] = ..., score: _Optional[float] = ..., evidence: _Optional[str] = ..., evidence_start: _Optional[int] = ..., evidence_end: _Optional[int] = ...) -> None: ...
+
 class Unsupported(_message.Message):
-    __slots__ = ("sentence", "start", "end", "reason")
+    __slots__ = ("sentence", "start", "end", "reason", "closest")
     SENTENCE_FIELD_NUMBER: _ClassVar[int]
     START_FIELD_NUMBER: _ClassVar[int]
     END_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    CLOSEST_FIELD_NUMBER: _ClassVar[int]
     sentence: str
     start: int
     end: int
     reason: str
-    def __init__(self, sentence: _Optional[str] = ..., start: _Optional[int] = ..., end: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+    closest: NearMiss
+    def __init__(self, sentence: _Optional[str] = ..., start: _Optional[int] = ..., end: _Optional[int] = ..., reason: _Optional[str] = ..., closest: _Optional[_Union[NearMiss, _Mapping]] = ...) -> None: ...
 
 class Stats(_message.Message):
     __slots__ = ("sentences", "needs_citation", "cited_sentences", "unsupported", "records", "records_dropped", "passages", "citations", "existing_citations", "llm_calls", "llm_prompt_tokens", "llm_completion_tokens", "llm_retries", "llm_pairs_rejected", "stage_ms", "total_ms")
