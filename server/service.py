@@ -35,6 +35,9 @@ STATUS_BY_ERROR: tuple[tuple[type[TracerError], grpc.StatusCode], ...] = (
     (CancelledError, grpc.StatusCode.CANCELLED),  # DEADLINE_EXCEEDED when the deadline passed
 )
 
+# gRPC's retry pushback (gRFC A6): a negative value tells the client's retry policy not to retry.
+RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
+
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
 
 
@@ -268,7 +271,12 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             slot.release()
         if outcome.response is None:
             self._record("Trace", rid, request, outcome, t0)
-            await context.abort(outcome.code, outcome.message, trailing_metadata=(("x-request-id", rid),))
+            trailer: tuple[tuple[str, str], ...] = (("x-request-id", rid),)
+            if outcome.code is grpc.StatusCode.RESOURCE_EXHAUSTED:
+                # Over a size limit: the same request fails the same way, so tell a client with a
+                # retry policy on RESOURCE_EXHAUSTED (meant for a busy server) not to retry it.
+                trailer += ((RETRY_PUSHBACK_KEY, "-1"),)
+            await context.abort(outcome.code, outcome.message, trailing_metadata=trailer)
         assert outcome.response is not None
         # Metrics and the log line are written on the event loop's next turn, while the response
         # is on its way, rather than before it: they are not the caller's business.

@@ -28,6 +28,10 @@ from server.pb.source_tracer.v1 import tracer_pb2_grpc
 REPO = Path(__file__).resolve().parents[2]
 PYTHON = sys.executable
 
+
+# The retry policy docs/api.md recommends to callers (deploy/client/retry-service-config.json).
+RETRY_SERVICE_CONFIG = (REPO / "deploy" / "client" / "retry-service-config.json").read_text(encoding="utf-8")
+
 EN_REPORT = (
     "# Electric cars in Norway\n\n"
     "Norway is a leader in electric mobility. "
@@ -68,6 +72,7 @@ ZH_RECORDS = [
 ]
 
 MARKER = re.compile(r"\[\d+\]")
+
 
 
 def records_pb(records: list[dict[str, Any]]) -> list[pb.Record]:

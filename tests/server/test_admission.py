@@ -14,7 +14,16 @@ import grpc
 import pytest
 
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
-from tests.server.conftest import EN_RECORDS, EN_REPORT, InProcessServer, base_config, records_pb, wait_until
+from server.pb.source_tracer.v1 import tracer_pb2_grpc
+from tests.server.conftest import (
+    EN_RECORDS,
+    EN_REPORT,
+    RETRY_SERVICE_CONFIG,
+    InProcessServer,
+    base_config,
+    records_pb,
+    wait_until,
+)
 from tracer.pipeline import trace
 
 
@@ -73,6 +82,32 @@ def test_beyond_max_in_flight_is_resource_exhausted_at_once(gated) -> None:
         assert f.result(timeout=30).citations
     wait_until(lambda: srv.service.in_flight == 0, what="slots released")
     assert stub.Trace(_request(), timeout=30).citations
+
+
+def test_the_documented_retry_policy_rides_out_a_full_server(gated) -> None:
+    srv, gate = gated
+    stub = srv.stub()
+    held = [stub.Trace.future(_request()) for _ in range(2)]
+    wait_until(lambda: srv.service.in_flight == 2, what="two calls in flight")
+    rejected = srv.running.metrics.registry.get_sample_value
+
+    def open_after_a_refusal() -> None:
+        wait_until(lambda: (rejected("source_tracer_rejected_total", {"reason": "in_flight"}) or 0) >= 1,
+                   what="the retrying call refused once")
+        gate.open.set()
+
+    opener = threading.Thread(target=open_after_a_refusal)
+    opener.start()
+    channel = srv.channel(options=[("grpc.service_config", RETRY_SERVICE_CONFIG), ("grpc.enable_retries", 1)])
+    try:
+        resp = tracer_pb2_grpc.SourceTracerStub(channel).Trace(_request(), timeout=30)
+    finally:
+        opener.join(30)
+        channel.close()
+    assert resp.citations, "refused while the server was full, then retried by the channel and served"
+    assert rejected("source_tracer_rejected_total", {"reason": "in_flight"}) >= 1
+    for f in held:
+        assert f.result(timeout=30).citations
 
 
 def test_deadline_stops_the_work(gated) -> None:

@@ -8,9 +8,11 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
+from server.pb.source_tracer.v1 import tracer_pb2_grpc
 from tests.server.conftest import (
     EN_RECORDS,
     EN_REPORT,
+    RETRY_SERVICE_CONFIG,
     ZH_RECORDS,
     ZH_REPORT,
     InProcessServer,
@@ -165,6 +167,22 @@ def test_limits_name_limit_and_value(small_limits_server, request_kwargs, needle
         small_limits_server.stub().Trace(pb.TraceRequest(**request_kwargs))
     assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert needle in err.value.details()
+
+
+def test_a_request_over_a_limit_is_not_retried_by_the_documented_policy(small_limits_server) -> None:
+    channel = small_limits_server.channel(
+        options=[("grpc.service_config", RETRY_SERVICE_CONFIG), ("grpc.enable_retries", 1)])
+    count = small_limits_server.running.metrics.registry.get_sample_value
+    labels = {"method": "Trace", "code": "RESOURCE_EXHAUSTED"}
+    before = count("source_tracer_requests_total", labels) or 0
+    try:
+        with pytest.raises(grpc.RpcError) as err:
+            tracer_pb2_grpc.SourceTracerStub(channel).Trace(pb.TraceRequest(report="x" * 1001), timeout=30)
+    finally:
+        channel.close()
+    assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert ("grpc-retry-pushback-ms", "-1") in err.value.trailing_metadata()
+    assert count("source_tracer_requests_total", labels) == before + 1, "one attempt, not five"
 
 
 def test_message_over_transport_limit_is_resource_exhausted() -> None:
