@@ -261,8 +261,8 @@ def _work_in_process(data: bytes, slot: int) -> tuple[TraceSummary, bytes]:
     try:
         report, records, options = request_to_core(request)
         result = _TRACE_FN(report, records, options, llm=None, cancel=_FlagToken(slot))
-        data = result_to_pb(result, request.id).SerializeToString()
-        return TraceSummary.of(result, started), data
+        response = result_to_pb(result, request.id).SerializeToString()
+        return TraceSummary.of(result, started), response
     except TracerError:
         raise
     except Exception as exc:

@@ -171,11 +171,12 @@ def trace(
                 [s for s in sentences if s.id in fallback_ids], candidates, index, options, verifier,
                 cancel, closest,
             ))
-        # The record that came closest, for each sentence that will be reported unsupported.
-        for s in sentences:
-            if recs and s.id in needs and not chosen.get(s.id) and s.id not in kept_existing:
-                cand = closest.get(s.id) or closest_candidate(s, candidates.get(s.id, ()), index, verifier)
-                near[s.id] = near_miss(s, cand, index, verifier, options.tuning.near_miss_floor)
+        # Sentences that need a source and got none (nor kept the author's): reported unsupported,
+        # each with the record that came closest.
+        left = [s for s in sentences if s.id in needs and not chosen.get(s.id) and s.id not in kept_existing]
+        for s in left if recs else ():
+            cand = closest.get(s.id) or closest_candidate(s, candidates.get(s.id, ()), index, verifier)
+            near[s.id] = near_miss(s, cand, index, verifier, options.tuning.near_miss_floor)
 
     with timer.stage("render"):
         out = render.render_report(
@@ -192,8 +193,7 @@ def trace(
     unsupported = tuple(
         Unsupported(s.text, s.start, s.end, "no record supports this sentence" if recs else "no records",
                     near.get(s.id))
-        for s in sentences
-        if s.id in needs and not chosen.get(s.id) and s.id not in kept_existing
+        for s in left
     )
     if out.report == report:
         removed = ""  # nothing cited: the report comes back byte-identical
