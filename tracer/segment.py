@@ -215,23 +215,19 @@ class _Splitter:
             if not _CJK.match(follow):
                 return False
             return p != "." or (p_start > 0 and bool(_CJK.match(text[p_start - 1])))
-        if p == "!" and p_start > 0 and text[p_start - 1].isalpha():
-            wm = _WORD_BEFORE.search(text, max(0, p_start - 40), p_start)
-            if wm is not None and wm.group(0)[0].isupper() and wm.group(0).lower() in _BANG_NAMES:
-                nw = _NEXT_WORD.match(text, nx)
-                return (nw is not None and nw.group(0).lower() in _STARTERS and nx_ch.isupper()) \
-                    or bool(_CJK.match(nx_ch))  # "Shout! Factory released" vs "Yahoo! The firm"
+        wm = _WORD_BEFORE.search(text, max(0, p_start - 40), p_start)
+        word = wm.group(0).lower() if wm else ""
+        nw = _NEXT_WORD.match(text, nx)
+        next_word = nw.group(0).lower() if nw else ""
+        starter = next_word in _STARTERS and nx_ch.isupper()
+        if p == "!" and wm is not None and word in _BANG_NAMES and wm.group(0)[0].isupper():
+            return starter or bool(_CJK.match(nx_ch))  # "Shout! Factory released" vs "Yahoo! The firm"
         if "!" in p or "?" in p:
             return not nx_ch.islower()
         if len(p) >= 2:                # ".." / "..." ellipsis
             return nx_ch.isupper() or bool(_CJK.match(nx_ch))
-        wm = _WORD_BEFORE.search(text, max(0, p_start - 40), p_start)
-        word = wm.group(0).lower() if wm else ""
         if p_start > 0 and text[p_start - 1].isdigit():
             return not nx_ch.islower()  # "in 2020. The" / "grew 5." ; "p. 5" has a word before
-        nw = _NEXT_WORD.match(text, nx)
-        next_word = nw.group(0).lower() if nw else ""
-        starter = next_word in _STARTERS and nx_ch.isupper()
         if word in _NEVER_END:
             return False
         if word in _MAYBE_END or (word and "." in word):
