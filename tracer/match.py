@@ -150,16 +150,15 @@ def verify_proposals(
     return chosen, rejected
 
 
-def verify_kept(
+def record_support(
     sentence: Sentence,
     record: int,
     candidates: Sequence[tuple[int, float]],
     index: PassageIndex,
     verifier: Verifier,
 ) -> Support:
-    """Verifier support for a citation the author already made (kept under ExistingPolicy.KEEP):
-    the best passage of that record, with its evidence span. It is reported, never used to drop
-    the author's citation."""
+    """How well one record (a position in `index.records`) supports the sentence: its best
+    passage, scored with the record's retrieval rank among `candidates`, with the evidence span."""
     rank = record_ranks(candidates, index).get(record, 0.0)
     best: Support | None = None
     best_pid = -1
@@ -170,6 +169,17 @@ def verify_kept(
         if best is None or support.score > best.score:
             best, best_pid = support, p.id
     if best is None:
-        return Support(0.0, "existing", 0, 0)
-    found = verifier.with_evidence_span(sentence.text, best_pid, best)
-    return replace(found, match="existing")
+        return Support(0.0, "", 0, 0)
+    return verifier.with_evidence_span(sentence.text, best_pid, best)
+
+
+def verify_kept(
+    sentence: Sentence,
+    record: int,
+    candidates: Sequence[tuple[int, float]],
+    index: PassageIndex,
+    verifier: Verifier,
+) -> Support:
+    """Verifier support for a citation the author already made (kept under ExistingPolicy.KEEP):
+    `record_support`, reported, never used to drop the author's citation."""
+    return replace(record_support(sentence, record, candidates, index, verifier), match="existing")

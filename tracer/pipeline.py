@@ -12,7 +12,14 @@ from typing import Any, Protocol
 import tracer.existing as existing_stage
 from tracer import markdown, recognize, records, render, segment
 from tracer.errors import CancelledError, InvalidInputError
-from tracer.match import closest_candidate, match_deterministic, near_miss, verify_kept, verify_proposals
+from tracer.match import (
+    closest_candidate,
+    match_deterministic,
+    near_miss,
+    record_support,
+    verify_kept,
+    verify_proposals,
+)
 from tracer.models import (
     CancelToken,
     Candidate,
@@ -22,6 +29,7 @@ from tracer.models import (
     Record,
     Sentence,
     Stats,
+    Support,
     TraceResult,
     Unsupported,
 )
@@ -212,6 +220,26 @@ def trace(
         degraded=degraded,
         mode=mode_used,
     )
+
+
+def explain_support(
+    sentence: str, raw_records: Iterable[Any] | Mapping[str, Any], record_index: int,
+    options: TraceOptions | None = None, lang: str | None = None,
+) -> Support | None:
+    """The verifier's support of `sentence` by one record (its `Record.index`), scored as a trace
+    of the same records scores it: best passage, evidence span into the record's content. None
+    when that record was dropped. For error analysis (`scripts/eval --explain`)."""
+    options = (options or TraceOptions()).validated()
+    recs, _warnings = records.normalize_records(raw_records)
+    position = next((i for i, r in enumerate(recs) if r.index == record_index), None)
+    if position is None:
+        return None
+    passages = records.split_passages(recs, options.tuning.passage_chars, options.tuning.passage_overlap)
+    index = PassageIndex(passages, recs, lang or options.language or detect_language(sentence),
+                         options.tuning.idf_floor)
+    candidates = index.search(sentence_query(sentence), options.tuning.retrieve_top_k)
+    verifier = Verifier(index, recs, options.tuning)
+    return record_support(Sentence(0, 0, len(sentence), sentence), position, candidates, index, verifier)
 
 
 def _verify_kept_citations(

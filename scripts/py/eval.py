@@ -89,9 +89,10 @@ def print_table(tallies: dict[str, Tally]) -> None:
             print(fmt_row(name, tallies[name]))
 
 
-def explain(case: dict[str, Any], pairs: list[Pair]) -> None:
+def explain(case: dict[str, Any], pairs: list[Pair], out: dict[str, Any], scores: bool) -> None:
+    """False positives, then false negatives with the expected record's own score and evidence
+    window (`scores`: in process only) and the record the trace reported as closest."""
     gold = case["gold"]
-    recs_by_url = {r["url"].lower().rstrip("/"): r for r in case["records"]}
     got = {(p.gold, p.url.lower().rstrip("/")) for p in pairs}
     for p in pairs:
         if not p.correct:
@@ -102,10 +103,27 @@ def explain(case: dict[str, Any], pairs: list[Pair]) -> None:
                   f"     expected: {g.get('supporting_urls', []) + g.get('partially_supporting_urls', [])}")
     for i, g in enumerate(gold):
         ok = g.get("supporting_urls", []) + g.get("partially_supporting_urls", [])
-        if ok and not any((i, u.lower().rstrip("/")) in got for u in ok):
-            rec = recs_by_url.get(ok[0].lower().rstrip("/"))
-            print(f"  FN [{case['id']}] {g['sentence'][:200]}\n     expected: {ok}"
-                  + (f"\n     record:   {rec['content'][:160]!r}" if rec else ""))
+        if not ok or any((i, u.lower().rstrip("/")) in got for u in ok):
+            continue
+        print(f"  FN [{case['id']}] {g['sentence'][:200]}")
+        for url in ok:
+            line = f"     expected: {url}"
+            at = next((k for k, r in enumerate(case["records"]) if norm_url(r["url"]) == norm_url(url)), None)
+            if scores and at is not None:
+                from tracer.pipeline import explain_support
+
+                sup = explain_support(g["sentence"], case["records"], at, lang=case["lang"])
+                if sup is not None:
+                    window = case["records"][at]["content"][sup.evidence_start:sup.evidence_end]
+                    line += (f" score={sup.score:.3f} match={sup.match}\n"
+                             f"     window:   {window[:200]!r} [{sup.evidence_start}:{sup.evidence_end}]")
+            print(line)
+        for u in out.get("unsupported", []):
+            closest = u.get("closest") or {}
+            if int(u.get("start", 0)) < g["end"] and g["start"] < int(u.get("end", 0)) and closest.get("url"):
+                print(f"     closest:  {closest['url']} score={float(closest.get('score', 0)):.3f} "
+                      "(reported as the sentence's near miss)")
+                break
 
 
 def print_evidence(results: list[tuple[dict[str, Any], list[Pair]]]) -> None:
@@ -198,12 +216,12 @@ def main() -> int:
     elapsed = time.perf_counter() - t0
 
     tallies: dict[str, Tally] = {}
-    for case, pairs in results:
+    for (case, pairs), (_, out) in zip(results, outs, strict=True):
         t = tally(case, pairs)
         for g in groups(case):
             tallies.setdefault(g, Tally()).add(t)
         if args.explain:
-            explain(case, pairs)
+            explain(case, pairs, out, scores=not args.grpc)
     if not args.sweep:
         print_table(tallies)
         print_evidence(results)

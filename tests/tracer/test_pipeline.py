@@ -176,3 +176,18 @@ def test_unsupported_sentence_names_the_record_that_came_closest() -> None:
     strict = trace(REPORT, RECORDS, TraceOptions(tuning=Tuning(near_miss_floor=n.score + 0.01)))
     assert [u.closest for u in strict.unsupported if u.sentence == mirror] == [None]
     assert all(u.closest is None for u in trace(REPORT, []).unsupported)
+
+
+def test_explain_support_scores_one_record_as_the_trace_does() -> None:
+    from tracer.pipeline import explain_support
+
+    mirror = "Its primary mirror is 8.5 metres across and weighs 705 kg."
+    (u,) = [u for u in trace(REPORT, RECORDS).unsupported if u.sentence == mirror]
+    sup = explain_support(mirror, RECORDS, 2, lang="en")
+    assert sup is not None and u.closest is not None
+    assert (sup.score, sup.evidence_start, sup.evidence_end) == (
+        u.closest.score, u.closest.evidence_start, u.closest.evidence_end)
+    launched = "The James Webb Space Telescope launched on 25 December 2021 on an Ariane 5 rocket."
+    launch = explain_support(launched, RECORDS, 0)
+    assert launch is not None and launch.score >= TraceOptions().threshold
+    assert explain_support(mirror, RECORDS, 1) is None, "record 1 is dropped (no url)"
