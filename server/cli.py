@@ -109,6 +109,8 @@ def register_trace(subparsers: Any) -> None:
     p.add_argument("--lang", choices=["en", "zh"], default="", help="language (default: detect)")
     p.add_argument("--references-heading", default="", help="heading of the references section")
     p.add_argument("--reference-format", default="", help="references list format (default markdown)")
+    p.add_argument("--show-unsupported", action="store_true",
+                   help="also list on stderr the sentences no record supports, with the closest record")
     p.add_argument("--config", metavar="PATH", help="TOML config file; its [llm] section is used")
     llm_client.add_llm_arguments(p)
     for ext in _trace_extensions():
@@ -170,6 +172,13 @@ def run_trace(args: argparse.Namespace) -> int:
 
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if args.show_unsupported:
+        for u in result.unsupported:
+            near = u.closest
+            hint = (f"; closest: record {near.record_index} {near.title!r}, score {near.score:.2f}: "
+                    f"{near.evidence[:160]!r}") if near else ""
+            print(f"unsupported: chars {u.start}-{u.end} {u.sentence[:160]!r} ({u.reason}{hint})",
+                  file=sys.stderr)
     if args.format == "markdown":
         out = result.report
     elif args.format == "json":

@@ -42,6 +42,17 @@ def test_trace_markdown(files) -> None:
     assert strip_markers(out).startswith(strip_markers(EN_REPORT).rstrip("\n"))
 
 
+def test_show_unsupported_lists_them_on_stderr_with_the_closest_record(files) -> None:
+    quiet = run_cli("trace", str(files["en_report"]), str(files["en_records"]))
+    shown = run_cli("trace", str(files["en_report"]), str(files["en_records"]), "--show-unsupported")
+    assert shown.returncode == 0 and shown.stdout == quiet.stdout, "stdout (the report) is unchanged"
+    assert b"unsupported" not in quiet.stderr
+    lines = shown.stderr.decode().splitlines()
+    assert any(ln.startswith("unsupported: chars 27-67 'Norway is a leader in electric mobility.'")
+               and "closest: record 0 'Norway EV sales 2023', score 0." in ln for ln in lines), lines
+    assert any("moon" in ln and "closest" not in ln for ln in lines), lines
+
+
 def test_trace_json_has_proto_names_and_defaults(files) -> None:
     proc = run_cli("trace", str(files["zh_report"]), str(files["zh_records"]), "--format", "json")
     assert proc.returncode == 0, proc.stderr
