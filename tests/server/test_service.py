@@ -3,6 +3,9 @@ status codes, limits, request ids, health, reflection registration and metrics."
 
 from __future__ import annotations
 
+import socket
+import threading
+
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -193,6 +196,84 @@ def test_message_over_transport_limit_is_resource_exhausted() -> None:
         assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert "65536" in err.value.details()
     finally:
+        srv.close()
+
+
+class StreamCountingProxy:
+    """A TCP proxy in front of a server that counts the HTTP/2 streams (calls and their
+    retry attempts) the client opens: HEADERS frames on a new odd stream id."""
+
+    PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+    def __init__(self, target_port: int) -> None:
+        self.target_port = target_port
+        self.streams: set[int] = set()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            threading.Thread(target=self._pipe, args=(client, upstream, True), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, client, False), daemon=True).start()
+
+    def _pipe(self, src: socket.socket, dst: socket.socket, parse: bool) -> None:
+        buf = b""
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+                if parse:
+                    buf = self._frames(buf + data)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                try:
+                    sock.close()
+                except OSError:
+                    pass
+
+    def _frames(self, buf: bytes) -> bytes:
+        if buf.startswith(self.PREFACE):
+            buf = buf[len(self.PREFACE):]
+        while len(buf) >= 9:
+            length = int.from_bytes(buf[:3], "big")
+            if len(buf) < 9 + length:
+                break
+            if buf[3] == 0x1:  # HEADERS
+                self.streams.add(int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF)
+            buf = buf[9 + length:]
+        return buf
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.mark.parametrize(
+    ("report_chars", "attempts"),
+    # Over the server's 64 KiB max: a message that fits the client's 256 KiB retry buffer is
+    # sent maxAttempts times; one that does not commits the call after its first attempt.
+    [(100_000, 5), (300_000, 1)],
+)
+def test_retry_policy_and_a_message_over_the_transport_limit(report_chars: int, attempts: int) -> None:
+    srv = InProcessServer(base_config(max_message_bytes=64 * 1024))
+    proxy = StreamCountingProxy(srv.port)
+    channel = grpc.insecure_channel(f"127.0.0.1:{proxy.port}", options=[
+        ("grpc.service_config", RETRY_SERVICE_CONFIG), ("grpc.enable_retries", 1)])
+    try:
+        with pytest.raises(grpc.RpcError) as err:
+            tracer_pb2_grpc.SourceTracerStub(channel).Trace(pb.TraceRequest(report="y" * report_chars),
+                                                            timeout=60)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert len(proxy.streams) == attempts
+    finally:
+        channel.close()
+        proxy.close()
         srv.close()
 
 
