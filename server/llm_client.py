@@ -53,6 +53,10 @@ def _env(key: str) -> tuple[str, ...]:
 
 
 _D = LLMSettings()
+# A matching reply lists a few ids per sentence of a chunk: a few hundred tokens. The cap stops a
+# model that never ends its reply (a base model, a runaway) from generating to its context limit.
+MAX_OUTPUT_TOKENS = 4096
+OUTPUT_TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("base_url", str, "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1",
@@ -85,6 +89,12 @@ SETTINGS: tuple[Setting, ...] = (
             _env("recognize_batch")),
     Setting("temperature", float, "sampling temperature (default 0)", _env("temperature")),
     Setting("json_mode", _bool, "send response_format=json_object (default false)", _env("json_mode")),
+    Setting("max_output_tokens", int,
+            f"cap on each reply's tokens, sent with every call; 0 = send none (default {MAX_OUTPUT_TOKENS})",
+            _env("max_output_tokens")),
+    Setting("output_tokens_field", str,
+            "request field carrying that cap: max_tokens | max_completion_tokens (default max_tokens)",
+            _env("output_tokens_field")),
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 _TUNING = ("strategy", "recognize", "timeout", "max_concurrency", "retries", "max_calls", "max_tokens",
@@ -100,6 +110,8 @@ class LLMConfig:
     model: str = ""
     temperature: float = 0.0
     json_mode: bool = False
+    max_output_tokens: int = MAX_OUTPUT_TOKENS
+    output_tokens_field: str = "max_tokens"
     settings: LLMSettings = LLMSettings()
     disabled: bool = False
 
@@ -168,9 +180,17 @@ def resolve_config(
     temperature = float(values.get("temperature", 0.0))
     if not 0.0 <= temperature <= 2.0:
         raise LLMConfigError("llm.temperature", f"must be within 0..2, got {temperature}")
+    max_output = int(values.get("max_output_tokens", MAX_OUTPUT_TOKENS))
+    if not 0 <= max_output <= 10_000_000:
+        raise LLMConfigError("llm.max_output_tokens", f"must be within 0..10000000, got {max_output}")
+    field_name = str(values.get("output_tokens_field", "max_tokens")).strip()
+    if field_name not in OUTPUT_TOKENS_FIELDS:
+        raise LLMConfigError("llm.output_tokens_field",
+                             f"must be 'max_tokens' or 'max_completion_tokens', got {field_name!r}")
     return LLMConfig(
         base_url=base_url, api_key=api_key, model=str(values.get("model", "")).strip(),
         temperature=temperature, json_mode=bool(values.get("json_mode", False)),
+        max_output_tokens=max_output, output_tokens_field=field_name,
         settings=settings, disabled=values.get("enabled") is False,
     )
 
@@ -229,6 +249,8 @@ class OpenAIChatClient:
         extra: dict[str, Any] = {}
         if self.config.json_mode:
             extra["response_format"] = {"type": "json_object"}
+        if self.config.max_output_tokens:
+            extra[self.config.output_tokens_field] = self.config.max_output_tokens
         try:
             resp = await self._client.chat.completions.create(
                 model=self.config.model,
@@ -260,6 +282,7 @@ class OpenAIChatClient:
             text=text,
             prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
             completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            truncated=getattr(choices[0], "finish_reason", None) == "length",
         )
 
     async def aclose(self) -> None:

@@ -37,6 +37,7 @@ class Reply:
     delay: float = 0.0                # seconds before answering (client hang-ups are noticed)
     raw_body: bytes | None = None     # send these bytes instead of a chat completion
     completion_tokens: int | None = None
+    finish_reason: str = "stop"       # "length": the model hit the request's output cap
 
 
 @dataclass
@@ -187,7 +188,7 @@ class FakeOpenAI:
         prompt = sum(count_tokens(str(m.get("content", ""))) for m in body.get("messages", []))
         content = reply.content or ""
         choices = [] if reply.content is None else [{
-            "index": 0, "finish_reason": "stop",
+            "index": 0, "finish_reason": reply.finish_reason,
             "message": {"role": "assistant", "content": content},
         }]
         completion = reply.completion_tokens if reply.completion_tokens is not None else count_tokens(content)

@@ -113,6 +113,31 @@ def test_garbage_and_empty_replies_fail_the_chunk(reply: Reply, cause: str) -> N
     assert len(srv.log) == 1
 
 
+@pytest.mark.parametrize(("config", "sent"), [
+    ({}, {"max_tokens": 4096}),
+    ({"max_output_tokens": 700, "output_tokens_field": "max_completion_tokens"},
+     {"max_completion_tokens": 700}),
+    ({"max_output_tokens": 0}, {}),
+])
+def test_each_call_carries_the_output_token_cap(config: dict[str, object], sent: dict[str, int]) -> None:
+    with FakeOpenAI(candidates_first) as srv:
+        backend = backend_from_config(LLMConfig(
+            base_url=srv.base_url, model="fake-model", api_key="sk-test",
+            settings=LLMSettings(timeout=5.0), **config))  # type: ignore[arg-type]
+        proposals, failed, _, _ = run_match(backend)
+    assert proposals and failed == set()
+    body = srv.log[0].body
+    assert {k: body[k] for k in ("max_tokens", "max_completion_tokens") if k in body} == sent
+
+
+def test_a_reply_cut_off_at_the_cap_says_so() -> None:
+    cut = match_json({1: [1], 2: [3]})[:25]
+    with FakeOpenAI([Reply(cut, finish_reason="length")]) as srv:
+        proposals, failed, warnings, _ = run_match(make(srv.base_url))
+    assert proposals == {} and failed == {0, 1, 2, 3}
+    assert "cut off at the output-token cap (llm.max_output_tokens)" in warnings[0]
+
+
 def test_chunk_calls_overlap_in_time() -> None:
     with FakeOpenAI(lambda body, n: Reply(candidates_first(body, n).content, delay=0.3)) as srv:
         proposals, failed, _, stats = run_match(make(srv.base_url, top_k=2, chunk_passages=2))

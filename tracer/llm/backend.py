@@ -194,7 +194,7 @@ class ChatBackend:
             return None, exc.cause
         parsed = parse_recognize_reply(reply.text, local.keys())
         if parsed is None:
-            return None, _garbage(reply.text)
+            return None, _garbage(reply)
         warn = f"dropped {parsed.dropped_ids} unknown sentence ids" if parsed.dropped_ids else ""
         return {local[i] for i in parsed.ids}, warn
 
@@ -312,7 +312,7 @@ class ChatBackend:
         local_p = dict(enumerate(passage_ids, 1))
         parsed = parse_match_reply(reply.text, local_s.keys(), local_p.keys())
         if parsed is None:
-            return _failed(sentence_ids, label, _garbage(reply.text))
+            return _failed(sentence_ids, label, _garbage(reply))
         warnings = []
         if parsed.dropped_items or parsed.dropped_ids:
             warnings.append(
@@ -404,5 +404,7 @@ def _failed(sentence_ids: Sequence[int], label: str, cause: str) -> _ChunkOutcom
     ])
 
 
-def _garbage(text: str) -> str:
-    return "empty reply" if not text.strip() else "reply had no valid JSON result"
+def _garbage(reply: ChatReply) -> str:
+    if reply.truncated:
+        return "reply cut off at the output-token cap (llm.max_output_tokens) with no valid JSON result"
+    return "empty reply" if not reply.text.strip() else "reply had no valid JSON result"

@@ -15,11 +15,13 @@ from tracer.llm.prompts import ChatMessage
 
 @dataclass(frozen=True, slots=True)
 class ChatReply:
-    """The assistant's text and the token usage the API reported (0 when it reported none)."""
+    """The assistant's text and the token usage the API reported (0 when it reported none).
+    `truncated`: the reply stopped at the request's output-token cap (finish_reason "length")."""
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    truncated: bool = False
 
 
 class ChatError(Exception):
