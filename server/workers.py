@@ -82,12 +82,15 @@ class Cancel:
     """A cancel flag for one call: `set()` once, `is_set()` polled by the pipeline between stages.
     Callbacks registered with `on_set` run when it is set (at once if it already is)."""
 
-    __slots__ = ("_event", "_hooks", "_lock")
+    __slots__ = ("_event", "_hooks", "_lock", "llm_deadline")
 
-    def __init__(self) -> None:
+    def __init__(self, llm_deadline: float | None = None) -> None:
         self._event = threading.Event()
         self._hooks: list[Callable[[], None]] = []
         self._lock = threading.Lock()
+        # time.monotonic() by which model calls must be done (the call's deadline less a reserve
+        # for the deterministic path); None without a deadline.
+        self.llm_deadline = llm_deadline
 
     def set(self) -> None:
         with self._lock:
@@ -183,7 +186,11 @@ class ThreadWorkers:
     def _work(self, request: pb.TraceRequest, cancel: Cancel) -> tuple[TraceSummary, pb.TraceResponse]:
         started = time.perf_counter()
         report, records, options = request_to_core(request)
-        result = self._trace(report, records, options, llm=self._llm, cancel=cancel)
+        if self._llm is not None:
+            result = self._trace(report, records, options, llm=self._llm, cancel=cancel,
+                                 llm_deadline=cancel.llm_deadline)
+        else:
+            result = self._trace(report, records, options, llm=None, cancel=cancel)
         response = result_to_pb(result, request.id)
         return TraceSummary.of(result, started), response
 

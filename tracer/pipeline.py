@@ -43,9 +43,11 @@ class LLMBackend(Protocol):
     """What the pipeline needs from an LLM (implemented in tracer.llm; optional)."""
 
     def recognize(
-        self, sentences: list[Sentence], lang: str, stats: Stats, cancel: CancelToken | None
+        self, sentences: list[Sentence], lang: str, stats: Stats, cancel: CancelToken | None,
+        *, deadline: float | None = None,
     ) -> tuple[set[int] | None, list[str]]:
-        """Ids of sentences needing a citation, or None when the model failed; plus warnings."""
+        """Ids of sentences needing a citation, or None when the model failed; plus warnings.
+        `deadline` (a `time.monotonic()` value): no model call may run past it."""
         ...
 
     def match(
@@ -56,9 +58,12 @@ class LLMBackend(Protocol):
         options: TraceOptions,
         stats: Stats,
         cancel: CancelToken | None,
+        *,
+        deadline: float | None = None,
     ) -> tuple[dict[int, list[int]], set[int], list[str]]:
         """Proposed passage ids per sentence id, the sentence ids whose chunk failed
-        (they fall back to the deterministic matcher), and warnings naming causes."""
+        (they fall back to the deterministic matcher), and warnings naming causes.
+        `deadline` (a `time.monotonic()` value): no model call may run past it."""
         ...
 
 
@@ -85,8 +90,13 @@ def trace(
     *,
     llm: LLMBackend | None = None,
     cancel: CancelToken | None = None,
+    llm_deadline: float | None = None,
 ) -> TraceResult:
-    """Re-cite `report` against `raw_records`. Never edits the body; never cites unverified."""
+    """Re-cite `report` against `raw_records`. Never edits the body; never cites unverified.
+
+    `llm_deadline` (a `time.monotonic()` value) bounds the model's stages: a model call still
+    unanswered then is abandoned, and its sentences take the deterministic path (with a warning),
+    so a caller's deadline gets an answer rather than an error."""
     t_start = time.perf_counter()
     options = (options or TraceOptions()).validated()
     if not isinstance(report, str):
@@ -130,7 +140,7 @@ def trace(
     with timer.stage("recognize"):
         needs: set[int] | None = None
         if use_llm and llm is not None:
-            needs, llm_warn = llm.recognize(sentences, lang, stats, cancel)
+            needs, llm_warn = llm.recognize(sentences, lang, stats, cancel, deadline=llm_deadline)
             warnings.extend(llm_warn)
             if needs is None:
                 degraded = True
@@ -162,7 +172,7 @@ def trace(
             flagged = [s for s in sentences if s.id in needs]
             proposals, failed, llm_warn = llm.match(
                 flagged, {s.id: [p for p, _ in candidates[s.id]] for s in flagged},
-                passages, options, stats, cancel,
+                passages, options, stats, cancel, deadline=llm_deadline,
             )
             warnings.extend(llm_warn)
             if failed:

@@ -8,6 +8,7 @@ import asyncio
 import json
 import re
 import threading
+import time
 from collections.abc import Callable
 
 import pytest
@@ -193,6 +194,44 @@ def test_cancel_cancels_in_flight_calls_and_raises() -> None:
         b = backend(client, top_k=2, chunk_passages=4)
         b.match(sents, cands, passages, TraceOptions(), Stats(), cancel)
     assert client.cancelled == 3 and client.closed == 1
+
+
+def test_a_deadline_keeps_the_chunks_answered_in_time_and_fails_the_rest() -> None:
+    sents, passages, cands = fixture()
+
+    class SlowForSentenceZero(MemoryClient):
+        async def complete(self, messages: list[ChatMessage], *, timeout: float) -> ChatReply:
+            self.delay = 30 if "sentence 0" in messages[-1]["content"] else 0.0
+            return await super().complete(messages, timeout=timeout)
+
+    client = SlowForSentenceZero(first_candidate)
+    t0 = time.monotonic()
+    proposals, failed, warnings = backend(client, top_k=2, chunk_passages=4).match(
+        sents, cands, passages, TraceOptions(), Stats(), None, deadline=t0 + 0.3)
+    assert time.monotonic() - t0 < 1.0
+    assert failed == {0, 1} and set(proposals) == {2, 3, 4, 5}
+    assert client.cancelled == 1 and client.closed == 1
+    assert any("2 sentences used the deterministic matcher" in w for w in warnings)
+
+
+def test_no_retry_when_the_deadline_comes_first() -> None:
+    sents, passages, cands = fixture(2, 4)
+    client = MemoryClient(lambda p, n: ChatError("server error (HTTP 503)", retryable=True))
+    _, failed, warnings = backend(client, retries=3, backoff=1.0).match(
+        sents, cands, passages, TraceOptions(), Stats(), None, deadline=time.monotonic() + 0.5)
+    assert failed == {0, 1} and len(client.calls) == 1
+    assert "(HTTP 503); no time left before the call's deadline to retry" in warnings[0]
+
+
+def test_a_deadline_already_past_sends_nothing() -> None:
+    sents, passages, cands = fixture()
+    client = MemoryClient(first_candidate)
+    b = backend(client)
+    needs, warnings = b.recognize(sents, "en", Stats(), None, deadline=time.monotonic() - 1)
+    assert needs is None and "no time left before the call's deadline" in warnings[0]
+    _, failed, warnings = b.match(sents, cands, passages, TraceOptions(), Stats(), None,
+                                  deadline=time.monotonic() - 1)
+    assert failed == set(range(6)) and client.calls == []
 
 
 def test_already_cancelled_sends_nothing() -> None:

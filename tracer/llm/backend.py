@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ T = TypeVar("T")
 
 _CANCEL_POLL_S = 0.02
 _SLOT_POLL_S = 0.005
+_OUT_OF_TIME = "no time left before the call's deadline"
 
 
 class _Budget(Exception):
@@ -66,12 +68,19 @@ class _Slots:
 class _Session:
     """State of one backend call: the client, the shared concurrency gate and the per-trace budget."""
 
-    def __init__(self, client: ChatClient, settings: LLMSettings, stats: Stats, slots: _Slots) -> None:
+    def __init__(
+        self, client: ChatClient, settings: LLMSettings, stats: Stats, slots: _Slots,
+        deadline: float | None = None,
+    ) -> None:
         self.client = client
         self.settings = settings
         self.stats = stats
         self.slots = slots
+        self.deadline = deadline  # time.monotonic() past which no call runs
         self.reserved = 0  # estimated tokens of calls in flight
+
+    def _time_left(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
 
     def _admit(self, estimate: int) -> None:
         s, st = self.settings, self.stats
@@ -88,16 +97,22 @@ class _Session:
         attempt = 0
         while True:
             async with self.slots.hold():
+                left = self._time_left()
+                if left is not None and left <= 0:
+                    raise _Budget(_OUT_OF_TIME)
                 self._admit(estimate)
                 self.stats.llm_calls += 1
                 if attempt:
                     self.stats.llm_retries += 1
                 self.reserved += estimate
+                timeout = s.timeout if left is None else min(s.timeout, left)
+                # A hung client is still bounded; the call's deadline is a hard stop.
+                bound = s.timeout * 1.5 + 1.0 if left is None else min(s.timeout * 1.5 + 1.0, left)
                 try:
-                    async with asyncio.timeout(s.timeout * 1.5 + 1.0):  # a hung client is still bounded
-                        reply = await self.client.complete(messages, timeout=s.timeout)
+                    async with asyncio.timeout(bound):
+                        reply = await self.client.complete(messages, timeout=timeout)
                 except TimeoutError:
-                    error: ChatError | None = ChatError(f"timeout after {s.timeout:g}s", retryable=True)
+                    error: ChatError | None = ChatError(f"timeout after {timeout:g}s", retryable=True)
                 except ChatError as exc:
                     error = exc
                 else:
@@ -116,6 +131,9 @@ class _Session:
                 delay = min(max(0.0, error.retry_after), s.max_backoff)
             else:
                 delay = min(s.backoff * (2**attempt), s.max_backoff) * random.uniform(1.0, 1.2)
+            left = self._time_left()
+            if left is not None and left <= delay:
+                raise ChatError(f"{error.cause}; {_OUT_OF_TIME} to retry", retryable=False)
             attempt += 1
             await asyncio.sleep(delay)
 
@@ -146,7 +164,8 @@ class ChatBackend:
     # ---- recognition -------------------------------------------------------------------------
 
     def recognize(
-        self, sentences: list[Sentence], lang: str, stats: Stats, cancel: CancelToken | None
+        self, sentences: list[Sentence], lang: str, stats: Stats, cancel: CancelToken | None,
+        *, deadline: float | None = None,
     ) -> tuple[set[int] | None, list[str]]:
         """Ids of sentences needing a citation, or None (with a warning) when any batch failed."""
         if not self.settings.recognize:
@@ -177,7 +196,7 @@ class ChatBackend:
                 return None, warnings
             return needs, warnings
 
-        return self._run(work, stats, cancel, on_failure=lambda why: (None, [
+        return self._run(work, stats, cancel, deadline, on_failure=lambda why: (None, [
             f"LLM recognition failed ({why}); used the rule-based recogniser"]))
 
     async def _recognize_batch(
@@ -208,6 +227,8 @@ class ChatBackend:
         options: TraceOptions,
         stats: Stats,
         cancel: CancelToken | None,
+        *,
+        deadline: float | None = None,
     ) -> tuple[dict[int, list[int]], set[int], list[str]]:
         """Proposed passage ids per sentence id, the failed sentence ids, and warnings."""
         by_pid = {p.id: p for p in passages}
@@ -246,7 +267,7 @@ class ChatBackend:
                 proposals.pop(sid, None)
             return proposals, failed, warnings
 
-        return self._run(work, stats, cancel, on_failure=lambda why: ({}, set(all_ids), [
+        return self._run(work, stats, cancel, deadline, on_failure=lambda why: ({}, set(all_ids), [
             f"LLM matching failed ({why}); all sentences used the deterministic matcher"]))
 
     async def _match_chunk(
@@ -331,17 +352,20 @@ class ChatBackend:
         work: Callable[[_Session], Awaitable[T]],
         stats: Stats,
         cancel: CancelToken | None,
+        deadline: float | None,
         on_failure: Callable[[str], T],
     ) -> T:
         if cancel is not None and cancel.is_set():
             raise CancelledError("cancelled before the LLM call")
+        if deadline is not None and deadline <= time.monotonic():
+            return on_failure(_OUT_OF_TIME)
 
         async def main() -> T:
             try:
                 client = self.client_factory()
             except Exception as exc:  # misconfiguration must not fail the request
                 return on_failure(f"client setup failed: {exc}")
-            task = asyncio.ensure_future(work(_Session(client, self.settings, stats, self._slots)))
+            task = asyncio.ensure_future(work(_Session(client, self.settings, stats, self._slots, deadline)))
             watcher = asyncio.ensure_future(_wait_cancel(cancel)) if cancel is not None else None
             try:
                 if watcher is not None:
