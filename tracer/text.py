@@ -7,7 +7,9 @@ which survive paraphrase better than word cuts.
 
 from __future__ import annotations
 
+import operator
 import re
+import sys
 from functools import lru_cache
 
 import rjieba
@@ -96,7 +98,7 @@ def content_tokens(text: str) -> list[str]:
         elif num:
             out.append(_norm_number(num))
         else:
-            out.extend(w for w in rjieba.cut(cjk) if w not in ZH_STOPWORDS and w.strip())
+            out.extend(sys.intern(w) for w in rjieba.cut(cjk) if w not in ZH_STOPWORDS and w.strip())
     return out
 
 
@@ -122,7 +124,9 @@ def cjk_bigrams(text: str) -> list[str]:
     """Character bigrams inside CJK runs (robust to word-cut differences)."""
     out: list[str] = []
     for run in _CJK_RUN.findall(text):
-        out.extend(run[i : i + 2] for i in range(len(run) - 1))
+        # Interned: the same bigram in many passages is one string, not one per occurrence
+        # (a request's token lists are most of its memory, CJK bigrams most of those).
+        out.extend(map(sys.intern, map(operator.add, run, run[1:])))
     return out
 
 

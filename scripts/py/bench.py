@@ -1,13 +1,14 @@
 """Speed and memory of the deterministic engine (prints numbers; not a test).
 
-    scripts/bench [BENCH.jsonl] [--repeat N] [--no-grpc] [--no-scaling] [--overhead]
+    scripts/bench [BENCH.jsonl] [--repeat N] [--no-grpc] [--no-scaling] [--scaling-lang en|zh] [--overhead]
 
 1. in-process: traces/s over every benchmark case, single process;
 2. the same cases through the gRPC service (a `source-tracer serve` subprocess on loopback,
    one call at a time); after a warm-up pass of each, rounds of 1 and 2 alternate and the
    median round of each is printed; then the service again with as many callers at once as
    the machine has CPUs (what a server's worker processes are for);
-3. scaling: one 50-sentence report against 50, 200, 800 and 3200 records of 3,000 characters;
+3. scaling: one 50-sentence report against 50, 200, 800 and 3200 records of 3,000 characters
+   (English by default; `--scaling-lang zh` builds both from the Chinese cases);
 peak RSS of this process is printed at the end.
 
 `--overhead` instead measures what the service costs per call apart from tracing: the same
@@ -160,12 +161,13 @@ def grpc_requests(cases: list[dict[str, Any]]) -> list[Any]:
         for c in cases]
 
 
-def scaling(cases: list[dict[str, Any]]) -> list[tuple[int, float]]:
+def scaling(cases: list[dict[str, Any]], lang: str = "en") -> list[tuple[int, float]]:
     from tracer import trace
 
-    sentences = [g["sentence"] for c in cases if c["lang"] == "en" for g in c["gold"]][:50]
-    report = "# Scaling report\n\n" + "\n\n".join(" ".join(sentences[i:i + 5]) for i in range(0, 50, 5))
-    pool = "\n\n".join(r["content"] for c in cases if c["lang"] == "en" for r in c["records"])
+    sentences = [g["sentence"] for c in cases if c["lang"] == lang for g in c["gold"]][:50]
+    glue = "" if lang == "zh" else " "
+    report = "# Scaling report\n\n" + "\n\n".join(glue.join(sentences[i:i + 5]) for i in range(0, 50, 5))
+    pool = "\n\n".join(r["content"] for c in cases if c["lang"] == lang for r in c["records"])
     out = []
     for n in (50, 200, 800, 3200):
         recs = []
@@ -240,6 +242,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3, help="measured rounds per path (median reported)")
     ap.add_argument("--no-grpc", action="store_true")
     ap.add_argument("--no-scaling", action="store_true")
+    ap.add_argument("--scaling-lang", choices=("en", "zh"), default="en",
+                    help="language of the scaling series' report and records (default en)")
     ap.add_argument("--overhead", action="store_true",
                     help="only measure the service's own per-call cost (no tracing)")
     args = ap.parse_args()
@@ -289,10 +293,10 @@ def main() -> int:
         print(f"gRPC, {callers} callers at once: {c:.1f} cases/s ({c / rate:.2f}x in-process; rounds: "
               + ", ".join(f"{r:.1f}" for r in concurrent) + ")")
     if not args.no_scaling:
-        series = scaling(cases)
+        series = scaling(cases, args.scaling_lang)
         base = series[0][1]
         for n, sec in series:
-            print(f"scaling: 50 sentences x {n:>4} records of 3,000 chars: {sec * 1000:8.1f} ms "
+            print(f"scaling ({args.scaling_lang}): 50 sentences x {n:>4} records of 3,000 chars: {sec * 1000:8.1f} ms "
                   f"({sec / base:5.1f}x of 50 records)")
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     return 0
