@@ -296,8 +296,8 @@ def main() -> int:
         series = scaling(cases, args.scaling_lang)
         base = series[0][1]
         for n, sec in series:
-            print(f"scaling ({args.scaling_lang}): 50 sentences x {n:>4} records of 3,000 chars: {sec * 1000:8.1f} ms "
-                  f"({sec / base:5.1f}x of 50 records)")
+            print(f"scaling ({args.scaling_lang}): 50 sentences x {n:>4} records of 3,000 chars: "
+                  f"{sec * 1000:8.1f} ms ({sec / base:5.1f}x of 50 records)")
     print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     return 0
 
