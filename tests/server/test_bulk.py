@@ -305,6 +305,21 @@ def test_llm_flags_reach_the_workers(tmp_path: Path) -> None:
     assert len(srv.log) >= 4  # every item asked the model
 
 
+def test_a_model_slower_than_the_item_timeout_degrades_the_item(tmp_path: Path) -> None:
+    from tests.fake_openai import FakeOpenAI, Reply, match_json
+
+    ids = write_cases(tmp_path / "in.jsonl", 2)
+    with FakeOpenAI([Reply(match_json({}), delay=30.0)]) as srv:
+        r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--workers", "1", "--timeout", "2",
+                 "--llm-base-url", srv.base_url, "--llm-model", "fake-model", "--llm-api-key", "k")
+    assert r.returncode == 0, r.stderr
+    got = by_id(read_out(tmp_path / "out.jsonl"))
+    assert sorted(got) == sorted(ids)
+    for ln in got.values():
+        assert "error" not in ln and ln["degraded"] and "[1]" in ln["report"]
+        assert any("deadline" in w for w in ln["warnings"])
+
+
 _ORPHAN_SCRIPT = r"""
 import multiprocessing, os, sys, time
 
