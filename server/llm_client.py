@@ -21,7 +21,16 @@ import openai
 
 from server.config import ConfigError
 from tracer.errors import InvalidInputError
-from tracer.llm import ChatBackend, ChatError, ChatMessage, ChatReply, LLMSettings, PromptError, Strategy
+from tracer.llm import (
+    ChatBackend,
+    ChatError,
+    ChatMessage,
+    ChatReply,
+    LLMSettings,
+    PromptError,
+    ReplySchema,
+    Strategy,
+)
 
 if TYPE_CHECKING:
     from tracer.pipeline import LLMBackend
@@ -57,6 +66,7 @@ _D = LLMSettings()
 # model that never ends its reply (a base model, a runaway) from generating to its context limit.
 MAX_OUTPUT_TOKENS = 4096
 OUTPUT_TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")
+STRUCTURED_OUTPUTS = ("none", "json_object", "json_schema", "json_object_schema")
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("base_url", str, "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1",
@@ -89,6 +99,10 @@ SETTINGS: tuple[Setting, ...] = (
             _env("recognize_batch")),
     Setting("temperature", float, "sampling temperature (default 0)", _env("temperature")),
     Setting("json_mode", _bool, "send response_format=json_object (default false)", _env("json_mode")),
+    Setting("structured_output", str,
+            "ask the server for replies of the parser's JSON Schema: none | json_schema (OpenAI style) | "
+            "json_object_schema (llama-cpp-python style) | json_object (default none; json_mode=true "
+            "means json_object)", _env("structured_output")),
     Setting("max_output_tokens", int,
             f"cap on each reply's tokens, sent with every call; 0 = send none (default {MAX_OUTPUT_TOKENS})",
             _env("max_output_tokens")),
@@ -110,6 +124,7 @@ class LLMConfig:
     model: str = ""
     temperature: float = 0.0
     json_mode: bool = False
+    structured_output: str = "none"
     max_output_tokens: int = MAX_OUTPUT_TOKENS
     output_tokens_field: str = "max_tokens"
     settings: LLMSettings = LLMSettings()
@@ -180,6 +195,10 @@ def resolve_config(
     temperature = float(values.get("temperature", 0.0))
     if not 0.0 <= temperature <= 2.0:
         raise LLMConfigError("llm.temperature", f"must be within 0..2, got {temperature}")
+    structured = str(values.get("structured_output", "none")).strip()
+    if structured not in STRUCTURED_OUTPUTS:
+        raise LLMConfigError("llm.structured_output",
+                             f"must be one of {', '.join(STRUCTURED_OUTPUTS)}, got {structured!r}")
     max_output = int(values.get("max_output_tokens", MAX_OUTPUT_TOKENS))
     if not 0 <= max_output <= 10_000_000:
         raise LLMConfigError("llm.max_output_tokens", f"must be within 0..10000000, got {max_output}")
@@ -190,6 +209,7 @@ def resolve_config(
     return LLMConfig(
         base_url=base_url, api_key=api_key, model=str(values.get("model", "")).strip(),
         temperature=temperature, json_mode=bool(values.get("json_mode", False)),
+        structured_output=structured,
         max_output_tokens=max_output, output_tokens_field=field_name,
         settings=settings, disabled=values.get("enabled") is False,
     )
@@ -245,9 +265,19 @@ class OpenAIChatClient:
             timeout=config.settings.timeout,
         )
 
-    async def complete(self, messages: list[ChatMessage], *, timeout: float) -> ChatReply:
+    async def complete(
+        self, messages: list[ChatMessage], *, timeout: float, schema: ReplySchema | None = None
+    ) -> ChatReply:
         extra: dict[str, Any] = {}
-        if self.config.json_mode:
+        mode = self.config.structured_output
+        if mode == "none" and self.config.json_mode:
+            mode = "json_object"
+        if mode == "json_schema" and schema is not None:  # OpenAI, vLLM, llama.cpp's llama-server
+            extra["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": schema.name, "schema": dict(schema.schema), "strict": True}}
+        elif mode == "json_object_schema" and schema is not None:  # llama-cpp-python's server
+            extra["response_format"] = {"type": "json_object", "schema": dict(schema.schema)}
+        elif mode != "none":
             extra["response_format"] = {"type": "json_object"}
         if self.config.max_output_tokens:
             extra[self.config.output_tokens_field] = self.config.max_output_tokens

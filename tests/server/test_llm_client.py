@@ -12,6 +12,7 @@ from server.llm_client import LLMConfig, backend_from_config
 from tests.fake_openai import FakeOpenAI, Reply, candidates_first, free_port, match_json
 from tracer.errors import CancelledError
 from tracer.llm import ChatBackend, LLMSettings
+from tracer.llm.parsing import MATCH_SCHEMA
 from tracer.models import Passage, Sentence, Stats
 from tracer.options import TraceOptions
 
@@ -128,6 +129,33 @@ def test_each_call_carries_the_output_token_cap(config: dict[str, object], sent:
     assert proposals and failed == set()
     body = srv.log[0].body
     assert {k: body[k] for k in ("max_tokens", "max_completion_tokens") if k in body} == sent
+
+
+@pytest.mark.parametrize(("config", "kind"), [
+    ({}, None),
+    ({"json_mode": True}, "json_object"),
+    ({"structured_output": "json_object"}, "json_object"),
+    ({"structured_output": "json_schema"}, "json_schema"),
+    ({"json_mode": True, "structured_output": "json_schema"}, "json_schema"),
+    ({"structured_output": "json_object_schema"}, "json_object_schema"),
+])
+def test_response_format(config: dict[str, object], kind: str | None) -> None:
+    with FakeOpenAI(candidates_first) as srv:
+        backend = backend_from_config(LLMConfig(
+            base_url=srv.base_url, model="fake-model", api_key="sk-test",
+            settings=LLMSettings(timeout=5.0), **config))  # type: ignore[arg-type]
+        proposals, failed, _, _ = run_match(backend)
+    assert proposals and failed == set()
+    sent = srv.log[0].body.get("response_format")
+    if kind is None:
+        assert sent is None
+    elif kind == "json_object":
+        assert sent == {"type": "json_object"}
+    elif kind == "json_object_schema":
+        assert sent == {"type": "json_object", "schema": MATCH_SCHEMA}
+    else:
+        assert sent == {"type": "json_schema", "json_schema": {
+            "name": "match", "schema": MATCH_SCHEMA, "strict": True}}
 
 
 def test_a_reply_cut_off_at_the_cap_says_so() -> None:

@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracer.errors import CancelledError, InvalidInputError
-from tracer.llm import ChatBackend, ChatError, ChatMessage, ChatReply, LLMSettings, Strategy
+from tracer.llm import ChatBackend, ChatError, ChatMessage, ChatReply, LLMSettings, ReplySchema, Strategy
 from tracer.llm.chunking import plan_match_chunks
+from tracer.llm.parsing import MATCH_SCHEMA, RECOGNIZE_SCHEMA, parse_match_reply, parse_recognize_reply
 from tracer.models import Passage, Sentence, Stats
 from tracer.options import TraceOptions
 
@@ -31,12 +32,16 @@ class MemoryClient:
         self.answer = answer
         self.delay = delay
         self.calls: list[str] = []
+        self.schemas: list[ReplySchema | None] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self.cancelled = 0
         self.closed = 0
 
-    async def complete(self, messages: list[ChatMessage], *, timeout: float) -> ChatReply:
+    async def complete(
+        self, messages: list[ChatMessage], *, timeout: float, schema: ReplySchema | None = None
+    ) -> ChatReply:
+        self.schemas.append(schema)
         n = len(self.calls)
         self.calls.append(messages[-1]["content"])
         self.in_flight += 1
@@ -92,6 +97,42 @@ def test_match_maps_local_ids_back_and_sends_only_top_k_candidates() -> None:
     assert len(client.calls) == 3 and stats.llm_calls == 3
     assert stats.llm_prompt_tokens == 300 and stats.llm_completion_tokens == 30
     assert client.closed == 1
+
+
+def test_each_call_names_its_reply_schema() -> None:
+    sents, passages, cands = fixture()
+    client = MemoryClient(lambda p, n: ChatReply(json.dumps({"sentences_needing_citation": [1]}))
+                          if "sentences_needing_citation" in p or n == 0 else first_candidate(p, n))
+    b = backend(client, top_k=2, chunk_passages=4)
+    b.recognize(sents, "en", Stats(), None)
+    b.match(sents, cands, passages, TraceOptions(), Stats(), None)
+    assert [s.name if s else None for s in client.schemas] == ["recognize", "match", "match", "match"]
+    assert client.schemas[0] == ReplySchema("recognize", RECOGNIZE_SCHEMA)
+    assert client.schemas[1] == ReplySchema("match", MATCH_SCHEMA)
+
+
+def _strict(schema: object) -> bool:
+    """OpenAI's strict structured-output rules: every object lists all its properties as
+    required and allows no others."""
+    if not isinstance(schema, dict):
+        return True
+    if schema.get("type") == "object":
+        props = schema.get("properties", {})
+        if schema.get("additionalProperties") is not False or set(schema.get("required", [])) != set(props):
+            return False
+    return all(_strict(v) for v in schema.values() if isinstance(v, dict)) and all(
+        _strict(v) for v in schema.get("properties", {}).values())
+
+
+def test_reply_schemas_are_strict_and_describe_what_the_parsers_accept() -> None:
+    assert _strict(MATCH_SCHEMA) and _strict(RECOGNIZE_SCHEMA)
+    reply = {"source_traced_results": [{"sentence": 1, "matched_source_indices": [2, 1]}]}
+    parsed = parse_match_reply(json.dumps(reply), [1], [1, 2])
+    assert parsed is not None and parsed.matches == {1: [2, 1]}
+    parsed_r = parse_recognize_reply(json.dumps({"sentences_needing_citation": [1, 2]}), [1, 2])
+    assert parsed_r is not None and parsed_r.ids == {1, 2}
+    assert list(MATCH_SCHEMA["required"]) == ["source_traced_results"]  # type: ignore[call-overload]
+    assert list(RECOGNIZE_SCHEMA["required"]) == ["sentences_needing_citation"]  # type: ignore[call-overload]
 
 
 def test_chunks_run_concurrently_up_to_the_limit() -> None:
@@ -200,9 +241,11 @@ def test_a_deadline_keeps_the_chunks_answered_in_time_and_fails_the_rest() -> No
     sents, passages, cands = fixture()
 
     class SlowForSentenceZero(MemoryClient):
-        async def complete(self, messages: list[ChatMessage], *, timeout: float) -> ChatReply:
+        async def complete(
+            self, messages: list[ChatMessage], *, timeout: float, schema: ReplySchema | None = None
+        ) -> ChatReply:
             self.delay = 30 if "sentence 0" in messages[-1]["content"] else 0.0
-            return await super().complete(messages, timeout=timeout)
+            return await super().complete(messages, timeout=timeout, schema=schema)
 
     client = SlowForSentenceZero(first_candidate)
     t0 = time.monotonic()

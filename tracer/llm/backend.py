@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from tracer.errors import CancelledError
 from tracer.llm.chunking import MatchChunk, batches, plan_match_chunks
-from tracer.llm.client import ChatClient, ChatClientFactory, ChatError, ChatReply
-from tracer.llm.parsing import parse_match_reply, parse_recognize_reply
+from tracer.llm.client import ChatClient, ChatClientFactory, ChatError, ChatReply, ReplySchema
+from tracer.llm.parsing import REPLY_SCHEMAS, parse_match_reply, parse_recognize_reply
 from tracer.llm.prompts import ChatMessage, PromptLibrary, default_prompts_dir
 from tracer.llm.settings import LLMSettings, Strategy
 from tracer.models import Passage, Sentence, Stats
@@ -90,7 +90,7 @@ class _Session:
         if s.max_tokens and used + estimate > s.max_tokens:
             raise _Budget(f"token budget of {s.max_tokens} per request exhausted")
 
-    async def call(self, messages: list[ChatMessage]) -> ChatReply:
+    async def call(self, messages: list[ChatMessage], prompt: str) -> ChatReply:
         """One logical call with retries; raises ChatError (after retries) or _Budget."""
         s = self.settings
         estimate = _estimate_tokens(messages)
@@ -110,7 +110,8 @@ class _Session:
                 bound = s.timeout * 1.5 + 1.0 if left is None else min(s.timeout * 1.5 + 1.0, left)
                 try:
                     async with asyncio.timeout(bound):
-                        reply = await self.client.complete(messages, timeout=timeout)
+                        reply = await self.client.complete(
+                            messages, timeout=timeout, schema=ReplySchema(prompt, REPLY_SCHEMAS[prompt]))
                 except TimeoutError:
                     error: ChatError | None = ChatError(f"timeout after {timeout:g}s", retryable=True)
                 except ChatError as exc:
@@ -208,7 +209,7 @@ class ChatBackend:
             "sentences": [{"id": n, "text": s.text} for n, s in enumerate(batch, 1)],
         })
         try:
-            reply = await session.call(messages)
+            reply = await session.call(messages, "recognize")
         except (ChatError, _Budget) as exc:
             return None, exc.cause
         parsed = parse_recognize_reply(reply.text, local.keys())
@@ -326,7 +327,7 @@ class ChatBackend:
             "max_sources": max_sources,
         })
         try:
-            reply = await session.call(messages)
+            reply = await session.call(messages, "match")
         except (ChatError, _Budget) as exc:
             return _failed(sentence_ids, label, exc.cause)
         local_s = dict(enumerate(sentence_ids, 1))

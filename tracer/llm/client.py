@@ -6,7 +6,7 @@ The core never talks to the network; `server/llm_client.py` implements `ChatClie
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -24,6 +24,14 @@ class ChatReply:
     truncated: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class ReplySchema:
+    """The JSON Schema a reply must match, under a name (`match`, `recognize`)."""
+
+    name: str
+    schema: Mapping[str, object]
+
+
 class ChatError(Exception):
     """One failed chat call. `cause` is a short human label used in warnings."""
 
@@ -37,8 +45,11 @@ class ChatError(Exception):
 class ChatClient(Protocol):
     """One chat-completions endpoint, used inside a single event loop and then closed."""
 
-    async def complete(self, messages: list[ChatMessage], *, timeout: float) -> ChatReply:
-        """Send one request; raise ChatError on any failure."""
+    async def complete(
+        self, messages: list[ChatMessage], *, timeout: float, schema: ReplySchema | None = None
+    ) -> ChatReply:
+        """Send one request; raise ChatError on any failure. `schema` names the reply's shape and
+        gives it as JSON Schema, for clients that ask the server to constrain its output to it."""
         ...
 
     async def aclose(self) -> None: ...

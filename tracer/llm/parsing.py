@@ -42,6 +42,37 @@ def extract_json_object(text: str, key: str) -> dict[str, object] | None:
     return None
 
 
+# The reply shapes the parsers accept, as JSON Schema, for servers that constrain their output to a
+# schema (OpenAI structured outputs, vLLM guided decoding, llama.cpp grammars): `llm.json_schema`.
+# Strict-mode rules: every property required, no others allowed.
+MATCH_SCHEMA: dict[str, object] = {
+    "type": "object",
+    "properties": {
+        "source_traced_results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "sentence": {"type": "integer"},
+                    "matched_source_indices": {"type": "array", "items": {"type": "integer"}},
+                },
+                "required": ["sentence", "matched_source_indices"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["source_traced_results"],
+    "additionalProperties": False,
+}
+RECOGNIZE_SCHEMA: dict[str, object] = {
+    "type": "object",
+    "properties": {"sentences_needing_citation": {"type": "array", "items": {"type": "integer"}}},
+    "required": ["sentences_needing_citation"],
+    "additionalProperties": False,
+}
+REPLY_SCHEMAS: dict[str, dict[str, object]] = {"match": MATCH_SCHEMA, "recognize": RECOGNIZE_SCHEMA}
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
