@@ -257,6 +257,25 @@ def test_a_deadline_keeps_the_chunks_answered_in_time_and_fails_the_rest() -> No
     assert any("2 sentences used the deterministic matcher" in w for w in warnings)
 
 
+def test_waiting_for_a_model_slot_ends_at_the_deadline() -> None:
+    """Another request holds the backend's only slot; this one gives up at its deadline."""
+    sents, passages, cands = fixture(2, 4)
+    client = MemoryClient(first_candidate, delay=2.0)
+    b = backend(client, max_concurrency=1)
+    other = threading.Thread(target=b.match, args=(sents, cands, passages, TraceOptions(), Stats(), None))
+    other.start()
+    while not client.calls:
+        time.sleep(0.01)
+    t0 = time.monotonic()
+    _, failed, warnings = b.match(sents, cands, passages, TraceOptions(), Stats(), None,
+                                  deadline=t0 + 0.3)
+    waited = time.monotonic() - t0
+    other.join()
+    assert failed == {0, 1} and len(client.calls) == 1
+    assert "no time left before the call's deadline" in warnings[0]
+    assert waited < 1.0
+
+
 def test_no_retry_when_the_deadline_comes_first() -> None:
     sents, passages, cands = fixture(2, 4)
     client = MemoryClient(lambda p, n: ChatError("server error (HTTP 503)", retryable=True))

@@ -56,8 +56,11 @@ class _Slots:
         self._sem = threading.BoundedSemaphore(limit)
 
     @asynccontextmanager
-    async def hold(self) -> AsyncIterator[None]:
+    async def hold(self, deadline: float | None = None) -> AsyncIterator[None]:
+        """A slot; raises _Budget if `deadline` (time.monotonic()) passes while waiting for one."""
         while not self._sem.acquire(blocking=False):
+            if deadline is not None and time.monotonic() >= deadline:
+                raise _Budget(_OUT_OF_TIME)
             await asyncio.sleep(_SLOT_POLL_S)
         try:
             yield
@@ -96,7 +99,7 @@ class _Session:
         estimate = _estimate_tokens(messages)
         attempt = 0
         while True:
-            async with self.slots.hold():
+            async with self.slots.hold(self.deadline):
                 left = self._time_left()
                 if left is not None and left <= 0:
                     raise _Budget(_OUT_OF_TIME)
