@@ -166,6 +166,16 @@ def test_a_reply_cut_off_at_the_cap_says_so() -> None:
     assert "cut off at the output-token cap (llm.max_output_tokens)" in warnings[0]
 
 
+def test_a_reply_cut_off_inside_its_list_keeps_the_items_before_the_cut() -> None:
+    full = match_json({1: [1], 2: [3], 3: [5], 4: [7]})
+    cut = full[: full.index('"sentence": 3')]
+    with FakeOpenAI([Reply(cut, finish_reason="length")]) as srv:
+        proposals, failed, warnings, _ = run_match(make(srv.base_url))
+    assert proposals == {0: [0], 1: [2]} and failed == {2, 3}
+    assert "cut off at the output-token cap (llm.max_output_tokens) after 2 sentences" in warnings[0]
+    assert "its other 2 sentences used the deterministic matcher" in warnings[0]
+
+
 def test_chunk_calls_overlap_in_time() -> None:
     with FakeOpenAI(lambda body, n: Reply(candidates_first(body, n).content, delay=0.3)) as srv:
         proposals, failed, _, stats = run_match(make(srv.base_url, top_k=2, chunk_passages=2))

@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracer.llm.parsing import extract_json_object, parse_match_reply, parse_recognize_reply
+from tracer.llm.parsing import MatchReply, extract_json_object, parse_match_reply, parse_recognize_reply
 
 S = {1, 2, 3}
 P = {1, 2, 3, 4}
@@ -80,12 +80,17 @@ def test_extract_picks_the_object_with_the_key_amid_other_objects() -> None:
     max_leaves=12,
 ).map(json.dumps))
 def test_parsing_never_raises_and_never_returns_ids_we_did_not_send(text: str) -> None:
-    reply = parse_match_reply(text, S, P)
+    for truncated in (False, True):
+        _check_ids(parse_match_reply(text, S, P, truncated=truncated))
+        _check_ids(parse_match_reply(text[: len(text) // 2], S, P, truncated=truncated))
+    rec = parse_recognize_reply(text, S)
+    assert rec is None or rec.ids <= S
+
+
+def _check_ids(reply: MatchReply | None) -> None:
     if reply is not None:
         assert set(reply.matches) <= S
         assert all(set(v) <= P and all(type(p) is int for p in v) for v in reply.matches.values())
-    rec = parse_recognize_reply(text, S)
-    assert rec is None or rec.ids <= S
 
 
 def test_reasoning_drafts_are_ignored() -> None:
@@ -93,3 +98,16 @@ def test_reasoning_drafts_are_ignored() -> None:
     final = _m([{"sentence": 1, "matched_source_indices": [2]}])
     reply = parse_match_reply(f"<think>maybe {draft}? no.</think>\n{final}", S, P)
     assert reply is not None and reply.matches == {1: [2]}
+
+
+def test_a_reply_cut_off_at_the_cap_keeps_its_complete_items() -> None:
+    full = _m([{"sentence": 1, "matched_source_indices": [2]}, {"sentence": 2, "matched_source_indices": []},
+               {"sentence": 3, "matched_source_indices": [4, 1]}])
+    cut = full[: full.index('{"sentence": 3') + 30]  # inside the third item
+    assert parse_match_reply(cut, S, P) is None            # not cut at the cap: not trusted
+    reply = parse_match_reply(cut, S, P, truncated=True)
+    assert reply is not None and reply.cut
+    assert reply.matches == {1: [2], 2: []}                # sentence 3 is lost, not guessed
+    whole = parse_match_reply(full, S, P, truncated=True)  # a whole object is never "cut"
+    assert whole is not None and not whole.cut and set(whole.matches) == {1, 2, 3}
+    assert parse_match_reply('{"source_traced_results": [{"sente', S, P, truncated=True) is None

@@ -335,10 +335,17 @@ class ChatBackend:
             return _failed(sentence_ids, label, exc.cause)
         local_s = dict(enumerate(sentence_ids, 1))
         local_p = dict(enumerate(passage_ids, 1))
-        parsed = parse_match_reply(reply.text, local_s.keys(), local_p.keys())
+        parsed = parse_match_reply(reply.text, local_s.keys(), local_p.keys(), truncated=reply.truncated)
         if parsed is None:
             return _failed(sentence_ids, label, _garbage(reply))
         warnings = []
+        failed: set[int] = set()
+        if parsed.cut:  # what the model would have said after the cut is unknown: no verdict
+            failed = {local_s[ls] for ls in local_s if ls not in parsed.matches}
+            warnings.append(
+                f"LLM match {label}: reply cut off at the output-token cap (llm.max_output_tokens) after "
+                f"{len(parsed.matches)} sentences; its other {len(failed)} sentences used the "
+                f"deterministic matcher")
         if parsed.dropped_items or parsed.dropped_ids:
             warnings.append(
                 f"LLM match {label}: dropped {parsed.dropped_items} invalid items and "
@@ -347,7 +354,7 @@ class ChatBackend:
         proposals = {
             local_s[ls]: [local_p[lp] for lp in lps] for ls, lps in parsed.matches.items() if lps
         }
-        return _ChunkOutcome(proposals, set(), warnings)
+        return _ChunkOutcome(proposals, failed, warnings)
 
     # ---- event loop --------------------------------------------------------------------------
 

@@ -84,19 +84,50 @@ class MatchReply:
     matches: dict[int, list[int]] = field(default_factory=dict)
     dropped_items: int = 0
     dropped_ids: int = 0
+    cut: bool = False        # salvaged from a reply cut off at the output cap: items after the cut are lost
+
+
+_RESULTS_ARRAY = re.compile(r'"source_traced_results"\s*:\s*\[')
+
+
+def salvage_items(text: str) -> list[object]:
+    """The complete items of the `source_traced_results` array of a reply cut off mid-array."""
+    text = _THINK.sub("", text)
+    m = _RESULTS_ARRAY.search(text)
+    if m is None:
+        return []
+    decoder = json.JSONDecoder()
+    items: list[object] = []
+    pos = m.end()
+    while True:
+        while pos < len(text) and text[pos] in " \t\r\n,":
+            pos += 1
+        if pos >= len(text) or text[pos] == "]":
+            return items
+        try:
+            value, pos = decoder.raw_decode(text, pos)
+        except ValueError:  # the item the cut went through
+            return items
+        items.append(value)
 
 
 def parse_match_reply(
-    text: str, sentence_ids: Collection[int], passage_ids: Collection[int]
+    text: str, sentence_ids: Collection[int], passage_ids: Collection[int], *, truncated: bool = False
 ) -> MatchReply | None:
-    """None when the reply holds no usable object; otherwise the valid items, in model order."""
+    """None when the reply holds no usable object; otherwise the valid items, in model order.
+    A `truncated` reply (cut off at the output cap) with no whole object yields the complete
+    items before the cut, marked `cut`."""
     obj = extract_json_object(text, "source_traced_results")
+    cut = False
     if obj is None:
-        return None
+        salvaged = salvage_items(text) if truncated else []
+        if not salvaged:
+            return None
+        obj, cut = {"source_traced_results": salvaged}, True
     items = obj["source_traced_results"]
     if not isinstance(items, list):
         return None
-    out = MatchReply()
+    out = MatchReply(cut=cut)
     for item in items:
         if not isinstance(item, dict):
             out.dropped_items += 1
@@ -107,7 +138,7 @@ def parse_match_reply(
             out.dropped_items += 1
             continue
         assert isinstance(sid, int)
-        kept = out.matches.setdefault(sid, [])
+        kept = out.matches.setdefault(sid, [])  # an empty list: the model judged it unsupported
         for pid in ids:
             if _is_int(pid) and pid in passage_ids:
                 if pid not in kept:
