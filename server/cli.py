@@ -112,6 +112,9 @@ def register_trace(subparsers: Any) -> None:
     p.add_argument("--show-unsupported", action="store_true",
                    help="also list on stderr the sentences no record supports, with the closest record")
     p.add_argument("--config", metavar="PATH", help="TOML config file; its [llm] section is used")
+    p.add_argument("--timeout", type=float, default=0.0, metavar="SEC",
+                   help="time limit in seconds (default none); with a model, the model gets it less a "
+                        "reserve and the rest is traced without it (docs/llm.md)")
     llm_client.add_llm_arguments(p)
     for ext in _trace_extensions():
         add = getattr(ext, "add_trace_arguments", None)
@@ -151,12 +154,16 @@ def _llm_section(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_trace(args: argparse.Namespace) -> int:
     from server import llm_client
+    from server.bulk import _Deadline
     from server.config import ConfigError
     from server.convert import response_to_json, result_to_pb
-    from tracer.errors import InvalidInputError
+    from server.service import llm_reserve
+    from tracer.errors import CancelledError, InvalidInputError
     from tracer.pipeline import trace
 
     try:
+        if args.timeout < 0:
+            raise InputError(f"--timeout: must be >= 0, got {args.timeout:g}")
         if args.report == "-" and args.records == "-":
             raise InputError("REPORT and RECORDS cannot both be stdin")
         report = read_text(args.report, "report")
@@ -164,7 +171,12 @@ def run_trace(args: argparse.Namespace) -> int:
         raw_records = parse_records(read_text(args.records, "records"), label)
         options = _options(args)
         llm = llm_client.build_backend(args, _llm_section(args))
-        result = trace(report, raw_records, options, llm=llm)
+        # The clock starts when the trace does (reading and parsing the input are not counted).
+        deadline = _Deadline(args.timeout) if args.timeout > 0 else None
+        result = trace(report, raw_records, options, llm=llm, cancel=deadline,
+                       llm_deadline=None if deadline is None else deadline.at - llm_reserve(args.timeout))
+    except CancelledError:
+        return _fail(f"timed out after {args.timeout:g} s (--timeout)", EXIT_FAILURE)
     except InputError as exc:
         return _fail(str(exc), EXIT_INPUT)
     except (InvalidInputError, ConfigError) as exc:

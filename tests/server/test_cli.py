@@ -53,6 +53,21 @@ def test_show_unsupported_lists_them_on_stderr_with_the_closest_record(files) ->
     assert any("moon" in ln and "closest" not in ln for ln in lines), lines
 
 
+def test_timeout_with_a_slow_model_degrades_and_a_tiny_one_fails(files) -> None:
+    from tests.fake_openai import FakeOpenAI, Reply, match_json
+
+    with FakeOpenAI([Reply(match_json({}), delay=30.0)]) as srv:
+        llm = ("--llm-base-url", srv.base_url, "--llm-model", "m", "--llm-api-key", "k")
+        slow = run_cli("trace", str(files["en_report"]), str(files["en_records"]), "--timeout", "2", *llm)
+    assert slow.returncode == 0, slow.stderr
+    assert "[1]" in slow.stdout.decode(), "traced without the model"
+    assert b"LLM matching failed (no time left before the call's deadline)" in slow.stderr
+    tiny = run_cli("trace", str(files["en_report"]), str(files["en_records"]), "--timeout", "0.000001")
+    assert tiny.returncode == 1 and b"timed out after 1e-06 s (--timeout)" in tiny.stderr
+    bad = run_cli("trace", str(files["en_report"]), str(files["en_records"]), "--timeout", "-1")
+    assert bad.returncode == 2 and b"--timeout: must be >= 0" in bad.stderr
+
+
 def test_trace_json_has_proto_names_and_defaults(files) -> None:
     proc = run_cli("trace", str(files["zh_report"]), str(files["zh_records"]), "--format", "json")
     assert proc.returncode == 0, proc.stderr

@@ -116,7 +116,7 @@ class _Session:
                         reply = await self.client.complete(
                             messages, timeout=timeout, schema=ReplySchema(prompt, REPLY_SCHEMAS[prompt]))
                 except TimeoutError:
-                    error: ChatError | None = ChatError(f"timeout after {timeout:g}s", retryable=True)
+                    error: ChatError | None = ChatError(f"timeout after {timeout:.3g}s", retryable=True)
                 except ChatError as exc:
                     error = exc
                 else:
