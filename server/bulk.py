@@ -286,16 +286,6 @@ _LLM: Any = None
 _TIMEOUT_S = 0.0
 
 
-class _Deadline:
-    """Cancel token that trips once the per-item timeout has passed (checked between stages)."""
-
-    def __init__(self, seconds: float) -> None:
-        self.at = time.monotonic() + seconds
-
-    def is_set(self) -> bool:
-        return time.monotonic() >= self.at
-
-
 def init_worker(llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
                 timeout_s: float) -> None:
     """Per-process setup: the LLM backend (flags > environment > [llm] section; None when no
@@ -323,11 +313,12 @@ def trace_item(line: int, request: bytes, shape: str) -> bytes:
     from server.config import Limits
     from server.convert import check_limits, request_to_core, result_to_pb
     from server.service import llm_reserve, status_for
+    from server.workers import TimeLimit
     from tracer.errors import TracerError
     from tracer.pipeline import trace
 
     req = pb.TraceRequest.FromString(request)
-    deadline = _Deadline(_TIMEOUT_S) if _TIMEOUT_S > 0 else None
+    deadline = TimeLimit(_TIMEOUT_S) if _TIMEOUT_S > 0 else None
     # As in the service: the model gets the item's time less a reserve for the deterministic path.
     llm_deadline = None if deadline is None else deadline.at - llm_reserve(_TIMEOUT_S)
     try:

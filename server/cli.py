@@ -154,10 +154,10 @@ def _llm_section(args: argparse.Namespace) -> dict[str, Any]:
 
 def run_trace(args: argparse.Namespace) -> int:
     from server import llm_client
-    from server.bulk import _Deadline
     from server.config import ConfigError
     from server.convert import response_to_json, result_to_pb
     from server.service import llm_reserve
+    from server.workers import TimeLimit
     from tracer.errors import CancelledError, InvalidInputError
     from tracer.pipeline import trace
 
@@ -172,7 +172,7 @@ def run_trace(args: argparse.Namespace) -> int:
         options = _options(args)
         llm = llm_client.build_backend(args, _llm_section(args))
         # The clock starts when the trace does (reading and parsing the input are not counted).
-        deadline = _Deadline(args.timeout) if args.timeout > 0 else None
+        deadline = TimeLimit(args.timeout) if args.timeout > 0 else None
         result = trace(report, raw_records, options, llm=llm, cancel=deadline,
                        llm_deadline=None if deadline is None else deadline.at - llm_reserve(args.timeout))
     except CancelledError:

@@ -122,6 +122,19 @@ class Cancel:
                 pass
 
 
+class TimeLimit:
+    """A cancel token that trips once `seconds` have passed (the pipeline checks it between
+    stages): the CLI's and bulk's --timeout."""
+
+    __slots__ = ("at",)
+
+    def __init__(self, seconds: float) -> None:
+        self.at = time.monotonic() + seconds
+
+    def is_set(self) -> bool:
+        return time.monotonic() >= self.at
+
+
 class Workers(Protocol):
     mode: str
     size: int
