@@ -21,11 +21,12 @@ PASSAGES = [Passage(p, p, 0, 15, f"Passage text {p}.") for p in range(8)]
 CANDS = {0: [0, 1], 1: [2, 3], 2: [4, 5], 3: [6, 7]}
 
 
-def make(url: str, **settings: object) -> ChatBackend:
+def make(url: str, config: dict[str, object] | None = None, **settings: object) -> ChatBackend:
+    """A backend over the real openai client; `config`: LLMConfig fields, `settings`: LLMSettings."""
     base: dict[str, object] = {"backoff": 0.01, "retries": 1, "timeout": 5.0}
     base.update(settings)
     return backend_from_config(LLMConfig(base_url=url, model="fake-model", api_key="sk-test",
-                                         settings=LLMSettings(**base)))  # type: ignore[arg-type]
+                                         settings=LLMSettings(**base), **(config or {})))  # type: ignore[arg-type]
 
 
 def run_match(b: ChatBackend, cancel: threading.Event | None = None) -> tuple[
@@ -122,10 +123,7 @@ def test_garbage_and_empty_replies_fail_the_chunk(reply: Reply, cause: str) -> N
 ])
 def test_each_call_carries_the_output_token_cap(config: dict[str, object], sent: dict[str, int]) -> None:
     with FakeOpenAI(candidates_first) as srv:
-        backend = backend_from_config(LLMConfig(
-            base_url=srv.base_url, model="fake-model", api_key="sk-test",
-            settings=LLMSettings(timeout=5.0), **config))  # type: ignore[arg-type]
-        proposals, failed, _, _ = run_match(backend)
+        proposals, failed, _, _ = run_match(make(srv.base_url, config))
     assert proposals and failed == set()
     body = srv.log[0].body
     assert {k: body[k] for k in ("max_tokens", "max_completion_tokens") if k in body} == sent
@@ -141,10 +139,7 @@ def test_each_call_carries_the_output_token_cap(config: dict[str, object], sent:
 ])
 def test_response_format(config: dict[str, object], kind: str | None) -> None:
     with FakeOpenAI(candidates_first) as srv:
-        backend = backend_from_config(LLMConfig(
-            base_url=srv.base_url, model="fake-model", api_key="sk-test",
-            settings=LLMSettings(timeout=5.0), **config))  # type: ignore[arg-type]
-        proposals, failed, _, _ = run_match(backend)
+        proposals, failed, _, _ = run_match(make(srv.base_url, config))
     assert proposals and failed == set()
     sent = srv.log[0].body.get("response_format")
     if kind is None:
