@@ -312,19 +312,19 @@ def trace_item(line: int, request: bytes, shape: str) -> bytes:
     """Trace one serialized TraceRequest exactly as the service does; return its output line."""
     from server.config import Limits
     from server.convert import check_limits, request_to_core, result_to_pb
-    from server.service import llm_reserve, status_for
+    from server.service import status_for
     from server.workers import TimeLimit
     from tracer.errors import TracerError
     from tracer.pipeline import trace
 
     req = pb.TraceRequest.FromString(request)
     deadline = TimeLimit(_TIMEOUT_S) if _TIMEOUT_S > 0 else None
-    # As in the service: the model gets the item's time less a reserve for the deterministic path.
-    llm_deadline = None if deadline is None else deadline.at - llm_reserve(_TIMEOUT_S)
     try:
         check_limits(req, Limits())
         report, records, options = request_to_core(req)
-        result = trace(report, records, options, llm=_LLM, cancel=deadline, llm_deadline=llm_deadline)
+        # As in the service: the model gets the item's time less a reserve for the deterministic path.
+        result = trace(report, records, options, llm=_LLM, cancel=deadline,
+                       llm_deadline=None if deadline is None else deadline.llm_deadline)
     except TracerError as exc:
         code, message = status_for(exc, deadline is not None and deadline.is_set())
         return error_line(req.id, str(code.name), message, line)

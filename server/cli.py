@@ -156,7 +156,6 @@ def run_trace(args: argparse.Namespace) -> int:
     from server import llm_client
     from server.config import ConfigError
     from server.convert import response_to_json, result_to_pb
-    from server.service import llm_reserve
     from server.workers import TimeLimit
     from tracer.errors import CancelledError, InvalidInputError
     from tracer.pipeline import trace
@@ -174,7 +173,7 @@ def run_trace(args: argparse.Namespace) -> int:
         # The clock starts when the trace does (reading and parsing the input are not counted).
         deadline = TimeLimit(args.timeout) if args.timeout > 0 else None
         result = trace(report, raw_records, options, llm=llm, cancel=deadline,
-                       llm_deadline=None if deadline is None else deadline.at - llm_reserve(args.timeout))
+                       llm_deadline=None if deadline is None else deadline.llm_deadline)
     except CancelledError:
         return _fail(f"timed out after {args.timeout:g} s (--timeout)", EXIT_FAILURE)
     except InputError as exc:

@@ -24,7 +24,15 @@ from server.logs import log
 from server.metrics import Metrics
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from server.pb.source_tracer.v1 import tracer_pb2_grpc
-from server.workers import Cancel, PoolClosed, TraceSummary, WorkerCrashed, WorkerFailed, Workers
+from server.workers import (
+    Cancel,
+    PoolClosed,
+    TraceSummary,
+    WorkerCrashed,
+    WorkerFailed,
+    Workers,
+    llm_deadline_within,
+)
 from tracer.errors import CancelledError, InvalidInputError, LimitExceededError, TracerError
 
 # The one table mapping core errors to status codes (first match wins: subclasses first).
@@ -37,10 +45,6 @@ STATUS_BY_ERROR: tuple[tuple[type[TracerError], grpc.StatusCode], ...] = (
 
 # gRPC's retry pushback (gRFC A6): a negative value tells the client's retry policy not to retry.
 RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
-# Share of a call's deadline kept from the model for the deterministic path (see llm_reserve).
-LLM_RESERVE_SHARE = 0.2
-LLM_RESERVE_MIN_S = 0.5
-LLM_RESERVE_MAX_S = 5.0
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
 
@@ -86,13 +90,6 @@ class _Outcome:
     response: pb.TraceResponse | None = None
     summary: TraceSummary | None = None
     wait_ms: float = 0.0  # from handing the request to the workers until the result is back here
-
-
-def llm_reserve(remaining: float) -> float:
-    """Seconds of a call's deadline kept back from the model for the deterministic path (a fifth of
-    the time, at least 0.5 s and at most 5 s): a model still unanswered then is abandoned and its
-    sentences are traced without it, so the caller gets an answer instead of DEADLINE_EXCEEDED."""
-    return min(LLM_RESERVE_MAX_S, max(LLM_RESERVE_MIN_S, LLM_RESERVE_SHARE * remaining))
 
 
 def status_for(exc: BaseException, deadline_passed: bool = False) -> tuple[grpc.StatusCode, str]:
@@ -261,8 +258,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         slot = await self._admit(context, rid)
         remaining = context.time_remaining()
         deadline = None if remaining is None else time.monotonic() + remaining
-        cancel = Cancel(None if deadline is None or remaining is None
-                        else deadline - llm_reserve(remaining))
+        cancel = Cancel(None if remaining is None else llm_deadline_within(remaining))
         timer = None if remaining is None else asyncio.get_running_loop().call_later(
             max(0.0, remaining), cancel.set)
         return rid, slot, cancel, deadline, timer

@@ -122,14 +122,30 @@ class Cancel:
                 pass
 
 
+# Share of a time limit kept from the model for the deterministic path (llm_deadline_within).
+LLM_RESERVE_SHARE = 0.2
+LLM_RESERVE_MIN_S = 0.5
+LLM_RESERVE_MAX_S = 5.0
+
+
+def llm_deadline_within(seconds: float) -> float:
+    """The `time.monotonic()` by which model calls must be done when the whole trace has `seconds`:
+    the limit less a reserve for the deterministic path (a fifth, at least 0.5 s, at most 5 s). A
+    model still unanswered then is abandoned and its sentences are traced without it, so the caller
+    gets an answer instead of a timeout."""
+    reserve = min(LLM_RESERVE_MAX_S, max(LLM_RESERVE_MIN_S, LLM_RESERVE_SHARE * seconds))
+    return time.monotonic() + seconds - reserve
+
+
 class TimeLimit:
     """A cancel token that trips once `seconds` have passed (the pipeline checks it between
-    stages): the CLI's and bulk's --timeout."""
+    stages): the CLI's and bulk's --timeout. `llm_deadline` is when its model calls must end."""
 
-    __slots__ = ("at",)
+    __slots__ = ("at", "llm_deadline")
 
     def __init__(self, seconds: float) -> None:
         self.at = time.monotonic() + seconds
+        self.llm_deadline = llm_deadline_within(seconds)
 
     def is_set(self) -> bool:
         return time.monotonic() >= self.at
