@@ -43,7 +43,7 @@ def extract_json_object(text: str, key: str) -> dict[str, object] | None:
 
 
 # The reply shapes the parsers accept, as JSON Schema, for servers that constrain their output to a
-# schema (OpenAI structured outputs, vLLM guided decoding, llama.cpp grammars): `llm.json_schema`.
+# schema (OpenAI structured outputs, vLLM guided decoding, llama.cpp grammars): `llm.structured_output`.
 # Strict-mode rules: every property required, no others allowed.
 MATCH_SCHEMA: dict[str, object] = {
     "type": "object",
