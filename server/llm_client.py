@@ -195,17 +195,11 @@ def resolve_config(
     temperature = float(values.get("temperature", 0.0))
     if not 0.0 <= temperature <= 2.0:
         raise LLMConfigError("llm.temperature", f"must be within 0..2, got {temperature}")
-    structured = str(values.get("structured_output", "none")).strip()
-    if structured not in STRUCTURED_OUTPUTS:
-        raise LLMConfigError("llm.structured_output",
-                             f"must be one of {', '.join(STRUCTURED_OUTPUTS)}, got {structured!r}")
+    structured = _choice(values, "structured_output", STRUCTURED_OUTPUTS)
     max_output = int(values.get("max_output_tokens", MAX_OUTPUT_TOKENS))
     if not 0 <= max_output <= 10_000_000:
         raise LLMConfigError("llm.max_output_tokens", f"must be within 0..10000000, got {max_output}")
-    field_name = str(values.get("output_tokens_field", "max_tokens")).strip()
-    if field_name not in OUTPUT_TOKENS_FIELDS:
-        raise LLMConfigError("llm.output_tokens_field",
-                             f"must be 'max_tokens' or 'max_completion_tokens', got {field_name!r}")
+    field_name = _choice(values, "output_tokens_field", OUTPUT_TOKENS_FIELDS)
     return LLMConfig(
         base_url=base_url, api_key=api_key, model=str(values.get("model", "")).strip(),
         temperature=temperature, json_mode=bool(values.get("json_mode", False)),
@@ -213,6 +207,14 @@ def resolve_config(
         max_output_tokens=max_output, output_tokens_field=field_name,
         settings=settings, disabled=values.get("enabled") is False,
     )
+
+
+def _choice(values: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str:
+    """The setting's value, one of `allowed` (the first is the default)."""
+    value = str(values.get(key, allowed[0])).strip()
+    if value not in allowed:
+        raise LLMConfigError(f"llm.{key}", f"must be one of {', '.join(allowed)}, got {value!r}")
+    return value
 
 
 def _parse(s: Setting, raw: Any, source: str) -> Any:

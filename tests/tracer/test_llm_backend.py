@@ -102,7 +102,7 @@ def test_match_maps_local_ids_back_and_sends_only_top_k_candidates() -> None:
 def test_each_call_names_its_reply_schema() -> None:
     sents, passages, cands = fixture()
     client = MemoryClient(lambda p, n: ChatReply(json.dumps({"sentences_needing_citation": [1]}))
-                          if "sentences_needing_citation" in p or n == 0 else first_candidate(p, n))
+                          if n == 0 else first_candidate(p, n))  # call 0 is recognition
     b = backend(client, top_k=2, chunk_passages=4)
     b.recognize(sents, "en", Stats(), None)
     b.match(sents, cands, passages, TraceOptions(), Stats(), None)
