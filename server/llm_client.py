@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import argparse
 import email.utils
+import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import openai
 
 from server.config import ConfigError
+from server.logs import log
 from tracer.errors import InvalidInputError
 from tracer.llm import (
     ChatBackend,
@@ -66,7 +69,9 @@ _D = LLMSettings()
 # model that never ends its reply (a base model, a runaway) from generating to its context limit.
 MAX_OUTPUT_TOKENS = 4096
 OUTPUT_TOKENS_FIELDS = ("max_tokens", "max_completion_tokens")
-STRUCTURED_OUTPUTS = ("none", "json_object", "json_schema", "json_object_schema")
+STRUCTURED_OUTPUTS = ("auto", "none", "json_object", "json_schema", "json_object_schema")
+# What `auto` tries, best first: the next form after one the server refuses (docs/llm.md).
+FORM_LADDER = ("json_schema", "json_object_schema", "json_object", "none")
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("base_url", str, "OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1",
@@ -100,9 +105,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("temperature", float, "sampling temperature (default 0)", _env("temperature")),
     Setting("json_mode", _bool, "send response_format=json_object (default false)", _env("json_mode")),
     Setting("structured_output", str,
-            "ask the server for replies of the parser's JSON Schema: none | json_schema (OpenAI style) | "
-            "json_object_schema (llama-cpp-python style) | json_object (default none; json_mode=true "
-            "means json_object)", _env("structured_output")),
+            "ask the server for replies of the parser's JSON Schema: auto | json_schema (OpenAI style) | "
+            "json_object_schema (llama-cpp-python style) | json_object | none (default auto: the best "
+            "form the server accepts; json_mode=true means json_object)", _env("structured_output")),
     Setting("max_output_tokens", int,
             f"cap on each reply's tokens, sent with every call; 0 = send none (default {MAX_OUTPUT_TOKENS})",
             _env("max_output_tokens")),
@@ -124,7 +129,7 @@ class LLMConfig:
     model: str = ""
     temperature: float = 0.0
     json_mode: bool = False
-    structured_output: str = "none"
+    structured_output: str = "auto"
     max_output_tokens: int = MAX_OUTPUT_TOKENS
     output_tokens_field: str = "max_tokens"
     settings: LLMSettings = LLMSettings()
@@ -244,8 +249,10 @@ def build_backend(
 
 
 def backend_from_config(config: LLMConfig) -> ChatBackend:
+    forms = FormNegotiation()  # shared by the backend's clients (one per event loop)
+
     def factory() -> OpenAIChatClient:
-        return OpenAIChatClient(config)
+        return OpenAIChatClient(config, forms)
 
     try:
         return ChatBackend(factory, config.settings)
@@ -255,11 +262,61 @@ def backend_from_config(config: LLMConfig) -> ChatBackend:
         ) from None
 
 
+class FormNegotiation:
+    """`structured_output = auto`: the best `response_format` form this server has not refused.
+
+    Starts at the first of FORM_LADDER; a call whose form the server refuses moves it one step
+    down (for every later call too) and is sent again in the next form, so a server that knows
+    none of them ends at `none` after a few quick refusals, once per process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._form = FORM_LADDER[0]
+
+    @property
+    def form(self) -> str:
+        return self._form
+
+    def refused(self, form: str, why: str) -> str | None:
+        """The server refused `form`: the form to try next, or None when there is none left."""
+        step = FORM_LADDER.index(form) + 1
+        if step >= len(FORM_LADDER):
+            return None
+        with self._lock:
+            lowered = FORM_LADDER.index(self._form) < step
+            if lowered:
+                self._form = FORM_LADDER[step]
+            form = self._form
+        if lowered:
+            log("llm structured output refused", logging.WARNING, refused=FORM_LADDER[step - 1],
+                now=form, error=why)
+        return form
+
+
+def _response_format(form: str, schema: ReplySchema | None) -> dict[str, Any] | None:
+    if form == "json_schema" and schema is not None:  # OpenAI, vLLM, llama.cpp's llama-server
+        return {"type": "json_schema", "json_schema": {
+            "name": schema.name, "schema": dict(schema.schema), "strict": True}}
+    if form == "json_object_schema" and schema is not None:  # llama-cpp-python's server
+        return {"type": "json_object", "schema": dict(schema.schema)}
+    if form != "none":
+        return {"type": "json_object"}
+    return None
+
+
+def _refuses_format(exc: openai.APIStatusError) -> bool:
+    """Whether an error reply is the server refusing the request's `response_format` (it names
+    the field: OpenAI's 400, vLLM's 400, llama-cpp-python's 500 validation error)."""
+    text = f"{exc.message} {exc.body}".lower()
+    return "response_format" in text or "json_schema" in text
+
+
 class OpenAIChatClient:
     """tracer.llm.ChatClient over openai.AsyncOpenAI; one per event loop (see ChatBackend)."""
 
-    def __init__(self, config: LLMConfig) -> None:
+    def __init__(self, config: LLMConfig, forms: FormNegotiation | None = None) -> None:
         self.config = config
+        self._forms = forms if forms is not None else FormNegotiation()
         self._client = openai.AsyncOpenAI(
             base_url=config.base_url,
             api_key=config.api_key or "not-needed",  # local servers (vLLM, Ollama) need none
@@ -267,22 +324,39 @@ class OpenAIChatClient:
             timeout=config.settings.timeout,
         )
 
+    def _form(self) -> tuple[str, bool]:
+        """The `response_format` form for the next call, and whether it is negotiated (auto)."""
+        mode = self.config.structured_output
+        if mode in ("auto", "none") and self.config.json_mode:
+            return "json_object", False
+        if mode == "auto":
+            return self._forms.form, True
+        return mode, False
+
     async def complete(
         self, messages: list[ChatMessage], *, timeout: float, schema: ReplySchema | None = None
     ) -> ChatReply:
+        form, negotiated = self._form()
+        started = time.monotonic()
+        while True:
+            try:
+                return await self._call(messages, timeout - (time.monotonic() - started), schema, form)
+            except openai.APIStatusError as exc:
+                refused = negotiated and form != "none" and _refuses_format(exc)
+                following = self._forms.refused(form, _status_text(exc)) if refused else None
+                if following is None:
+                    raise _chat_error(exc) from None
+                form = following
+
+    async def _call(self, messages: list[ChatMessage], timeout: float, schema: ReplySchema | None,
+                    form: str) -> ChatReply:
         extra: dict[str, Any] = {}
-        mode = self.config.structured_output
-        if mode == "none" and self.config.json_mode:
-            mode = "json_object"
-        if mode == "json_schema" and schema is not None:  # OpenAI, vLLM, llama.cpp's llama-server
-            extra["response_format"] = {"type": "json_schema", "json_schema": {
-                "name": schema.name, "schema": dict(schema.schema), "strict": True}}
-        elif mode == "json_object_schema" and schema is not None:  # llama-cpp-python's server
-            extra["response_format"] = {"type": "json_object", "schema": dict(schema.schema)}
-        elif mode != "none":
-            extra["response_format"] = {"type": "json_object"}
+        response_format = _response_format(form, schema)
+        if response_format is not None:
+            extra["response_format"] = response_format
         if self.config.max_output_tokens:
             extra[self.config.output_tokens_field] = self.config.max_output_tokens
+        timeout = max(0.001, timeout)
         try:
             resp = await self._client.chat.completions.create(
                 model=self.config.model,
@@ -296,13 +370,8 @@ class OpenAIChatClient:
         except openai.APIConnectionError as exc:
             why = str(exc.__cause__ or exc) or "connection error"
             raise ChatError(f"connection failed: {why}", retryable=True) from None
-        except openai.APIStatusError as exc:
-            status = exc.status_code
-            retryable = status in (408, 409, 429) or status >= 500
-            label = ("rate limited" if status == 429 else "server error" if status >= 500
-                     else "request rejected")
-            raise ChatError(f"{label} (HTTP {status})", retryable=retryable,
-                            retry_after=_retry_after(exc.response.headers)) from None
+        except openai.APIStatusError:
+            raise
         except (openai.OpenAIError, ValueError, TypeError) as exc:
             raise ChatError(f"bad reply ({type(exc).__name__})", retryable=False) from None
         choices = getattr(resp, "choices", None)
@@ -319,6 +388,18 @@ class OpenAIChatClient:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _status_text(exc: openai.APIStatusError) -> str:
+    status = exc.status_code
+    label = "rate limited" if status == 429 else "server error" if status >= 500 else "request rejected"
+    return f"{label} (HTTP {status})"
+
+
+def _chat_error(exc: openai.APIStatusError) -> ChatError:
+    status = exc.status_code
+    retryable = status in (408, 409, 429) or status >= 500
+    return ChatError(_status_text(exc), retryable=retryable, retry_after=_retry_after(exc.response.headers))
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:
@@ -344,4 +425,4 @@ def _retry_after(headers: Mapping[str, str]) -> float | None:
 
 
 __all__ = ["add_llm_arguments", "LLMConfigError", "build_backend", "resolve_config", "backend_from_config",
-           "LLMConfig", "OpenAIChatClient", "SETTINGS"]
+           "LLMConfig", "OpenAIChatClient", "FormNegotiation", "SETTINGS"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -130,8 +132,10 @@ def test_each_call_carries_the_output_token_cap(config: dict[str, object], sent:
 
 
 @pytest.mark.parametrize(("config", "kind"), [
-    ({}, None),
+    ({}, "json_schema"),
+    ({"structured_output": "none"}, None),
     ({"json_mode": True}, "json_object"),
+    ({"json_mode": True, "structured_output": "none"}, "json_object"),
     ({"structured_output": "json_object"}, "json_object"),
     ({"structured_output": "json_schema"}, "json_schema"),
     ({"json_mode": True, "structured_output": "json_schema"}, "json_schema"),
@@ -151,6 +155,62 @@ def test_response_format(config: dict[str, object], kind: str | None) -> None:
     else:
         assert sent == {"type": "json_schema", "json_schema": {
             "name": "match", "schema": MATCH_SCHEMA, "strict": True}}
+
+
+def refusing(*kinds: str, status: int = 500) -> Callable[[dict[str, Any], int], Reply]:
+    """A server that refuses these response_format forms, naming the field as real servers do
+    (llama-cpp-python: HTTP 500 with a validation error; OpenAI, vLLM: 400); else a good reply."""
+    def script(body: dict[str, Any], n: int) -> Reply:
+        fmt = body.get("response_format")
+        kind = "none" if fmt is None else "json_object_schema" if "schema" in fmt else fmt["type"]
+        if kind in kinds:
+            error = {"error": {"message": "1 validation error: ('body', 'response_format', 'type') "
+                               f"Input should be 'text' or 'json_object', got {kind!r}"}}
+            return Reply(status=status, raw_body=json.dumps(error).encode())
+        return candidates_first(body, n)
+    return script
+
+
+def form_of(body: dict[str, Any]) -> str:
+    fmt = body.get("response_format")
+    return "none" if fmt is None else "json_object_schema" if "schema" in fmt else str(fmt["type"])
+
+
+def test_auto_steps_down_to_the_form_the_server_accepts_and_stays_there() -> None:
+    with FakeOpenAI(refusing("json_schema")) as srv:
+        backend = make(srv.base_url, retries=0)
+        first = run_match(backend)
+        second = run_match(backend)
+    assert first[0] == second[0] == {0: [0], 1: [2], 2: [4], 3: [6]}
+    assert first[1] == second[1] == set() and first[2] == second[2] == []
+    # the refused call is sent again at once in the next form; later calls start there
+    assert [form_of(e.body) for e in srv.log] == ["json_schema", "json_object_schema", "json_object_schema"]
+    assert first[3].llm_calls == 1 and first[3].llm_retries == 0
+
+
+def test_auto_ends_at_no_response_format_on_a_server_that_refuses_every_form() -> None:
+    with FakeOpenAI(refusing("json_schema", "json_object_schema", "json_object", status=400)) as srv:
+        backend = make(srv.base_url, retries=0)
+        proposals, failed, warnings, _ = run_match(backend)
+        again = run_match(backend)
+    assert proposals == again[0] == {0: [0], 1: [2], 2: [4], 3: [6]}
+    assert failed == set() and warnings == []
+    assert [form_of(e.body) for e in srv.log] == [
+        "json_schema", "json_object_schema", "json_object", "none", "none"]
+
+
+def test_a_chosen_form_is_not_negotiated_and_other_errors_do_not_step_down() -> None:
+    # a form set by name is kept even when refused: the chunk fails, as configured
+    with FakeOpenAI(refusing("json_schema")) as srv:
+        chosen = make(srv.base_url, {"structured_output": "json_schema"}, retries=1)
+        _, failed, warnings, _ = run_match(chosen)
+    assert failed == {0, 1, 2, 3} and "HTTP 500" in warnings[0]
+    assert [form_of(e.body) for e in srv.log] == ["json_schema", "json_schema"]
+    # under auto, an error that does not name response_format is retried in the same form
+    with FakeOpenAI([Reply(status=500), Reply(status=500), Reply(status=500)]) as srv:
+        _, failed, _, _ = run_match(make(srv.base_url, retries=2))
+    assert failed == {0, 1, 2, 3}
+    assert [form_of(e.body) for e in srv.log] == ["json_schema"] * 3
 
 
 def test_a_reply_cut_off_at_the_cap_says_so() -> None:

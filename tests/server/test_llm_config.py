@@ -84,7 +84,7 @@ def test_api_key_file(tmp_path: Path) -> None:
     (["--llm-max-output-tokens", "-1"], {}, {}, "llm.max_output_tokens: must be within 0..10000000"),
     ([], {}, {"output_tokens_field": "n_predict"},
      "llm.output_tokens_field: must be one of max_tokens, max_completion_tokens"),
-    (["--llm-structured-output", "grammar"], {}, {}, "llm.structured_output: must be one of none, "),
+    (["--llm-structured-output", "grammar"], {}, {}, "llm.structured_output: must be one of auto, none, "),
 ])
 def test_bad_values_name_their_source(argv: list[str], env: dict[str, str], file_cfg: dict[str, object],
                                       needle: str) -> None:
