@@ -21,7 +21,15 @@ from server.logs import log
 from server.metrics import Metrics
 from server.pb.source_tracer.v1 import tracer_pb2
 from server.service import SourceTracerService, add_to_server
-from server.workers import TraceFn, Workers, available_cpus, llm_threads, make_workers, thread_workers
+from server.workers import (
+    TraceFn,
+    Workers,
+    available_cpus,
+    deadline_reserve_of,
+    llm_threads,
+    make_workers,
+    thread_workers,
+)
 from tracer.pipeline import LLMBackend, trace
 
 SERVICE_NAME = tracer_pb2.DESCRIPTOR.services_by_name["SourceTracer"].full_name
@@ -136,7 +144,7 @@ async def start_server(
     lanes = llm_threads(size, llm) if llm is not None else size
     config = replace(config, workers=size, stream_concurrency=config.stream_concurrency or max(4, lanes))
     workers = await _start_workers(config, trace_fn, llm)
-    service = SourceTracerService(config, workers, metrics)
+    service = SourceTracerService(config, workers, metrics, deadline_reserve_of(llm))
     for kind, n in workers.lanes().items():
         metrics.workers.labels(kind=kind).set(n)
     interceptors = [BearerTokenAuth(config.auth_token, metrics)] if config.auth_token else []

@@ -313,12 +313,12 @@ def trace_item(line: int, request: bytes, shape: str) -> bytes:
     from server.config import Limits
     from server.convert import check_limits, request_to_core, result_to_pb
     from server.service import status_for
-    from server.workers import TimeLimit
+    from server.workers import TimeLimit, deadline_reserve_of
     from tracer.errors import TracerError
     from tracer.pipeline import trace
 
     req = pb.TraceRequest.FromString(request)
-    deadline = TimeLimit(_TIMEOUT_S) if _TIMEOUT_S > 0 else None
+    deadline = TimeLimit(_TIMEOUT_S, deadline_reserve_of(_LLM)) if _TIMEOUT_S > 0 else None
     try:
         check_limits(req, Limits())
         report, records, options = request_to_core(req)

@@ -156,7 +156,7 @@ def run_trace(args: argparse.Namespace) -> int:
     from server import llm_client
     from server.config import ConfigError
     from server.convert import response_to_json, result_to_pb
-    from server.workers import TimeLimit
+    from server.workers import TimeLimit, deadline_reserve_of
     from tracer.errors import CancelledError, InvalidInputError
     from tracer.pipeline import trace
 
@@ -171,7 +171,7 @@ def run_trace(args: argparse.Namespace) -> int:
         options = _options(args)
         llm = llm_client.build_backend(args, _llm_section(args))
         # The clock starts when the trace does (reading and parsing the input are not counted).
-        deadline = TimeLimit(args.timeout) if args.timeout > 0 else None
+        deadline = TimeLimit(args.timeout, deadline_reserve_of(llm)) if args.timeout > 0 else None
         result = trace(report, raw_records, options, llm=llm, cancel=deadline,
                        llm_deadline=None if deadline is None else deadline.llm_deadline)
     except CancelledError:

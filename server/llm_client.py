@@ -60,6 +60,15 @@ def _bool(text: str) -> bool:
     raise ValueError(f"not a boolean: {text!r}")
 
 
+def _reserve(text: str) -> float | None:
+    """`auto` (None: the default rule) or a number of seconds."""
+    if isinstance(text, str) and text.strip().lower() == "auto":
+        return None
+    if isinstance(text, bool):
+        raise ValueError(text)
+    return float(text)
+
+
 def _env(key: str) -> tuple[str, ...]:
     return (f"SOURCE_TRACER_LLM_{key.upper()}",)
 
@@ -102,6 +111,10 @@ SETTINGS: tuple[Setting, ...] = (
             _env("chunk_sentences")),
     Setting("recognize_batch", int, f"sentences per recognition call (default {_D.recognize_batch})",
             _env("recognize_batch")),
+    Setting("deadline_reserve", _reserve,
+            "seconds of a request's deadline (gRPC deadline, --timeout) kept from the model for the "
+            "deterministic path: auto | SECONDS (default auto: a fifth of the time, 0.5 to 5 s)",
+            _env("deadline_reserve")),
     Setting("temperature", float, "sampling temperature (default 0)", _env("temperature")),
     Setting("json_mode", _bool, "send response_format=json_object (default false)", _env("json_mode")),
     Setting("structured_output", str,
@@ -117,7 +130,7 @@ SETTINGS: tuple[Setting, ...] = (
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 _TUNING = ("strategy", "recognize", "timeout", "max_concurrency", "retries", "max_calls", "max_tokens",
-           "top_k", "chunk_passages", "chunk_sentences", "recognize_batch")
+           "top_k", "chunk_passages", "chunk_sentences", "recognize_batch", "deadline_reserve")
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,7 +247,8 @@ def _parse(s: Setting, raw: Any, source: str) -> Any:
     try:
         return s.kind(raw)
     except (TypeError, ValueError):
-        kind = {int: "an integer", float: "a number", _bool: "true or false"}.get(s.kind, "valid")
+        kind = {int: "an integer", float: "a number", _bool: "true or false",
+                _reserve: "'auto' or a number of seconds"}.get(s.kind, "valid")
         raise LLMConfigError(source, f"must be {kind}, got {raw!r}") from None
 
 

@@ -116,8 +116,10 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         config: ServerConfig,
         workers: Workers,
         metrics: Metrics,
+        llm_reserve: float | None = None,
     ) -> None:
         self._config = config
+        self._llm_reserve = llm_reserve  # llm.deadline_reserve (None: the default rule)
         self._workers = workers
         self._metrics = metrics
         self._lock = threading.Lock()
@@ -258,7 +260,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         slot = await self._admit(context, rid)
         remaining = context.time_remaining()
         deadline = None if remaining is None else time.monotonic() + remaining
-        cancel = Cancel(None if remaining is None else llm_deadline_within(remaining))
+        cancel = Cancel(None if remaining is None else llm_deadline_within(remaining, self._llm_reserve))
         timer = None if remaining is None else asyncio.get_running_loop().call_later(
             max(0.0, remaining), cancel.set)
         return rid, slot, cancel, deadline, timer

@@ -128,13 +128,22 @@ LLM_RESERVE_MIN_S = 0.5
 LLM_RESERVE_MAX_S = 5.0
 
 
-def llm_deadline_within(seconds: float) -> float:
+def llm_deadline_within(seconds: float, reserve: float | None = None) -> float:
     """The `time.monotonic()` by which model calls must be done when the whole trace has `seconds`:
-    the limit less a reserve for the deterministic path (a fifth, at least 0.5 s, at most 5 s). A
-    model still unanswered then is abandoned and its sentences are traced without it, so the caller
-    gets an answer instead of a timeout."""
-    reserve = min(LLM_RESERVE_MAX_S, max(LLM_RESERVE_MIN_S, LLM_RESERVE_SHARE * seconds))
+    the limit less a reserve for the deterministic path (`reserve` seconds, the backend's
+    `llm.deadline_reserve`; by default a fifth, at least 0.5 s, at most 5 s). A model still
+    unanswered then is abandoned and its sentences are traced without it, so the caller gets an
+    answer instead of a timeout."""
+    if reserve is None:
+        reserve = min(LLM_RESERVE_MAX_S, max(LLM_RESERVE_MIN_S, LLM_RESERVE_SHARE * seconds))
     return time.monotonic() + seconds - reserve
+
+
+def deadline_reserve_of(llm: object) -> float | None:
+    """The backend's configured `llm.deadline_reserve` (None: the default rule, or no backend)."""
+    settings = getattr(llm, "settings", None)
+    reserve = getattr(settings, "deadline_reserve", None)
+    return float(reserve) if isinstance(reserve, (int, float)) else None
 
 
 class TimeLimit:
@@ -143,9 +152,9 @@ class TimeLimit:
 
     __slots__ = ("at", "llm_deadline")
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, reserve: float | None = None) -> None:
         self.at = time.monotonic() + seconds
-        self.llm_deadline = llm_deadline_within(seconds)
+        self.llm_deadline = llm_deadline_within(seconds, reserve)
 
     def is_set(self) -> bool:
         return time.monotonic() >= self.at

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from server.llm_client import SETTINGS, add_llm_arguments, build_backend, resolve_config
+from server.llm_client import SETTINGS, add_llm_arguments, backend_from_config, build_backend, resolve_config
+from server.workers import TimeLimit, deadline_reserve_of
 from tracer.errors import InvalidInputError
 from tracer.llm import ChatBackend, Strategy
 
@@ -55,6 +56,23 @@ def test_flags_beat_environment_beat_file() -> None:
     assert cfg.base_url == "http://127.0.0.1:9/v1"
 
 
+@pytest.mark.parametrize(("argv", "env", "file_cfg", "reserve"), [
+    ((), {}, {}, None),
+    ((), {}, {"deadline_reserve": "auto"}, None),
+    ((), {}, {"deadline_reserve": 3}, 3.0),
+    ((), {"SOURCE_TRACER_LLM_DEADLINE_RESERVE": "1.5"}, {"deadline_reserve": 3}, 1.5),
+    (("--llm-deadline-reserve", "AUTO"), {"SOURCE_TRACER_LLM_DEADLINE_RESERVE": "1.5"}, {}, None),
+])
+def test_deadline_reserve_is_auto_or_seconds(argv: tuple[str, ...], env: dict[str, str],
+                                             file_cfg: dict[str, object], reserve: float | None) -> None:
+    cfg = resolve_config(parse(*argv), file_cfg, env=dict(ENV, **env))
+    assert cfg.settings.deadline_reserve == reserve
+    # the service, trace --timeout and bulk --timeout keep exactly that much from the model
+    limit = TimeLimit(10.0, deadline_reserve_of(backend_from_config(cfg)))
+    kept = limit.at - limit.llm_deadline
+    assert kept == pytest.approx(2.0 if reserve is None else reserve, abs=0.01)
+
+
 def test_tool_specific_variables_beat_openai_ones() -> None:
     env = dict(ENV, SOURCE_TRACER_LLM_BASE_URL="http://127.0.0.1:8/v1", SOURCE_TRACER_LLM_API_KEY="sk-st")
     cfg = resolve_config(None, None, env=env)
@@ -85,6 +103,11 @@ def test_api_key_file(tmp_path: Path) -> None:
     ([], {}, {"output_tokens_field": "n_predict"},
      "llm.output_tokens_field: must be one of max_tokens, max_completion_tokens"),
     (["--llm-structured-output", "grammar"], {}, {}, "llm.structured_output: must be one of auto, none, "),
+    (["--llm-deadline-reserve", "soon"], {}, {},
+     "--llm-deadline-reserve: must be 'auto' or a number of seconds"),
+    ([], {}, {"deadline_reserve": -1},
+     r"llm.deadline_reserve: must be 'auto' or a number of seconds in 0..3600"),
+    ([], {}, {"deadline_reserve": True}, r"\[llm\] deadline_reserve: must be 'auto'"),
 ])
 def test_bad_values_name_their_source(argv: list[str], env: dict[str, str], file_cfg: dict[str, object],
                                       needle: str) -> None:

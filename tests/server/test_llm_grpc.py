@@ -85,6 +85,26 @@ def test_a_deadline_shorter_than_the_reserve_skips_the_model(
     assert model.log == []
 
 
+def test_a_configured_reserve_stops_the_model_that_long_before_the_deadline() -> None:
+    """llm.deadline_reserve = 1.5 s of a 2 s deadline: the model gets 0.5 s, not the default 1.5 s."""
+    with FakeOpenAI([Reply(match_json({}), delay=20.0)]) as model:
+        llm = backend_from_config(LLMConfig(base_url=model.base_url, model="m",
+                                            settings=LLMSettings(timeout=60.0, deadline_reserve=1.5)))
+        srv = InProcessServer(base_config(), llm=llm)
+        try:
+            t0 = time.monotonic()
+            resp = srv.stub().Trace(request(), timeout=2.0)
+            elapsed = time.monotonic() - t0
+        finally:
+            srv.close()
+        wait_until(lambda: model.log and all(e.end for e in model.log), 10, "model calls to end")
+    assert resp.status.code == 0 and resp.degraded and resp.citations
+    assert any("deadline" in w for w in resp.warnings), list(resp.warnings)
+    assert 0.4 < elapsed < 1.3
+    assert len(model.log) == 1 and model.log[0].aborted
+    assert model.log[0].end - model.log[0].start < 1.0
+
+
 def test_client_cancel_cancels_in_flight_llm_calls(
     slow_model_server: tuple[FakeOpenAI, InProcessServer],
 ) -> None:

@@ -29,6 +29,9 @@ class LLMSettings:
     max_backoff: float = 20.0       # cap on any retry delay, Retry-After included
     max_calls: int = 100            # per-trace budget of calls (retries included); 0 = unlimited
     max_tokens: int = 400_000       # per-trace budget of prompt+completion tokens; 0 = unlimited
+    # Seconds of a caller's time limit kept from the model for the deterministic path; None: a
+    # fifth of the limit, at least 0.5 s and at most 5 s (server.workers.llm_deadline_within).
+    deadline_reserve: float | None = None
 
     def validated(self) -> LLMSettings:
         """Return self, or raise InvalidInputError naming the bad setting."""
@@ -52,6 +55,12 @@ class LLMSettings:
                 raise InvalidInputError(
                     f"llm.{name}", f"must be a number of seconds in 0..3600, got {fvalue!r}"
                 )
+        reserve = self.deadline_reserve
+        if reserve is not None and (isinstance(reserve, bool) or not isinstance(reserve, (int, float))
+                                    or not 0 <= reserve <= 3600):
+            raise InvalidInputError(
+                "llm.deadline_reserve", f"must be 'auto' or a number of seconds in 0..3600, got {reserve!r}"
+            )
         if self.timeout <= 0:
             raise InvalidInputError("llm.timeout", f"must be > 0, got {self.timeout!r}")
         if self.top_k > self.chunk_passages:
