@@ -135,16 +135,24 @@ def verify_proposals(
             rejected += len(pids)
             continue
         ranks = record_ranks(candidates.get(sid, ()), index)
+        # The model names a passage; the gate weighs its record: the named passage and the
+        # record's other retrieved passages for this sentence, the best of them standing for it.
+        by_record: dict[int, list[int]] = {}
+        for pid, _ in candidates.get(sid, ()):
+            by_record.setdefault(index.passages[pid].record, []).append(pid)
         scored = []
+        proposed = 0
         for pid in dict.fromkeys(pids):
             if not 0 <= pid < len(index.passages):
                 rejected += 1
                 continue
+            proposed += 1
             rec = index.passages[pid].record
-            support, _f = verifier.support(sent.text, pid, ranks.get(rec, 0.0), with_evidence=False)
-            scored.append(Candidate(sid, rec, pid, support))
+            for other in dict.fromkeys([pid, *by_record.get(rec, ())]):
+                support, _f = verifier.support(sent.text, other, ranks.get(rec, 0.0), with_evidence=False)
+                scored.append(Candidate(sid, rec, other, support))
         picked = select_sources(scored, index, options)
-        rejected += len(scored) - len(picked)
+        rejected += max(0, proposed - len(picked))
         if picked:
             chosen[sid] = _with_evidence(sent, picked, verifier)
     return chosen, rejected

@@ -161,6 +161,25 @@ def test_verify_proposals_rejects_unsupported_and_invalid_pairs() -> None:
     assert rejected == len(index.passages) - 1 + 1 + 1  # the unsupported ones, id 999, sentence 7
 
 
+def test_a_proposed_passage_stands_for_its_record_best_retrieved_passage() -> None:
+    """The model names one passage of a long record; the gate weighs the record by the best of that
+    passage and the record's other retrieved passages for the sentence."""
+    filler = " ".join(f"Section {i} of the mission log lists routine checks of cabin pressure and "
+                      f"thermal blankets on day {i}." for i in range(20))
+    long = dict(EN_RECORDS[0], content=filler + " " + EN_RECORDS[0]["content"])
+    index, ver = build([long, EN_RECORDS[1]], "en")
+    sents = [sentence(0, "Webb launched on 25 December 2021 on an Ariane 5 rocket from Kourou.")]
+    cands = {0: index.search(sentence_query(sents[0].text), 8)}
+    mine = [p.id for p in index.passages if p.record == 0]
+    assert len(mine) >= 2 and mine[0] != cands[0][0][0], "the first passage is filler, not the best"
+    chosen, rejected = verify_proposals(sents, {0: [mine[0]]}, cands, index, TraceOptions(), ver)
+    assert [(c.record, c.passage) for c in chosen[0]] == [(0, cands[0][0][0])]
+    assert chosen[0][0].support.score >= TraceOptions().threshold and rejected == 0
+    # a record the sentence did not retrieve has no other passages to stand for it
+    chosen, rejected = verify_proposals(sents, {0: [mine[0]]}, {0: []}, index, TraceOptions(), ver)
+    assert chosen == {} and rejected == 1
+
+
 def test_recognize_rules_en_and_zh() -> None:
     assert needs_citation(sentence(0, "Unemployment fell to 3.5% in 2019, according to the BLS."), "en")
     assert not needs_citation(sentence(0, "What should you do next?"), "en")
