@@ -60,8 +60,8 @@ def _bool(text: str) -> bool:
     raise ValueError(f"not a boolean: {text!r}")
 
 
-def _reserve(text: str) -> float | None:
-    """`auto` (None: the default rule) or a number of seconds."""
+def _auto_or_number(text: str) -> float | None:
+    """`auto` (None: the default) or a number."""
     if isinstance(text, str) and text.strip().lower() == "auto":
         return None
     if isinstance(text, bool):
@@ -111,10 +111,14 @@ SETTINGS: tuple[Setting, ...] = (
             _env("chunk_sentences")),
     Setting("recognize_batch", int, f"sentences per recognition call (default {_D.recognize_batch})",
             _env("recognize_batch")),
-    Setting("deadline_reserve", _reserve,
+    Setting("deadline_reserve", _auto_or_number,
             "seconds of a request's deadline (gRPC deadline, --timeout) kept from the model for the "
             "deterministic path: auto | SECONDS (default auto: a fifth of the time, 0.5 to 5 s)",
             _env("deadline_reserve")),
+    Setting("min_score", _auto_or_number,
+            "support score a pair the model proposed needs to be cited: auto | SCORE in 0..1 (default auto: "
+            "the request's min_score; lower trusts the model's reading more, see docs/llm.md)",
+            _env("min_score")),
     Setting("temperature", float, "sampling temperature (default 0)", _env("temperature")),
     Setting("json_mode", _bool, "send response_format=json_object (default false)", _env("json_mode")),
     Setting("structured_output", str,
@@ -130,7 +134,7 @@ SETTINGS: tuple[Setting, ...] = (
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 _TUNING = ("strategy", "recognize", "timeout", "max_concurrency", "retries", "max_calls", "max_tokens",
-           "top_k", "chunk_passages", "chunk_sentences", "recognize_batch", "deadline_reserve")
+           "top_k", "chunk_passages", "chunk_sentences", "recognize_batch", "deadline_reserve", "min_score")
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +252,7 @@ def _parse(s: Setting, raw: Any, source: str) -> Any:
         return s.kind(raw)
     except (TypeError, ValueError):
         kind = {int: "an integer", float: "a number", _bool: "true or false",
-                _reserve: "'auto' or a number of seconds"}.get(s.kind, "valid")
+                _auto_or_number: "'auto' or a number"}.get(s.kind, "valid")
         raise LLMConfigError(source, f"must be {kind}, got {raw!r}") from None
 
 

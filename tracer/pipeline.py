@@ -42,6 +42,12 @@ from tracer.verify import Verifier, sentence_query
 class LLMBackend(Protocol):
     """What the pipeline needs from an LLM (implemented in tracer.llm; optional)."""
 
+    @property
+    def min_score(self) -> float | None:
+        """Support score a pair the model proposed needs to be cited (None: the request's
+        threshold; never more than it)."""
+        ...
+
     def recognize(
         self, sentences: list[Sentence], lang: str, stats: Stats, cancel: CancelToken | None,
         *, deadline: float | None = None,
@@ -177,8 +183,9 @@ def trace(
             warnings.extend(llm_warn)
             if failed:
                 degraded = True
+            floor = options.threshold if llm.min_score is None else min(llm.min_score, options.threshold)
             chosen, rejected = verify_proposals(
-                sentences, proposals, candidates, index, options, verifier
+                sentences, proposals, candidates, index, replace(options, min_score=floor), verifier
             )
             stats.llm_pairs_rejected += rejected
             # Unflagged sentences still get the (verified, cheap) deterministic matcher, so a

@@ -97,11 +97,14 @@ def main() -> int:
                     help="instead: dev-benchmark quality against scripted fake models (eval_llm.py)")
     ap.add_argument("--models", default="hallucinate,plausible,garbage,500,slow")
     ap.add_argument("--limit", type=int, default=0, help="--dev: only the first N cases")
+    ap.add_argument("--llm-min-score", default="auto",
+                    help="--dev: llm.min_score for model-proposed pairs (auto: the request's min_score)")
     args = ap.parse_args()
     if args.dev:
         from eval_llm import evaluate
 
-        evaluate(args.models.split(","), limit=args.limit)
+        floor = None if args.llm_min_score == "auto" else float(args.llm_min_score)
+        evaluate(args.models.split(","), limit=args.limit, min_score=floor)
         return 0
     report, records = make_case(args.records, args.sentences)
     print(f"case: {args.records} records (~3,000 chars each), {args.sentences} sentences; "

@@ -73,6 +73,12 @@ def test_deadline_reserve_is_auto_or_seconds(argv: tuple[str, ...], env: dict[st
     assert kept == pytest.approx(2.0 if reserve is None else reserve, abs=0.01)
 
 
+def test_min_score_is_auto_or_a_score() -> None:
+    assert resolve_config(None, {}, env=ENV).settings.min_score is None
+    cfg = resolve_config(parse("--llm-min-score", "0.4"), {"min_score": "auto"}, env=ENV)
+    assert cfg.settings.min_score == 0.4 and backend_from_config(cfg).min_score == 0.4
+
+
 def test_tool_specific_variables_beat_openai_ones() -> None:
     env = dict(ENV, SOURCE_TRACER_LLM_BASE_URL="http://127.0.0.1:8/v1", SOURCE_TRACER_LLM_API_KEY="sk-st")
     cfg = resolve_config(None, None, env=env)
@@ -104,10 +110,13 @@ def test_api_key_file(tmp_path: Path) -> None:
      "llm.output_tokens_field: must be one of max_tokens, max_completion_tokens"),
     (["--llm-structured-output", "grammar"], {}, {}, "llm.structured_output: must be one of auto, none, "),
     (["--llm-deadline-reserve", "soon"], {}, {},
-     "--llm-deadline-reserve: must be 'auto' or a number of seconds"),
+     "--llm-deadline-reserve: must be 'auto' or a number"),
     ([], {}, {"deadline_reserve": -1},
      r"llm.deadline_reserve: must be 'auto' or a number of seconds in 0..3600"),
     ([], {}, {"deadline_reserve": True}, r"\[llm\] deadline_reserve: must be 'auto'"),
+    (["--llm-min-score", "1.5"], {}, {}, r"llm.min_score: must be 'auto' or a score in 0..1, got 1.5"),
+    ([], {"SOURCE_TRACER_LLM_MIN_SCORE": "high"}, {},
+     "SOURCE_TRACER_LLM_MIN_SCORE: must be 'auto' or a number"),
 ])
 def test_bad_values_name_their_source(argv: list[str], env: dict[str, str], file_cfg: dict[str, object],
                                       needle: str) -> None:

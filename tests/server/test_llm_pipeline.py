@@ -11,8 +11,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from server.llm_client import LLMConfig, backend_from_config
-from tests.fake_openai import FakeOpenAI, Reply, candidates_first, hallucinate, match_json, prompt_ids
+from tests.fake_openai import (
+    FakeOpenAI,
+    Reply,
+    candidates_first,
+    hallucinate,
+    match_json,
+    passage_texts,
+    prompt_ids,
+    sentence_texts,
+)
 from tracer.llm import LLMSettings
 from tracer.models import TraceResult
 from tracer.options import Mode, TraceOptions
@@ -133,6 +144,43 @@ def test_an_injection_obeying_model_gains_the_injection_no_citation() -> None:
     assert any("Ignore previous" in e.user for e in srv.log)         # the model did see it, as data
     assert all(r != INJECTION_INDEX for _, r in pairs(result))
     assert result.stats.llm_pairs_rejected > 0
+
+
+def proposing(targets: dict[str, int]) -> Any:
+    """A model proposing, for each sentence starting with a key, every shown passage of that record."""
+    def script(body: dict[str, Any], n: int) -> Reply:
+        if "sentences_needing_citation" in body["messages"][0]["content"]:
+            return hallucinate(body, n)
+        found = {}
+        for sid, text in sentence_texts(body).items():
+            rec = next((r for k, r in targets.items() if text.startswith(k)), None)
+            if rec is not None:
+                found[sid] = [p for p, t in passage_texts(body).items()
+                              if t.strip() and t.strip() in RECORDS[rec]["content"]]
+        return Reply(match_json(found))
+    return script
+
+
+# lexical support of each proposal (tracer.explain_support): storage 0.42 (the record speaks of
+# Europe and a debate, so the model is wrong), hydro 0.12 (it says output rose), solar 0.78
+PROPOSED = {"Battery storage": 4, "Hydropower output": 3, "Global solar": 0}
+
+
+@pytest.mark.parametrize(("floor", "request_min", "cited"), [
+    (None, None, {"Global solar"}),                        # the request's threshold, 0.64
+    (0.3, None, {"Global solar", "Battery storage"}),      # the model's reading is trusted down to 0.3
+    (0.9, None, {"Global solar"}),                         # never more than the request asks
+    (0.3, 0.8, {"Global solar", "Battery storage"}),       # a stricter request: still min(0.3, 0.8)
+])
+def test_llm_min_score_is_the_bar_for_the_models_proposals(
+        floor: float | None, request_min: float | None, cited: set[str]) -> None:
+    with FakeOpenAI(proposing(PROPOSED)) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM, min_score=request_min),
+                       llm=llm(srv.base_url, min_score=floor))
+    assert result.mode == "llm" and not result.degraded
+    by_prefix = {k for k in PROPOSED for s, r in pairs(result) if s.startswith(k) and r == PROPOSED[k]}
+    assert by_prefix == cited
+    assert not any(s.startswith("Hydropower") for s, _ in pairs(result))  # 0.12: never
 
 
 def test_server_errors_degrade_to_the_deterministic_result() -> None:

@@ -165,6 +165,10 @@ class ChatBackend:
         for name in ("recognize", "match"):
             self.prompts.check(name)  # fail at start-up, not on the first request
 
+    @property
+    def min_score(self) -> float | None:
+        return self.settings.min_score
+
     # ---- recognition -------------------------------------------------------------------------
 
     def recognize(

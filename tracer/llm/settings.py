@@ -32,6 +32,10 @@ class LLMSettings:
     # Seconds of a caller's time limit kept from the model for the deterministic path; None: a
     # fifth of the limit, at least 0.5 s and at most 5 s (server.workers.llm_deadline_within).
     deadline_reserve: float | None = None
+    # Support score a pair the model proposed needs to be cited; None: the request's min_score.
+    # Lower lets a model that reads well cite paraphrases the lexical score doubts (docs/llm.md);
+    # a pair is never held to more than the request's own threshold.
+    min_score: float | None = None
 
     def validated(self) -> LLMSettings:
         """Return self, or raise InvalidInputError naming the bad setting."""
@@ -61,6 +65,10 @@ class LLMSettings:
             raise InvalidInputError(
                 "llm.deadline_reserve", f"must be 'auto' or a number of seconds in 0..3600, got {reserve!r}"
             )
+        floor = self.min_score
+        if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float))
+                                  or not 0 <= floor <= 1):
+            raise InvalidInputError("llm.min_score", f"must be 'auto' or a score in 0..1, got {floor!r}")
         if self.timeout <= 0:
             raise InvalidInputError("llm.timeout", f"must be > 0, got {self.timeout!r}")
         if self.top_k > self.chunk_passages:
