@@ -136,7 +136,7 @@ def print_split(calls: dict[str, float], events: dict[str, dict[str, Any]]) -> N
     handler, wait, worker, trace_ms = (mean([float(e[k]) for _, e in rows])
                                        for k in ("ms", "wait_ms", "worker_ms", "trace_ms"))
     print(f"gRPC split, mean of {len(rows)} calls: client {client:.2f} ms = trace {trace_ms:.2f}"
-          f" + protobuf<->core in the worker {worker - trace_ms:.2f}"
+          f" + protobuf<->core and freeing the trace's data, in the worker {worker - trace_ms:.2f}"
           f" + hand-off to and from the worker {wait - worker:.2f}"
           f" + the handler's own work {handler - wait:.2f}"
           f" + gRPC and loopback {client - handler:.2f}")
