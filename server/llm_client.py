@@ -69,6 +69,15 @@ def _auto_or_number(text: str) -> float | None:
     return float(text)
 
 
+def _off_or_number(text: str) -> float | None:
+    """`off` (None) or a number."""
+    if isinstance(text, str) and text.strip().lower() == "off":
+        return None
+    if isinstance(text, bool):
+        raise ValueError(text)
+    return float(text)
+
+
 def _env(key: str) -> tuple[str, ...]:
     return (f"SOURCE_TRACER_LLM_{key.upper()}",)
 
@@ -119,6 +128,10 @@ SETTINGS: tuple[Setting, ...] = (
             "support score a pair the model proposed needs to be cited: auto | SCORE in 0..1 (default auto: "
             "the request's min_score; lower trusts the model's reading more, see docs/llm.md)",
             _env("min_score")),
+    Setting("keep_score", _off_or_number,
+            "a sentence the model left uncited keeps deterministic citations scoring at least this: "
+            "off | SCORE in 0..1 (default 0.9: a record stating it nearly word for word)",
+            _env("keep_score")),
     Setting("temperature", float, "sampling temperature (default 0)", _env("temperature")),
     Setting("json_mode", _bool, "send response_format=json_object (default false)", _env("json_mode")),
     Setting("structured_output", str,
@@ -134,7 +147,8 @@ SETTINGS: tuple[Setting, ...] = (
 )
 _BY_KEY = {s.key: s for s in SETTINGS}
 _TUNING = ("strategy", "recognize", "timeout", "max_concurrency", "retries", "max_calls", "max_tokens",
-           "top_k", "chunk_passages", "chunk_sentences", "recognize_batch", "deadline_reserve", "min_score")
+           "top_k", "chunk_passages", "chunk_sentences", "recognize_batch", "deadline_reserve", "min_score",
+           "keep_score")
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +266,8 @@ def _parse(s: Setting, raw: Any, source: str) -> Any:
         return s.kind(raw)
     except (TypeError, ValueError):
         kind = {int: "an integer", float: "a number", _bool: "true or false",
-                _auto_or_number: "'auto' or a number"}.get(s.kind, "valid")
+                _auto_or_number: "'auto' or a number",
+                _off_or_number: "'off' or a number"}.get(s.kind, "valid")
         raise LLMConfigError(source, f"must be {kind}, got {raw!r}") from None
 
 

@@ -48,6 +48,12 @@ class LLMBackend(Protocol):
         threshold; never more than it)."""
         ...
 
+    @property
+    def keep_score(self) -> float | None:
+        """A sentence the model left uncited keeps its deterministic citations from this score
+        (never below the request's threshold); None: the model's answer is final."""
+        ...
+
     def recognize(
         self, sentences: list[Sentence], lang: str, stats: Stats, cancel: CancelToken | None,
         *, deadline: float | None = None,
@@ -191,6 +197,12 @@ def trace(
             # Unflagged sentences still get the (verified, cheap) deterministic matcher, so a
             # supported sentence is cited whichever mode runs.
             fallback_ids = set(failed) | {s.id for s in sentences if s.id not in needs}
+            if llm.keep_score is not None:
+                # A record that states a sentence (nearly) word for word is not lost to a model
+                # that missed it: a veto there is more often the model's error than a right call.
+                silent = [s for s in flagged if s.id not in failed and not chosen.get(s.id)]
+                keep = replace(options, min_score=max(llm.keep_score, options.threshold))
+                chosen.update(match_deterministic(silent, candidates, index, keep, verifier, cancel, closest))
         if fallback_ids and recs:
             chosen.update(match_deterministic(
                 [s for s in sentences if s.id in fallback_ids], candidates, index, options, verifier,

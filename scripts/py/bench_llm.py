@@ -99,12 +99,15 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="--dev: only the first N cases")
     ap.add_argument("--llm-min-score", default="auto",
                     help="--dev: llm.min_score for model-proposed pairs (auto: the request's min_score)")
+    ap.add_argument("--llm-keep-score", default="0.9",
+                    help="--dev: llm.keep_score for sentences the model left uncited (off, or a score)")
     args = ap.parse_args()
     if args.dev:
         from eval_llm import evaluate
 
         floor = None if args.llm_min_score == "auto" else float(args.llm_min_score)
-        evaluate(args.models.split(","), limit=args.limit, min_score=floor)
+        keep = None if args.llm_keep_score == "off" else float(args.llm_keep_score)
+        evaluate(args.models.split(","), limit=args.limit, min_score=floor, keep_score=keep)
         return 0
     report, records = make_case(args.records, args.sentences)
     print(f"case: {args.records} records (~3,000 chars each), {args.sentences} sentences; "

@@ -79,6 +79,17 @@ def test_min_score_is_auto_or_a_score() -> None:
     assert cfg.settings.min_score == 0.4 and backend_from_config(cfg).min_score == 0.4
 
 
+def test_keep_score_is_off_or_a_score() -> None:
+    assert resolve_config(None, {}, env=ENV).settings.keep_score == 0.9
+    cfg = resolve_config(parse("--llm-keep-score", "OFF"), {"keep_score": 0.95}, env=ENV)
+    assert cfg.settings.keep_score is None and backend_from_config(cfg).keep_score is None
+    assert resolve_config(None, {"keep_score": 1}, env=ENV).settings.keep_score == 1.0
+    with pytest.raises(InvalidInputError, match=r"llm.keep_score: must be 'off' or a score in 0..1, got 2.0"):
+        resolve_config(None, {"keep_score": 2}, env=ENV)
+    with pytest.raises(InvalidInputError, match=r"--llm-keep-score: must be 'off' or a number, got 'auto'"):
+        resolve_config(parse("--llm-keep-score", "auto"), None, env=ENV)
+
+
 def test_tool_specific_variables_beat_openai_ones() -> None:
     env = dict(ENV, SOURCE_TRACER_LLM_BASE_URL="http://127.0.0.1:8/v1", SOURCE_TRACER_LLM_API_KEY="sk-st")
     cfg = resolve_config(None, None, env=env)

@@ -169,6 +169,10 @@ class ChatBackend:
     def min_score(self) -> float | None:
         return self.settings.min_score
 
+    @property
+    def keep_score(self) -> float | None:
+        return self.settings.keep_score
+
     # ---- recognition -------------------------------------------------------------------------
 
     def recognize(

@@ -36,6 +36,10 @@ class LLMSettings:
     # Lower lets a model that reads well cite paraphrases the lexical score doubts (docs/llm.md);
     # a pair is never held to more than the request's own threshold.
     min_score: float | None = None
+    # A sentence the model was asked about but left uncited still gets the deterministic citations
+    # scoring at least this (and the request's min_score): a record that states it (nearly) word
+    # for word. None: off, the model's silence is final.
+    keep_score: float | None = 0.9
 
     def validated(self) -> LLMSettings:
         """Return self, or raise InvalidInputError naming the bad setting."""
@@ -69,6 +73,10 @@ class LLMSettings:
         if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float))
                                   or not 0 <= floor <= 1):
             raise InvalidInputError("llm.min_score", f"must be 'auto' or a score in 0..1, got {floor!r}")
+        keep = self.keep_score
+        if keep is not None and (isinstance(keep, bool) or not isinstance(keep, (int, float))
+                                 or not 0 <= keep <= 1):
+            raise InvalidInputError("llm.keep_score", f"must be 'off' or a score in 0..1, got {keep!r}")
         if self.timeout <= 0:
             raise InvalidInputError("llm.timeout", f"must be > 0, got {self.timeout!r}")
         if self.top_k > self.chunk_passages:
