@@ -60,22 +60,19 @@ def _bool(text: str) -> bool:
     raise ValueError(f"not a boolean: {text!r}")
 
 
-def _auto_or_number(text: str) -> float | None:
-    """`auto` (None: the default) or a number."""
-    if isinstance(text, str) and text.strip().lower() == "auto":
-        return None
-    if isinstance(text, bool):
-        raise ValueError(text)
-    return float(text)
+def _word_or_number(word: str) -> Callable[[Any], float | None]:
+    """A parser for settings that are `word` (None) or a number."""
+    def parse(text: Any) -> float | None:
+        if isinstance(text, str) and text.strip().lower() == word:
+            return None
+        if isinstance(text, bool):
+            raise ValueError(text)
+        return float(text)
+    return parse
 
 
-def _off_or_number(text: str) -> float | None:
-    """`off` (None) or a number."""
-    if isinstance(text, str) and text.strip().lower() == "off":
-        return None
-    if isinstance(text, bool):
-        raise ValueError(text)
-    return float(text)
+_auto_or_number = _word_or_number("auto")  # auto: the built-in rule or the request's value
+_off_or_number = _word_or_number("off")
 
 
 def _env(key: str) -> tuple[str, ...]:
