@@ -130,7 +130,7 @@ def result_to_pb(result: TraceResult, request_id: str = "") -> pb.TraceResponse:
         citations=_i32(st.citations), existing_citations=_i32(st.existing_citations),
         llm_calls=_i32(st.llm_calls), llm_prompt_tokens=_i32(st.llm_prompt_tokens),
         llm_completion_tokens=_i32(st.llm_completion_tokens), llm_retries=_i32(st.llm_retries),
-        llm_pairs_rejected=_i32(st.llm_pairs_rejected),
+        llm_pairs_rejected=_i32(st.llm_pairs_rejected), llm_sentences_kept=_i32(st.llm_sentences_kept),
         stage_ms={k: float(v) for k, v in st.stage_ms.items()}, total_ms=float(st.total_ms),
     ))
     resp.status.CopyFrom(pb.Status(code=0, message=""))

@@ -52,6 +52,9 @@ class Metrics:
             registry=r)
         self.llm_pairs_rejected = Counter(
             "source_tracer_llm_pairs_rejected", "LLM-proposed pairs the verify stage refused", registry=r)
+        self.llm_sentences_kept = Counter(
+            "source_tracer_llm_sentences_kept",
+            "Sentences the LLM left uncited that kept a near-verbatim citation (llm.keep_score)", registry=r)
         self.degraded = Counter("source_tracer_degraded", "Responses marked degraded", registry=r)
         self.llm_tokens = Counter("source_tracer_llm_tokens", "LLM tokens used", ["kind"], registry=r)
         self.workers = Gauge(
@@ -71,6 +74,7 @@ class Metrics:
         self.llm_calls.inc(st.llm_calls)
         self.llm_retries.inc(st.llm_retries)
         self.llm_pairs_rejected.inc(st.llm_pairs_rejected)
+        self.llm_sentences_kept.inc(st.llm_sentences_kept)
         self.llm_tokens.labels(kind="prompt").inc(st.llm_prompt_tokens)
         self.llm_tokens.labels(kind="completion").inc(st.llm_completion_tokens)
         if result.degraded:

@@ -172,6 +172,7 @@ class Stats:
     llm_completion_tokens: int = 0
     llm_retries: int = 0
     llm_pairs_rejected: int = 0
+    llm_sentences_kept: int = 0       # model left them uncited; llm.keep_score kept a citation
     stage_ms: dict[str, float] = field(default_factory=dict)
     total_ms: float = 0.0
 

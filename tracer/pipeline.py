@@ -202,7 +202,9 @@ def trace(
                 # that missed it: a veto there is more often the model's error than a right call.
                 silent = [s for s in flagged if s.id not in failed and not chosen.get(s.id)]
                 keep = replace(options, min_score=max(llm.keep_score, options.threshold))
-                chosen.update(match_deterministic(silent, candidates, index, keep, verifier, cancel, closest))
+                kept = match_deterministic(silent, candidates, index, keep, verifier, cancel, closest)
+                stats.llm_sentences_kept += len(kept)
+                chosen.update(kept)
         if fallback_ids and recs:
             chosen.update(match_deterministic(
                 [s for s in sentences if s.id in fallback_ids], candidates, index, options, verifier,

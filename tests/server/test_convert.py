@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -85,6 +86,16 @@ def test_result_to_pb_maps_every_field() -> None:
     assert resp.removed_references.startswith("## Sources")
     assert resp.stats.records_dropped == 1 and dict(resp.stats.stage_ms) == {"render": 0.5}
     assert list(resp.warnings) == ["record 0 dropped: missing content"]
+
+
+def test_every_stats_field_reaches_the_response() -> None:
+    names = [f.name for f in dataclasses.fields(Stats)]
+    assert set(names) == {f.name for f in pb.Stats.DESCRIPTOR.fields}
+    counts = {n: i + 1 for i, n in enumerate(names) if n not in ("stage_ms", "total_ms")}
+    stats = Stats(**counts, stage_ms={"match": 2.0}, total_ms=3.0)  # type: ignore[arg-type]
+    resp = result_to_pb(dataclasses.replace(_result(), stats=stats))
+    assert {n: getattr(resp.stats, n) for n in counts} == counts
+    assert dict(resp.stats.stage_ms) == {"match": 2.0} and resp.stats.total_ms == 3.0
 
 
 def test_json_mapping_uses_proto_names_defaults_and_order() -> None:

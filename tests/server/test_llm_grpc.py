@@ -4,8 +4,10 @@ in-flight model calls."""
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -13,14 +15,16 @@ import pytest
 from server.llm_client import LLMConfig, backend_from_config
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from server.pb.source_tracer.v1 import tracer_pb2_grpc
-from tests.fake_openai import FakeOpenAI, Reply, candidates_first, match_json
+from tests.fake_openai import FakeOpenAI, Reply, candidates_first, free_port, match_json, prompt_ids
 from tests.server.conftest import (
     EN_RECORDS,
     EN_REPORT,
     InProcessServer,
     SubprocessServer,
     base_config,
+    metric_value,
     records_pb,
+    scrape,
     wait_until,
 )
 from tracer.llm import LLMSettings
@@ -103,6 +107,30 @@ def test_a_configured_reserve_stops_the_model_that_long_before_the_deadline() ->
     assert 0.4 < elapsed < 1.3
     assert len(model.log) == 1 and model.log[0].aborted
     assert model.log[0].end - model.log[0].start < 1.0
+
+
+def test_a_model_that_cites_nothing_keeps_the_verbatim_citations_and_says_how_many() -> None:
+    """llm.keep_score: the response's stats and the metrics page count the sentences kept."""
+    def nothing(body: dict[str, Any], n: int) -> Reply:
+        sents, _, _ = prompt_ids(body)
+        if "sentences_needing_citation" in str(body["messages"][0]["content"]):
+            return Reply(json.dumps({"sentences_needing_citation": sents}))
+        return Reply(match_json({}))
+
+    with FakeOpenAI(nothing) as model:
+        llm = backend_from_config(LLMConfig(base_url=model.base_url, model="m"))
+        port = free_port()
+        srv = InProcessServer(base_config(metrics_port=port), llm=llm)
+        try:
+            resp = srv.stub().Trace(request(), timeout=60)
+            page = scrape(port)
+        finally:
+            srv.close()
+    assert resp.mode == "llm" and not resp.degraded
+    kept = resp.stats.llm_sentences_kept
+    assert kept >= 1 and len(resp.citations) == kept
+    assert all(s.score >= 0.9 for c in resp.citations for s in c.sources)
+    assert metric_value(page, "source_tracer_llm_sentences_kept_total") == kept
 
 
 def test_client_cancel_cancels_in_flight_llm_calls(

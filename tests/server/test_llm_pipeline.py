@@ -122,6 +122,7 @@ def test_sentences_the_model_matches_to_nothing_still_name_their_closest_record(
     assert result.mode == "llm" and not result.degraded and not result.citations
     # by default (llm.keep_score 0.9) the exact quote survives the model's silence, and only it
     assert pairs(kept) == {("China installed more than half of the new panels.", 0)}
+    assert kept.stats.llm_sentences_kept == 1 and result.stats.llm_sentences_kept == 0
     assert all(s.score >= 0.9 for c in kept.citations for s in c.sources)
     closest = {u.sentence: u.closest for u in result.unsupported}
     near = closest[next(k for k in closest if k.startswith("Hydropower output declined"))]

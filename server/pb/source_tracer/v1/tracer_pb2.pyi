@@ -172,7 +172,7 @@ class Unsupported(_message.Message):
     def __init__(self, sentence: _Optional[str] = ..., start: _Optional[int] = ..., end: _Optional[int] = ..., reason: _Optional[str] = ..., closest: _Optional[_Union[NearMiss, _Mapping]] = ...) -> None: ...
 
 class Stats(_message.Message):
-    __slots__ = ("sentences", "needs_citation", "cited_sentences", "unsupported", "records", "records_dropped", "passages", "citations", "existing_citations", "llm_calls", "llm_prompt_tokens", "llm_completion_tokens", "llm_retries", "llm_pairs_rejected", "stage_ms", "total_ms")
+    __slots__ = ("sentences", "needs_citation", "cited_sentences", "unsupported", "records", "records_dropped", "passages", "citations", "existing_citations", "llm_calls", "llm_prompt_tokens", "llm_completion_tokens", "llm_retries", "llm_pairs_rejected", "stage_ms", "total_ms", "llm_sentences_kept")
     class StageMsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -196,6 +196,7 @@ class Stats(_message.Message):
     LLM_PAIRS_REJECTED_FIELD_NUMBER: _ClassVar[int]
     STAGE_MS_FIELD_NUMBER: _ClassVar[int]
     TOTAL_MS_FIELD_NUMBER: _ClassVar[int]
+    LLM_SENTENCES_KEPT_FIELD_NUMBER: _ClassVar[int]
     sentences: int
     needs_citation: int
     cited_sentences: int
@@ -212,7 +213,8 @@ class Stats(_message.Message):
     llm_pairs_rejected: int
     stage_ms: _containers.ScalarMap[str, float]
     total_ms: float
-    def __init__(self, sentences: _Optional[int] = ..., needs_citation: _Optional[int] = ..., cited_sentences: _Optional[int] = ..., unsupported: _Optional[int] = ..., records: _Optional[int] = ..., records_dropped: _Optional[int] = ..., passages: _Optional[int] = ..., citations: _Optional[int] = ..., existing_citations: _Optional[int] = ..., llm_calls: _Optional[int] = ..., llm_prompt_tokens: _Optional[int] = ..., llm_completion_tokens: _Optional[int] = ..., llm_retries: _Optional[int] = ..., llm_pairs_rejected: _Optional[int] = ..., stage_ms: _Optional[_Mapping[str, float]] = ..., total_ms: _Optional[float] = ...) -> None: ...
+    llm_sentences_kept: int
+    def __init__(self, sentences: _Optional[int] = ..., needs_citation: _Optional[int] = ..., cited_sentences: _Optional[int] = ..., unsupported: _Optional[int] = ..., records: _Optional[int] = ..., records_dropped: _Optional[int] = ..., passages: _Optional[int] = ..., citations: _Optional[int] = ..., existing_citations: _Optional[int] = ..., llm_calls: _Optional[int] = ..., llm_prompt_tokens: _Optional[int] = ..., llm_completion_tokens: _Optional[int] = ..., llm_retries: _Optional[int] = ..., llm_pairs_rejected: _Optional[int] = ..., stage_ms: _Optional[_Mapping[str, float]] = ..., total_ms: _Optional[float] = ..., llm_sentences_kept: _Optional[int] = ...) -> None: ...
 
 class Status(_message.Message):
     __slots__ = ("code", "message")
