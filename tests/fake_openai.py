@@ -102,6 +102,14 @@ def candidates_first(body: dict[str, Any], n: int) -> Reply:
     return Reply(match_json({s: cands[s][:1] for s in sents if cands.get(s)}))
 
 
+def silent(body: dict[str, Any], n: int) -> Reply:
+    """A model that flags every sentence as needing a citation and then matches none of them."""
+    sents, _, _ = prompt_ids(body)
+    if "sentences_needing_citation" in str(body["messages"][0]["content"]):
+        return Reply(json.dumps({"sentences_needing_citation": sents}))
+    return Reply(match_json({}))
+
+
 Script = list[Reply] | Callable[[dict[str, Any], int], Reply]
 
 

@@ -4,10 +4,8 @@ in-flight model calls."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import grpc
 import pytest
@@ -15,7 +13,7 @@ import pytest
 from server.llm_client import LLMConfig, backend_from_config
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from server.pb.source_tracer.v1 import tracer_pb2_grpc
-from tests.fake_openai import FakeOpenAI, Reply, candidates_first, free_port, match_json, prompt_ids
+from tests.fake_openai import FakeOpenAI, Reply, candidates_first, free_port, match_json, silent
 from tests.server.conftest import (
     EN_RECORDS,
     EN_REPORT,
@@ -111,13 +109,7 @@ def test_a_configured_reserve_stops_the_model_that_long_before_the_deadline() ->
 
 def test_a_model_that_cites_nothing_keeps_the_verbatim_citations_and_says_how_many() -> None:
     """llm.keep_score: the response's stats and the metrics page count the sentences kept."""
-    def nothing(body: dict[str, Any], n: int) -> Reply:
-        sents, _, _ = prompt_ids(body)
-        if "sentences_needing_citation" in str(body["messages"][0]["content"]):
-            return Reply(json.dumps({"sentences_needing_citation": sents}))
-        return Reply(match_json({}))
-
-    with FakeOpenAI(nothing) as model:
+    with FakeOpenAI(silent) as model:
         llm = backend_from_config(LLMConfig(base_url=model.base_url, model="m"))
         port = free_port()
         srv = InProcessServer(base_config(metrics_port=port), llm=llm)

@@ -23,6 +23,7 @@ from tests.fake_openai import (
     passage_texts,
     prompt_ids,
     sentence_texts,
+    silent,
 )
 from tracer.llm import LLMSettings
 from tracer.models import TraceResult
@@ -110,13 +111,7 @@ def test_a_hallucinating_model_does_not_lower_precision() -> None:
 
 
 def test_sentences_the_model_matches_to_nothing_still_name_their_closest_record() -> None:
-    def nothing(body: dict[str, Any], n: int) -> Reply:
-        sents, _, _ = prompt_ids(body)
-        if "sentences_needing_citation" in str(body["messages"][0]["content"]):
-            return Reply(json.dumps({"sentences_needing_citation": sents}))
-        return Reply(match_json({}))
-
-    with FakeOpenAI(nothing) as srv:
+    with FakeOpenAI(silent) as srv:
         result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url, keep_score=None))
         kept = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url))
     assert result.mode == "llm" and not result.degraded and not result.citations
