@@ -141,6 +141,7 @@ def verify_proposals(
         for pid, _ in candidates.get(sid, ()):
             by_record.setdefault(index.passages[pid].record, []).append(pid)
         scored = []
+        weighed: set[int] = set()  # passages scored for this sentence (two proposals of one record)
         proposed = 0
         for pid in dict.fromkeys(pids):
             if not 0 <= pid < len(index.passages):
@@ -148,7 +149,10 @@ def verify_proposals(
                 continue
             proposed += 1
             rec = index.passages[pid].record
-            for other in dict.fromkeys([pid, *by_record.get(rec, ())]):
+            for other in (pid, *by_record.get(rec, ())):
+                if other in weighed:
+                    continue
+                weighed.add(other)
                 support, _f = verifier.support(sent.text, other, ranks.get(rec, 0.0), with_evidence=False)
                 scored.append(Candidate(sid, rec, other, support))
         picked = select_sources(scored, index, options)

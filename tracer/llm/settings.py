@@ -63,20 +63,15 @@ class LLMSettings:
                 raise InvalidInputError(
                     f"llm.{name}", f"must be a number of seconds in 0..3600, got {fvalue!r}"
                 )
-        reserve = self.deadline_reserve
-        if reserve is not None and (isinstance(reserve, bool) or not isinstance(reserve, (int, float))
-                                    or not 0 <= reserve <= 3600):
-            raise InvalidInputError(
-                "llm.deadline_reserve", f"must be 'auto' or a number of seconds in 0..3600, got {reserve!r}"
-            )
-        floor = self.min_score
-        if floor is not None and (isinstance(floor, bool) or not isinstance(floor, (int, float))
-                                  or not 0 <= floor <= 1):
-            raise InvalidInputError("llm.min_score", f"must be 'auto' or a score in 0..1, got {floor!r}")
-        keep = self.keep_score
-        if keep is not None and (isinstance(keep, bool) or not isinstance(keep, (int, float))
-                                 or not 0 <= keep <= 1):
-            raise InvalidInputError("llm.keep_score", f"must be 'off' or a score in 0..1, got {keep!r}")
+        optional = (  # None is spelled `word` in the configuration
+            ("deadline_reserve", self.deadline_reserve, "auto", 3600, "a number of seconds in 0..3600"),
+            ("min_score", self.min_score, "auto", 1, "a score in 0..1"),
+            ("keep_score", self.keep_score, "off", 1, "a score in 0..1"),
+        )
+        for name, ovalue, word, top, what in optional:
+            if ovalue is not None and (isinstance(ovalue, bool) or not isinstance(ovalue, (int, float))
+                                       or not 0 <= ovalue <= top):
+                raise InvalidInputError(f"llm.{name}", f"must be '{word}' or {what}, got {ovalue!r}")
         if self.timeout <= 0:
             raise InvalidInputError("llm.timeout", f"must be > 0, got {self.timeout!r}")
         if self.top_k > self.chunk_passages:
