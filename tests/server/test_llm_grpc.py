@@ -115,14 +115,15 @@ def test_a_model_that_cites_nothing_keeps_the_verbatim_citations_and_says_how_ma
         srv = InProcessServer(base_config(metrics_port=port), llm=llm)
         try:
             resp = srv.stub().Trace(request(), timeout=60)
-            page = scrape(port)
+            kept = resp.stats.llm_sentences_kept
+            # the server records a call's metrics just after handing its response to gRPC
+            wait_until(lambda: metric_value(scrape(port), "source_tracer_llm_sentences_kept_total") == kept,
+                       10, "the metrics page to count the call")
         finally:
             srv.close()
     assert resp.mode == "llm" and not resp.degraded
-    kept = resp.stats.llm_sentences_kept
     assert kept >= 1 and len(resp.citations) == kept
     assert all(s.score >= 0.9 for c in resp.citations for s in c.sources)
-    assert metric_value(page, "source_tracer_llm_sentences_kept_total") == kept
 
 
 def test_client_cancel_cancels_in_flight_llm_calls(
