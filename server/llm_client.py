@@ -297,11 +297,17 @@ class FormNegotiation:
 
     Starts at the first of FORM_LADDER; a call whose form the server refuses moves it one step
     down (for every later call too) and is sent again in the next form, so a server that knows
-    none of them ends at `none` after a few quick refusals, once per process."""
+    none of them ends at `none` after a few quick refusals, once per process.
+
+    A gateway may refuse the field with a bare 400 or 422 that names nothing. The first such
+    error of the process is probed: the same call is sent again in each lower form until one is
+    answered, and that form is kept. When even `none` is refused, the 400 was about something
+    else and the form stays as it was."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._form = FORM_LADDER[0]
+        self._probed = False
 
     @property
     def form(self) -> str:
@@ -321,6 +327,24 @@ class FormNegotiation:
             log("llm structured output refused", logging.WARNING, refused=FORM_LADDER[step - 1],
                 now=form, error=why)
         return form
+
+    def claim_probe(self) -> bool:
+        """True once per process: the caller may probe a bare 400 (see the class docstring)."""
+        with self._lock:
+            if self._probed:
+                return False
+            self._probed = True
+            return True
+
+    def accepted(self, refused: str, form: str, why: str) -> None:
+        """A probe found that the server answers `form` after refusing `refused` unnamed."""
+        with self._lock:
+            lowered = FORM_LADDER.index(self._form) < FORM_LADDER.index(form)
+            if lowered:
+                self._form = form
+        if lowered:
+            log("llm structured output refused", logging.WARNING, refused=refused, now=form,
+                error=f"{why}, naming nothing; a call in the lower form was answered")
 
 
 def _response_format(form: str, schema: ReplySchema | None) -> dict[str, Any] | None:
@@ -373,10 +397,28 @@ class OpenAIChatClient:
                 return await self._call(messages, timeout - (time.monotonic() - started), schema, form)
             except openai.APIStatusError as exc:
                 refused = negotiated and form != "none" and _refuses_format(exc)
+                if (negotiated and form != "none" and not refused and exc.status_code in (400, 422)
+                        and self._forms.claim_probe()):
+                    return await self._probe(messages, timeout, started, schema, form, exc)
                 following = self._forms.refused(form, _status_text(exc)) if refused else None
                 if following is None:
                     raise _chat_error(exc) from None
                 form = following
+
+    async def _probe(self, messages: list[ChatMessage], timeout: float, started: float,
+                     schema: ReplySchema | None, form: str, first: openai.APIStatusError) -> ChatReply:
+        """A bare 400/422 under `auto`: send the call in each lower form; keep the first one
+        answered. If none is, the error was not about `response_format`: raise the first one."""
+        for lower in FORM_LADDER[FORM_LADDER.index(form) + 1:]:
+            try:
+                reply = await self._call(messages, timeout - (time.monotonic() - started), schema, lower)
+            except openai.APIStatusError as exc:
+                if exc.status_code in (400, 422):
+                    continue
+                raise _chat_error(exc) from None
+            self._forms.accepted(form, lower, _status_text(first))
+            return reply
+        raise _chat_error(first) from None
 
     async def _call(self, messages: list[ChatMessage], timeout: float, schema: ReplySchema | None,
                     form: str) -> ChatReply:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from server.llm_client import FORM_LADDER as FORMS
 from server.llm_client import LLMConfig, backend_from_config
 from tests.fake_openai import FakeOpenAI, Reply, candidates_first, free_port, match_json
 from tracer.errors import CancelledError
@@ -197,6 +198,41 @@ def test_auto_ends_at_no_response_format_on_a_server_that_refuses_every_form() -
     assert failed == set() and warnings == []
     assert [form_of(e.body) for e in srv.log] == [
         "json_schema", "json_object_schema", "json_object", "none", "none"]
+
+
+def bare_refusing(*kinds: str, status: int = 400) -> Callable[[dict[str, Any], int], Reply]:
+    """A gateway that refuses these forms with an error naming nothing; else a good reply."""
+    def script(body: dict[str, Any], n: int) -> Reply:
+        if form_of(body) in kinds:
+            return Reply(status=status, raw_body=b'{"error": {"message": "Bad Request"}}')
+        return candidates_first(body, n)
+    return script
+
+
+@pytest.mark.parametrize("status", [400, 422])
+def test_auto_probes_a_bare_400_once_and_keeps_the_form_answered(status: int) -> None:
+    with FakeOpenAI(bare_refusing("json_schema", "json_object_schema", status=status)) as srv:
+        backend = make(srv.base_url, retries=0)
+        first = run_match(backend)
+        second = run_match(backend)
+    assert first[0] == second[0] == {0: [0], 1: [2], 2: [4], 3: [6]}
+    assert first[1] == second[1] == set() and first[2] == []
+    assert [form_of(e.body) for e in srv.log] == [
+        "json_schema", "json_object_schema", "json_object", "json_object"]
+
+
+def test_a_bare_400_that_every_form_gets_is_not_about_the_form() -> None:
+    # e.g. a prompt over the model's context: probed once, the form is kept, the chunk fails
+    with FakeOpenAI(bare_refusing(*FORMS)) as srv:
+        backend = make(srv.base_url, retries=0)
+        _, failed, warnings, _ = run_match(backend)
+        again = run_match(backend)
+    assert failed == again[1] == {0, 1, 2, 3}
+    assert "HTTP 400" in warnings[0]
+    # the probe tried each lower form once; the next call starts at the first form again and
+    # is not probed a second time
+    assert [form_of(e.body) for e in srv.log] == [
+        "json_schema", "json_object_schema", "json_object", "none", "json_schema"]
 
 
 def test_a_chosen_form_is_not_negotiated_and_other_errors_do_not_step_down() -> None:
