@@ -79,7 +79,8 @@ _ENUM_OPTIONS: dict[str, tuple[Mapping[str, Any], str]] = {
 }
 _STR_OPTIONS = ("style", "references_heading", "language", "reference_format")
 OPTION_KEYS = ("mode", "style", "max_sources", "min_score", "existing", "placement", "language",
-               "references_heading", "reference_format")
+               "references_heading", "reference_format", "llm_min_score", "llm_keep_score")
+_SCORE_OPTIONS = ("min_score", "llm_min_score", "llm_keep_score")
 
 # Record keys mapped onto the wire Record fields: the same aliases the records stage accepts.
 _RECORD_ALIASES: dict[str, tuple[str, ...]] = {
@@ -193,12 +194,12 @@ def options_to_pb(options: object) -> pb.TraceOptions:
             if not 1 <= value <= 20:
                 raise InvalidInputError("options.max_sources", f"must be 1..20, got {value}")
             msg.max_sources = value
-        elif key == "min_score":
+        elif key in _SCORE_OPTIONS:
             if value is None:
                 continue
             if not isinstance(value, (int, float)) or isinstance(value, bool):
-                raise InvalidInputError("options.min_score", f"must be a number, got {value!r}")
-            msg.min_score = float(value)
+                raise InvalidInputError(f"options.{key}", f"must be a number, got {value!r}")
+            setattr(msg, key, float(value))
         else:
             raise InvalidInputError(f"options.{key}", f"unknown option (known: {', '.join(OPTION_KEYS)})")
     return msg

@@ -70,6 +70,9 @@ class TraceOptions:
     language: str = ""               # "" = detect; "en" or "zh"
     placement: Placement = Placement.BEFORE_PUNCT
     reference_format: str = "markdown"
+    # With a model (mode llm/auto and a backend): override the backend's gate for this request.
+    llm_min_score: float | None = None   # a model-proposed pair needs this; None = backend's min_score
+    llm_keep_score: float | None = None  # None = backend's keep_score; above 1 = keep none
     tuning: Tuning = field(default_factory=Tuning)
 
     @property
@@ -82,6 +85,12 @@ class TraceOptions:
             raise InvalidInputError("options.max_sources", f"must be 1..20, got {self.max_sources}")
         if self.min_score is not None and not 0.0 <= self.min_score <= 1.0:
             raise InvalidInputError("options.min_score", f"must be within 0..1, got {self.min_score}")
+        if self.llm_min_score is not None and not 0.0 <= self.llm_min_score <= 1.0:
+            raise InvalidInputError(
+                "options.llm_min_score", f"must be within 0..1, got {self.llm_min_score}")
+        if self.llm_keep_score is not None and not 0.0 <= self.llm_keep_score <= 1e9:
+            raise InvalidInputError(
+                "options.llm_keep_score", f"must be 0..1 (above 1: keep none), got {self.llm_keep_score}")
         if self.language not in ("", "en", "zh"):
             raise InvalidInputError("options.language", f"must be '', 'en' or 'zh', got {self.language!r}")
         # Imported here: render/refformat import this module.

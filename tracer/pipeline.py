@@ -189,7 +189,12 @@ def trace(
             warnings.extend(llm_warn)
             if failed:
                 degraded = True
-            floor = options.threshold if llm.min_score is None else min(llm.min_score, options.threshold)
+            if options.llm_min_score is not None:  # the caller's gate for this request
+                floor = options.llm_min_score
+            elif llm.min_score is not None:
+                floor = min(llm.min_score, options.threshold)
+            else:
+                floor = options.threshold
             chosen, rejected = verify_proposals(
                 sentences, proposals, candidates, index, replace(options, min_score=floor), verifier
             )
@@ -197,11 +202,12 @@ def trace(
             # Unflagged sentences still get the (verified, cheap) deterministic matcher, so a
             # supported sentence is cited whichever mode runs.
             fallback_ids = set(failed) | {s.id for s in sentences if s.id not in needs}
-            if llm.keep_score is not None:
+            keep_score = llm.keep_score if options.llm_keep_score is None else options.llm_keep_score
+            if keep_score is not None and keep_score <= 1.0:
                 # A record that states a sentence (nearly) word for word is not lost to a model
                 # that missed it: a veto there is more often the model's error than a right call.
                 silent = [s for s in flagged if s.id not in failed and not chosen.get(s.id)]
-                keep = replace(options, min_score=max(llm.keep_score, options.threshold))
+                keep = replace(options, min_score=max(keep_score, options.threshold))
                 kept = match_deterministic(silent, candidates, index, keep, verifier, cancel, closest)
                 stats.llm_sentences_kept += len(kept)
                 chosen.update(kept)

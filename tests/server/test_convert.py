@@ -29,6 +29,9 @@ def test_set_options() -> None:
     ))
     assert opts.mode is Mode.LLM and opts.max_sources == 2
     assert opts.min_score == 0.0  # explicit zero is kept (optional field presence)
+    assert opts.llm_min_score is None and opts.llm_keep_score is None  # unset: the server's
+    gate = options_from_pb(pb.TraceOptions(llm_min_score=0.0, llm_keep_score=2.0))
+    assert (gate.llm_min_score, gate.llm_keep_score) == (0.0, 2.0)
     assert opts.existing is ExistingPolicy.REPLACE and opts.placement is Placement.AFTER_PUNCT
     assert (opts.style, opts.references_heading, opts.language) == ("superscript", "Sources", "zh")
 

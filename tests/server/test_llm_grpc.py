@@ -126,6 +126,22 @@ def test_a_model_that_cites_nothing_keeps_the_verbatim_citations_and_says_how_ma
     assert all(s.score >= 0.9 for c in resp.citations for s in c.sources)
 
 
+def test_a_request_overrides_the_servers_llm_gate() -> None:
+    with FakeOpenAI(silent) as model:
+        llm = backend_from_config(LLMConfig(base_url=model.base_url, model="m"))
+        srv = InProcessServer(base_config(), llm=llm)
+        try:
+            default = srv.stub().Trace(request(), timeout=60)
+            off = request()
+            off.options.llm_keep_score = 2.0  # above 1: keep none
+            final = srv.stub().Trace(off, timeout=60)
+        finally:
+            srv.close()
+    assert default.stats.llm_sentences_kept >= 1 and default.citations
+    assert final.mode == "llm" and not final.degraded
+    assert final.stats.llm_sentences_kept == 0 and not final.citations
+
+
 def test_client_cancel_cancels_in_flight_llm_calls(
     slow_model_server: tuple[FakeOpenAI, InProcessServer],
 ) -> None:

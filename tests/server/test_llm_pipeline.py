@@ -25,6 +25,7 @@ from tests.fake_openai import (
     sentence_texts,
     silent,
 )
+from tracer.errors import InvalidInputError
 from tracer.llm import LLMSettings
 from tracer.models import TraceResult
 from tracer.options import Mode, TraceOptions
@@ -181,6 +182,48 @@ def test_llm_min_score_is_the_bar_for_the_models_proposals(
     by_prefix = {k for k in PROPOSED for s, r in pairs(result) if s.startswith(k) and r == PROPOSED[k]}
     assert by_prefix == cited
     assert not any(s.startswith("Hydropower") for s, _ in pairs(result))  # 0.12: never
+
+
+@pytest.mark.parametrize(("floor", "request_floor", "request_min", "cited"), [
+    (None, 0.3, None, {"Global solar", "Battery storage"}),   # the request trusts the model more
+    (0.3, 0.7, None, {"Global solar"}),                       # ...or less than the server does
+    (0.3, 0.5, 0.3, {"Global solar"}),                        # its own floor, not min() with min_score
+])
+def test_a_request_sets_its_own_bar_for_the_models_proposals(
+        floor: float | None, request_floor: float, request_min: float | None, cited: set[str]) -> None:
+    with FakeOpenAI(proposing(PROPOSED)) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM, min_score=request_min,
+                                                     llm_min_score=request_floor),
+                       llm=llm(srv.base_url, min_score=floor))
+    assert result.mode == "llm" and not result.degraded
+    by_prefix = {k for k in PROPOSED for s, r in pairs(result) if s.startswith(k) and r == PROPOSED[k]}
+    assert by_prefix == cited
+
+
+@pytest.mark.parametrize(("server_keep", "request_keep", "kept"), [
+    (None, 0.9, 1),    # the server keeps nothing; this request keeps the verbatim quote
+    (0.9, 2.0, 0),     # the server keeps it; this request, above 1, keeps none
+    (0.9, None, 1),    # unset: the server's keep_score
+])
+def test_a_request_sets_its_own_keep_score(
+        server_keep: float | None, request_keep: float | None, kept: int) -> None:
+    with FakeOpenAI(silent) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM, llm_keep_score=request_keep),
+                       llm=llm(srv.base_url, keep_score=server_keep))
+    assert result.mode == "llm" and not result.degraded
+    assert result.stats.llm_sentences_kept == kept == len(result.citations)
+
+
+@pytest.mark.parametrize(("changes", "field"), [
+    ({"llm_min_score": 1.5}, "options.llm_min_score"),
+    ({"llm_min_score": -0.1}, "options.llm_min_score"),
+    ({"llm_keep_score": -1.0}, "options.llm_keep_score"),
+    ({"llm_keep_score": float("nan")}, "options.llm_keep_score"),
+])
+def test_bad_llm_gate_options_name_the_field(changes: dict[str, float], field: str) -> None:
+    with pytest.raises(InvalidInputError) as err:
+        trace(REPORT, RECORDS, TraceOptions(**changes))  # type: ignore[arg-type]
+    assert err.value.field == field
 
 
 def test_server_errors_degrade_to_the_deterministic_result() -> None:

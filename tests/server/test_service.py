@@ -132,6 +132,8 @@ def test_local_record_with_only_an_id_is_cited_by_its_id(stub) -> None:
         (pb.TraceOptions(max_sources=-1), "options.max_sources"),
         (pb.TraceOptions(max_sources=99), "options.max_sources"),
         (pb.TraceOptions(min_score=1.5), "options.min_score"),
+        (pb.TraceOptions(llm_min_score=-0.5), "options.llm_min_score"),
+        (pb.TraceOptions(llm_keep_score=float("inf")), "options.llm_keep_score"),
         (pb.TraceOptions(language="fr"), "options.language"),
         (pb.TraceOptions(mode=7), "options.mode"),
         (pb.TraceOptions(references_heading="a\nb"), "options.references_heading"),
