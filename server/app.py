@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import time
@@ -29,6 +30,7 @@ from server.workers import (
     llm_threads,
     make_workers,
     thread_workers,
+    tune_gc,
 )
 from tracer.pipeline import LLMBackend, trace
 
@@ -130,13 +132,16 @@ async def _start_workers(config: ServerConfig, trace_fn: TraceFn, llm: LLMBacken
 
 
 async def start_server(
-    config: ServerConfig, llm: LLMBackend | None = None, trace_fn: TraceFn = trace
+    config: ServerConfig, llm: LLMBackend | None = None, trace_fn: TraceFn = trace,
+    *, tune_collector: bool = False,
 ) -> RunningServer:
     """Build and start the gRPC server (call inside the event loop that will run it).
 
     `trace_fn` is the core's `trace`; tests wrap it to hold a call in flight (with worker
     processes it must be a module-level function). Health turns SERVING once the workers
-    have started and loaded the pipeline."""
+    have started and loaded the pipeline. `tune_collector` (for a process that is the server's
+    own, as `serve` runs it): tune this process's garbage collector once everything is loaded
+    (server.workers.tune_gc); worker processes always tune their own."""
     metrics = Metrics()
     size = config.workers or available_cpus()
     # A stream works on as many items at once as the server has lanes for them: `workers`, or
@@ -181,10 +186,12 @@ async def start_server(
     metrics_http = None
     if config.metrics_port:
         metrics_http = metrics.serve(config.metrics_host or config.host, config.metrics_port)
+    if tune_collector:
+        tune_gc()
     log("serving", host=config.host, port=port, tls=config.tls, mtls=bool(config.tls_ca),
         auth=bool(config.auth_token), metrics_port=config.metrics_port or None,
         max_in_flight=config.max_in_flight, llm=llm is not None, workers=workers.size,
-        worker_mode=workers.mode, lanes=workers.lanes())
+        worker_mode=workers.mode, lanes=workers.lanes(), gc_threshold=list(gc.get_threshold()))
     return RunningServer(server, service, health, workers, config, port, metrics, metrics_http)
 
 
@@ -194,7 +201,7 @@ async def serve(config: ServerConfig, llm: LLMBackend | None = None) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):  # before "serving" is logged: no signal is missed
         loop.add_signal_handler(sig, stop.set)
-    running = await start_server(config, llm)
+    running = await start_server(config, llm, tune_collector=True)
     await stop.wait()
     log("signal received; draining")
     await running.drain()

@@ -303,10 +303,13 @@ def init_worker(llm_args: argparse.Namespace | None, llm_section: Mapping[str, A
 
 def _init_pool_worker(llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
                       timeout_s: float) -> None:
-    from server.workers import exit_with_parent
+    from server.workers import exit_with_parent, tune_gc
 
     exit_with_parent()  # a bulk run killed outright must not leave its pool behind
     init_worker(llm_args, llm_section, timeout_s)
+    import tracer.pipeline  # noqa: F401  (loaded before the collector is tuned, as in the service)
+
+    tune_gc()
 
 
 def trace_item(line: int, request: bytes, shape: str) -> bytes:

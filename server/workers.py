@@ -17,6 +17,7 @@ per running call in shared memory, which the pipeline checks between stages.
 from __future__ import annotations
 
 import ctypes
+import gc
 import math
 import multiprocessing
 import multiprocessing.connection
@@ -259,6 +260,24 @@ def _warm_up() -> None:
             "content": "Warm-up sentence about 2024. 预热句子。"}])
 
 
+# A trace allocates tens of thousands of short-lived containers (token lists, position maps),
+# so with CPython's default gen0 threshold (700) the collector runs hundreds of times per report
+# and its full passes walk the whole heap: about 10% of a dev trace's time in the server process
+# (docs/performance.md). Traces free what they allocate by reference counting; cycles are rare.
+GC_GEN0_THRESHOLD = 10_000
+
+
+def tune_gc() -> None:
+    """For a long-running process whose code and caches are loaded (a server after its warm-up,
+    a worker process after its own): move everything alive now out of the collector's sight
+    (`gc.freeze()`: modules, word lists, the jieba dictionary never become garbage), and let the
+    youngest generation grow to GC_GEN0_THRESHOLD objects before a collection."""
+    gc.freeze()
+    gen0, gen1, gen2 = gc.get_threshold()
+    if gen0:  # 0: the collector is disabled; leave it so
+        gc.set_threshold(max(gen0, GC_GEN0_THRESHOLD), gen1, gen2)
+
+
 def _init_worker(flags: Any, trace_fn: TraceFn) -> None:
     global _FLAGS, _TRACE_FN
     # The parent drains on SIGTERM/SIGINT and then closes the pool; a signal sent to the whole
@@ -270,6 +289,7 @@ def _init_worker(flags: Any, trace_fn: TraceFn) -> None:
     _FLAGS = flags
     _TRACE_FN = trace_fn
     _warm_up()
+    tune_gc()
 
 
 def exit_with_parent() -> None:

@@ -2,7 +2,9 @@
 
     scripts/bench [BENCH.jsonl] [--repeat N] [--no-grpc] [--no-scaling] [--scaling-lang en|zh] [--overhead]
 
-1. in-process: traces/s over every benchmark case, single process;
+1. in-process: traces/s over every benchmark case, single process; once as a library caller
+   runs it, and once with the collector tuned as `source-tracer serve` tunes its own process
+   (`server.workers.tune_gc`), which is what the service's numbers include;
 2. the same cases through the gRPC service (a `source-tracer serve` subprocess on loopback,
    one call at a time); after a warm-up pass of each, rounds of 1 and 2 alternate and the
    median round of each is printed; then the service again with as many callers at once as
@@ -97,14 +99,26 @@ class GrpcServer:
         return out
 
 
-def inprocess_round(cases: list[dict[str, Any]]) -> float:
-    """Cases per second for one pass over every case in this process."""
+def inprocess_round(cases: list[dict[str, Any]], tuned: bool = False) -> float:
+    """Cases per second for one pass over every case in this process; with `tuned`, with the
+    collector set as `source-tracer serve` sets its own (server.workers.tune_gc), then reset."""
+    import gc
+
+    from server.workers import tune_gc
     from tracer import trace
 
-    t0 = time.perf_counter()
-    for c in cases:
-        trace(c["report"], c["records"])
-    return len(cases) / (time.perf_counter() - t0)
+    previous = gc.get_threshold()
+    if tuned:
+        tune_gc()
+    try:
+        t0 = time.perf_counter()
+        for c in cases:
+            trace(c["report"], c["records"])
+        return len(cases) / (time.perf_counter() - t0)
+    finally:
+        if tuned:
+            gc.unfreeze()
+            gc.set_threshold(*previous)
 
 
 def grpc_round(server: GrpcServer, requests: list[Any], calls: dict[str, float] | None = None) -> float:
@@ -256,6 +270,7 @@ def main() -> int:
     # Both paths get one full warm-up pass (word caches, jieba, the server's own caches), then
     # rounds alternate so that machine noise hits both alike; the median round is reported.
     inproc: list[float] = []
+    tuned: list[float] = []  # in-process, the collector tuned as the server's
     remote: list[float] = []
     concurrent: list[float] = []
     calls: dict[str, float] = {}  # one-caller gRPC calls: request id -> client wall time (ms)
@@ -265,7 +280,9 @@ def main() -> int:
     callers = available_cpus()
     if args.no_grpc:
         inprocess_round(cases)
-        inproc = [inprocess_round(cases) for _ in range(args.repeat)]
+        for _ in range(args.repeat):
+            inproc.append(inprocess_round(cases))
+            tuned.append(inprocess_round(cases, tuned=True))
     else:
         with GrpcServer() as server:
             requests = grpc_requests(cases)
@@ -273,6 +290,7 @@ def main() -> int:
             grpc_round(server, requests)
             for _ in range(args.repeat):
                 inproc.append(inprocess_round(cases))
+                tuned.append(inprocess_round(cases, tuned=True))
                 remote.append(grpc_round(server, requests, calls))
             if callers > 1:
                 grpc_concurrent_round(server, requests, callers)
@@ -280,13 +298,19 @@ def main() -> int:
             time.sleep(0.5)  # the server writes each log line just after its response
             events = server.trace_events()
     rate = statistics.median(inproc)
+    rate_tuned = statistics.median(tuned)
     print(f"in-process: {rate:.1f} cases/s (median of {args.repeat} rounds: "
           + ", ".join(f"{r:.1f}" for r in inproc) + ")")
+    print(f"in-process, collector tuned as the server's (gc.freeze, gen0 threshold 10,000): "
+          f"{rate_tuned:.1f} cases/s (rounds: " + ", ".join(f"{r:.1f}" for r in tuned) + ")")
     if remote:
         g = statistics.median(remote)
         print(f"gRPC:       {g:.1f} cases/s ({(rate - g) / rate * 100:+.1f}% slower than in-process, "
               f"{(1 / g - 1 / rate) * 1000:+.2f} ms a call; rounds: "
               + ", ".join(f"{r:.1f}" for r in remote) + ")")
+        print(f"            {(rate_tuned - g) / rate_tuned * 100:+.1f}% slower than in-process with the "
+              f"same collector settings ({(1 / g - 1 / rate_tuned) * 1000:+.2f} ms a call: "
+              "the service's own cost)")
         print_split(calls, events)
     if concurrent:
         c = statistics.median(concurrent)

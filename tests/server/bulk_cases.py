@@ -75,3 +75,12 @@ def always_dies(line: int, request: bytes, shape: str) -> bytes:
     import os
 
     os._exit(137)
+
+
+def gc_work(line: int, request: bytes, shape: str) -> bytes:
+    """A bulk worker function that answers with its process's collector settings."""
+    import gc
+    import json
+
+    return json.dumps({"line": line, "gen0": gc.get_threshold()[0],
+                       "frozen": gc.get_freeze_count()}).encode()

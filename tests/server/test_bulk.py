@@ -359,6 +359,20 @@ def test_worker_started_after_its_driver_died_exits(tmp_path: Path) -> None:
     assert not alive, "an orphaned pool worker kept running"
 
 
+def test_pool_workers_tune_their_collector() -> None:
+    from bulk_cases import gc_work
+
+    from server.bulk import Item, run_local
+    from server.workers import GC_GEN0_THRESHOLD
+
+    out: list[dict[str, int]] = []
+    items = [Item(line=i, id=str(i), request=b"") for i in range(1, 5)]
+    run_local(iter(items), lambda _n, line, _ok: out.append(json.loads(line)), workers=2,
+              shape="source-tracer", llm_args=None, llm_section=None, timeout_s=0, work=gc_work)
+    assert sorted(o["line"] for o in out) == [1, 2, 3, 4]
+    assert all(o["gen0"] == GC_GEN0_THRESHOLD and o["frozen"] > 10_000 for o in out), out
+
+
 def test_a_poison_item_costs_one_error_line_not_the_run() -> None:
     """A worker that dies breaks the pool: the items in flight are retried alone, the one that
     kills its worker again gets an INTERNAL error line, every other item is answered."""

@@ -16,6 +16,7 @@ import pytest
 
 from server.llm_client import LLMConfig, backend_from_config
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
+from server.workers import GC_GEN0_THRESHOLD
 from tests.fake_openai import FakeOpenAI, candidates_first
 from tests.server.conftest import (
     EN_RECORDS,
@@ -133,6 +134,28 @@ def test_a_crashed_worker_fails_only_its_call_and_is_replaced(procs) -> None:
     after = [_pid(stub.Trace(_request("#!pid"), timeout=60)) for _ in range(3)]
     assert before not in after, "the pool was rebuilt with new processes"
     wait_until(lambda: procs.service.in_flight == 0, what="slots released")
+
+
+def test_worker_processes_tune_their_collector_after_loading(procs) -> None:
+    response = procs.stub().Trace(_request("#!gc"), timeout=60)
+    gen0, frozen = (int(x) for x in response.warnings[-1].removeprefix("gc=").split(","))
+    assert _pid(pb.TraceResponse(warnings=response.warnings[:-1])) != os.getpid()
+    assert gen0 == GC_GEN0_THRESHOLD and frozen > 10_000  # the pipeline's modules and caches
+
+
+def test_tune_gc_freezes_what_is_loaded_and_raises_gen0_only() -> None:
+    import subprocess
+    import sys
+
+    from tests.server.conftest import REPO
+
+    code = ("import gc; from server.workers import tune_gc; before = gc.get_threshold(); tune_gc(); "
+            "print(before, gc.get_threshold(), gc.get_freeze_count() > 1000, gc.isenabled()); "
+            "gc.disable(); gc.set_threshold(0); tune_gc(); print(gc.get_threshold())")
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+    first, second = out.stdout.splitlines()
+    assert first == f"(700, 10, 10) ({GC_GEN0_THRESHOLD}, 10, 10) True True"
+    assert second == "(0, 10, 10)"  # a collector switched off stays off
 
 
 def test_process_mode_refuses_a_trace_function_that_cannot_cross_processes() -> None:
@@ -255,6 +278,7 @@ def test_a_stop_signal_to_the_whole_process_group_drains_cleanly() -> None:
         assert proc.stderr is not None
         first = json.loads(proc.stderr.readline())
         assert first["event"] == "serving" and first["worker_mode"] == "auto"
+        assert first["gc_threshold"][0] == GC_GEN0_THRESHOLD  # the server tuned its own collector
         helpers = _descendants(proc.pid)
         assert helpers, "the forkserver and a worker process are running"
         os.killpg(proc.pid, signal.SIGTERM)

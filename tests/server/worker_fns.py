@@ -7,10 +7,12 @@ pickle by reference). The first line of the report scripts what happens:
     #!wait-cancel-slow DIR   the same, but take 2 s to stop after DIR/cancelled (then DIR/stopped)
     #!crash                  kill the worker process
     #!bug                    raise an unexpected exception
+    #!gc                     as #!pid, then "gc=<gen0 threshold>,<objects frozen>" as the last warning
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import threading
@@ -50,4 +52,7 @@ def scripted_trace(report: str, records: Any, options: Any, **kw: Any) -> TraceR
     elif what == "#!bug":
         raise KeyError("simulated bug")
     result = trace(report, records, options, **kw)
-    return replace(result, warnings=(*result.warnings, f"pid={os.getpid()}"))
+    warnings = (*result.warnings, f"pid={os.getpid()}")
+    if what == "#!gc":
+        warnings = (*warnings, f"gc={gc.get_threshold()[0]},{gc.get_freeze_count()}")
+    return replace(result, warnings=warnings)
