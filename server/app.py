@@ -32,6 +32,7 @@ from server.workers import (
     thread_workers,
     tune_gc,
 )
+from tracer import __version__
 from tracer.pipeline import LLMBackend, trace
 
 SERVICE_NAME = tracer_pb2.DESCRIPTOR.services_by_name["SourceTracer"].full_name
@@ -191,7 +192,8 @@ async def start_server(
     log("serving", host=config.host, port=port, tls=config.tls, mtls=bool(config.tls_ca),
         auth=bool(config.auth_token), metrics_port=config.metrics_port or None,
         max_in_flight=config.max_in_flight, llm=llm is not None, workers=workers.size,
-        worker_mode=workers.mode, lanes=workers.lanes(), gc_threshold=list(gc.get_threshold()))
+        worker_mode=workers.mode, lanes=workers.lanes(), gc_threshold=list(gc.get_threshold()),
+        version=__version__)
     return RunningServer(server, service, health, workers, config, port, metrics, metrics_http)
 
 

@@ -265,6 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="source-tracer",
         description="Insert verified citations into a markdown report and rebuild its references.",
     )
+    from tracer import __version__
+
+    parser.add_argument("--version", action="version", version=f"source-tracer {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for _name, spec in SUBCOMMANDS:
         register = _load(spec)

@@ -7,6 +7,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
 from server.workers import TraceSummary
+from tracer import __version__
 
 _LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120)
 _QUEUE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60)
@@ -62,6 +63,9 @@ class Metrics:
             ["kind"], registry=r)
         self.worker_crashes = Counter(
             "source_tracer_worker_crashes", "Calls failed because their worker process died", registry=r)
+        build = Gauge("source_tracer_build_info", "Always 1; the running source-tracer version",
+                      ["version"], registry=r)
+        build.labels(version=__version__).set(1)
 
     def observe_result(self, result: TraceSummary) -> None:
         st = result.stats

@@ -3,6 +3,9 @@
 Public surface: `trace()`, the option and result models, and the error classes.
 """
 
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
+
 from tracer.errors import CancelledError, InvalidInputError, LimitExceededError, TracerError
 from tracer.models import (
     Citation,
@@ -17,7 +20,13 @@ from tracer.models import (
 from tracer.options import ExistingPolicy, Mode, Placement, TraceOptions, Tuning
 from tracer.pipeline import trace
 
+try:
+    __version__: str = _version("source-tracer")
+except PackageNotFoundError:  # a checkout on sys.path that was never installed
+    __version__ = "0+unknown"
+
 __all__ = [
+    "__version__",
     "trace",
     "TraceOptions",
     "Tuning",

@@ -34,6 +34,14 @@ def files(tmp_path: Path) -> dict[str, Path]:
     return out
 
 
+def test_version_is_the_installed_packages() -> None:
+    from importlib.metadata import version
+
+    r = run_cli("--version")
+    assert r.returncode == 0
+    assert r.stdout.decode().strip() == f"source-tracer {version('source-tracer')}"
+
+
 def test_trace_markdown(files) -> None:
     proc = run_cli("trace", str(files["en_report"]), str(files["en_records"]))
     assert proc.returncode == 0, proc.stderr

@@ -14,6 +14,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+import tracer
 from server.llm_client import LLMConfig, backend_from_config
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from server.workers import GC_GEN0_THRESHOLD
@@ -59,6 +60,7 @@ def test_auto_runs_one_call_at_a_time_here_and_concurrent_ones_in_workers(hybrid
     assert hybrid.running.workers.mode == "auto"
     gauge = hybrid.running.metrics.registry.get_sample_value
     assert [gauge("source_tracer_workers", {"kind": k}) for k in ("thread", "process")] == [1, 1]
+    assert gauge("source_tracer_build_info", {"version": tracer.__version__}) == 1
     stub = hybrid.stub()
     alone = [_pid(stub.Trace(_request("#!pid"), timeout=30)) for _ in range(3)]
     assert alone == [os.getpid()] * 3, "sequential calls stay in the server process"
@@ -279,6 +281,7 @@ def test_a_stop_signal_to_the_whole_process_group_drains_cleanly() -> None:
         first = json.loads(proc.stderr.readline())
         assert first["event"] == "serving" and first["worker_mode"] == "auto"
         assert first["gc_threshold"][0] == GC_GEN0_THRESHOLD  # the server tuned its own collector
+        assert first["version"] == tracer.__version__ != "0+unknown"
         helpers = _descendants(proc.pid)
         assert helpers, "the forkserver and a worker process are running"
         os.killpg(proc.pid, signal.SIGTERM)
