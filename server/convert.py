@@ -9,6 +9,7 @@ from google.protobuf import json_format
 
 from server.config import Limits
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
+from tracer import __version__
 from tracer.errors import InvalidInputError, LimitExceededError
 from tracer.models import TraceResult
 from tracer.options import ExistingPolicy, Mode, Placement, TraceOptions
@@ -98,6 +99,7 @@ def result_to_pb(result: TraceResult, request_id: str = "") -> pb.TraceResponse:
         degraded=result.degraded,
         mode=str(result.mode),
         id=request_id,
+        engine_version=__version__,
     )
     for c in result.citations:
         resp.citations.append(pb.Citation(

@@ -33,6 +33,7 @@ from server.workers import (
     Workers,
     llm_deadline_within,
 )
+from tracer import __version__
 from tracer.errors import CancelledError, InvalidInputError, LimitExceededError, TracerError
 
 # The one table mapping core errors to status codes (first match wins: subclasses first).
@@ -322,7 +323,8 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             self._record("TraceStream", rid, request, outcome, t0)
             if outcome.response is None:
                 resp = pb.TraceResponse(id=request.id, status=pb.Status(code=outcome.code.value[0],
-                                                                        message=outcome.message))
+                                                                        message=outcome.message),
+                                        engine_version=__version__)
             else:
                 resp = outcome.response
             await done.put(resp)

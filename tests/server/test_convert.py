@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+import tracer
 from server.config import Limits
 from server.convert import check_limits, options_from_pb, record_to_dict, response_to_json, result_to_pb
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
@@ -89,6 +90,7 @@ def test_result_to_pb_maps_every_field() -> None:
     assert resp.removed_references.startswith("## Sources")
     assert resp.stats.records_dropped == 1 and dict(resp.stats.stage_ms) == {"render": 0.5}
     assert list(resp.warnings) == ["record 0 dropped: missing content"]
+    assert resp.engine_version == tracer.__version__ != "0+unknown"
 
 
 def test_every_stats_field_reaches_the_response() -> None:

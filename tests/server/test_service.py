@@ -10,6 +10,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+import tracer
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from server.pb.source_tracer.v1 import tracer_pb2_grpc
 from tests.server.conftest import (
@@ -294,6 +295,8 @@ def test_stream_echoes_ids_and_survives_a_bad_item(stub) -> None:
         assert responses[rid].status.code == 0
     assert responses["a"].citations and responses["b"].citations
     assert responses["c"].report == "Plain text."
+    # every item, failed or not, says which release answered it
+    assert {r.engine_version for r in responses.values()} == {tracer.__version__}
 
 
 def test_stream_advertises_how_many_items_it_works_on_at_once(server, stub) -> None:

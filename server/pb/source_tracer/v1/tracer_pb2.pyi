@@ -229,7 +229,7 @@ class Status(_message.Message):
     def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
 
 class TraceResponse(_message.Message):
-    __slots__ = ("report", "citations", "references", "unsupported", "removed_references", "stats", "warnings", "degraded", "mode", "id", "status")
+    __slots__ = ("report", "citations", "references", "unsupported", "removed_references", "stats", "warnings", "degraded", "mode", "id", "status", "engine_version")
     REPORT_FIELD_NUMBER: _ClassVar[int]
     CITATIONS_FIELD_NUMBER: _ClassVar[int]
     REFERENCES_FIELD_NUMBER: _ClassVar[int]
@@ -241,6 +241,7 @@ class TraceResponse(_message.Message):
     MODE_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_VERSION_FIELD_NUMBER: _ClassVar[int]
     report: str
     citations: _containers.RepeatedCompositeFieldContainer[Citation]
     references: _containers.RepeatedCompositeFieldContainer[Reference]
@@ -252,4 +253,5 @@ class TraceResponse(_message.Message):
     mode: str
     id: str
     status: Status
-    def __init__(self, report: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., references: _Optional[_Iterable[_Union[Reference, _Mapping]]] = ..., unsupported: _Optional[_Iterable[_Union[Unsupported, _Mapping]]] = ..., removed_references: _Optional[str] = ..., stats: _Optional[_Union[Stats, _Mapping]] = ..., warnings: _Optional[_Iterable[str]] = ..., degraded: _Optional[bool] = ..., mode: _Optional[str] = ..., id: _Optional[str] = ..., status: _Optional[_Union[Status, _Mapping]] = ...) -> None: ...
+    engine_version: str
+    def __init__(self, report: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ..., references: _Optional[_Iterable[_Union[Reference, _Mapping]]] = ..., unsupported: _Optional[_Iterable[_Union[Unsupported, _Mapping]]] = ..., removed_references: _Optional[str] = ..., stats: _Optional[_Union[Stats, _Mapping]] = ..., warnings: _Optional[_Iterable[str]] = ..., degraded: _Optional[bool] = ..., mode: _Optional[str] = ..., id: _Optional[str] = ..., status: _Optional[_Union[Status, _Mapping]] = ..., engine_version: _Optional[str] = ...) -> None: ...
