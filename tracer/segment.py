@@ -118,8 +118,10 @@ def _units(text: str, layout: Layout) -> list[_Unit]:
             heading = heading_title(first)
             head_k += 1
         k = bisect.bisect_right(prot_starts, ls) - 1
-        if k >= 0 and prot[k][1] >= max(nxt, ce + 1) and _ends_block(text, prot[k][1], layout.body_end):
-            flush()                    # a block line: heading, code, table, HTML, ...
+        # A block line (heading, code, table, HTML, ...) is protected through its terminator,
+        # or through the end of the body when it is the last line and has none.
+        if k >= 0 and prot[k][1] >= nxt and _ends_block(text, prot[k][1], layout.body_end):
+            flush()
             continue
         pm = _PREFIX.match(text, ls, ce)
         cs = pm.end() if pm else ls

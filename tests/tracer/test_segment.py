@@ -155,6 +155,15 @@ def test_tables_code_headings_front_matter_are_not_prose() -> None:
     assert texts(text) == ["Para one.", "Para two."]
 
 
+@pytest.mark.parametrize("tail", [
+    "```", "````", "~~~", "```python", "```\ncode", "```\ncode\n```", "| a |\n|---|"])
+def test_a_block_on_the_last_line_without_a_newline_is_not_prose(tail: str) -> None:
+    # found by a long property-test run: a fence opened on the report's last line, right after
+    # a paragraph line, was joined to the paragraph, so the marker went into the fence's info string
+    assert texts(f"Revenue grew\n{tail}") == ["Revenue grew"]
+    assert texts(f"营收增长\n{tail}") == ["营收增长"]
+
+
 def test_inline_code_links_math_stay_inside_sentence() -> None:
     text = "Call `f(x). g()` now. See [the docs. v2](https://a.b/c.d) here. Math $a. b$ too. End."
     assert texts(text) == [
