@@ -32,7 +32,7 @@ from google.protobuf import json_format
 
 from server.convert import STREAM_CONCURRENCY_KEY
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
-from tracer import openjiuwen
+from tracer import __version__, openjiuwen
 from tracer.errors import InvalidInputError
 
 # ---------------------------------------------------------------------------------------------
@@ -60,8 +60,10 @@ def _status_name(code: int) -> str:
 
 
 def error_line(item_id: str, code: str, message: str, line: int) -> bytes:
-    """`{"id", "error": {"code", "message", "line"}}`; `code` is a gRPC status code name."""
-    return orjson.dumps({"id": item_id, "error": {"code": code, "message": message, "line": line}})
+    """`{"id", "error": {"code", "message", "line"}, "engine_version"}`; `code` is a gRPC status
+    code name."""
+    return orjson.dumps({"id": item_id, "error": {"code": code, "message": message, "line": line},
+                         "engine_version": __version__})
 
 
 # ---------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from bulk_cases import case, comparable, read_out, write_cases
 
+import tracer
 from server.bulk import DUPLICATE_CODE, BulkError, Output, parse_line
 
 REPO = Path(__file__).resolve().parents[2]
@@ -397,6 +398,7 @@ def test_a_poison_item_costs_one_error_line_not_the_run() -> None:
     entry, _ = bad[0]
     assert entry["id"] == "case-0005-poison"
     assert entry["error"] == {"code": "INTERNAL", "message": CRASHED, "line": 6}
+    assert entry["engine_version"] == tracer.__version__  # which release failed it
     assert all(o.get("citations") for o, ok in out if ok)  # the others were traced for real
 
 
