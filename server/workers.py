@@ -262,15 +262,15 @@ def _warm_up() -> None:
 
 # A trace allocates tens of thousands of short-lived containers (token lists, position maps),
 # so with CPython's default gen0 threshold (700) the collector runs hundreds of times per report
-# and its full passes walk the whole heap: about 10% of a dev trace's time in the server process
-# (docs/performance.md). Traces free what they allocate by reference counting; cycles are rare.
+# and its full passes walk the whole heap: up to about 10% of a dev trace's time in the server
+# process (docs/performance.md). Traces free what they allocate by reference counting.
 GC_GEN0_THRESHOLD = 10_000
 
 
 def tune_gc() -> None:
     """For a long-running process whose code and caches are loaded (a server after its warm-up,
     a worker process after its own): move everything alive now out of the collector's sight
-    (`gc.freeze()`: modules, word lists, the jieba dictionary never become garbage), and let the
+    (`gc.freeze()`: modules, word lists and caches never become garbage), and let the
     youngest generation grow to GC_GEN0_THRESHOLD objects before a collection."""
     gc.freeze()
     gen0, gen1, gen2 = gc.get_threshold()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -88,7 +89,8 @@ class TraceOptions:
         if self.llm_min_score is not None and not 0.0 <= self.llm_min_score <= 1.0:
             raise InvalidInputError(
                 "options.llm_min_score", f"must be within 0..1, got {self.llm_min_score}")
-        if self.llm_keep_score is not None and not 0.0 <= self.llm_keep_score <= 1e9:
+        if self.llm_keep_score is not None and not (
+                math.isfinite(self.llm_keep_score) and self.llm_keep_score >= 0.0):
             raise InvalidInputError(
                 "options.llm_keep_score", f"must be 0..1 (above 1: keep none), got {self.llm_keep_score}")
         if self.language not in ("", "en", "zh"):
