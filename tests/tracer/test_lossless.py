@@ -5,7 +5,9 @@ references section) traced against records built from some of its sentences:
 - removing every citation marker from the output body and from the input body gives the
   same string (the new references section is the only addition);
 - every marker number in the output body has a reference entry;
-- references are numbered 1..n without gaps, in order of first appearance.
+- references are numbered 1..n without gaps, in order of first appearance;
+- no cited sentence reaches into a block region of the input (a fence, table, heading, HTML
+  block), where its marker would land inside the block.
 """
 
 from __future__ import annotations
