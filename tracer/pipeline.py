@@ -35,7 +35,7 @@ from tracer.models import (
 )
 from tracer.options import Mode, TraceOptions
 from tracer.retrieve import PassageIndex
-from tracer.text import detect_language
+from tracer.text import detect_language, language_caveat
 from tracer.verify import Verifier, sentence_query
 
 
@@ -139,6 +139,12 @@ def trace(
         removed = report[layout.references[0]:layout.references[1]] if layout.references else ""
 
     lang = options.language or detect_language(report[: layout.body_end])
+    caveat = language_caveat(report[: layout.body_end], lang)
+    if caveat is not None:
+        warnings.append(
+            f"the report looks like {caveat}, not English or Chinese: the engine is tuned for those "
+            "two, so expect fewer citations (each one it makes is verified as usual)"
+        )
 
     with timer.stage("segment"):
         sentences = segment.segment_sentences(report, layout)

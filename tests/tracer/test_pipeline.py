@@ -144,6 +144,24 @@ def test_chinese_report_gets_chinese_heading() -> None:
     assert strip_markers(res.report).startswith(report.rstrip("\n"))
 
 
+def test_a_report_in_another_language_is_traced_with_a_warning() -> None:
+    report = (
+        "Der Eiffelturm wurde im Jahr 1889 fertiggestellt und ist heute 330 Meter hoch. Das Bauwerk "
+        "wurde von Gustave Eiffel konstruiert und war bis 1930 das höchste Bauwerk der Welt. Er steht "
+        "am Ende des Champ de Mars, nahe dem Ufer der Seine, und ist das Wahrzeichen der Stadt."
+    )
+    records = [{"url": "https://de.example/eiffel", "title": "Eiffelturm",
+                "content": "Der Eiffelturm wurde im Jahr 1889 fertiggestellt und ist heute 330 Meter hoch."}]
+    result = trace(report, records)
+    assert any("looks like a Latin-script language other than English" in w for w in result.warnings)
+    # still traced as usual: the verbatim sentence is cited, the text is unchanged
+    assert [c.sentence for c in result.citations] == [report.split(". ")[0] + "."]
+    assert strip_markers(result.report.split("\n\n## ")[0]) == report
+
+    english = trace("The Eiffel Tower was finished in 1889 and is 330 metres tall today.", records)
+    assert not any("looks like" in w for w in english.warnings)
+
+
 def test_kept_author_citations_are_scored_and_unsupported_ones_warned() -> None:
     report = ("Webb launched on 25 December 2021 from Kourou [1]. Its mirror is 6.5 metres across [2].\n\n"
               "## References\n\n[1] https://e.org/launch\n[2] https://e.org/launch\n")

@@ -1,4 +1,14 @@
-from tracer.text import cjk_bigrams, content_tokens, detect_language, normalize_for_match, numbers, tokens
+import pytest
+
+from tracer.text import (
+    cjk_bigrams,
+    content_tokens,
+    detect_language,
+    language_caveat,
+    normalize_for_match,
+    numbers,
+    tokens,
+)
 
 
 def test_detect_language() -> None:
@@ -6,6 +16,50 @@ def test_detect_language() -> None:
     assert detect_language("空间站于2022年建成，并开展了多项科学实验。") == "zh"
     # a Chinese report quoting English names is still Chinese
     assert detect_language("据NASA报道，詹姆斯·韦布空间望远镜（JWST）于2021年发射升空。") == "zh"
+
+
+GERMAN = (
+    "Der Eiffelturm ist ein 330 Meter hoher Eisenfachwerkturm in Paris. Er steht im 7. Arrondissement "
+    "am nordwestlichen Ende des Champ de Mars, nahe dem Ufer der Seine. Das von Gustave Eiffel "
+    "konstruierte Bauwerk wurde anlässlich der Weltausstellung 1889 errichtet, die an den 100. "
+    "Jahrestag der Französischen Revolution erinnerte."
+)
+SPANISH = (
+    "La Torre Eiffel es una estructura de hierro pudelado diseñada por los ingenieros Maurice Koechlin "
+    "y Émile Nouguier, dotada de su aspecto definitivo por el arquitecto Stephen Sauvestre y construida "
+    "por el ingeniero francés Gustave Eiffel y sus colaboradores para la Exposición Universal de 1889."
+)
+ENGLISH = (
+    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. It is named "
+    "after the engineer Gustave Eiffel, whose company designed and built the tower from 1887 to 1889. "
+    "Locally nicknamed La dame de fer, it was constructed as the centrepiece of the 1889 World's Fair."
+)
+NAME_LIST = (
+    "Western Conference: Colorado Rapids, FC Dallas, Houston Dynamo, Los Angeles FC, LA Galaxy, "
+    "Minnesota United FC, Portland Timbers, Real Salt Lake, San Jose Earthquakes, Seattle Sounders FC, "
+    "Sporting Kansas City, Vancouver Whitecaps FC. Eastern Conference: Atlanta United FC, Chicago Fire, "
+    "FC Cincinnati, Columbus Crew, D.C. United, Montreal Impact, New England Revolution, New York City FC."
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "caveat"),
+    [
+        (GERMAN, "a Latin-script language other than English"),
+        (SPANISH + " " + SPANISH, "a Latin-script language other than English"),
+        ("エッフェル塔は1889年に完成した鉄塔で、高さは330メートルである。パリの象徴として知られている。",
+         "Japanese"),
+        ("에펠탑은 1889년에 완공된 철탑으로, 높이는 330미터이다. 파리의 상징으로 알려져 있다.", "Korean"),
+        ("Эйфелева башня была построена в 1889 году и имеет высоту 330 метров; она стала символом Парижа.",
+         "Cyrillic script"),
+        (ENGLISH, None),
+        (NAME_LIST, None),  # no English function words, but no other language's either
+        ("空间站于2022年建成，并开展了多项科学实验。据NASA报道，韦布望远镜于2021年发射。" * 3, None),
+        ("Der Eiffelturm wurde 1889 fertiggestellt.", None),  # too short to tell
+    ],
+)
+def test_language_caveat_names_languages_the_engine_is_not_tuned_for(text: str, caveat: str | None) -> None:
+    assert language_caveat(text, detect_language(text)) == caveat
 
 
 def test_tokens_stem_english_and_cut_chinese() -> None:
