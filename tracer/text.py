@@ -10,6 +10,7 @@ from __future__ import annotations
 import operator
 import re
 import sys
+import unicodedata
 from functools import lru_cache
 
 import rjieba
@@ -20,7 +21,7 @@ _LATIN_LETTER = re.compile(r"[A-Za-z]")
 # Latin words (with inner apostrophes/hyphens), numbers (with separators), CJK runs.
 _TOKEN = re.compile(
     r"(?P<num>\d+(?:[.,]\d+)*%?)"
-    r"|(?P<word>[A-Za-z\u00c0-\u024f]+(?:['’\-][A-Za-z\u00c0-\u024f]+)*)"
+    r"|(?P<word>[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z\u00c0-\u024f]+)*)"
     r"|(?P<cjk>[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+)"
 )
 _DIGIT = re.compile(r"\d")
@@ -128,6 +129,8 @@ def language_caveat(text: str, lang: str) -> str | None:
 
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
+    if not word.isascii():  # "Māori", "café": the same word as "Maori", "cafe"
+        word = "".join(ch for ch in unicodedata.normalize("NFKD", word) if not unicodedata.combining(ch))
     return str(_STEMMER.stemWord(word))
 
 
@@ -227,18 +230,24 @@ def _cn_ordinals(text: str) -> set[str]:
 
 
 def numbers(text: str) -> set[str]:
-    """Numbers a claim states, normalised: "45.5%" -> "45.5", "$30.8 billion" -> "3.08e+10", and
+    """Numbers a claim states, normalised: "45.5%" -> "45.5", "$30.8 billion" -> "30800000000", and
     dates as one value each ("2021年4月29日" / "29 April 2021" -> "d:2021-4-29"), so a claim's
     date only matches the same date, never its day and month scattered elsewhere."""
     found, rest = _dates(text, prefixes=False)
+    rest = _ENUMERATOR.sub(" ", rest)
     return found | _plain_numbers(rest) | _cn_ordinals(rest)
+
+
+# A list enumerator inside a sentence ("1)", "(2)", "（3）", "4）"), at its start or after a space or
+# a clause's punctuation: it numbers the items, it states no fact.
+_ENUMERATOR = re.compile(r"(?:^|(?<=[\s:;,.!?：；，。！？]))[(（]?\d{1,2}[)）]")
 
 
 def stated_numbers(text: str) -> set[str]:
     """Everything a record states, leniently: plain numbers (date parts included) plus every
     date with its year, year-month and month-day forms, for matching against `numbers`."""
     found, _ = _dates(text, prefixes=True)
-    return found | _plain_numbers(text) | _cn_ordinals(text)
+    return found | _plain_numbers(text, lenient=True) | _cn_ordinals(text)
 
 
 def numbers_agreement(claimed: set[str], stated: set[str]) -> float:
@@ -256,19 +265,26 @@ def numbers_agreement(claimed: set[str], stated: set[str]) -> float:
     return hits / len(claimed)
 
 
-def _plain_numbers(text: str) -> set[str]:
+def _plain_numbers(text: str, *, lenient: bool = False) -> set[str]:
+    """Each number once, by its value: "30.8 billion" and "30,800,000,000" are both
+    "30800000000", "3万" and "30,000" both "30000", "45.50%" is "45.5". `lenient` (a record's
+    side) adds the bare figure of a scaled number too ("30.8")."""
     found: set[str] = set()
     for m in _NUMBER.finditer(text):
         whole = m.group(1).replace(",", "")
         frac = m.group(2)
         value = whole + ("." + frac if frac else "")
-        found.add(value.lstrip("0") or "0")
+        bare = _fmt(float(value))
         tail = text[m.end() : m.end() + 12].lower()
-        for word, scale in _SCALE.items():
-            if tail.lstrip().startswith(word):
-                found.add(_fmt(float(value) * scale))
-        if tail[:1] in _CN_NUMBER_UNIT:
-            found.add(_fmt(float(value) * _CN_NUMBER_UNIT[tail[0]]))
+        scale = next((f for word, f in _SCALE.items() if tail.lstrip().startswith(word)), None)
+        if scale is None and tail[:1] in _CN_NUMBER_UNIT:
+            scale = _CN_NUMBER_UNIT[tail[0]]
+        if scale is not None:
+            found.add(_fmt(float(value) * scale))
+            if lenient:
+                found.add(bare)
+        else:
+            found.add(bare)
     return found
 
 
@@ -344,7 +360,9 @@ def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
 
 
 def _fmt(value: float) -> str:
-    return f"{value:.6g}"
+    # 12 significant digits: exact for the figures prose states, and 30.8 * 1e9 (which floats
+    # make 30800000000.000004) prints as 30800000000.
+    return f"{value:.12g}"
 
 
 def normalize_for_match(text: str) -> str:
