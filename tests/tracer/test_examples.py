@@ -61,3 +61,19 @@ def test_chinese_example() -> None:
     local = [r for r in result.references if r.url.startswith("/data/notes/")]
     assert local and not local[0].is_link
     assert "](/data/notes/" not in result.report
+
+
+def test_examples_near_misses_are_cited_at_the_documented_lower_thresholds() -> None:
+    """examples/README.md: the "$10 billion" sentence and the two-fact 问天/梦天 sentence fall just
+    below the default threshold, name their closest record, and are cited at 0.6 and 0.5."""
+    for lang, needle, record, lower in (("en", "$10 billion", 5, 0.6), ("zh", "问天实验舱", None, 0.5)):
+        report = (EXAMPLES / lang / "report.md").read_text(encoding="utf-8")
+        raw = parse_records_text((EXAMPLES / lang / "records.json").read_text(encoding="utf-8"))
+        default = trace(report, raw, TraceOptions(mode=Mode.DETERMINISTIC))
+        miss = next(u for u in default.unsupported if needle in u.sentence)
+        assert miss.closest is not None and lower <= miss.closest.score < 0.64
+        if record is not None:
+            assert miss.closest.record_index == record
+        lowered = trace(report, raw, TraceOptions(mode=Mode.DETERMINISTIC, min_score=lower))
+        assert any(needle in c.sentence for c in lowered.citations)
+        assert not any(needle in u.sentence for u in lowered.unsupported)
