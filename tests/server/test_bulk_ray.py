@@ -1,5 +1,6 @@
-"""`bulk --engine ray`: Ray Data on a local Ray (2 CPUs), and on a two-node cluster joined with
-token authentication, gives the local engine's output."""
+"""`bulk --engine ray`: Ray Data on a local Ray (2 CPUs), and on a two-node cluster whose nodes sit
+at different network addresses (the second in its own network namespace), joined with token
+authentication, gives the local engine's output."""
 
 from __future__ import annotations
 
@@ -41,45 +42,63 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _run(*cmd: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{cmd}: " + done.stdout[-2000:] + done.stderr[-2000:]
+    return done
+
+
 @pytest.fixture()
-def two_node_cluster(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """A real two-node Ray cluster on this host: a head with no CPUs (so no task can run there)
-    and a second node with 2, joined over the network with token authentication, as on a
-    multi-machine cluster. Yields the head's address."""
+def two_host_cluster(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, str]]:
+    """A real two-node Ray cluster whose nodes have different network addresses: the head, with
+    no CPUs (so no task can run there), on this host's side of a veth link, and a node with 2 CPUs
+    in its own network namespace on the other side, joined with token authentication as on a
+    multi-machine cluster. Yields the head's address and the node's IP."""
     import secrets
 
     ray_cli = str(Path(sys.executable).parent / "ray")
     monkeypatch.setenv("RAY_AUTH_MODE", "token")
     monkeypatch.setenv("RAY_AUTH_TOKEN", secrets.token_hex(32))
-    address = f"127.0.0.1:{_free_port()}"
-
-    def ray(*args: str) -> None:
-        done = subprocess.run([ray_cli, *args], capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-
+    tag = secrets.token_hex(3)
+    ns, head_if, node_if = f"st-{tag}", f"sth{tag}", f"stn{tag}"
+    net = f"10.{200 + secrets.randbelow(50)}.{secrets.randbelow(250)}"
+    head_ip, node_ip = f"{net}.1", f"{net}.2"
+    address = f"{head_ip}:{_free_port()}"
     try:
-        ray("start", "--head", "--port", address.rsplit(":", 1)[1], "--num-cpus", "0",
-            "--include-dashboard", "false", "--disable-usage-stats")
-        ray("start", "--address", address, "--num-cpus", "2", "--disable-usage-stats")
-        yield address
+        _run("ip", "netns", "add", ns)
+        _run("ip", "link", "add", head_if, "type", "veth", "peer", "name", node_if)
+        _run("ip", "link", "set", node_if, "netns", ns)
+        _run("ip", "addr", "add", f"{head_ip}/24", "dev", head_if)
+        _run("ip", "link", "set", head_if, "up")
+        for cmd in (("addr", "add", f"{node_ip}/24", "dev", node_if), ("link", "set", node_if, "up"),
+                    ("link", "set", "lo", "up")):
+            _run("ip", "netns", "exec", ns, "ip", *cmd)
+        _run(ray_cli, "start", "--head", "--node-ip-address", head_ip, "--port", address.rsplit(":", 1)[1],
+             "--num-cpus", "0", "--include-dashboard", "false", "--disable-usage-stats")
+        _run("ip", "netns", "exec", ns, ray_cli, "start", "--address", address, "--node-ip-address",
+             node_ip, "--num-cpus", "2", "--disable-usage-stats")
+        yield address, node_ip
     finally:
         subprocess.run([ray_cli, "stop", "--force"], capture_output=True, timeout=120)
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=30)  # takes both veth ends
 
 
-def test_ray_engine_on_a_two_node_cluster(two_node_cluster: str, tmp_path: Path) -> None:
-    code = (f"import json, ray; ray.init(address={two_node_cluster!r}, logging_level='ERROR'); "
-            "print(json.dumps(sorted(n['Resources'].get('CPU', 0) for n in ray.nodes() if n['Alive'])))")
+def test_ray_engine_on_a_two_host_cluster(two_host_cluster: tuple[str, str], tmp_path: Path) -> None:
+    address, node_ip = two_host_cluster
+    code = (f"import json, ray; ray.init(address={address!r}, logging_level='ERROR'); "
+            "print(json.dumps(sorted((n['NodeManagerAddress'], n['Resources'].get('CPU', 0)) "
+            "for n in ray.nodes() if n['Alive'])))")
     probe = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert probe.returncode == 0, probe.stderr[-3000:]
-    cpus = json.loads(probe.stdout.strip().splitlines()[-1])
-    assert cpus == [0, 2], "a head without CPUs and one worker node"
+    nodes = {ip: cpus for ip, cpus in json.loads(probe.stdout.strip().splitlines()[-1])}
+    assert nodes == {address.rsplit(":", 1)[0]: 0, node_ip: 2}, "a CPU-less head, a node at its own address"
 
     ids = write_cases(tmp_path / "in.jsonl", 10, extra=['{"id": "not-json", '], every=5)
     ray = bulk(tmp_path / "in.jsonl", tmp_path / "ray.jsonl", "--engine", "ray", "--ray-address",
-               two_node_cluster, "--workers", "2", timeout=240)
+               address, "--workers", "2", timeout=240)
     local = bulk(tmp_path / "in.jsonl", tmp_path / "local.jsonl", "--workers", "1")
     assert ray.returncode == 0 and local.returncode == 0, ray.stderr[-3000:] + local.stderr
     r = {k: comparable(v) for k, v in by_id(read_out(tmp_path / "ray.jsonl")).items()}
     lo = {k: comparable(v) for k, v in by_id(read_out(tmp_path / "local.jsonl")).items()}
     assert set(ids) <= set(r) and len(r) == 11
-    assert r == lo, "every item was traced on the second node exactly as locally"
+    assert r == lo, "every item was traced on the other host exactly as locally"
