@@ -18,7 +18,8 @@ import Stemmer
 
 _CJK_CHAR = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_LETTER = re.compile(r"[A-Za-z]")
-# Latin words (with inner apostrophes/hyphens), numbers (with separators), CJK runs.
+# Latin words (with inner apostrophes; a hyphenated compound is its words), numbers (with
+# separators), CJK runs.
 _TOKEN = re.compile(
     r"(?P<num>\d+(?:[.,]\d+)*%?)"
     r"|(?P<word>[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z\u00c0-\u024f]+)*)"
@@ -229,6 +230,11 @@ def _cn_ordinals(text: str) -> set[str]:
     return found
 
 
+# A list enumerator inside a sentence ("1)", "(2)", "（3）", "4）"), at its start or after a space or
+# a clause's punctuation: it numbers the items, it states no fact.
+_ENUMERATOR = re.compile(r"(?:^|(?<=[\s:;,.!?：；，。！？]))[(（]?\d{1,2}[)）]")
+
+
 def numbers(text: str) -> set[str]:
     """Numbers a claim states, normalised: "45.5%" -> "45.5", "$30.8 billion" -> "30800000000", and
     dates as one value each ("2021年4月29日" / "29 April 2021" -> "d:2021-4-29"), so a claim's
@@ -236,11 +242,6 @@ def numbers(text: str) -> set[str]:
     found, rest = _dates(text, prefixes=False)
     rest = _ENUMERATOR.sub(" ", rest)
     return found | _plain_numbers(rest) | _cn_ordinals(rest)
-
-
-# A list enumerator inside a sentence ("1)", "(2)", "（3）", "4）"), at its start or after a space or
-# a clause's punctuation: it numbers the items, it states no fact.
-_ENUMERATOR = re.compile(r"(?:^|(?<=[\s:;,.!?：；，。！？]))[(（]?\d{1,2}[)）]")
 
 
 def stated_numbers(text: str) -> set[str]:
@@ -274,17 +275,13 @@ def _plain_numbers(text: str, *, lenient: bool = False) -> set[str]:
         whole = m.group(1).replace(",", "")
         frac = m.group(2)
         value = whole + ("." + frac if frac else "")
-        bare = _fmt(float(value))
         tail = text[m.end() : m.end() + 12].lower()
-        scale = next((f for word, f in _SCALE.items() if tail.lstrip().startswith(word)), None)
-        if scale is None and tail[:1] in _CN_NUMBER_UNIT:
-            scale = _CN_NUMBER_UNIT[tail[0]]
+        word = tail.lstrip()
+        scale = next((f for w, f in _SCALE.items() if word.startswith(w)), _CN_NUMBER_UNIT.get(tail[:1]))
+        if scale is None or lenient:
+            found.add(_fmt(float(value)))
         if scale is not None:
             found.add(_fmt(float(value) * scale))
-            if lenient:
-                found.add(bare)
-        else:
-            found.add(bare)
     return found
 
 
