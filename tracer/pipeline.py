@@ -138,8 +138,9 @@ def trace(
         layout = markdown.scan_markdown(report)
         removed = report[layout.references[0]:layout.references[1]] if layout.references else ""
 
-    lang = options.language or detect_language(report[: layout.body_end])
-    caveat = language_caveat(report[: layout.body_end], lang)
+    head = report[: min(layout.body_end, 20_000)]  # as much of the body as either looks at
+    lang = options.language or detect_language(head)
+    caveat = language_caveat(head, lang)
     if caveat is not None:
         warnings.append(
             f"the report looks like {caveat}, not English or Chinese: the engine is tuned for those "
