@@ -11,6 +11,9 @@
    the machine has CPUs (what a server's worker processes are for);
 3. scaling: one 50-sentence report against 50, 200, 800 and 3200 records of 3,000 characters
    (English by default; `--scaling-lang zh` builds both from the Chinese cases);
+4. the benchmark's naive baseline (scripts/py/baseline.py: the record with the highest share of
+   each gold sentence's words; told which sentences are gold) over the same cases, in the same
+   run, for reference;
 peak RSS of this process is printed at the end.
 
 `--overhead` instead measures what the service costs per call apart from tracing: the same
@@ -119,6 +122,16 @@ def inprocess_round(cases: list[dict[str, Any]], tuned: bool = False) -> float:
         if tuned:
             gc.unfreeze()
             gc.set_threshold(*previous)
+
+
+def baseline_round(cases: list[dict[str, Any]]) -> float:
+    """Cases per second for the naive baseline over every case (scripts/py/baseline.py)."""
+    from baseline import naive_trace
+
+    t0 = time.perf_counter()
+    for c in cases:
+        naive_trace(c)
+    return len(cases) / (time.perf_counter() - t0)
 
 
 def grpc_round(server: GrpcServer, requests: list[Any], calls: dict[str, float] | None = None) -> float:
@@ -272,17 +285,20 @@ def main() -> int:
     inproc: list[float] = []
     tuned: list[float] = []  # in-process, the collector tuned as the server's
     remote: list[float] = []
+    naive: list[float] = []  # the benchmark's naive baseline
     concurrent: list[float] = []
     calls: dict[str, float] = {}  # one-caller gRPC calls: request id -> client wall time (ms)
     events: dict[str, dict[str, Any]] = {}  # the server's log lines for them
     from server.workers import available_cpus
 
     callers = available_cpus()
+    baseline_round(cases)
     if args.no_grpc:
         inprocess_round(cases)
         for _ in range(args.repeat):
             inproc.append(inprocess_round(cases))
             tuned.append(inprocess_round(cases, tuned=True))
+            naive.append(baseline_round(cases))
     else:
         with GrpcServer() as server:
             requests = grpc_requests(cases)
@@ -292,6 +308,7 @@ def main() -> int:
                 inproc.append(inprocess_round(cases))
                 tuned.append(inprocess_round(cases, tuned=True))
                 remote.append(grpc_round(server, requests, calls))
+                naive.append(baseline_round(cases))
             if callers > 1:
                 grpc_concurrent_round(server, requests, callers)
                 concurrent = [grpc_concurrent_round(server, requests, callers) for _ in range(args.repeat)]
@@ -316,6 +333,9 @@ def main() -> int:
         c = statistics.median(concurrent)
         print(f"gRPC, {callers} callers at once: {c:.1f} cases/s ({c / rate:.2f}x in-process; rounds: "
               + ", ".join(f"{r:.1f}" for r in concurrent) + ")")
+    b = statistics.median(naive)
+    print(f"naive baseline (told the gold sentences; no retrieval, no verification): {b:.1f} cases/s "
+          f"({b / rate:.1f}x in-process; rounds: " + ", ".join(f"{r:.1f}" for r in naive) + ")")
     if not args.no_scaling:
         series = scaling(cases, args.scaling_lang)
         base = series[0][1]

@@ -1,6 +1,10 @@
 """Trace every benchmark case exactly as a user would and print the citation metrics.
 
-    scripts/eval [BENCH.jsonl] [--explain] [--sweep] [--grpc HOST:PORT] [--min-score X]
+    scripts/eval [BENCH.jsonl] [--explain] [--sweep] [--grpc HOST:PORT] [--min-score X] [--baseline]
+
+`--baseline` scores the benchmark's naive reference point instead (scripts/py/baseline.py: the
+record with the highest share of a gold sentence's words, at 0.55 or more; it is told which
+sentences are gold), so the two can be compared on the same cases.
 """
 
 from __future__ import annotations
@@ -203,12 +207,20 @@ def main() -> int:
     ap.add_argument("--grpc", metavar="HOST:PORT", help="trace through a running service")
     ap.add_argument("--min-score", type=float, default=None)
     ap.add_argument("--only", help="only cases whose id starts with this")
+    ap.add_argument("--baseline", action="store_true",
+                    help="score the benchmark's naive baseline instead of the tracer")
     args = ap.parse_args()
 
     cases = load_cases(args.bench)
     if args.only:
         cases = [c for c in cases if c["id"].startswith(args.only)]
+    if args.baseline and (args.grpc or args.min_score is not None):
+        ap.error("--baseline has its own fixed threshold and runs in process")
     run = make_grpc_tracer(args.grpc) if args.grpc else trace_inprocess
+    if args.baseline:
+        from baseline import naive_trace
+
+        run = lambda case, _min_score: naive_trace(case)  # noqa: E731
     base = 0.05 if args.sweep else args.min_score
     t0 = time.perf_counter()
     outs = [(case, run(case, base)) for case in cases]
@@ -222,7 +234,10 @@ def main() -> int:
             tallies.setdefault(g, Tally()).add(t)
         if args.explain:
             explain(case, pairs, out, scores=not args.grpc)
-    if not args.sweep:
+    if args.baseline:
+        print("naive baseline (told which sentences are gold), not the tracer:")
+        print_table(tallies)
+    elif not args.sweep:
         print_table(tallies)
         print_evidence(results)
         print_near_misses(outs, results)

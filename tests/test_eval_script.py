@@ -1,0 +1,101 @@
+"""scripts/eval scores a benchmark file as ../shared/bench/README.md defines, for the tracer and
+for the naive baseline it is compared with. The cases here are the suite's own."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts" / "py"))
+
+from baseline import naive_trace, tokens  # noqa: E402
+
+RIGHT = "The Hollow Creek bridge opened to traffic in 1937 after four years of work."
+SWAPPED = "The Hollow Creek bridge was repainted in 1952 by the county."
+RECORDS = [
+    {"url": "https://a.example/bridge", "title": "Hollow Creek bridge",
+     "content": "History. The Hollow Creek bridge opened to traffic in 1937 after four years of work. "
+                "The Hollow Creek bridge was repainted in 1958 by the county."},
+    {"url": "https://b.example/weather", "title": "Weather",
+     "content": "Rain is expected over the county this week, with cooler nights."},
+]
+ZH_RIGHT = "长江大桥于1957年建成通车。"
+ZH_RECORDS = [{"url": "https://c.example/qiao", "title": "大桥",
+               "content": "武汉长江大桥于1957年建成通车，是长江上第一座大桥。"}]
+
+
+def _case(case_id: str, lang: str, sentences: list[str], records: list[dict[str, str]],
+          supporting: list[list[str]]) -> dict[str, object]:
+    report = "## Notes\n\n" + " ".join(sentences) + "\n"
+    gold = []
+    for sentence, urls in zip(sentences, supporting, strict=True):
+        start = report.index(sentence)
+        gold.append({"sentence": sentence, "start": start, "end": start + len(sentence),
+                     "needs_citation": True, "supporting_urls": urls, "partially_supporting_urls": []})
+    return {"id": case_id, "lang": lang, "report": report, "records": records, "gold": gold}
+
+
+@pytest.fixture()
+def bench(tmp_path: Path) -> Path:
+    cases = [
+        _case("wice-t1", "en", [RIGHT, SWAPPED], RECORDS, [["https://a.example/bridge"], []]),
+        _case("citecheck-t1", "zh", [ZH_RIGHT], ZH_RECORDS, [["https://c.example/qiao"]]),
+    ]
+    path = tmp_path / "bench.jsonl"
+    path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), encoding="utf-8")
+    return path
+
+
+def _table(out: str) -> dict[str, tuple[float, float, int]]:
+    rows = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and parts[0] in {"wice", "citecheck", "lang:en", "lang:zh", "overall"}:
+            rows[parts[0]] = (float(parts[1]), float(parts[2]), int(parts[5]))
+    return rows
+
+
+def _eval(*args: str) -> str:
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "py" / "eval.py"), *args],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_baseline_cites_the_record_sharing_most_words_at_0_55_or_more() -> None:
+    case = _case("wice-t1", "en", [RIGHT, SWAPPED], RECORDS, [["https://a.example/bridge"], []])
+    cited = {c["sentence"]: [s["url"] for s in c["sources"]] for c in naive_trace(case)["citations"]}
+    # The swapped year still shares 10 of its 11 words with the record: the baseline cites it.
+    assert cited == {RIGHT: ["https://a.example/bridge"], SWAPPED: ["https://a.example/bridge"]}
+    assert naive_trace(case, threshold=0.95)["citations"][0]["sentence"] == RIGHT
+    assert len(naive_trace(case, threshold=0.95)["citations"]) == 1
+
+
+def test_baseline_uses_jieba_words_for_chinese() -> None:
+    assert tokens("长江大桥于1957年建成通车。", "zh") == ["长江大桥", "于", "1957", "年", "建成", "通车"]
+    assert tokens("The bridge's 2nd span.", "en") == ["the", "bridge", "s", "2nd", "span"]
+
+
+def test_eval_scores_the_tracer_and_the_baseline_on_the_same_cases(bench: Path) -> None:
+    tracer = _table(_eval(str(bench)))
+    baseline_out = _eval(str(bench), "--baseline")
+    assert baseline_out.startswith("naive baseline")
+    baseline = _table(baseline_out)
+    # The tracer cites the true sentence and not the one whose year disagrees with the record.
+    assert tracer["wice"] == (1.0, 1.0, 1)
+    assert baseline["wice"] == (0.5, 1.0, 2)
+    assert tracer["citecheck"] == baseline["citecheck"] == (1.0, 1.0, 1)
+    assert tracer["overall"] == (1.0, 1.0, 2)
+    assert baseline["overall"] == (pytest.approx(2 / 3, abs=0.001), 1.0, 3)
+
+
+def test_eval_refuses_a_threshold_for_the_baseline(bench: Path) -> None:
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "py" / "eval.py"), str(bench), "--baseline",
+                          "--min-score", "0.7"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert "--baseline has its own fixed threshold" in out.stderr
