@@ -103,8 +103,9 @@ _OTHER_FUNCTION_WORDS = frozenset(
 
 def language_caveat(text: str, lang: str) -> str | None:
     """What the text looks like when it is neither English nor Chinese (None when it is either,
-    or too short to tell): "Japanese", "Korean", "Cyrillic script", ..., or "a Latin-script
-    language other than English". Retrieval and verification are tuned for English and Chinese,
+    or too short to tell): "Japanese", "Korean", "Cyrillic script", ..., "German", "French",
+    "Spanish", "Italian", "Portuguese", "Dutch", or "a Latin-script language other than English"
+    when its function words do not say which. Retrieval and verification are tuned for English and Chinese,
     so such a report gets fewer citations (the ones it gets are verified as usual)."""
     sample = text[:4000]
     if not sample.isascii() and len(letters := "".join(_NON_LATIN_SCRIPT.findall(sample))) >= 20:
@@ -124,8 +125,32 @@ def language_caveat(text: str, lang: str) -> str | None:
     if len(words) < 40 or sum(w in _EN_FUNCTION_WORDS for w in words) >= 0.08 * len(words):
         return None
     if sum(w in _OTHER_FUNCTION_WORDS for w in words) >= 0.12 * len(words):
-        return "a Latin-script language other than English"
+        return _latin_language(words) or "a Latin-script language other than English"
     return None
+
+
+# Words that tell the six apart once a text is known to be one of them: each language's
+# commonest function words, less those two or more of them spell alike ("de", "la", "que",
+# "en", "se", "una", "con", "del", "da", "die" ...), which would only add to a tie.
+_LATIN_LANGUAGE_WORDS = (
+    ("German", frozenset("der und das ist nicht mit von zu ein eine sich auf für wurde dem den im auch "
+                         "werden wird sind bei nach aus".split())),
+    ("French", frozenset("le les est une du pour dans sur pas au avec qui et il ce aux ont été sont "
+                         "par cette".split())),
+    ("Spanish", frozenset("el los las y es por para lo su al como fue más sus entre".split())),
+    ("Italian", frozenset("il di che è della sono gli delle alla nel dei anche stato più".split())),
+    ("Portuguese", frozenset("os em um não é do dos das ao pela pelo foi mais uma são".split())),
+    ("Dutch", frozenset("het een van dat op te zijn niet voor is met aan werd ook door wordt".split())),
+)
+
+
+def _latin_language(words: list[str]) -> str | None:
+    """The one of German, French, Spanish, Italian, Portuguese and Dutch whose own function words
+    are clearly the commonest in `words` (half as many again as the next), else None."""
+    counts = sorted(((sum(w in vocab for w in words), name) for name, vocab in _LATIN_LANGUAGE_WORDS),
+                    reverse=True)
+    (top, name), (second, _) = counts[0], counts[1]
+    return name if top >= 4 and top >= 1.5 * second else None
 
 
 @lru_cache(maxsize=200_000)

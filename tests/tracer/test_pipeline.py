@@ -153,7 +153,7 @@ def test_a_report_in_another_language_is_traced_with_a_warning() -> None:
     records = [{"url": "https://de.example/eiffel", "title": "Eiffelturm",
                 "content": "Der Eiffelturm wurde im Jahr 1889 fertiggestellt und ist heute 330 Meter hoch."}]
     result = trace(report, records)
-    assert any("looks like a Latin-script language other than English" in w for w in result.warnings)
+    assert any("looks like German, not English or Chinese" in w for w in result.warnings)
     # still traced as usual: the verbatim sentence is cited, the text is unchanged
     assert [c.sentence for c in result.citations] == [report.split(". ")[0] + "."]
     assert strip_markers(result.report.split("\n\n## ")[0]) == report

@@ -34,6 +34,30 @@ ENGLISH = (
     "after the engineer Gustave Eiffel, whose company designed and built the tower from 1887 to 1889. "
     "Locally nicknamed La dame de fer, it was constructed as the centrepiece of the 1889 World's Fair."
 )
+FRENCH = (
+    "La tour Eiffel est une tour de fer puddlé de 330 mètres de hauteur située à Paris, à l'extrémité "
+    "nord-ouest du parc du Champ-de-Mars en bordure de la Seine dans le 7e arrondissement. Construite "
+    "en deux ans par Gustave Eiffel et ses collaborateurs pour l'Exposition universelle de Paris de "
+    "1889, elle est devenue le symbole de la capitale française et un site touristique de premier plan."
+)
+ITALIAN = (
+    "La torre Eiffel è una torre di ferro alta 330 metri situata a Parigi, all'estremità nord-ovest del "
+    "parco del Campo di Marte, sulla riva della Senna. Costruita in occasione dell'Esposizione "
+    "universale del 1889, è divenuta il simbolo della capitale francese e uno dei monumenti più "
+    "visitati al mondo, ed è stata la struttura più alta del mondo fino al 1930."
+)
+PORTUGUESE = (
+    "A Torre Eiffel é uma torre de ferro do século XIX localizada no Champ de Mars, em Paris, que se "
+    "tornou um ícone mundial da França. A torre, que é o edifício mais alto da cidade, é o monumento "
+    "pago mais visitado do mundo. Foi construída como o arco de entrada da Exposição Universal de 1889 "
+    "e não foi planejada para ficar de pé por mais de vinte anos."
+)
+DUTCH = (
+    "De Eiffeltoren is een ijzeren toren van 330 meter hoog in Parijs. De toren staat aan het "
+    "noordwestelijke einde van het Champ de Mars, bij de oever van de Seine. Hij werd gebouwd voor de "
+    "Wereldtentoonstelling van 1889 en is vernoemd naar de ingenieur Gustave Eiffel, wiens bedrijf de "
+    "toren heeft ontworpen."
+)
 NAME_LIST = (
     "Western Conference: Colorado Rapids, FC Dallas, Houston Dynamo, Los Angeles FC, LA Galaxy, "
     "Minnesota United FC, Portland Timbers, Real Salt Lake, San Jose Earthquakes, Seattle Sounders FC, "
@@ -45,8 +69,16 @@ NAME_LIST = (
 @pytest.mark.parametrize(
     ("text", "caveat"),
     [
-        (GERMAN, "a Latin-script language other than English"),
-        (SPANISH + " " + SPANISH, "a Latin-script language other than English"),
+        (GERMAN, "German"),
+        (SPANISH + " " + SPANISH, "Spanish"),
+        (FRENCH, "French"),
+        (ITALIAN, "Italian"),
+        (PORTUGUESE, "Portuguese"),
+        (DUTCH, "Dutch"),
+        # half French, half Spanish (or Italian, Portuguese): not English, but no one language's
+        # words stand out
+        (FRENCH + " " + SPANISH, "a Latin-script language other than English"),
+        (ITALIAN + " " + PORTUGUESE, "a Latin-script language other than English"),
         ("エッフェル塔は1889年に完成した鉄塔で、高さは330メートルである。パリの象徴として知られている。",
          "Japanese"),
         ("에펠탑은 1889년에 완공된 철탑으로, 높이는 330미터이다. 파리의 상징으로 알려져 있다.", "Korean"),
