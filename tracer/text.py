@@ -11,6 +11,7 @@ import operator
 import re
 import sys
 import unicodedata
+from dataclasses import dataclass
 from functools import lru_cache
 
 import rjieba
@@ -260,6 +261,172 @@ def _cn_ordinals(text: str) -> set[str]:
 _ENUMERATOR = re.compile(r"(?:^|(?<=[\s:;,.!?：；，。！？]))[(（]?\d{1,2}[)）]")
 
 
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A number's unit: its kind ("length", "money", ...), the unit within the kind, and the
+    value in the kind's base unit (metres, kilograms, °C, seconds ...; money keeps its figure)."""
+
+    kind: str
+    unit: str
+    base: float
+
+
+# Kinds whose units convert into each other; money does not (rates change), percent has one unit.
+_CONVERTIBLE = frozenset({"length", "area", "mass", "volume", "speed", "temperature", "time"})
+
+
+class StatedUnits:
+    """The units a text states its numbers in: for each number (keyed like `numbers`), every
+    unit it appears with (None where it appears with none), and every quantity by kind."""
+
+    __slots__ = ("by_kind", "units_of")
+
+    def __init__(self) -> None:
+        self.units_of: dict[str, set[Quantity | None]] = {}
+        self.by_kind: dict[str, set[Quantity]] = {}
+
+    def add(self, key: str, q: Quantity | None) -> None:
+        self.units_of.setdefault(key, set()).add(q)
+        if q is not None and q.kind in _CONVERTIBLE:
+            self.by_kind.setdefault(q.kind, set()).add(q)
+
+    def agrees(self, value: str, q: Quantity) -> bool | None:
+        """True when the text states the quantity in another unit of its kind, False when it
+        states the figure only with other units, None when units do not decide."""
+        for other in self.by_kind.get(q.kind, ()):
+            if other.unit != q.unit and _same_amount(other.base, q.base, q.kind):
+                return True
+        seen = self.units_of.get(value)
+        if seen and all(o is not None and o.unit != q.unit for o in seen):
+            return False
+        return None
+
+
+def _same_amount(a: float, b: float, kind: str) -> bool:
+    """Equal up to the rounding of a converted figure ("5 miles (8 km)": 0.6% apart)."""
+    if kind == "temperature":
+        return abs(a - b) <= 1.0
+    return abs(a - b) <= 0.025 * max(abs(a), abs(b))
+
+
+# (pattern, kind, unit, factor to the kind's base unit); longer forms first within a language,
+# area and speed before length. Abbreviations that are also words or scales ("m" for million,
+# "in", "g", "l") are left out: a number with no recognised unit counts as bare.
+_EN_UNITS: tuple[tuple[str, str, str, float], ...] = (
+    (r"square kilomet(?:er|re)s?|sq\.? ?km|km²|km2", "area", "km2", 1e6),
+    (r"square met(?:er|re)s?|m²", "area", "m2", 1.0),
+    (r"square miles?|sq\.? ?mi", "area", "mi2", 2_589_988.110336),
+    (r"square f(?:ee|oo)t|sq\.? ?ft|ft²", "area", "ft2", 0.09290304),
+    (r"acres?", "area", "acre", 4046.8564224),
+    (r"hectares?", "area", "ha", 1e4),
+    (r"km/h|kph|kilomet(?:er|re)s? (?:per|an) hour", "speed", "km/h", 1 / 3.6),
+    (r"mph|miles (?:per|an) hour", "speed", "mph", 0.44704),
+    (r"m/s|met(?:er|re)s per second", "speed", "m/s", 1.0),
+    (r"knots?", "speed", "kn", 0.514444),
+    (r"millimet(?:er|re)s?|mm", "length", "mm", 1e-3),
+    (r"centimet(?:er|re)s?|cm", "length", "cm", 1e-2),
+    (r"kilomet(?:er|re)s?|km", "length", "km", 1e3),
+    (r"met(?:er|re)s?", "length", "m", 1.0),
+    (r"miles?", "length", "mi", 1609.344),
+    (r"feet|foot|ft", "length", "ft", 0.3048),
+    (r"inch(?:es)?", "length", "inch", 0.0254),
+    (r"yards?|yd", "length", "yd", 0.9144),
+    (r"milligrams?|mg", "mass", "mg", 1e-6),
+    (r"kilograms?|kilos?|kg", "mass", "kg", 1.0),
+    (r"grams?", "mass", "g", 1e-3),
+    (r"metric tons?|tonnes?|tons?", "mass", "t", 1e3),
+    (r"lbs?", "mass", "lb", 0.45359237),
+    (r"ounces?|oz", "mass", "oz", 0.028349523125),
+    (r"millilit(?:er|re)s?|ml", "volume", "ml", 1e-3),
+    (r"lit(?:er|re)s?", "volume", "l", 1.0),
+    (r"gallons?", "volume", "gal", 3.785411784),
+    (r"cubic met(?:er|re)s?|m³", "volume", "m3", 1e3),
+    (r"°\s?c|℃|degrees? (?:celsius|centigrade)|celsius", "temperature", "C", 1.0),
+    (r"°\s?f|℉|degrees? fahrenheit|fahrenheit", "temperature", "F", 1.0),
+    (r"seconds?|secs?", "time", "s", 1.0),
+    (r"minutes?|mins?", "time", "min", 60.0),
+    (r"hours?|hrs?", "time", "h", 3600.0),
+    (r"days?", "time", "d", 86400.0),
+    (r"weeks?", "time", "wk", 604800.0),
+    (r"months?", "time", "mo", 2_629_800.0),
+    (r"years?|yrs?", "time", "yr", 31_557_600.0),
+    (r"us dollars?|dollars?|usd", "money", "USD", 1.0),
+    (r"euros?|eur", "money", "EUR", 1.0),
+    (r"pounds? sterling|gbp", "money", "GBP", 1.0),
+    (r"yuan|renminbi|rmb|cny", "money", "CNY", 1.0),
+    (r"yen|jpy", "money", "JPY", 1.0),
+)
+_ZH_UNITS: tuple[tuple[str, str, str, float], ...] = (
+    ("平方公里|平方千米", "area", "km2", 1e6),
+    ("平方米", "area", "m2", 1.0),
+    ("公顷", "area", "ha", 1e4),
+    ("千米|公里", "length", "km", 1e3),
+    ("厘米", "length", "cm", 1e-2),
+    ("毫米", "length", "mm", 1e-3),
+    ("英里", "length", "mi", 1609.344),
+    ("英尺", "length", "ft", 0.3048),
+    ("英寸", "length", "inch", 0.0254),
+    ("米", "length", "m", 1.0),
+    ("千克|公斤", "mass", "kg", 1.0),
+    ("毫克", "mass", "mg", 1e-6),
+    ("克", "mass", "g", 1e-3),
+    ("吨", "mass", "t", 1e3),
+    ("毫升", "volume", "ml", 1e-3),
+    ("升", "volume", "l", 1.0),
+    ("摄氏度|℃", "temperature", "C", 1.0),
+    ("华氏度|℉", "temperature", "F", 1.0),
+    ("秒", "time", "s", 1.0),
+    ("分钟", "time", "min", 60.0),
+    ("个?小时", "time", "h", 3600.0),
+    ("天", "time", "d", 86400.0),
+    ("周|个?星期", "time", "wk", 604800.0),
+    ("个月", "time", "mo", 2_629_800.0),
+    ("年", "time", "yr", 31_557_600.0),
+    ("美元", "money", "USD", 1.0),
+    ("欧元", "money", "EUR", 1.0),
+    ("英镑", "money", "GBP", 1.0),
+    ("日元", "money", "JPY", 1.0),
+    ("港元|港币", "money", "HKD", 1.0),
+    ("元", "money", "CNY", 1.0),
+)
+_UNIT_TABLE = _EN_UNITS + _ZH_UNITS
+_EN_UNIT = re.compile(
+    r"[ \t]?-?[ \t]?(?:(?:thousand|million|billion|trillion)[ \t]+)?(?:"
+    + "|".join(f"(?P<u{i}>{pat})" for i, (pat, *_rest) in enumerate(_EN_UNITS))
+    + r")(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_ZH_UNIT = re.compile(
+    r"[ \t]?[万亿]?(?:"
+    + "|".join(f"(?P<u{i + len(_EN_UNITS)}>{pat})" for i, (pat, *_rest) in enumerate(_ZH_UNITS))
+    + ")"
+)
+_CURRENCY_BEFORE = re.compile(r"(?:(?P<code>US|A|C|HK|NT|S|NZ)?\$|(?P<sym>[€£₹]))\s?$")
+_CURRENCY_SYMBOL = {"€": "EUR", "£": "GBP", "₹": "INR"}
+
+
+def _unit_of(text: str, m: re.Match[str], value: float) -> Quantity | None:
+    """The unit a number match is stated in, from the currency sign before it or the unit
+    word after it; None for a bare number."""
+    if m.group(3):
+        return Quantity("percent", "%", value)
+    before = _CURRENCY_BEFORE.search(text, max(0, m.start() - 4), m.start())
+    if before is not None:
+        sym = before.group("sym")
+        code = before.group("code")
+        unit = _CURRENCY_SYMBOL[sym] if sym else ("USD" if code in (None, "US") else f"{code}$")
+        return Quantity("money", unit, value)
+    after = _EN_UNIT.match(text, m.end()) or _ZH_UNIT.match(text, m.end())
+    if after is None or after.lastgroup is None:
+        return None
+    _pat, kind, unit, factor = _UNIT_TABLE[int(after.lastgroup[1:])]
+    if kind == "temperature":
+        return Quantity(kind, unit, value if unit == "C" else (value - 32) * 5 / 9)
+    if unit == "yr" and value.is_integer() and 1000 <= value <= 2100:
+        return None  # "2021年", "1999 years"? a year, not a duration
+    return Quantity(kind, unit, value * factor)
+
+
 def numbers(text: str) -> set[str]:
     """Numbers a claim states, normalised: "45.5%" -> "45.5", "$30.8 billion" -> "30800000000", and
     dates as one value each ("2021年4月29日" / "29 April 2021" -> "d:2021-4-29"), so a claim's
@@ -276,13 +443,47 @@ def stated_numbers(text: str) -> set[str]:
     return found | _plain_numbers(text, lenient=True) | _cn_ordinals(text)
 
 
-def numbers_agreement(claimed: set[str], stated: set[str]) -> float:
+def stated_units(text: str) -> StatedUnits:
+    """The units a record states its numbers in (keyed like `stated_numbers`; date parts and
+    other numbers with no unit count as bare)."""
+    units = StatedUnits()
+    _plain_numbers(text, lenient=True, units=units)
+    return units
+
+
+def claim_units(text: str) -> dict[str, Quantity]:
+    """The unit a claim gives each of its numbers that has one (keyed like `numbers`):
+    "1,200 feet" -> {"1200": length in ft}, "$10 billion" -> {"10000000000": USD}."""
+    _, rest = _dates(text, prefixes=False)
+    units = StatedUnits()
+    _plain_numbers(_ENUMERATOR.sub(" ", rest), units=units)
+    out: dict[str, Quantity] = {}
+    for value, seen in units.units_of.items():
+        with_unit = [q for q in seen if q is not None]
+        if len(with_unit) == 1 and len(seen) == 1:  # one reading only: "5 km", not "5 km ... 5 miles"
+            out[value] = with_unit[0]
+    return out
+
+
+def numbers_agreement(claimed: set[str], stated: set[str], claimed_units: dict[str, Quantity] | None = None,
+                      stated_units: StatedUnits | None = None) -> float:
     """Share of a claim's numbers (from `numbers`) that a record states (from `stated_numbers`).
-    A full date also agrees with the same month and day stated without a year ("4月29日")."""
+    A full date also agrees with the same month and day stated without a year ("4月29日").
+
+    With units (`claim_units`, `stated_units`): a quantity also agrees when the record
+    states it in another unit of the same kind ("5 miles" and "8 km", "100 °C" and "212 °F"), and
+    it disagrees when the record states its figure only with other units ("1,200 feet" against a
+    record that says "1,200 metres", "$5 million" against "€5 million") and never bare."""
     if not claimed:
         return 1.0
     hits = 0
     for value in claimed:
+        q = claimed_units.get(value) if claimed_units else None
+        if q is not None and stated_units is not None:
+            verdict = stated_units.agrees(value, q)
+            if verdict is not None:
+                hits += verdict
+                continue
         if value in stated:
             hits += 1
         elif value.startswith("d:") and value.count("-") == 2 and not value.startswith("d:-"):
@@ -291,10 +492,11 @@ def numbers_agreement(claimed: set[str], stated: set[str]) -> float:
     return hits / len(claimed)
 
 
-def _plain_numbers(text: str, *, lenient: bool = False) -> set[str]:
+def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | None = None) -> set[str]:
     """Each number once, by its value: "30.8 billion" and "30,800,000,000" are both
     "30800000000", "3万" and "30,000" both "30000", "45.50%" is "45.5". `lenient` (a record's
-    side) adds the bare figure of a scaled number too ("30.8")."""
+    side) adds the bare figure of a scaled number too ("30.8"). With `units`, each number's
+    unit (or None) is recorded there too."""
     found: set[str] = set()
     for m in _NUMBER.finditer(text):
         whole = m.group(1).replace(",", "")
@@ -303,10 +505,16 @@ def _plain_numbers(text: str, *, lenient: bool = False) -> set[str]:
         tail = text[m.end() : m.end() + 12].lower()
         word = tail.lstrip()
         scale = next((f for w, f in _SCALE.items() if word.startswith(w)), _CN_NUMBER_UNIT.get(tail[:1]))
+        keys = []
         if scale is None or lenient:
-            found.add(_fmt(float(value)))
+            keys.append(_fmt(float(value)))
         if scale is not None:
-            found.add(_fmt(float(value) * scale))
+            keys.append(_fmt(float(value) * scale))
+        found.update(keys)
+        if units is not None:
+            q = _unit_of(text, m, float(value) * (scale or 1.0))
+            for key in keys:
+                units.add(key, q)
     return found
 
 

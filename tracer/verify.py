@@ -21,12 +21,16 @@ from tracer.models import Record, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
 from tracer.text import (
+    Quantity,
+    StatedUnits,
     cjk_bigrams,
+    claim_units,
     content_tokens,
     normalize_for_match,
     numbers,
     numbers_agreement,
     stated_numbers,
+    stated_units,
 )
 
 _MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】|<sup>.*?</sup>")
@@ -82,6 +86,7 @@ class _Claim:
     norm: str
     core: str           # `norm` without trailing punctuation and closing quotes (for exact quotes)
     numbers: set[str]
+    units: dict[str, Quantity]  # the unit of each number that has one
     entities: frozenset[str]
     negated: bool
 
@@ -100,6 +105,7 @@ class Verifier:
         self.tuning = tuning
         self._model = tuning.model(index.lang)
         self._record_numbers: dict[int, set[str]] = {}
+        self._record_units: dict[int, StatedUnits] = {}
         self._record_norm: dict[int, str] = {}
         self._passage_bigrams: dict[int, frozenset[tuple[str, str]]] = {}
         self._passage_cjk: dict[int, frozenset[str]] = {}
@@ -113,6 +119,12 @@ class Verifier:
         if record not in self._record_numbers:
             self._record_numbers[record] = stated_numbers(self.records[record].content)
         return self._record_numbers[record]
+
+    def _units_of_record(self, record: int) -> StatedUnits:
+        """The units the record states its numbers in; scanned only for claims that give units."""
+        if record not in self._record_units:
+            self._record_units[record] = stated_units(self.records[record].content)
+        return self._record_units[record]
 
     def _norm_of(self, record: int) -> str:
         if record not in self._record_norm:
@@ -156,6 +168,7 @@ class Verifier:
         if claim is None:
             text = sentence_query(sentence)
             toks = content_tokens(text)
+            stated = numbers(text)
             weights = [self.index.idf(t) for t in toks]
             claim = _Claim(
                 toks=toks,
@@ -165,7 +178,8 @@ class Verifier:
                 cjk=cjk_bigrams(text),
                 norm=normalize_for_match(text),
                 core=_TRAILING_PUNCT.sub("", normalize_for_match(text)),
-                numbers=numbers(text),
+                numbers=stated,
+                units=claim_units(text) if stated else {},
                 entities=frozenset(e.lower() for e in _CAPITALISED.findall(text)),
                 negated=bool(_NEGATION.search(text)),
             )
@@ -200,7 +214,11 @@ class Verifier:
 
         fuzzy_score = fuzz.partial_ratio(c.norm, p_norm) / 100.0 if c.norm else 0.0
 
-        nums = numbers_agreement(c.numbers, self._numbers_of(passage.record)) if c.numbers else 1.0
+        if c.numbers:
+            units = self._units_of_record(passage.record) if c.units else None
+            nums = numbers_agreement(c.numbers, self._numbers_of(passage.record), c.units, units)
+        else:
+            nums = 1.0
 
         if c.entities:
             entity = sum(1 for e in c.entities if e in p_lower) / len(c.entities)

@@ -62,6 +62,27 @@ def test_conflicting_number_is_not_cited_and_is_reported_unsupported() -> None:
     assert any(u.sentence == mirror for u in res.unsupported)
 
 
+def test_a_figure_in_another_unit_is_not_cited_and_a_converted_one_counts_as_stated() -> None:
+    records = [{"url": "https://a.example/bridge", "title": "Hollow Creek bridge",
+                "content": "The Hollow Creek bridge spans the river. The Hollow Creek bridge is 1,200 metres "
+                           "long and opened to traffic in 1937. It was repainted in 1958."},
+               {"url": "https://b.example/weather", "title": "Weather",
+                "content": "Rain is expected over the county this week, with cooler nights."}]
+
+    def score(report: str) -> float:
+        res = trace(report, records)
+        scores = [s.score for c in res.citations for s in c.sources]
+        scores += [u.closest.score for u in res.unsupported if u.closest]
+        return max(scores)
+
+    right = score("The Hollow Creek bridge is 1,200 metres long.")
+    feet = trace("The Hollow Creek bridge is 1,200 feet long.", records)
+    assert right == 1.0 and not feet.citations          # "1,200 feet" is not what the record says
+    converted = score("The Hollow Creek bridge is 1.2 km long.")
+    wrong = score("The Hollow Creek bridge is 1.5 km long.")
+    assert converted > wrong + 0.15                      # 1.2 km is the record's 1,200 metres
+
+
 def test_body_is_lossless_and_references_rebuilt() -> None:
     res = trace(REPORT, RECORDS)
     body_end = REPORT.index("## References")
