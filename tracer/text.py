@@ -297,9 +297,15 @@ class StatedUnits:
             if other.unit != q.unit and _same_amount(other.base, q.base, q.kind):
                 return True
         seen = self.units_of.get(value)
-        if seen and all(o is not None and o.unit != q.unit for o in seen):
+        if seen and all(o is not None and not _same_unit(o.unit, q.unit) for o in seen):
             return False
         return None
+
+
+def _same_unit(a: str, b: str) -> bool:
+    """Units that name the same thing: equal, or a bare "$" (or "dollars") and any dollar, since
+    which dollar a page means goes without saying on the page ("A$5 million" may be its "$5 million")."""
+    return a == b or ("$" in (a, b) and (a.endswith("$") or a == "USD") and (b.endswith("$") or b == "USD"))
 
 
 def _same_amount(a: float, b: float, kind: str) -> bool:
@@ -350,7 +356,8 @@ _EN_UNITS: tuple[tuple[str, str, str, float], ...] = (
     (r"weeks?", "time", "wk", 604800.0),
     (r"months?", "time", "mo", 2_629_800.0),
     (r"years?|yrs?", "time", "yr", 31_557_600.0),
-    (r"us dollars?|dollars?|usd", "money", "USD", 1.0),
+    (r"us dollars?|usd", "money", "USD", 1.0),
+    (r"dollars?", "money", "$", 1.0),
     (r"euros?|eur", "money", "EUR", 1.0),
     (r"pounds? sterling|gbp", "money", "GBP", 1.0),
     (r"yuan|renminbi|rmb|cny", "money", "CNY", 1.0),
@@ -401,7 +408,7 @@ _ZH_UNIT = re.compile(
     + "|".join(f"(?P<u{i + len(_EN_UNITS)}>{pat})" for i, (pat, *_rest) in enumerate(_ZH_UNITS))
     + ")"
 )
-_CURRENCY_BEFORE = re.compile(r"(?:(?P<code>US|A|C|HK|NT|S|NZ)?\$|(?P<sym>[€£₹]))\s?$")
+_CURRENCY_BEFORE = re.compile(r"(?:(?P<code>US|A|C|HK|NT|S|NZ)?\$|(?P<sym>[€£₹]))\s?$")  # "$5", "A$5", "€5"
 _CURRENCY_SYMBOL = {"€": "EUR", "£": "GBP", "₹": "INR"}
 
 
@@ -414,7 +421,7 @@ def _unit_of(text: str, m: re.Match[str], value: float) -> Quantity | None:
     if before is not None:
         sym = before.group("sym")
         code = before.group("code")
-        unit = _CURRENCY_SYMBOL[sym] if sym else ("USD" if code in (None, "US") else f"{code}$")
+        unit = _CURRENCY_SYMBOL[sym] if sym else {None: "$", "US": "USD"}.get(code, f"{code}$")
         return Quantity("money", unit, value)
     after = _EN_UNIT.match(text, m.end()) or _ZH_UNIT.match(text, m.end())
     if after is None or after.lastgroup is None:

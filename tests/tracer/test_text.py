@@ -196,7 +196,7 @@ def test_units_are_read_from_the_sign_before_a_number_or_the_word_after_it() -> 
 
     assert claim_units("The bridge is 1,200 feet long.") == {"1200": Quantity("length", "ft", 1200 * 0.3048)}
     assert claim_units("A 10-kilometre race") == {"10": Quantity("length", "km", 10_000.0)}
-    assert claim_units("It cost $10 billion.") == {"10000000000": Quantity("money", "USD", 1e10)}
+    assert claim_units("It cost $10 billion.") == {"10000000000": Quantity("money", "$", 1e10)}
     assert claim_units("It raised US$5 million and €3 million.") == {
         "5000000": Quantity("money", "USD", 5e6), "3000000": Quantity("money", "EUR", 3e6)}
     assert claim_units("Water boils at 212 °F.") == {"212": Quantity("temperature", "F", 100.0)}
@@ -206,14 +206,16 @@ def test_units_are_read_from_the_sign_before_a_number_or_the_word_after_it() -> 
     # no unit, or one that is also a word or a scale ("m" for million): bare
     assert claim_units("The 1.5m people and 300 of them in 2021") == {}
     assert claim_units("It was completed in 2021年.") == {}  # a year, not a duration
-    assert claim_units("It was completed in 1889, 3 years late.") == {"3": Quantity("time", "yr", 3 * 31_557_600.0)}
+    late = claim_units("It was completed in 1889, 3 years late.")
+    assert late == {"3": Quantity("time", "yr", 3 * 31_557_600.0)}
 
 
 def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees() -> None:
     from tracer.text import claim_units, numbers_agreement, stated_numbers, stated_units
 
     def agreement(claim: str, record: str) -> float:
-        return numbers_agreement(numbers(claim), stated_numbers(record), claim_units(claim), stated_units(record))
+        return numbers_agreement(numbers(claim), stated_numbers(record),
+                                 claim_units(claim), stated_units(record))
 
     record = "The bridge is 1,200 metres long and cost $30 million; the river is 5 miles wide."
     assert agreement("The bridge is 1,200 metres long.", record) == 1.0
@@ -229,5 +231,9 @@ def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees(
     assert agreement("It took 30 days.", "It took 30 weeks.") == 0.0
     assert agreement("水在100摄氏度沸腾", "水的沸点是212华氏度") == 1.0
     assert agreement("投资5亿美元", "投资5亿元") == 0.0
+    # "$" is whichever dollar the page means: it agrees with A$ and US$, which disagree with each other
+    assert agreement("It cost A$5 million.", "It cost $5 million.") == 1.0
+    assert agreement("It cost US$5 million.", "It cost 5 million dollars.") == 1.0
+    assert agreement("It cost A$5 million.", "It cost US$5 million.") == 0.0
     # without the unit tables the figure alone decides, as before
     assert numbers_agreement(numbers("The bridge is 1,200 feet long."), stated_numbers(record)) == 1.0
