@@ -179,6 +179,22 @@ def print_near_misses(outs: list[tuple[dict[str, Any], dict[str, Any]]],
               f"record, and it is an annotated supporting record for {right}")
 
 
+def print_reliability(pairs: list[Pair]) -> None:
+    """Is the score a probability? For each score band, the share of emitted pairs that are right
+    (on gold sentences; every pair the trace emitted at min_score 0.05, the sweep's floor)."""
+    bands = [(0.05, 0.3), (0.3, 0.4), (0.4, 0.5), (0.5, 0.6), (0.6, 0.7), (0.7, 0.8), (0.8, 0.9),
+             (0.9, 1.0), (1.0, 1.01)]
+    print(f"\n{'score band':>12} {'pairs':>6} {'mean score':>10} {'right':>6}")
+    for lo, hi in bands:
+        inside = [p for p in pairs if lo <= p.score < hi]
+        if not inside:
+            continue
+        name = "1.0 (exact)" if lo == 1.0 else f"{lo:.2f}-{hi:.2f}"
+        mean = sum(p.score for p in inside) / len(inside)
+        right = sum(p.correct for p in inside) / len(inside)
+        print(f"{name:>12} {len(inside):6d} {mean:10.3f} {right:6.3f}")
+
+
 def print_recognition(cases: list[dict[str, Any]]) -> None:
     """Rule-based recognition (tracer.recognize) against each gold sentence's `needs_citation`."""
     from tracer.models import Sentence
@@ -251,6 +267,7 @@ def main() -> int:
                 tot.add(tally(case, pairs, th))
             print(f"{th:9.2f} {tot.precision:9.3f} {tot.recall:7.3f} {tot.f1:7.3f} {tot.abstain:8.3f} "
                   f"{tot.emitted:6d}")
+        print_reliability([p for _, pairs in results for p in pairs])
     print(f"\n{len(cases)} cases in {elapsed:.1f}s ({len(cases) / elapsed:.1f} cases/s)")
     return 0
 
