@@ -317,7 +317,8 @@ def _same_amount(a: float, b: float, kind: str) -> bool:
 
 # (pattern, kind, unit, factor to the kind's base unit); longer forms first within a language,
 # area and speed before length. Abbreviations that are also words or scales ("m" for million,
-# "in", "g", "l") are left out: a number with no recognised unit counts as bare.
+# "in", "g", "l"; 升, which is also "rise": "从5升高到10") are left out: a number with no
+# recognised unit counts as bare.
 _EN_UNITS: tuple[tuple[str, str, str, float], ...] = (
     (r"square kilomet(?:er|re)s?|sq\.? ?km|km²|km2", "area", "km2", 1e6),
     (r"square met(?:er|re)s?|m²", "area", "m2", 1.0),
@@ -376,19 +377,18 @@ _ZH_UNITS: tuple[tuple[str, str, str, float], ...] = (
     ("米", "length", "m", 1.0),
     ("千克|公斤", "mass", "kg", 1.0),
     ("毫克", "mass", "mg", 1e-6),
-    ("克", "mass", "g", 1e-3),
+    ("克(?!拉)", "mass", "g", 1e-3),  # not 克拉, carats
     ("吨", "mass", "t", 1e3),
     ("毫升", "volume", "ml", 1e-3),
-    ("升", "volume", "l", 1.0),
     ("摄氏度|℃", "temperature", "C", 1.0),
     ("华氏度|℉", "temperature", "F", 1.0),
     ("秒", "time", "s", 1.0),
     ("分钟", "time", "min", 60.0),
     ("个?小时", "time", "h", 3600.0),
     ("天", "time", "d", 86400.0),
-    ("周|个?星期", "time", "wk", 604800.0),
+    ("周(?![年岁])|个?星期", "time", "wk", 604800.0),  # not 周年 (anniversary), 周岁 (age)
     ("个月", "time", "mo", 2_629_800.0),
-    ("年", "time", "yr", 31_557_600.0),
+    ("年(?![级代])", "time", "yr", 31_557_600.0),  # not 年级 (school year), 年代 (decade)
     ("美元", "money", "USD", 1.0),
     ("欧元", "money", "EUR", 1.0),
     ("英镑", "money", "GBP", 1.0),

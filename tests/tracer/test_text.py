@@ -206,6 +206,8 @@ def test_units_are_read_from_the_sign_before_a_number_or_the_word_after_it() -> 
     # no unit, or one that is also a word or a scale ("m" for million): bare
     assert claim_units("The 1.5m people and 300 of them in 2021") == {}
     assert claim_units("It was completed in 2021年.") == {}  # a year, not a duration
+    # words that start like a unit but are not one
+    assert claim_units("成立5周年，5周岁，80年代，3年级，5克拉，气温从5升高到10") == {}
     late = claim_units("It was completed in 1889, 3 years late.")
     assert late == {"3": Quantity("time", "yr", 3 * 31_557_600.0)}
 
