@@ -555,6 +555,31 @@ _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
 ]
 
 
+# All-digit dates with slashes or dots: year first ("2021/4/29", "2021.04.29", common on Chinese
+# pages) or last ("02/25/2015", "25.02.2015"; which of day and month comes first is the page's
+# convention, so both readings that are valid count).
+_NUMERIC_DATE = re.compile(r"(?<![\d.])(\d{1,4})([./])(\d{1,2})\2(\d{1,4})(?!\d|\.\d)")
+
+
+def numeric_dates(text: str) -> set[str]:
+    """Dates a record writes in digits only, in `stated_numbers`' forms (full date, year-month,
+    month-day). Read separately, only when a claim's date is not otherwise found in the record."""
+    found: set[str] = set()
+    for m in _NUMERIC_DATE.finditer(text):
+        first, _sep, middle, last = m.groups()
+        if len(first) == 4:
+            readings = [(first, int(middle), int(last))]
+        elif len(last) == 4 and len(first) <= 2:
+            a, b = int(first), int(middle)
+            readings = [(last, a, b), (last, b, a)]  # month first (US), day first
+        else:
+            continue
+        for year, month, day in readings:
+            if 1 <= month <= 12 and 1 <= day <= 31:
+                found.update({f"d:{year}-{month}-{day}", f"d:{year}-{month}", f"d:-{month}-{day}"})
+    return found
+
+
 def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
     """Date values in text, and the text with those dates blanked out (same length)."""
     found: set[str] = set()

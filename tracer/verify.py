@@ -29,6 +29,7 @@ from tracer.text import (
     normalize_for_match,
     numbers,
     numbers_agreement,
+    numeric_dates,
     stated_numbers,
     stated_units,
 )
@@ -106,6 +107,7 @@ class Verifier:
         self._model = tuning.model(index.lang)
         self._record_numbers: dict[int, set[str]] = {}
         self._record_units: dict[int, StatedUnits] = {}
+        self._record_numeric_dates: dict[int, set[str]] = {}
         self._record_norm: dict[int, str] = {}
         self._passage_bigrams: dict[int, frozenset[tuple[str, str]]] = {}
         self._passage_cjk: dict[int, frozenset[str]] = {}
@@ -119,6 +121,24 @@ class Verifier:
         if record not in self._record_numbers:
             self._record_numbers[record] = stated_numbers(self.records[record].content)
         return self._record_numbers[record]
+
+    def _may_write_dates_in_digits(self, claimed: set[str], stated: set[str], record: int) -> bool:
+        """Whether a date of the claim that the record does not state in words could be among its
+        all-digit dates: the record must at least contain the date's year."""
+        content = self.records[record].content
+        for value in claimed:
+            if value.startswith("d:") and value not in stated:
+                year = value[2:].split("-", 1)[0]
+                if not year or year in content:
+                    return True
+        return False
+
+    def _numeric_dates_of(self, record: int) -> set[str]:
+        """Dates the record writes in digits only ("2021.04.29", "02/25/2015"); scanned only for a
+        claim whose date the record does not otherwise state."""
+        if record not in self._record_numeric_dates:
+            self._record_numeric_dates[record] = numeric_dates(self.records[record].content)
+        return self._record_numeric_dates[record]
 
     def _units_of_record(self, record: int) -> StatedUnits:
         """The units the record states its numbers in; scanned only for claims that give units."""
@@ -216,7 +236,12 @@ class Verifier:
 
         if c.numbers:
             units = self._units_of_record(passage.record) if c.units else None
-            nums = numbers_agreement(c.numbers, self._numbers_of(passage.record), c.units, units)
+            stated = self._numbers_of(passage.record)
+            nums = numbers_agreement(c.numbers, stated, c.units, units)
+            if nums < 1.0 and self._may_write_dates_in_digits(c.numbers, stated, passage.record):
+                extra = self._numeric_dates_of(passage.record)
+                if extra:
+                    nums = numbers_agreement(c.numbers, stated | extra, c.units, units)
         else:
             nums = 1.0
 

@@ -83,6 +83,22 @@ def test_a_figure_in_another_unit_is_not_cited_and_a_converted_one_counts_as_sta
     assert converted > wrong + 0.15                      # 1.2 km is the record's 1,200 metres
 
 
+def test_a_date_the_record_writes_in_digits_is_a_stated_date() -> None:
+    records = [{"url": "https://a.example/launch", "title": "Launch log",
+                "content": "Launch log of the station. 2021.04.29 The Tianhe core module lifted off from "
+                           "Wenchang aboard a Long March 5B rocket. 2021.06.17 The first crew arrived."}]
+    records += [{"url": f"https://b.example/{i}", "title": f"Other {i}", "content": text} for i, text in
+                enumerate(["The station's robotic arm was tested in orbit during the summer months.",
+                           "Wenchang is a coastal city on Hainan island with a space launch site.",
+                           "The Long March 5 family lifts the heaviest payloads of China's rockets.",
+                           "Crew members exercise for two hours a day to keep their muscles strong.",
+                           "Cargo ships dock with the station automatically within a few hours."])]
+    right = trace("The Tianhe core module lifted off from Wenchang on 29 April 2021.", records)
+    wrong = trace("The Tianhe core module lifted off from Wenchang on 29 May 2021.", records)
+    assert [s.url for c in right.citations for s in c.sources] == ["https://a.example/launch"]
+    assert not wrong.citations
+
+
 def test_body_is_lossless_and_references_rebuilt() -> None:
     res = trace(REPORT, RECORDS)
     body_end = REPORT.index("## References")

@@ -239,3 +239,15 @@ def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees(
     assert agreement("It cost A$5 million.", "It cost US$5 million.") == 0.0
     # without the unit tables the figure alone decides, as before
     assert numbers_agreement(numbers("The bridge is 1,200 feet long."), stated_numbers(record)) == 1.0
+
+
+def test_dates_written_in_digits_are_read_both_ways_when_day_and_month_could_swap() -> None:
+    from tracer.text import numeric_dates
+
+    assert numeric_dates("发布于2021.04.29 10:00") == {"d:2021-4-29", "d:2021-4", "d:-4-29"}
+    assert numeric_dates("2021/4/29") == {"d:2021-4-29", "d:2021-4", "d:-4-29"}
+    assert "d:2015-2-25" in numeric_dates("Posted 02/25/2015") == numeric_dates("am 25.02.2015")
+    both = numeric_dates("on 03/04/2015")
+    assert {"d:2015-3-4", "d:2015-4-3"} <= both
+    # version numbers, addresses and impossible dates are not dates
+    assert numeric_dates("version 1.2.2015.3, host 10.1.2.2015, 13/13/2015, 2015/13/01") == set()
