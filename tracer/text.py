@@ -438,9 +438,32 @@ def numbers(text: str) -> set[str]:
     """Numbers a claim states, normalised: "45.5%" -> "45.5", "$30.8 billion" -> "30800000000", and
     dates as one value each ("2021年4月29日" / "29 April 2021" -> "d:2021-4-29"), so a claim's
     date only matches the same date, never its day and month scattered elsewhere."""
-    found, rest = _dates(text, prefixes=False)
-    rest = _ENUMERATOR.sub(" ", rest)
+    found, rest = _claim_dates(text)
     return found | _plain_numbers(rest) | _cn_ordinals(rest)
+
+
+def _claim_dates(text: str) -> tuple[set[str], str]:
+    """A claim's dates, and the claim with them and its list enumerators blanked. All-digit
+    dates count when they can be read one way only: year first ("2021.4.29"), or a day above 12
+    ("25.02.2015"); "03/04/2015" stays three numbers."""
+    found, rest = _dates(text, prefixes=False)
+    if "/" in rest or "." in rest:
+        spans = []
+        for m in _NUMERIC_DATE.finditer(rest):
+            first, _sep, middle, last = m.groups()
+            if len(first) == 4:
+                year, month, day = first, int(middle), int(last)
+            elif len(last) == 4 and len(first) <= 2 and (int(first) > 12) != (int(middle) > 12):
+                year = last
+                month, day = (int(middle), int(first)) if int(first) > 12 else (int(first), int(middle))
+            else:
+                continue
+            if 1 <= month <= 12 and 1 <= day <= 31:
+                found.add(f"d:{year}-{month}-{day}")
+                spans.append(m.span())
+        for start, end in spans:
+            rest = rest[:start] + " " * (end - start) + rest[end:]
+    return found, _ENUMERATOR.sub(" ", rest)
 
 
 def stated_numbers(text: str) -> set[str]:
@@ -461,9 +484,9 @@ def stated_units(text: str) -> StatedUnits:
 def claim_units(text: str) -> dict[str, Quantity]:
     """The unit a claim gives each of its numbers that has one (keyed like `numbers`):
     "1,200 feet" -> {"1200": length in ft}, "$10 billion" -> {"10000000000": USD}."""
-    _, rest = _dates(text, prefixes=False)
+    _, rest = _claim_dates(text)
     units = StatedUnits()
-    _plain_numbers(_ENUMERATOR.sub(" ", rest), units=units)
+    _plain_numbers(rest, units=units)
     out: dict[str, Quantity] = {}
     for value, seen in units.units_of.items():
         with_unit = [q for q in seen if q is not None]

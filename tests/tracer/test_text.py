@@ -251,3 +251,7 @@ def test_dates_written_in_digits_are_read_both_ways_when_day_and_month_could_swa
     assert {"d:2015-3-4", "d:2015-4-3"} <= both
     # version numbers, addresses and impossible dates are not dates
     assert numeric_dates("version 1.2.2015.3, host 10.1.2.2015, 13/13/2015, 2015/13/01") == set()
+    # a claim's all-digit date is one date when it reads one way only
+    assert numbers("2021.4.29，天和核心舱发射") == {"d:2021-4-29"}
+    assert numbers("posted 25.02.2015") == numbers("posted 02/25/2015") == {"d:2015-2-25"}
+    assert numbers("posted 03/04/2015") == {"3", "4", "2015"}
