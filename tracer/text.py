@@ -257,8 +257,9 @@ def _cn_ordinals(text: str) -> set[str]:
 
 
 # A list enumerator inside a sentence ("1)", "(2)", "（3）", "4）"), at its start or after a space or
-# a clause's punctuation: it numbers the items, it states no fact.
-_ENUMERATOR = re.compile(r"(?:^|(?<=[\s:;,.!?：；，。！？]))[(（]?\d{1,2}[)）]")
+# a clause's punctuation: it numbers the items, it states no fact. (A decimal's point is not
+# such punctuation: "(up from 1.5)" states 1.5.)
+_ENUMERATOR = re.compile(r"(?:^|(?<=[\s:;,!?：；，。！？])|(?<!\d\.)(?<=\.))[(（]?\d{1,2}[)）]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -463,7 +464,8 @@ def _claim_dates(text: str) -> tuple[set[str], str]:
                 spans.append(m.span())
         for start, end in spans:
             rest = rest[:start] + " " * (end - start) + rest[end:]
-    return found, _ENUMERATOR.sub(" ", rest)
+    # Blanked with a stop, not a space: "12 1)万" must not become "12 万" (120,000).
+    return found, _ENUMERATOR.sub(lambda m: ";" * len(m.group()), rest)
 
 
 def stated_numbers(text: str) -> set[str]:
@@ -561,19 +563,22 @@ _MONTH = r"(?P<{g}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?
 # alternation at every word of a 100k-character page is most of the date scanning cost.
 _MONTH_FIRST = r"\b(?=[A-Za-z]{3,9}\.?,?\s+\d)"
 # (pattern, a literal every match contains, or "" for none): a page without that literal skips
-# the pattern (most English pages never contain 月).
+# the pattern (most English pages never contain 月). No date starts or ends inside a longer number
+# or a decimal ("0.5 May", "12021年4月", "May 1,200").
 _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"), "月"),
-    (re.compile(r"(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月"), "月"),
-    (re.compile(r"(?<!\d)(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"), "月"),
-    (re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"), ""),
-    (re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn") + r",?\s+(?P<y>\d{4})\b",
-               re.IGNORECASE), ""),
+    (re.compile(r"(?<![\d.])(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"), "月"),
+    (re.compile(r"(?<![\d.])(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月"), "月"),
+    (re.compile(r"(?<![\d.])(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"), "月"),
+    (re.compile(r"\b(?=\d)(?<!\d\.)(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"), ""),
+    (re.compile(r"\b(?=\d)(?<!\d[.,])(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn")
+                + r",?\s+(?P<y>\d{4})\b", re.IGNORECASE), ""),
     (re.compile(_MONTH_FIRST + _MONTH.format(g="mn")
                 + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b", re.IGNORECASE), ""),
     (re.compile(_MONTH_FIRST + _MONTH.format(g="mn") + r",?\s+(?P<y>\d{4})\b", re.IGNORECASE), ""),
-    (re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn") + r"\b", re.IGNORECASE), ""),
-    (re.compile(_MONTH_FIRST + _MONTH.format(g="mn") + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!,?\s*\d{4})",
+    (re.compile(r"\b(?=\d)(?<!\d[.,])(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn") + r"\b",
+                re.IGNORECASE), ""),
+    (re.compile(_MONTH_FIRST + _MONTH.format(g="mn")
+                + r"\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?\b(?!,?\s*\d{4})(?!,\d{3}(?!\d))",
                re.IGNORECASE), ""),
 ]
 

@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tracer.text import (
     cjk_bigrams,
@@ -255,3 +257,24 @@ def test_dates_written_in_digits_are_read_both_ways_when_day_and_month_could_swa
     assert numbers("2021.4.29，天和核心舱发射") == {"d:2021-4-29"}
     assert numbers("posted 25.02.2015") == numbers("posted 02/25/2015") == {"d:2015-2-25"}
     assert numbers("posted 03/04/2015") == {"3", "4", "2015"}
+
+
+_NUMBER_SOUP = st.lists(
+    st.sampled_from(
+        "12 3 1,200 2021 4 29 0.5 25 02 2015 . / - 年 月 日 号 第 十二 万 亿 元 美元 米 公里 周年 "
+        "$ A$ € % °C °F 1) ， 。 ( )".split()
+        + [" ", " km", " miles", " feet", " percent", " million", " years", " days", " May", " of"]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_NUMBER_SOUP)
+def test_a_text_never_disagrees_with_its_own_numbers(text: str) -> None:
+    """Whatever a sentence says, a record holding the same words states every number, date and
+    unit of it (as the verifier checks: digit-only dates are read when the words' do not match)."""
+    from tracer.text import claim_units, numbers_agreement, numeric_dates, stated_numbers, stated_units
+
+    stated = stated_numbers(text) | numeric_dates(text)
+    assert numbers_agreement(numbers(text), stated, claim_units(text), stated_units(text)) == 1.0
