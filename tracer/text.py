@@ -28,7 +28,7 @@ _TOKEN = re.compile(
 )
 _DIGIT = re.compile(r"\d")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?\s*(%|percent|％)?")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?[ \t\u00a0]*(%|percent|％)?")
 _CN_NUMBER_UNIT = {"万": 1e4, "亿": 1e8, "千": 1e3, "百": 1e2}
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 
@@ -424,7 +424,8 @@ def _unit_of(text: str, m: re.Match[str], value: float) -> Quantity | None:
         code = before.group("code")
         unit = _CURRENCY_SYMBOL[sym] if sym else {None: "$", "US": "USD"}.get(code, f"{code}$")
         return Quantity("money", unit, value)
-    after = _EN_UNIT.match(text, m.end()) or _ZH_UNIT.match(text, m.end())
+    end = m.end(2) if m.group(2) else m.end(1)  # the figure's own end: m.end() has taken any space
+    after = _EN_UNIT.match(text, end) or _ZH_UNIT.match(text, end)
     if after is None or after.lastgroup is None:
         return None
     _pat, kind, unit, factor = _UNIT_TABLE[int(after.lastgroup[1:])]

@@ -278,3 +278,15 @@ def test_a_text_never_disagrees_with_its_own_numbers(text: str) -> None:
 
     stated = stated_numbers(text) | numeric_dates(text)
     assert numbers_agreement(numbers(text), stated, claim_units(text), stated_units(text)) == 1.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(_NUMBER_SOUP, _NUMBER_SOUP, _NUMBER_SOUP)
+def test_more_record_text_never_makes_numbers_disagree_more(claim: str, record: str, more: str) -> None:
+    from tracer.text import claim_units, numbers_agreement, numeric_dates, stated_numbers, stated_units
+
+    def agreement(text: str) -> float:
+        stated = stated_numbers(text) | numeric_dates(text)
+        return numbers_agreement(numbers(claim), stated, claim_units(claim), stated_units(text))
+
+    assert agreement(record) <= agreement(record + "\n" + more)
