@@ -113,7 +113,8 @@ def near_miss(sentence: Sentence, cand: Candidate | None, index: PassageIndex, v
     rec = index.records[cand.record]
     return NearMiss(rec.index, rec.url, rec.title, support.score,
                     rec.content[support.evidence_start:support.evidence_end],
-                    support.evidence_start, support.evidence_end)
+                    support.evidence_start, support.evidence_end,
+                    tuple(verifier.unstated_numbers(sentence.text, cand.passage)))
 
 
 def verify_proposals(

@@ -136,7 +136,9 @@ class Reference:
 class NearMiss:
     """The record that came closest to supporting an unsupported sentence, scoring below
     `min_score`: a hint for the writer (which source is nearest, and what it says), never a
-    citation. Offsets are into that record's content."""
+    citation. Offsets are into that record's content. `unstated` lists the sentence's numbers,
+    dates and quantities that this record does not state ("1,200 ft", "2021-04-29"): when the
+    record is otherwise close, often a figure the writer got wrong."""
 
     record_index: int
     url: str
@@ -145,6 +147,7 @@ class NearMiss:
     evidence: str
     evidence_start: int
     evidence_end: int
+    unstated: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

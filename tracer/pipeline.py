@@ -242,11 +242,8 @@ def trace(
             if s.match == "existing" and s.score < options.threshold
         )
 
-    unsupported = tuple(
-        Unsupported(s.text, s.start, s.end, "no record supports this sentence" if recs else "no records",
-                    near.get(s.id))
-        for s in left
-    )
+    unsupported = tuple(Unsupported(s.text, s.start, s.end, _unsupported_reason(bool(recs), near.get(s.id)),
+                                    near.get(s.id)) for s in left)
     if out.report == report:
         removed = ""  # nothing cited: the report comes back byte-identical
     stats.unsupported = len(unsupported)
@@ -264,6 +261,14 @@ def trace(
         degraded=degraded,
         mode=mode_used,
     )
+
+
+def _unsupported_reason(have_records: bool, closest: NearMiss | None) -> str:
+    if not have_records:
+        return "no records"
+    if closest is not None and closest.unstated:
+        return f"no record supports this sentence; the closest does not state {', '.join(closest.unstated)}"
+    return "no record supports this sentence"
 
 
 def explain_support(

@@ -73,8 +73,11 @@ def _closest_html(n: NearMiss | None) -> str:
     if is_http_url(n.url):
         title = (f'<a href="{html.escape(n.url, quote=True)}" target="_blank" '
                  f'rel="noopener noreferrer nofollow">{title}</a>')
+    unstated = (f' <span class="unstated">does not state {html.escape(", ".join(n.unstated))}</span>'
+                if n.unstated else "")
     return (f'<div class="closest">closest record, not cited: {title} <span class="score">score '
-            f'{n.score:.2f}</span><blockquote>{html.escape(clean_text(n.evidence, 600))}</blockquote></div>')
+            f'{n.score:.2f}</span>{unstated}<blockquote>{html.escape(clean_text(n.evidence, 600))}'
+            f'</blockquote></div>')
 
 
 def _mark_unsupported(body: str, result: TraceResult) -> str:
@@ -378,6 +381,7 @@ white-space:pre-wrap;font-size:.9rem}
 mark.evidence{background:var(--ev);color:#000;padding:0 1px}
 .refs li,.unsupported-list li{margin:.2rem 0;word-break:break-word}
 .closest{font-size:.85rem;color:var(--muted);margin:.2rem 0 .4rem}
+.closest .unstated{color:var(--warn,#b45309)}
 .closest blockquote{margin:.2rem 0 0;padding:.2rem .5rem;border-left:3px dashed var(--line);
 white-space:pre-wrap}
 """

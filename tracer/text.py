@@ -509,20 +509,49 @@ def numbers_agreement(claimed: set[str], stated: set[str], claimed_units: dict[s
     record that says "1,200 metres", "$5 million" against "€5 million") and never bare."""
     if not claimed:
         return 1.0
-    hits = 0
+    missing = unstated_numbers(claimed, stated, claimed_units, stated_units)
+    return (len(claimed) - len(missing)) / len(claimed)
+
+
+def unstated_numbers(claimed: set[str], stated: set[str], claimed_units: dict[str, Quantity] | None = None,
+                     stated_units: StatedUnits | None = None) -> list[str]:
+    """The claim's numbers that the record does not state (as `numbers_agreement` judges), sorted."""
+    missing = []
     for value in claimed:
         q = claimed_units.get(value) if claimed_units else None
         if q is not None and stated_units is not None:
             verdict = stated_units.agrees(value, q)
             if verdict is not None:
-                hits += verdict
+                if not verdict:
+                    missing.append(value)
                 continue
         if value in stated:
-            hits += 1
-        elif value.startswith("d:") and value.count("-") == 2 and not value.startswith("d:-"):
+            continue
+        if value.startswith("d:") and value.count("-") == 2 and not value.startswith("d:-"):
             _year, month, day = value[2:].split("-")
-            hits += f"d:?-{month}-{day}" in stated
-    return hits / len(claimed)
+            if f"d:?-{month}-{day}" in stated:
+                continue
+        missing.append(value)
+    return sorted(missing)
+
+
+_UNIT_LABEL = {"C": "°C", "F": "°F", "%": "%"}
+
+
+def display_number(value: str, unit: Quantity | None = None) -> str:
+    """A canonical value from `numbers` as a reader would write it: "1200 ft", "30%", "USD
+    10,000,000", "$25,000", "2021-04-29" (a date), "04-29" (a day without a year)."""
+    if value.startswith("d:"):
+        year, *rest = value[2:].split("-")
+        return "-".join([year] * bool(year) + [part.zfill(2) for part in rest])
+    whole, dot, frac = value.partition(".")
+    text = (f"{int(whole):,}" if whole.isdigit() and len(whole) > 4 else whole) + dot + frac  # "1936"
+    if unit is None:
+        return text
+    if unit.kind == "money":
+        return f"{unit.unit}{text}" if unit.unit.endswith("$") else f"{unit.unit} {text}"
+    label = _UNIT_LABEL.get(unit.unit, unit.unit)
+    return f"{text}{label}" if unit.unit == "%" else f"{text} {label}"
 
 
 def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | None = None) -> set[str]:

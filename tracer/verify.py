@@ -26,12 +26,14 @@ from tracer.text import (
     cjk_bigrams,
     claim_units,
     content_tokens,
+    display_number,
     normalize_for_match,
     numbers,
     numbers_agreement,
     numeric_dates,
     stated_numbers,
     stated_units,
+    unstated_numbers,
 )
 
 _MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】|<sup>.*?</sup>")
@@ -121,6 +123,28 @@ class Verifier:
         if record not in self._record_numbers:
             self._record_numbers[record] = stated_numbers(self.records[record].content)
         return self._record_numbers[record]
+
+    def _stated_for(self, c: _Claim, record: int) -> tuple[set[str], dict[str, Quantity], StatedUnits | None]:
+        """What the record states that the claim's numbers are checked against: its numbers, with
+        its all-digit dates when the claim has a date it does not otherwise state, and its units
+        when the claim gives units (arguments 2-4 of `numbers_agreement`)."""
+        stated = self._numbers_of(record)
+        units = self._units_of_record(record) if c.units else None
+        if self._may_write_dates_in_digits(c.numbers, stated, record):
+            extra = self._numeric_dates_of(record)
+            if extra:
+                stated = stated | extra
+        return stated, c.units, units
+
+    def unstated_numbers(self, sentence: str, pid: int) -> list[str]:
+        """The sentence's numbers, dates and quantities that the passage's record does not state,
+        as a reader would write them ("1,200 ft", "2021-04-29")."""
+        c = self._claim(sentence)
+        if not c.numbers:
+            return []
+        stated, units, stated_units = self._stated_for(c, self.index.passages[pid].record)
+        missing = unstated_numbers(c.numbers, stated, units, stated_units)
+        return [display_number(v, c.units.get(v)) for v in missing]
 
     def _may_write_dates_in_digits(self, claimed: set[str], stated: set[str], record: int) -> bool:
         """Whether a date of the claim that the record does not state in words could be among its
@@ -234,16 +258,7 @@ class Verifier:
 
         fuzzy_score = fuzz.partial_ratio(c.norm, p_norm) / 100.0 if c.norm else 0.0
 
-        if c.numbers:
-            units = self._units_of_record(passage.record) if c.units else None
-            stated = self._numbers_of(passage.record)
-            nums = numbers_agreement(c.numbers, stated, c.units, units)
-            if nums < 1.0 and self._may_write_dates_in_digits(c.numbers, stated, passage.record):
-                extra = self._numeric_dates_of(passage.record)
-                if extra:
-                    nums = numbers_agreement(c.numbers, stated | extra, c.units, units)
-        else:
-            nums = 1.0
+        nums = numbers_agreement(c.numbers, *self._stated_for(c, passage.record)) if c.numbers else 1.0
 
         if c.entities:
             entity = sum(1 for e in c.entities if e in p_lower) / len(c.entities)

@@ -75,6 +75,21 @@ def test_unsupported_sentences_carry_their_closest_record(stub) -> None:
     moon = by_text["Nobody knows what the weather will be like on the moon next week."]
     assert not moon.HasField("closest")
     assert "mobility.[" not in resp.report, "a near miss is never cited"
+    assert list(near.closest.unstated) == [] and near.reason == "no record supports this sentence"
+
+
+def test_a_near_miss_names_the_figures_its_record_does_not_state(stub) -> None:
+    records = [{"url": "https://a.example/bridge", "title": "Hollow Creek bridge",
+                "content": "The Hollow Creek bridge spans the river. The Hollow Creek bridge is 1,200 metres "
+                           "long and opened to traffic in 1937."},
+               {"url": "https://b.example/weather", "title": "Weather",
+                "content": "Rain is expected over the county this week, with cooler nights."}]
+    report = "The Hollow Creek bridge is 1,200 feet long and opened to traffic in 1936."
+    resp = stub.Trace(pb.TraceRequest(report=report, records=records_pb(records)))
+    assert not resp.citations
+    (u,) = resp.unsupported
+    assert u.closest.record_index == 0 and list(u.closest.unstated) == ["1200 ft", "1936"]
+    assert u.reason == "no record supports this sentence; the closest does not state 1200 ft, 1936"
 
 
 def test_trace_chinese_end_to_end(stub) -> None:

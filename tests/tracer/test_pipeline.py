@@ -78,6 +78,9 @@ def test_a_figure_in_another_unit_is_not_cited_and_a_converted_one_counts_as_sta
     right = score("The Hollow Creek bridge is 1,200 metres long.")
     feet = trace("The Hollow Creek bridge is 1,200 feet long.", records)
     assert right == 1.0 and not feet.citations          # "1,200 feet" is not what the record says
+    (miss,) = feet.unsupported
+    assert miss.closest is not None and miss.closest.unstated == ("1200 ft",)
+    assert miss.reason == "no record supports this sentence; the closest does not state 1200 ft"
     converted = score("The Hollow Creek bridge is 1.2 km long.")
     wrong = score("The Hollow Creek bridge is 1.5 km long.")
     assert converted > wrong + 0.15                      # 1.2 km is the record's 1,200 metres

@@ -214,6 +214,22 @@ def test_units_are_read_from_the_sign_before_a_number_or_the_word_after_it() -> 
     assert late == {"3": Quantity("time", "yr", 3 * 31_557_600.0)}
 
 
+def test_unstated_numbers_are_shown_as_a_reader_writes_them() -> None:
+    from tracer.text import Quantity, claim_units, display_number, stated_numbers, stated_units, unstated_numbers
+
+    claim = "On 29 April 2021 it cost $25,000, 45% more, for a 1,200 feet span and 30,000 people."
+    record = "In April 2021 the 1,200 metres span cost $25,000 and drew 30,000 people."
+    missing = unstated_numbers(numbers(claim), stated_numbers(record), claim_units(claim), stated_units(record))
+    assert missing == ["1200", "45", "d:2021-4-29"]
+    units = claim_units(claim)
+    assert [display_number(v, units.get(v)) for v in missing] == ["1200 ft", "45%", "2021-04-29"]
+    assert display_number("10000000000", Quantity("money", "USD", 1e10)) == "USD 10,000,000,000"
+    assert display_number("25000", Quantity("money", "$", 25000.0)) == "$25,000"
+    assert display_number("100", Quantity("temperature", "C", 100.0)) == "100 °C"
+    assert display_number("d:-4-29") == "04-29" and display_number("d:2021-4") == "2021-04"
+    assert display_number("3.14") == "3.14" and display_number("1936") == "1936"
+
+
 def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees() -> None:
     from tracer.text import claim_units, numbers_agreement, stated_numbers, stated_units
 

@@ -144,7 +144,7 @@ class Reference(_message.Message):
     def __init__(self, number: _Optional[int] = ..., url: _Optional[str] = ..., title: _Optional[str] = ..., record_index: _Optional[int] = ...) -> None: ...
 
 class NearMiss(_message.Message):
-    __slots__ = ("record_index", "url", "title", "score", "evidence", "evidence_start", "evidence_end")
+    __slots__ = ("record_index", "url", "title", "score", "evidence", "evidence_start", "evidence_end", "unstated")
     RECORD_INDEX_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
@@ -152,6 +152,7 @@ class NearMiss(_message.Message):
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_START_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_END_FIELD_NUMBER: _ClassVar[int]
+    UNSTATED_FIELD_NUMBER: _ClassVar[int]
     record_index: int
     url: str
     title: str
@@ -159,7 +160,8 @@ class NearMiss(_message.Message):
     evidence: str
     evidence_start: int
     evidence_end: int
-    def __init__(self, record_index: _Optional[int] = ..., url: _Optional[str] = ..., title: _Optional[str] = ..., score: _Optional[float] = ..., evidence: _Optional[str] = ..., evidence_start: _Optional[int] = ..., evidence_end: _Optional[int] = ...) -> None: ...
+    unstated: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, record_index: _Optional[int] = ..., url: _Optional[str] = ..., title: _Optional[str] = ..., score: _Optional[float] = ..., evidence: _Optional[str] = ..., evidence_start: _Optional[int] = ..., evidence_end: _Optional[int] = ..., unstated: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Unsupported(_message.Message):
     __slots__ = ("sentence", "start", "end", "reason", "closest")
