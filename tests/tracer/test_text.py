@@ -215,7 +215,14 @@ def test_units_are_read_from_the_sign_before_a_number_or_the_word_after_it() -> 
 
 
 def test_unstated_numbers_are_shown_as_a_reader_writes_them() -> None:
-    from tracer.text import Quantity, claim_units, display_number, stated_numbers, stated_units, unstated_numbers
+    from tracer.text import (
+        Quantity,
+        claim_units,
+        display_number,
+        stated_numbers,
+        stated_units,
+        unstated_numbers,
+    )
 
     claim = "On 29 April 2021 it cost $25,000, 45% more, for a 1,200 feet span and 30,000 people."
     record = "In April 2021 the 1,200 metres span cost $25,000 and drew 30,000 people."
