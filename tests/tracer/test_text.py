@@ -226,9 +226,9 @@ def test_unstated_numbers_are_shown_as_a_reader_writes_them() -> None:
 
     claim = "On 29 April 2021 it cost $25,000, 45% more, for a 1,200 feet span and 30,000 people."
     record = "In April 2021 the 1,200 metres span cost $25,000 and drew 30,000 people."
-    missing = unstated_numbers(numbers(claim), stated_numbers(record), claim_units(claim), stated_units(record))
-    assert missing == ["1200", "45", "d:2021-4-29"]
     units = claim_units(claim)
+    missing = unstated_numbers(numbers(claim), stated_numbers(record), units, stated_units(record))
+    assert missing == ["1200", "45", "d:2021-4-29"]
     assert [display_number(v, units.get(v)) for v in missing] == ["1200 ft", "45%", "2021-04-29"]
     assert display_number("10000000000", Quantity("money", "USD", 1e10)) == "USD 10,000,000,000"
     assert display_number("25000", Quantity("money", "$", 25000.0)) == "$25,000"
