@@ -227,13 +227,16 @@ _CN_UNIT = {"十": 10, "百": 100, "千": 1000}
 # Chinese numerals that name or rank something ("神舟十二号", "第十三届", "二号"): an identifier
 # whose number differs ("十三号" for "十二号") is a different thing, like a conflicting number.
 _CN_ORDINAL = re.compile(
-    r"第([零〇一二两三四五六七八九十百千]+)[届次代期号条章季集批版轮]"
+    r"第([零〇一二两三四五六七八九十百千]+)[届次代期号条章季集批版轮师团旅军]"
     r"|(?<![零〇一二两三四五六七八九十百千第])([零〇一二两三四五六七八九十百千]+)号"
 )
 
 
 def _cn_value(numeral: str) -> int | None:
-    """Value of a Chinese numeral below 10,000 ("十二" 12, "二十三" 23, "一百零五" 105), or None."""
+    """Value of a Chinese numeral below 10,000 ("十二" 12, "二十三" 23, "一百零五" 105), or None.
+    Digits without 十/百/千 are read one by one, as in "第一一五师" (115)."""
+    if len(numeral) > 1 and all(ch in _CN_DIGIT for ch in numeral):
+        return int("".join(str(_CN_DIGIT[ch]) for ch in numeral))
     total = digit = 0
     for ch in numeral:
         if ch in _CN_DIGIT:

@@ -187,6 +187,8 @@ def test_chinese_ordinal_identifiers_are_numbers() -> None:
     assert numbers("第十三届全国人大") == {"13"}
     assert numbers("长征五号B遥二运载火箭") == {"5"}
     assert numbers("一百零五号房间") == {"105"}
+    assert numbers("第一一五师") == numbers("第115师") == {"115"}  # digits read one by one
+    assert numbers("第八军") == {"8"}
     assert numbers("一些人认为这一个问题很重要") == set()        # counting words are not identifiers
     record = stated_numbers("神舟13号乘组在轨驻留183天")
     assert numbers_agreement(numbers("神舟十三号乘组在轨驻留183天"), record) == 1.0
