@@ -602,6 +602,12 @@ _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<![\d.])(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"), "月"),
     (re.compile(r"(?<![\d.])(?P<y>\d{4})\s*年\s*(?P<m>\d{1,2})\s*月"), "月"),
     (re.compile(r"(?<![\d.])(?P<m>\d{1,2})\s*月\s*(?P<d>\d{1,2})\s*[日号]"), "月"),
+    # the same in Chinese numerals: 二〇二一年四月二十九日, 四月二十九日
+    (re.compile(r"(?P<y>[零〇一二三四五六七八九]{4})\s*年\s*(?P<m>[一二三四五六七八九十]{1,2})\s*月"
+                r"\s*(?P<d>[一二三四五六七八九十]{1,3})\s*[日号]"), "月"),
+    (re.compile(r"(?P<y>[零〇一二三四五六七八九]{4})\s*年\s*(?P<m>[一二三四五六七八九十]{1,2})\s*月"), "月"),
+    (re.compile(r"(?<![零〇一二两三四五六七八九十百千])(?P<m>[一二三四五六七八九十]{1,2})\s*月"
+                r"\s*(?P<d>[一二三四五六七八九十]{1,3})\s*[日号]"), "月"),
     (re.compile(r"\b(?=\d)(?<!\d\.)(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"), ""),
     (re.compile(r"\b(?=\d)(?<!\d[.,])(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+" + _MONTH.format(g="mn")
                 + r",?\s+(?P<y>\d{4})\b", re.IGNORECASE), ""),
@@ -619,7 +625,7 @@ _DATE_PATTERNS: list[tuple[re.Pattern[str], str]] = [
 # All-digit dates with slashes or dots: year first ("2021/4/29", "2021.04.29", common on Chinese
 # pages) or last ("02/25/2015", "25.02.2015"; which of day and month comes first is the page's
 # convention, so both readings that are valid count).
-_NUMERIC_DATE = re.compile(r"(?<![\d.])(\d{1,4})([./])(\d{1,2})\2(\d{1,4})(?!\d|\.\d)")
+_NUMERIC_DATE = re.compile(r"(?<![\d.])(?<!\d,)(\d{1,4})([./])(\d{1,2})\2(\d{1,4})(?!\d|\.\d)")
 
 
 def numeric_dates(text: str) -> set[str]:
@@ -641,10 +647,20 @@ def numeric_dates(text: str) -> set[str]:
     return found
 
 
+def _date_part(text: str) -> int:
+    """A date's year, month or day in Arabic digits or in Chinese numerals ("二〇二一", "十二");
+    0 when it is neither."""
+    if text.isdigit():  # "2021", also full-width "２０２１"
+        return int(text)
+    if all(ch in _CN_DIGIT or ch in _CN_UNIT for ch in text):
+        return _cn_value(text) or 0
+    return 0
+
+
 def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
     """Date values in text, and the text with those dates blanked out (same length)."""
     found: set[str] = set()
-    if not _DIGIT.search(text):
+    if not _DIGIT.search(text) and "月" not in text:
         return found, text
     for pat, literal in _DATE_PATTERNS:
         if literal and literal not in text:
@@ -652,10 +668,10 @@ def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
         spans: list[tuple[int, int]] = []
         for m in pat.finditer(text):
             parts = m.groupdict()
-            month = _MONTHS[parts["mn"].lower()] if parts.get("mn") else int(parts["m"])
-            day = int(parts["d"]) if parts.get("d") else 0
-            year = parts.get("y") or ""
-            if not 1 <= month <= 12 or day > 31:
+            month = _MONTHS[parts["mn"].lower()] if parts.get("mn") else _date_part(parts["m"])
+            day = _date_part(parts["d"]) if parts.get("d") else 0
+            year = str(_date_part(parts["y"])) if parts.get("y") else ""
+            if not 1 <= month <= 12 or not 0 <= day <= 31 or year == "0":
                 continue
             if year and day:
                 found.add(f"d:{year}-{month}-{day}")

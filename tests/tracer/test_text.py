@@ -174,6 +174,8 @@ def test_every_date_form_is_one_value() -> None:
     assert numbers("due on March 3rd") == {"d:-3-3"}
     assert numbers("由 2019-07-24 起") == {"d:2019-7-24"}
     assert numbers("在2019年7月发布") == {"d:2019-7"}
+    assert numbers("二〇二一年四月二十九日发射") == numbers("２０２１年４月２９日发射") == {"d:2021-4-29"}
+    assert numbers("十二月二十五日") == {"d:-12-25"} and numbers("三个月后") == set()
     assert numbers("the May flowers grew 12 cm") == {"12"}     # a month word without a day is no date
     text = "x" * 50_000 + " On 4 July 1776, " + "y " * 20_000
     assert numbers(text) == {"d:1776-7-4"}                     # found deep inside a long page
@@ -287,7 +289,7 @@ def test_dates_written_in_digits_are_read_both_ways_when_day_and_month_could_swa
 _NUMBER_SOUP = st.lists(
     st.sampled_from(
         "12 3 1,200 2021 4 29 0.5 25 02 2015 . / - 年 月 日 号 第 十二 万 亿 元 美元 米 公里 周年 "
-        "$ A$ € % °C °F 1) ， 。 ( )".split()
+        "$ A$ € % °C °F 1) ， 。 ( ) 二〇二一 四 二十九".split()
         + [" ", " km", " miles", " feet", " percent", " million", " years", " days", " May", " of"]
     ),
     max_size=30,
