@@ -137,8 +137,8 @@ class NearMiss:
     """The record that came closest to supporting an unsupported sentence, scoring below
     `min_score`: a hint for the writer (which source is nearest, and what it says), never a
     citation. Offsets are into that record's content. `unstated` lists the sentence's numbers,
-    dates and quantities that this record does not state ("1,200 ft", "2021-04-29"): when the
-    record is otherwise close, often a figure the writer got wrong."""
+    dates and quantities that this record does not state ("1200 ft", "2021-04-29"): when the
+    record is the right source, a figure it does not back (wrong, or from elsewhere)."""
 
     record_index: int
     url: str

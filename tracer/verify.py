@@ -124,26 +124,26 @@ class Verifier:
             self._record_numbers[record] = stated_numbers(self.records[record].content)
         return self._record_numbers[record]
 
-    def _stated_for(self, c: _Claim, record: int) -> tuple[set[str], dict[str, Quantity], StatedUnits | None]:
-        """What the record states that the claim's numbers are checked against: its numbers, with
-        its all-digit dates when the claim has a date it does not otherwise state, and its units
-        when the claim gives units (arguments 2-4 of `numbers_agreement`)."""
+    def _stated_for(self, c: _Claim, record: int) -> tuple[set[str], StatedUnits | None]:
+        """What the claim's numbers are checked against: the record's numbers, with its all-digit
+        dates when the claim has a date it does not otherwise state, and its units when the claim
+        gives units."""
         stated = self._numbers_of(record)
         units = self._units_of_record(record) if c.units else None
         if self._may_write_dates_in_digits(c.numbers, stated, record):
             extra = self._numeric_dates_of(record)
             if extra:
                 stated = stated | extra
-        return stated, c.units, units
+        return stated, units
 
     def unstated_numbers(self, sentence: str, pid: int) -> list[str]:
         """The sentence's numbers, dates and quantities that the passage's record does not state,
-        as a reader would write them ("1,200 ft", "2021-04-29")."""
+        as a reader would write them ("1200 ft", "2021-04-29")."""
         c = self._claim(sentence)
         if not c.numbers:
             return []
-        stated, units, stated_units = self._stated_for(c, self.index.passages[pid].record)
-        missing = unstated_numbers(c.numbers, stated, units, stated_units)
+        stated, units = self._stated_for(c, self.index.passages[pid].record)
+        missing = unstated_numbers(c.numbers, stated, c.units, units)
         return [display_number(v, c.units.get(v)) for v in missing]
 
     def _may_write_dates_in_digits(self, claimed: set[str], stated: set[str], record: int) -> bool:
@@ -212,7 +212,7 @@ class Verifier:
         if claim is None:
             text = sentence_query(sentence)
             toks = content_tokens(text)
-            stated = numbers(text)
+            claimed = numbers(text)
             weights = [self.index.idf(t) for t in toks]
             claim = _Claim(
                 toks=toks,
@@ -222,8 +222,8 @@ class Verifier:
                 cjk=cjk_bigrams(text),
                 norm=normalize_for_match(text),
                 core=_TRAILING_PUNCT.sub("", normalize_for_match(text)),
-                numbers=stated,
-                units=claim_units(text) if stated else {},
+                numbers=claimed,
+                units=claim_units(text) if claimed else {},
                 entities=frozenset(e.lower() for e in _CAPITALISED.findall(text)),
                 negated=bool(_NEGATION.search(text)),
             )
@@ -258,7 +258,11 @@ class Verifier:
 
         fuzzy_score = fuzz.partial_ratio(c.norm, p_norm) / 100.0 if c.norm else 0.0
 
-        nums = numbers_agreement(c.numbers, *self._stated_for(c, passage.record)) if c.numbers else 1.0
+        if c.numbers:
+            stated, units = self._stated_for(c, passage.record)
+            nums = numbers_agreement(c.numbers, stated, c.units, units)
+        else:
+            nums = 1.0
 
         if c.entities:
             entity = sum(1 for e in c.entities if e in p_lower) / len(c.entities)
