@@ -435,7 +435,7 @@ def _unit_of(text: str, m: re.Match[str], value: float) -> Quantity | None:
     if kind == "temperature":
         return Quantity(kind, unit, value if unit == "C" else (value - 32) * 5 / 9)
     if unit == "yr" and value.is_integer() and 1000 <= value <= 2100:
-        return None  # "2021年", "1999 years"? a year, not a duration
+        return None  # "2021年": a year, not a duration
     return Quantity(kind, unit, value * factor)
 
 
@@ -455,15 +455,9 @@ def _claim_dates(text: str) -> tuple[set[str], str]:
     if "/" in rest or "." in rest:
         spans = []
         for m in _NUMERIC_DATE.finditer(rest):
-            first, _sep, middle, last = m.groups()
-            if len(first) == 4:
-                year, month, day = first, int(middle), int(last)
-            elif len(last) == 4 and len(first) <= 2 and (int(first) > 12) != (int(middle) > 12):
-                year = last
-                month, day = (int(middle), int(first)) if int(first) > 12 else (int(first), int(middle))
-            else:
-                continue
-            if 1 <= month <= 12 and 1 <= day <= 31:
+            readings = _digit_date_readings(m, both=False)
+            if readings:
+                year, month, day = readings[0]
                 found.add(f"d:{year}-{month}-{day}")
                 spans.append(m.span())
         for start, end in spans:
@@ -538,7 +532,7 @@ def unstated_numbers(claimed: set[str], stated: set[str], claimed_units: dict[st
     return sorted(missing)
 
 
-_UNIT_LABEL = {"C": "°C", "F": "°F", "%": "%"}
+_UNIT_LABEL = {"C": " °C", "F": " °F", "%": "%"}  # how a unit follows its figure (else " " + unit)
 
 
 def display_number(value: str, unit: Quantity | None = None) -> str:
@@ -553,8 +547,7 @@ def display_number(value: str, unit: Quantity | None = None) -> str:
         return text
     if unit.kind == "money":
         return f"{unit.unit}{text}" if unit.unit.endswith("$") else f"{unit.unit} {text}"
-    label = _UNIT_LABEL.get(unit.unit, unit.unit)
-    return f"{text}{label}" if unit.unit == "%" else f"{text} {label}"
+    return text + _UNIT_LABEL.get(unit.unit, " " + unit.unit)
 
 
 def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | None = None) -> set[str]:
@@ -633,18 +626,25 @@ def numeric_dates(text: str) -> set[str]:
     month-day). Read separately, only when a claim's date is not otherwise found in the record."""
     found: set[str] = set()
     for m in _NUMERIC_DATE.finditer(text):
-        first, _sep, middle, last = m.groups()
-        if len(first) == 4:
-            readings = [(first, int(middle), int(last))]
-        elif len(last) == 4 and len(first) <= 2:
-            a, b = int(first), int(middle)
-            readings = [(last, a, b), (last, b, a)]  # month first (US), day first
-        else:
-            continue
-        for year, month, day in readings:
-            if 1 <= month <= 12 and 1 <= day <= 31:
-                found.update({f"d:{year}-{month}-{day}", f"d:{year}-{month}", f"d:-{month}-{day}"})
+        for year, month, day in _digit_date_readings(m, both=True):
+            found.update({f"d:{year}-{month}-{day}", f"d:{year}-{month}", f"d:-{month}-{day}"})
     return found
+
+
+def _digit_date_readings(m: re.Match[str], *, both: bool) -> list[tuple[str, int, int]]:
+    """(year, month, day) readings of an all-digit date match that are valid dates. Year first
+    reads one way; year last reads month first (US) and day first, and `both` keeps both where
+    both are valid, else only a reading that is the only valid one."""
+    first, _sep, middle, last = m.groups()
+    if len(first) == 4:
+        candidates = [(first, int(middle), int(last))]
+    elif len(last) == 4 and len(first) <= 2:
+        a, b = int(first), int(middle)
+        candidates = [(last, a, b), (last, b, a)] if a != b else [(last, a, b)]
+    else:
+        return []
+    valid = [(y, mo, d) for y, mo, d in candidates if 1 <= mo <= 12 and 1 <= d <= 31]
+    return valid if both or len(valid) == 1 else []
 
 
 def _date_part(text: str) -> int:
