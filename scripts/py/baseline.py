@@ -3,8 +3,8 @@ the tracer can be compared with it on the same cases in the same run.
 
 For each gold sentence (it is told which sentences are gold; the tracer must find them itself),
 cite the one record with the highest share of the sentence's word tokens (jieba words for
-Chinese) found in it (title and content) when that share is at least 0.55. Nothing else: no retrieval, no numbers, no
-verification. It reads every record for every gold sentence.
+Chinese) found in it (title and content) when that share is at least 0.55. Nothing else: no
+retrieval, no numbers, no verification. It reads every record for every gold sentence.
 """
 
 from __future__ import annotations
