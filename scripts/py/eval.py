@@ -249,7 +249,7 @@ def main() -> int:
         for g in groups(case):
             tallies.setdefault(g, Tally()).add(t)
         if args.explain:
-            explain(case, pairs, out, scores=not args.grpc)
+            explain(case, pairs, out, scores=not (args.grpc or args.baseline))
     if args.baseline:
         print("naive baseline (told which sentences are gold), not the tracer:")
         print_table(tallies)
