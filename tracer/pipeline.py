@@ -235,12 +235,17 @@ def trace(
             report, layout, sentences, chosen, old_markers, resolved, recs, options, lang
         )
         citations = _verify_kept_citations(out.citations, sentences, candidates, index, verifier, options)
-        warnings.extend(
-            f"existing citation [{s.number}] on the sentence at {c.start}..{c.end} is not supported "
-            f"by its record (score {s.score:.2f}); kept as the author wrote it"
-            for c in citations for s in c.sources
-            if s.match == "existing" and s.score < options.threshold
-        )
+        position = {r.index: i for i, r in enumerate(recs)}
+        for c in citations:
+            for src in c.sources:
+                if src.match != "existing" or src.score >= options.threshold:
+                    continue
+                rec = position.get(src.record_index)
+                unstated = verifier.unstated_numbers_in(c.sentence, rec) if rec is not None else []
+                lacks = f"; it does not state {', '.join(unstated)}" if unstated else ""
+                warnings.append(f"existing citation [{src.number}] on the sentence at {c.start}..{c.end} "
+                                f"is not supported by its record (score {src.score:.2f}{lacks}); kept as the "
+                                "author wrote it")
 
     unsupported = tuple(Unsupported(s.text, s.start, s.end, _unsupported_reason(bool(recs), near.get(s.id)),
                                     near.get(s.id)) for s in left)

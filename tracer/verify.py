@@ -139,10 +139,14 @@ class Verifier:
     def unstated_numbers(self, sentence: str, pid: int) -> list[str]:
         """The sentence's numbers, dates and quantities that the passage's record does not state,
         as a reader would write them ("1200 ft", "2021-04-29")."""
+        return self.unstated_numbers_in(sentence, self.index.passages[pid].record)
+
+    def unstated_numbers_in(self, sentence: str, record: int) -> list[str]:
+        """`unstated_numbers` for a record (its position in `self.records`)."""
         c = self._claim(sentence)
         if not c.numbers:
             return []
-        stated, units = self._stated_for(c, self.index.passages[pid].record)
+        stated, units = self._stated_for(c, record)
         missing = unstated_numbers(c.numbers, stated, c.units, units)
         return [display_number(v, c.units.get(v)) for v in missing]
 

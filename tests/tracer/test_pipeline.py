@@ -216,7 +216,8 @@ def test_kept_author_citations_are_scored_and_unsupported_ones_warned() -> None:
     kept = second.sources[0]
     assert kept.match == "existing" and kept.url == "https://e.org/launch"  # the author's choice stays
     assert kept.score < TraceOptions().threshold
-    assert any(w.startswith("existing citation [1] on the sentence at") for w in res.warnings)
+    (warning,) = [w for w in res.warnings if w.startswith("existing citation [1] on the sentence at")]
+    assert "(score 0.00; it does not state 6.5 m); kept as the author wrote it" in warning
 
 
 def test_unsupported_sentence_names_the_record_that_came_closest() -> None:
