@@ -691,7 +691,8 @@ def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
             prev = 0
             for start, end in spans:
                 pieces.append(text[prev:start])
-                pieces.append(" " * (end - start))
+                # dots stay: "12 May.3" must not leave a 3 that the full text would not read
+                pieces.append("".join("." if ch == "." else " " for ch in text[start:end]))
                 prev = end
             pieces.append(text[prev:])
             text = "".join(pieces)
