@@ -47,7 +47,8 @@ def trace_inprocess(case: dict[str, Any], min_score: float | None) -> dict[str, 
         ],
         "unsupported": [
             {"start": u.start, "end": u.end, "sentence": u.sentence}
-            | ({"closest": {"url": u.closest.url, "score": u.closest.score}} if u.closest else {})
+            | ({"closest": {"url": u.closest.url, "score": u.closest.score,
+                            "unstated": list(u.closest.unstated)}} if u.closest else {})
             for u in res.unsupported
         ],
         "report": res.report,
@@ -177,6 +178,22 @@ def print_near_misses(outs: list[tuple[dict[str, Any], dict[str, Any]]],
     if missed:
         print(f"near misses: of {missed} supportable sentences reported unsupported, {named} name a closest "
               f"record, and it is an annotated supporting record for {right}")
+    with_closest = figures = figures_unsupportable = 0
+    for case, out in outs:
+        for g in case["gold"]:
+            hits = [u for u in out.get("unsupported", [])
+                    if int(u.get("start", 0)) < g["end"] and g["start"] < int(u.get("end", 0))]
+            closest = (hits[0].get("closest") or {}) if hits else {}
+            if not closest.get("url"):
+                continue
+            with_closest += 1
+            if closest.get("unstated"):
+                figures += 1
+                figures_unsupportable += not (g.get("supporting_urls") or g.get("partially_supporting_urls"))
+    if with_closest:
+        print(f"unstated figures: of {with_closest} gold sentences reported unsupported with a closest "
+              f"record, {figures} list figures it does not state ({figures_unsupportable} of them annotated "
+              "unsupportable)")
 
 
 def print_reliability(pairs: list[Pair]) -> None:
