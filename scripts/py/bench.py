@@ -1,6 +1,7 @@
 """Speed and memory of the deterministic engine (prints numbers; not a test).
 
-    scripts/bench [BENCH.jsonl] [--repeat N] [--no-grpc] [--no-scaling] [--scaling-lang en|zh] [--overhead]
+    scripts/bench [BENCH.jsonl] [--repeat N] [--no-grpc] [--no-scaling] [--scaling-lang en|zh]
+                  [--overhead] [--large]
 
 1. in-process: traces/s over every benchmark case, single process; once as a library caller
    runs it, and once with the collector tuned as `source-tracer serve` tunes its own process
@@ -15,6 +16,10 @@
    each gold sentence's words; told which sentences are gold) over the same cases, in the same
    run, for reference;
 peak RSS of this process is printed at the end.
+
+`--large` instead traces one 50-sentence report against requests near the service's default size
+limits (1,000 and 5,000 records; English and Chinese record text from the benchmark), each in a
+fresh process, and prints the time and the peak memory the trace added (docs/operations.md).
 
 `--overhead` instead measures what the service costs per call apart from tracing: the same
 requests against servers whose trace step does no real work, either returning at once or
@@ -260,7 +265,36 @@ def overhead(cases: list[dict[str, Any]], repeat: int) -> None:
               f"{statistics.median(checks):.2f} ms")
 
 
+LARGE = [(1000, 12000, "en"), (5000, 12000, "en"), (1000, 6000, "zh"), (5000, 4000, "zh")]
+
+
+def large_one(bench: Path, n: int, size: int, lang: str) -> None:
+    """One large trace in this (fresh) process; prints one line."""
+    from tracer import trace
+
+    cases = load_cases(bench)
+    sentences = [g["sentence"] for c in cases if c["lang"] == lang for g in c["gold"]][:50]
+    glue = "" if lang == "zh" else " "
+    report = "# Large report\n\n" + "\n\n".join(glue.join(sentences[i:i + 5]) for i in range(0, 50, 5))
+    pool = "\n\n".join(r["content"] for c in cases if c["lang"] == lang for r in c["records"])
+    span = max(1, len(pool) - size)
+    records = [{"url": f"https://example.org/doc/{i}", "title": f"Doc {i}",
+                "content": pool[(i * 7919) % span:(i * 7919) % span + size]} for i in range(n)]
+    del cases
+    mib = sum(len(r["content"].encode()) for r in records) / 2**20
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    t0 = time.perf_counter()
+    trace(report, records)
+    took = time.perf_counter() - t0
+    added = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before
+    print(f"large ({lang}): {n} records x {size:,} chars ({mib:.0f} MiB of content): {took:.1f} s, "
+          f"peak RSS +{added:.0f} MiB", flush=True)
+
+
 def main() -> int:
+    if len(sys.argv) == 6 and sys.argv[1] == "--large-one":
+        large_one(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        return 0
     if len(sys.argv) == 4 and sys.argv[1] == "--hold-server":
         hold_server(int(sys.argv[2]), float(sys.argv[3]))
         return 0
@@ -271,10 +305,17 @@ def main() -> int:
     ap.add_argument("--no-scaling", action="store_true")
     ap.add_argument("--scaling-lang", choices=("en", "zh"), default="en",
                     help="language of the scaling series' report and records (default en)")
+    ap.add_argument("--large", action="store_true",
+                    help="only time traces near the default request size limits (each in a fresh process)")
     ap.add_argument("--overhead", action="store_true",
                     help="only measure the service's own per-call cost (no tracing)")
     args = ap.parse_args()
     cases = load_cases(args.bench)
+    if args.large:
+        for n, size, lang in LARGE:
+            subprocess.run([sys.executable, __file__, "--large-one", str(args.bench), str(n), str(size),
+                            lang], check=True)
+        return 0
     if args.overhead:
         overhead(cases, args.repeat)
         return 0
