@@ -106,8 +106,8 @@ def language_caveat(text: str, lang: str) -> str | None:
     """What the text looks like when it is neither English nor Chinese (None when it is either,
     or too short to tell): "Japanese", "Korean", "Cyrillic script", ..., "German", "French",
     "Spanish", "Italian", "Portuguese", "Dutch", or "a Latin-script language other than English"
-    when its function words do not say which. Retrieval and verification are tuned for English and Chinese,
-    so such a report gets fewer citations (the ones it gets are verified as usual)."""
+    when its function words do not say which. Retrieval and verification are tuned for English
+    and Chinese, so such a report gets fewer citations (the ones it gets are verified as usual)."""
     sample = text[:4000]
     if not sample.isascii() and len(letters := "".join(_NON_LATIN_SCRIPT.findall(sample))) >= 20:
         kana = len(_KANA.findall(letters))
@@ -484,15 +484,20 @@ def stated_units(text: str) -> StatedUnits:
 def claim_units(text: str) -> dict[str, Quantity]:
     """The unit a claim gives each of its numbers that has one (keyed like `numbers`):
     "1,200 feet" -> {"1200": length in ft}, "$10 billion" -> {"10000000000": USD}."""
-    _, rest = _claim_dates(text)
+    return numbers_and_units(text)[1]
+
+
+def numbers_and_units(text: str) -> tuple[set[str], dict[str, Quantity]]:
+    """`numbers` and `claim_units` of a claim, from one scan."""
+    found, rest = _claim_dates(text)
     units = StatedUnits()
-    _plain_numbers(rest, units=units)
+    found |= _plain_numbers(rest, units=units) | _cn_ordinals(rest)
     out: dict[str, Quantity] = {}
     for value, seen in units.units_of.items():
         with_unit = [q for q in seen if q is not None]
         if len(with_unit) == 1 and len(seen) == 1:  # one reading only: "5 km", not "5 km ... 5 miles"
             out[value] = with_unit[0]
-    return out
+    return found, out
 
 
 def numbers_agreement(claimed: set[str], stated: set[str], claimed_units: dict[str, Quantity] | None = None,

@@ -24,12 +24,11 @@ from tracer.text import (
     Quantity,
     StatedUnits,
     cjk_bigrams,
-    claim_units,
     content_tokens,
     display_number,
     normalize_for_match,
-    numbers,
     numbers_agreement,
+    numbers_and_units,
     numeric_dates,
     stated_numbers,
     stated_units,
@@ -109,7 +108,7 @@ class Verifier:
         self._model = tuning.model(index.lang)
         self._record_numbers: dict[int, set[str]] = {}
         self._record_units: dict[int, StatedUnits] = {}
-        self._record_numeric_dates: dict[int, set[str]] = {}
+        self._record_numbers_with_dates: dict[int, set[str]] = {}
         self._record_norm: dict[int, str] = {}
         self._passage_bigrams: dict[int, frozenset[tuple[str, str]]] = {}
         self._passage_cjk: dict[int, frozenset[str]] = {}
@@ -131,9 +130,7 @@ class Verifier:
         stated = self._numbers_of(record)
         units = self._units_of_record(record) if c.units else None
         if self._may_write_dates_in_digits(c.numbers, stated, record):
-            extra = self._numeric_dates_of(record)
-            if extra:
-                stated = stated | extra
+            stated = self._numbers_with_digit_dates(record)
         return stated, units
 
     def unstated_numbers(self, sentence: str, pid: int) -> list[str]:
@@ -161,12 +158,14 @@ class Verifier:
                     return True
         return False
 
-    def _numeric_dates_of(self, record: int) -> set[str]:
-        """Dates the record writes in digits only ("2021.04.29", "02/25/2015"); scanned only for a
-        claim whose date the record does not otherwise state."""
-        if record not in self._record_numeric_dates:
-            self._record_numeric_dates[record] = numeric_dates(self.records[record].content)
-        return self._record_numeric_dates[record]
+    def _numbers_with_digit_dates(self, record: int) -> set[str]:
+        """`_numbers_of` plus the dates the record writes in digits only ("2021.04.29",
+        "02/25/2015"); scanned only for a claim whose date the record does not otherwise state."""
+        got = self._record_numbers_with_dates.get(record)
+        if got is None:
+            got = self._numbers_of(record) | numeric_dates(self.records[record].content)
+            self._record_numbers_with_dates[record] = got
+        return got
 
     def _units_of_record(self, record: int) -> StatedUnits:
         """The units the record states its numbers in; scanned only for claims that give units."""
@@ -216,7 +215,7 @@ class Verifier:
         if claim is None:
             text = sentence_query(sentence)
             toks = content_tokens(text)
-            claimed = numbers(text)
+            claimed, units = numbers_and_units(text)
             weights = [self.index.idf(t) for t in toks]
             claim = _Claim(
                 toks=toks,
@@ -227,7 +226,7 @@ class Verifier:
                 norm=normalize_for_match(text),
                 core=_TRAILING_PUNCT.sub("", normalize_for_match(text)),
                 numbers=claimed,
-                units=claim_units(text) if claimed else {},
+                units=units,
                 entities=frozenset(e.lower() for e in _CAPITALISED.findall(text)),
                 negated=bool(_NEGATION.search(text)),
             )
