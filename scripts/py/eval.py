@@ -158,38 +158,33 @@ def print_evidence(results: list[tuple[dict[str, Any], list[Pair]]]) -> None:
 def print_near_misses(outs: list[tuple[dict[str, Any], dict[str, Any]]],
                       results: list[tuple[dict[str, Any], list[Pair]]]) -> None:
     """For supportable gold sentences left without a correct citation and reported unsupported:
-    how often `Unsupported.closest` names a record the annotators marked as supporting."""
+    how often `Unsupported.closest` names a record the annotators marked as supporting. For every
+    gold sentence reported unsupported with a closest record: how often it lists figures that
+    record does not state (`NearMiss.unstated`)."""
     named = right = missed = 0
+    with_closest = figures = figures_unsupportable = 0
     for (case, out), (_, pairs) in zip(outs, results, strict=True):
         recalled = {p.gold for p in pairs if p.correct}
         for i, g in enumerate(case["gold"]):
-            ok = {norm_url(u) for u in g.get("supporting_urls", []) + g.get("partially_supporting_urls", [])}
-            if not ok or i in recalled:
-                continue
             hits = [u for u in out.get("unsupported", [])
                     if int(u.get("start", 0)) < g["end"] and g["start"] < int(u.get("end", 0))]
             if not hits:
                 continue
-            missed += 1
             closest = hits[0].get("closest") or {}
+            ok = {norm_url(u) for u in g.get("supporting_urls", []) + g.get("partially_supporting_urls", [])}
             if closest.get("url"):
-                named += 1
-                right += norm_url(closest["url"]) in ok
+                with_closest += 1
+                if closest.get("unstated"):
+                    figures += 1
+                    figures_unsupportable += not ok
+            if ok and i not in recalled:
+                missed += 1
+                if closest.get("url"):
+                    named += 1
+                    right += norm_url(closest["url"]) in ok
     if missed:
         print(f"near misses: of {missed} supportable sentences reported unsupported, {named} name a closest "
               f"record, and it is an annotated supporting record for {right}")
-    with_closest = figures = figures_unsupportable = 0
-    for case, out in outs:
-        for g in case["gold"]:
-            hits = [u for u in out.get("unsupported", [])
-                    if int(u.get("start", 0)) < g["end"] and g["start"] < int(u.get("end", 0))]
-            closest = (hits[0].get("closest") or {}) if hits else {}
-            if not closest.get("url"):
-                continue
-            with_closest += 1
-            if closest.get("unstated"):
-                figures += 1
-                figures_unsupportable += not (g.get("supporting_urls") or g.get("partially_supporting_urls"))
     if with_closest:
         print(f"unstated figures: of {with_closest} gold sentences reported unsupported with a closest "
               f"record, {figures} list figures it does not state ({figures_unsupportable} of them annotated "
