@@ -143,6 +143,15 @@ class FakeOpenAI:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        # Requests still being answered finish first (a client that timed out and hung up is
+        # noticed within 20 ms), so the log is complete when the block ends, however loaded the
+        # machine; a reply scripted to outlast its client is not waited for past 5 s.
+        deadline = time.perf_counter() + 5.0
+        while time.perf_counter() < deadline:
+            with self._lock:
+                if all(entry.end for entry in self.log):
+                    break
+            time.sleep(0.01)
         self._httpd.shutdown()
         self._httpd.server_close()
 
