@@ -294,6 +294,16 @@ class StatedUnits:
         if q is not None and q.kind in _CONVERTIBLE:
             self.by_kind.setdefault(q.kind, set()).add(q)
 
+    def merged(self, other: StatedUnits) -> StatedUnits:
+        """A new `StatedUnits` holding both texts' units."""
+        out = StatedUnits()
+        for source in (self, other):
+            for key, seen in source.units_of.items():
+                out.units_of.setdefault(key, set()).update(seen)
+            for kind, qs in source.by_kind.items():
+                out.by_kind.setdefault(kind, set()).update(qs)
+        return out
+
     def agrees(self, value: str, q: Quantity) -> bool | None:
         """True when the text states the quantity in another unit of its kind, False when it
         states the figure only with other units, None when units do not decide."""
@@ -421,13 +431,18 @@ def _unit_of(text: str, m: re.Match[str], value: float) -> Quantity | None:
     word after it; None for a bare number."""
     if m.group(3):
         return Quantity("percent", "%", value)
-    before = _CURRENCY_BEFORE.search(text, max(0, m.start() - 4), m.start())
+    end = m.end(2) if m.group(2) else m.end(1)  # the figure's own end: m.end() has taken any space
+    return _unit_around(text, m.start(), end, value)
+
+
+def _unit_around(text: str, start: int, end: int, value: float) -> Quantity | None:
+    """The unit of the figure at text[start:end]: a currency sign before it or a unit word after."""
+    before = _CURRENCY_BEFORE.search(text, max(0, start - 4), start)
     if before is not None:
         sym = before.group("sym")
         code = before.group("code")
         unit = _CURRENCY_SYMBOL[sym] if sym else {None: "$", "US": "USD"}.get(code, f"{code}$")
         return Quantity("money", unit, value)
-    end = m.end(2) if m.group(2) else m.end(1)  # the figure's own end: m.end() has taken any space
     after = _EN_UNIT.match(text, end) or _ZH_UNIT.match(text, end)
     if after is None or after.lastgroup is None:
         return None
@@ -578,6 +593,135 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
             q = _unit_of(text, m, float(value) * (scale or 1.0))
             for key in keys:
                 units.add(key, q)
+    return found
+
+
+_EN_ONES = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen".split())}
+_EN_TENS = {w: 10 * (i + 2)
+            for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_EN_ORDINALS = {
+    **{w: i + 1 for i, w in enumerate(
+        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+        "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth".split())},
+    **{w[:-1] + "ieth": v for w, v in _EN_TENS.items()},
+}
+_EN_MULTIPLIERS = {"hundred": 100, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
+                   "dozen": 12}
+_EN_NUMBER_WORD = "|".join(
+    sorted([*_EN_ONES, *_EN_TENS, *_EN_ORDINALS, *_EN_MULTIPLIERS], key=len, reverse=True))
+# A run of number words ("six", "twenty-one", "two hundred and five", "a million", "three
+# thousand"), then an optional percent. Hyphens, spaces and "and" join the words.
+_EN_SPELLED = re.compile(
+    rf"\b(?:an?[ \t]+(?=(?:hundred|thousand|million|billion|trillion|dozen)\b))?(?:{_EN_NUMBER_WORD})"
+    rf"(?:(?:[ \t]*-[ \t]*|[ \t]+(?:and[ \t]+)?)(?:{_EN_NUMBER_WORD}))*\b"
+    r"(?P<pct>[ \t]*(?:%|percent\b|per[ \t]cent\b))?",
+)
+# Matched against the lower-cased text (four times faster than IGNORECASE on long pages), or with
+# IGNORECASE where lower-casing changes the text's length ("İ") and offsets would shift.
+_EN_SPELLED_ANY_CASE = re.compile(_EN_SPELLED.pattern, re.IGNORECASE)
+_CN_SPELLED = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
+# Classifiers after which a single Chinese digit counts ("三家", "五名"), as it does before a unit
+# ("六公里"); others ("三国", "一些", "七夕") name things rather than count them.
+_CN_CLASSIFIER = frozenset("个家名位条次年天岁人种项座所只件台辆架艘倍例起部本场届期月周日小")
+
+
+def _en_spelled_value(words: list[str]) -> list[float]:
+    """Values of a run of English number words; a run that cannot be one number ("one two
+    three") gives one value per number in it."""
+    values: list[float] = []
+    total = current = 0.0
+    last = ""  # "ones", "tens", "mult" or ""
+    for word in words:
+        if word in ("a", "an"):
+            current, last = 1.0, "ones"
+            continue
+        if word in _EN_ORDINALS:
+            v, kind = float(_EN_ORDINALS[word]), "ones" if _EN_ORDINALS[word] < 20 else "tens"
+        elif word in _EN_ONES:
+            v, kind = float(_EN_ONES[word]), "ones"
+        elif word in _EN_TENS:
+            v, kind = float(_EN_TENS[word]), "tens"
+        else:
+            mult = float(_EN_MULTIPLIERS[word])
+            if mult < 1000:  # hundred, dozen
+                current = (current or 1.0) * mult
+            else:
+                total += (current or 1.0) * mult
+                current = 0.0
+            last = "mult"
+            continue
+        if last == "ones" or (last == "tens" and kind == "tens"):  # "one two", "twenty thirty"
+            values.append(total + current)
+            total = current = 0.0
+        current += v
+        last = kind
+    values.append(total + current)
+    return values
+
+
+def _cn_spelled_value(numeral: str) -> float:
+    """Value of a Chinese numeral with 万 and 亿 ("三千五百万" 35,000,000, "一亿两千万"
+    120,000,000, "三万五千" 35,000); digits without units read one by one ("一一五" 115)."""
+    if all(ch in _CN_DIGIT for ch in numeral):
+        return float(_cn_value(numeral) or 0) if len(numeral) > 1 else float(_CN_DIGIT[numeral])
+    total = section = 0.0
+    digit = 0
+    for ch in numeral:
+        if ch in _CN_DIGIT:
+            digit = _CN_DIGIT[ch]
+        elif ch in _CN_UNIT:
+            section += (digit or 1) * _CN_UNIT[ch]
+            digit = 0
+        elif ch == "万":
+            total += (section + digit or 1) * 1e4
+            section, digit = 0.0, 0
+        else:  # 亿
+            total = (total + section + digit or 1) * 1e8
+            section, digit = 0.0, 0
+    return total + section + digit
+
+
+def spelled_numbers(text: str, units: StatedUnits | None = None) -> set[str]:
+    """Numbers a record writes in words, keyed like `stated_numbers`: "six" 6, "twenty-one" 21,
+    "sixth" 6, "two million" 2000000, "a dozen" 12, "三千五百万" 35000000, "五名" 5. Read
+    leniently (a record's side), and only for claims whose figures the record does not state in
+    digits. With `units`, each figure's unit is recorded there too ("four years", "六公里")."""
+    found: set[str] = set()
+    lower = text.lower()
+    matches = _EN_SPELLED.finditer(lower) if len(lower) == len(text) else _EN_SPELLED_ANY_CASE.finditer(text)
+    for m in matches:
+        end = m.end() if m.group("pct") is None else m.start("pct")
+        words = [w for w in re.split(r"[\s-]+", m.string[m.start() : end].lower()) if w and w != "and"]
+        if words[0] in _EN_MULTIPLIERS:  # "2 million": the digits' reading has it
+            continue
+        values = _en_spelled_value(words)
+        for value in values:
+            found.add(_fmt(value))
+        if units is not None:
+            for value in values[:-1]:
+                units.add(_fmt(value), None)
+            last = values[-1]
+            q = Quantity("percent", "%", last) if m.group("pct") else _unit_around(text, m.start(), end, last)
+            units.add(_fmt(last), q)
+    if _CN_SPELLED.search(text) is None:
+        return found
+    for m in _CN_SPELLED.finditer(text):
+        run = m.group(0)
+        after = text[m.end() : m.end() + 1]
+        if len(run) == 1 and (run in "零〇一" or (run in _CN_DIGIT and after not in _CN_CLASSIFIER
+                                                 and not _ZH_UNIT.match(text, m.end()))):
+            continue  # "一些", "三国": not a count ("三家", "六公里" are)
+        very = run == "十" and after == "分" and text[m.end() + 1 : m.end() + 2] != "钟"
+        if run in ("万一", "千万", "一一") or very:
+            continue  # "万一" (in case), "千万" (by all means), "十分" (very; "十分钟" is ten minutes)
+        amount = _cn_spelled_value(run)
+        if amount == 0:  # "零零"
+            continue
+        found.add(_fmt(amount))
+        if units is not None:
+            units.add(_fmt(amount), _unit_around(text, m.start(), m.end(), amount))
     return found
 
 

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
 from tracer.match import match_deterministic, select_sources, verify_proposals
 from tracer.models import Candidate, Sentence, Support
 from tracer.options import TraceOptions, Tuning
 from tracer.recognize import needs_citation, recognize_sentences
 from tracer.records import normalize_records, split_passages
 from tracer.retrieve import PassageIndex
+from tracer.text import (
+    StatedUnits,
+    display_number,
+    numbers_and_units,
+    numeric_dates,
+    spelled_numbers,
+    stated_numbers,
+    stated_units,
+    unstated_numbers,
+)
 from tracer.verify import Verifier, sentence_query
 
 EN_RECORDS = [
@@ -100,6 +113,32 @@ def test_verify_conflicting_number_counts_against_support() -> None:
     bad_support, f = ver.support("Its primary mirror is 8.5 metres across.", 0, 1.0)
     assert f.numbers == 0.0
     assert bad_support.score < good
+
+
+_FIGURES = st.lists(
+    st.sampled_from(
+        "6 six 4 four fifteen 1,200 2000 2021 1.5 12 twelve twenty -one hundred thousand million a and . / "
+        "2021.04.29 29 April May 年 月 日 三 千 万 家 两 公里 % $".split()
+        + [" ", " km", " metres", " miles", " feet", " percent", " years", " lanes", " of"]
+    ),
+    max_size=20,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_FIGURES, _FIGURES)
+@example("The span is 1.5 km.", "The span is fifteen hundred metres.")  # a decimal, converted
+@example("It sold 2000 cars in 2021.", "It sold two thousand cars in 2021.")  # a round year-like figure
+def test_verifier_reads_records_lazily_with_the_full_readings_answer(claim: str, record: str) -> None:
+    """The verifier reads a record's words and digit-only dates only when its digits leave a
+    claim's figure unstated; what it reports unstated is what reading everything reports."""
+    _, ver = build([{"url": "https://a.example/r", "title": "r", "content": "Figures: " + record}], "en")
+    content = ver.records[0].content
+    claimed, units = numbers_and_units(sentence_query(claim))
+    spelled_units = StatedUnits()
+    stated = stated_numbers(content) | spelled_numbers(content, spelled_units) | numeric_dates(content)
+    full = unstated_numbers(claimed, stated, units, stated_units(content).merged(spelled_units))
+    assert ver.unstated_numbers_in(claim, 0) == [display_number(v, units.get(v)) for v in full]
 
 
 def test_verify_exact_quote_is_exact_match() -> None:

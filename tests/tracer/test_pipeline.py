@@ -102,6 +102,25 @@ def test_a_date_the_record_writes_in_digits_is_a_stated_date() -> None:
     assert not wrong.citations
 
 
+def test_a_figure_the_record_writes_in_words_is_a_stated_figure() -> None:
+    records = [{"url": "https://a.example/bridge", "title": "Golden Gate facts",
+                "content": "The Golden Gate Bridge carries six lanes of traffic and opened in 1937. It took "
+                           "four years to build, and eleven workers died during its construction."},
+               {"url": "https://b.example/paris", "title": "Paris",
+                "content": "Paris is the capital of France and has many museums."}]
+
+    def cited(report: str) -> list[str]:
+        return [s.url for c in trace(report, records).citations for s in c.sources]
+
+    assert cited("The Golden Gate Bridge carries 6 lanes of traffic.") == ["https://a.example/bridge"]
+    assert cited("The Golden Gate Bridge took 4 years to build.") == ["https://a.example/bridge"]
+    assert cited("11 workers died building the Golden Gate Bridge.") == ["https://a.example/bridge"]
+    wrong = trace("12 workers died building the Golden Gate Bridge.", records)
+    assert not wrong.citations
+    (miss,) = wrong.unsupported
+    assert miss.closest is not None and miss.closest.unstated == ("12",)  # not "6", "4" or "11"
+
+
 def test_body_is_lossless_and_references_rebuilt() -> None:
     res = trace(REPORT, RECORDS)
     body_end = REPORT.index("## References")

@@ -3,6 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracer.text import (
+    StatedUnits,
     cjk_bigrams,
     content_tokens,
     detect_language,
@@ -286,11 +287,35 @@ def test_dates_written_in_digits_are_read_both_ways_when_day_and_month_could_swa
     assert numbers("posted 03/04/2015") == {"3", "4", "2015"}
 
 
+def test_figures_written_in_words_are_read_on_the_record_side() -> None:
+    from tracer.text import spelled_numbers
+
+    assert spelled_numbers("six lanes, twenty-one guns and two hundred and five people") == {"6", "21", "205"}
+    assert spelled_numbers("a million people, three thousand cars, a dozen eggs, the sixth floor") == {
+        "1000000", "3000", "12", "6"}
+    assert spelled_numbers("Eleven workers; ONE TWO three") == {"11", "1", "2", "3"}  # not one number
+    assert spelled_numbers("2 million people") == set()  # the digits' reading has it
+    assert spelled_numbers("三千五百万人，一亿两千万，三万五千，五名学生，十分钟") == {
+        "35000000", "120000000", "35000", "5", "10"}
+    # Chinese numerals that do not count: "一些" (some), "三国" (a name), "十分" (very), "万一" (in case)
+    assert spelled_numbers("一些人读三国，十分重要，万一下雨") == set()
+    units = StatedUnits()
+    spelled_numbers("It took four years, cost two million dollars and fifty percent more; 六公里", units)
+    seen = {q.unit for k in ("4", "2000000", "50", "6") for q in units.units_of[k] if q}
+    assert seen == {"yr", "$", "%", "km"}
+    # lower-casing that changes the text's length falls back to a case-blind match, offsets intact
+    units = StatedUnits()
+    got = spelled_numbers("İstanbul had Six Million people and Four Years of work", units)
+    assert got == {"6000000", "4"}
+    assert {q.unit for q in units.units_of["4"] if q} == {"yr"}
+
+
 _NUMBER_SOUP = st.lists(
     st.sampled_from(
         "12 3 1,200 2021 4 29 0.5 25 02 2015 . / - 年 月 日 号 第 十二 万 亿 元 美元 米 公里 周年 "
         "$ A$ € % °C °F 1) ， 。 ( ) 二〇二一 四 二十九".split()
-        + [" ", " km", " miles", " feet", " percent", " million", " years", " days", " May", " of"]
+        + [" ", " km", " miles", " feet", " percent", " million", " years", " days", " May", " of",
+           " six", " twenty", "-one", " hundred", " a", " and", " 三", "千", "家", "两"]
     ),
     max_size=30,
 ).map("".join)
@@ -300,20 +325,30 @@ _NUMBER_SOUP = st.lists(
 @given(_NUMBER_SOUP)
 def test_a_text_never_disagrees_with_its_own_numbers(text: str) -> None:
     """Whatever a sentence says, a record holding the same words states every number, date and
-    unit of it (as the verifier checks: digit-only dates are read when the words' do not match)."""
-    from tracer.text import claim_units, numbers_agreement, numeric_dates, stated_numbers, stated_units
+    unit of it (read as the verifier reads a record: `_record_reading`)."""
+    from tracer.text import claim_units, numbers_agreement
 
-    stated = stated_numbers(text) | numeric_dates(text)
-    assert numbers_agreement(numbers(text), stated, claim_units(text), stated_units(text)) == 1.0
+    stated, units = _record_reading(text)
+    assert numbers_agreement(numbers(text), stated, claim_units(text), units) == 1.0
+
+
+def _record_reading(text: str) -> tuple[set[str], StatedUnits]:
+    """Everything a record states, as the verifier reads it when its digits leave a claim's figure
+    unstated: digits, figures in words, dates in digits only, and all their units."""
+    from tracer.text import numeric_dates, spelled_numbers, stated_numbers, stated_units
+
+    spelled_units = StatedUnits()
+    stated = stated_numbers(text) | spelled_numbers(text, spelled_units) | numeric_dates(text)
+    return stated, stated_units(text).merged(spelled_units)
 
 
 @settings(max_examples=300, deadline=None)
 @given(_NUMBER_SOUP, _NUMBER_SOUP, _NUMBER_SOUP)
 def test_more_record_text_never_makes_numbers_disagree_more(claim: str, record: str, more: str) -> None:
-    from tracer.text import claim_units, numbers_agreement, numeric_dates, stated_numbers, stated_units
+    from tracer.text import claim_units, numbers_agreement
 
     def agreement(text: str) -> float:
-        stated = stated_numbers(text) | numeric_dates(text)
-        return numbers_agreement(numbers(claim), stated, claim_units(claim), stated_units(text))
+        stated, units = _record_reading(text)
+        return numbers_agreement(numbers(claim), stated, claim_units(claim), units)
 
     assert agreement(record) <= agreement(record + "\n" + more)
