@@ -27,10 +27,13 @@ class PassageIndex:
         self.records = records
         self.lang = lang
         self.tokens: list[list[str]] = [self.terms(p.text) for p in passages]
-        self.token_sets: list[frozenset[str]] = [frozenset(t) for t in self.tokens]
+        # Each passage's distinct terms are needed only for the candidates a sentence verifies
+        # against; built on first use, since a set per passage of a large request would cost
+        # more memory than its token lists.
+        self._token_sets: dict[int, frozenset[str]] = {}
         df: Counter[str] = Counter()
-        for ts in self.token_sets:
-            df.update(ts)
+        for toks in self.tokens:
+            df.update(set(toks))
         # IDF is computed as if there were at least `idf_floor` passages, so a request with
         # one or two records does not make every word look common (and every claim weak).
         self._idf_n = max(len(passages), idf_floor, 1)
@@ -45,6 +48,13 @@ class PassageIndex:
     def terms(text: str) -> list[str]:
         """Index terms: content tokens, plus character bigrams for CJK text."""
         return content_tokens(text) + cjk_bigrams(text)
+
+    def token_set(self, pid: int) -> frozenset[str]:
+        """The passage's distinct index terms (cached)."""
+        got = self._token_sets.get(pid)
+        if got is None:
+            got = self._token_sets[pid] = frozenset(self.tokens[pid])
+        return got
 
     def idf(self, term: str) -> float:
         """Smoothed IDF of a term over this request's passages (rare terms weigh more)."""

@@ -278,7 +278,7 @@ class Verifier:
         passage = self.index.passages[pid]
         c = self._claim(sentence)
         p_norm, p_lower, p_negated = self._passage_text(pid)
-        ptoks = self.index.token_sets[pid]
+        ptoks = self.index.token_set(pid)
         total = c.total or 1.0
         coverage = sum(w for t, w in zip(c.toks, c.weights, strict=True) if t in ptoks) / total
 
