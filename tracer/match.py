@@ -111,10 +111,11 @@ def near_miss(sentence: Sentence, cand: Candidate | None, index: PassageIndex, v
         return None
     support = verifier.with_evidence_span(sentence.text, cand.passage, cand.support)
     rec = index.records[cand.record]
-    return NearMiss(rec.index, rec.url, rec.title, support.score,
-                    rec.content[support.evidence_start:support.evidence_end],
+    quote = rec.content[support.evidence_start:support.evidence_end]
+    return NearMiss(rec.index, rec.url, rec.title, support.score, quote,
                     support.evidence_start, support.evidence_end,
-                    tuple(verifier.unstated_numbers(sentence.text, cand.passage)))
+                    tuple(verifier.unstated_numbers_in(sentence.text, cand.record)),
+                    tuple(verifier.figures_instead_in(sentence.text, cand.record, quote)))
 
 
 def verify_proposals(

@@ -138,7 +138,10 @@ class NearMiss:
     `min_score`: a hint for the writer (which source is nearest, and what it says), never a
     citation. Offsets are into that record's content. `unstated` lists the sentence's numbers,
     dates and quantities that this record does not state ("1200 ft", "2021-04-29"): when the
-    record is the right source, a figure it does not back (wrong, or from elsewhere)."""
+    record is the right source, a figure it does not back (wrong, or from elsewhere).
+    `quote_figures` lists the figures the quote states of the same sorts (a date for a date, a
+    percentage for a percentage, a length for a length): what the record likely says instead.
+    It is empty when the quote states none of their sort (the record leaves the figure out)."""
 
     record_index: int
     url: str
@@ -148,6 +151,7 @@ class NearMiss:
     evidence_start: int
     evidence_end: int
     unstated: tuple[str, ...] = ()
+    quote_figures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -241,8 +241,11 @@ def trace(
                 if src.match != "existing" or src.score >= options.threshold:
                     continue
                 rec = position.get(src.record_index)
-                unstated = verifier.unstated_numbers_in(c.sentence, rec) if rec is not None else []
-                lacks = f"; it does not state {', '.join(unstated)}" if unstated else ""
+                lacks = ""
+                if rec is not None and (unstated := verifier.unstated_numbers_in(c.sentence, rec)):
+                    lacks = f"; it does not state {', '.join(unstated)}"
+                    if instead := verifier.figures_instead_in(c.sentence, rec, src.evidence):
+                        lacks += f", its quote states {', '.join(instead)}"
                 warnings.append(f"existing citation [{src.number}] on the sentence at {c.start}..{c.end} "
                                 f"is not supported by its record (score {src.score:.2f}{lacks}); kept as the "
                                 "author wrote it")
@@ -272,7 +275,9 @@ def _unsupported_reason(have_records: bool, closest: NearMiss | None) -> str:
     if not have_records:
         return "no records"
     if closest is not None and closest.unstated:
-        return f"no record supports this sentence; the closest does not state {', '.join(closest.unstated)}"
+        instead = f" (its quote states {', '.join(closest.quote_figures)})" if closest.quote_figures else ""
+        lacks = ", ".join(closest.unstated)
+        return f"no record supports this sentence; the closest does not state {lacks}{instead}"
     return "no record supports this sentence"
 
 

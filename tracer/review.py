@@ -73,8 +73,10 @@ def _closest_html(n: NearMiss | None) -> str:
     if is_http_url(n.url):
         title = (f'<a href="{html.escape(n.url, quote=True)}" target="_blank" '
                  f'rel="noopener noreferrer nofollow">{title}</a>')
-    unstated = (f' <span class="unstated">does not state {html.escape(", ".join(n.unstated))}</span>'
-                if n.unstated else "")
+    lacks = ", ".join(n.unstated)
+    if n.quote_figures:
+        lacks += f"; its quote states {', '.join(n.quote_figures)}"
+    unstated = f' <span class="unstated">does not state {html.escape(lacks)}</span>' if n.unstated else ""
     return (f'<div class="closest">closest record, not cited: {title} <span class="score">score '
             f'{n.score:.2f}</span>{unstated}<blockquote>{html.escape(clean_text(n.evidence, 600))}'
             f'</blockquote></div>')

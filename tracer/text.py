@@ -552,6 +552,61 @@ def unstated_numbers(claimed: set[str], stated: set[str], claimed_units: dict[st
     return sorted(missing)
 
 
+def _figure_kind(value: str, unit: Quantity | None) -> str:
+    """What sort of figure a value is, for telling which of a quote's figures stand where a
+    sentence's figure would: a date, a year, a unit's kind (money in any currency), or a bare number."""
+    if value.startswith("d:"):
+        return "date"
+    if unit is not None:
+        return unit.kind
+    if value.isdigit() and 1000 <= int(value) <= 2100:
+        return "year"
+    return "bare"
+
+
+def figures_instead(missing: list[str], claimed_units: dict[str, Quantity], quote: str,
+                    limit: int = 3) -> list[str]:
+    """The figures `quote` states of the same sort as the claim's `missing` ones (from
+    `unstated_numbers`), as `display_number` writes them, in the order the quote states them:
+    "增速将放缓至2.9%" against a quote with "2.1%" and "3.1%" gives ["2.1%", "3.1%"]; a
+    "1200 ft" the quote states as "1,200 metres" gives ["1200 m"], "$5 million" against "€5
+    million" ["EUR 5,000,000"]. Empty when the quote states
+    no figure of those sorts (the record leaves the figure out rather than stating another)."""
+    if not missing:
+        return []
+    wanted = {_figure_kind(v, claimed_units.get(v)) for v in missing}
+    dates, rest = _claim_dates(quote)
+    units = StatedUnits()
+    in_words: dict[str, int] = {}
+    plain = _plain_numbers(rest, units=units) | _cn_ordinals(rest) | spelled_numbers(rest, units, in_words)
+    found: list[tuple[int, str]] = []
+    shown: set[str] = {display_number(v, claimed_units.get(v)) for v in missing}
+    for value in dates | plain:
+        seen = units.units_of.get(value, {None})
+        for unit in seen or {None}:
+            if _figure_kind(value, unit) not in wanted:
+                continue
+            text = display_number(value, unit)
+            if text in shown:
+                continue
+            shown.add(text)
+            found.append((min(in_words.get(value, len(quote)), _first_position(quote, value)), text))
+    return [text for _, text in sorted(found)[:limit]]
+
+
+def _first_position(quote: str, value: str) -> int:
+    """Where a value first shows in the quote (for ordering; the end when it is not found as written)."""
+    if value.startswith("d:"):
+        year = value[2:].split("-", 1)[0]
+        at = quote.find(year) if year else -1
+    else:
+        whole = value.split(".", 1)[0]
+        at = quote.find(value)
+        if at < 0 and len(whole) > 3:
+            at = quote.find(f"{int(whole):,}")
+    return at if at >= 0 else len(quote)
+
+
 _UNIT_LABEL = {"C": " °C", "F": " °F", "%": "%"}  # how a unit follows its figure (else " " + unit)
 
 
@@ -683,11 +738,13 @@ def _cn_spelled_value(numeral: str) -> float:
     return total + section + digit
 
 
-def spelled_numbers(text: str, units: StatedUnits | None = None) -> set[str]:
+def spelled_numbers(text: str, units: StatedUnits | None = None,
+                    positions: dict[str, int] | None = None) -> set[str]:
     """Numbers a record writes in words, keyed like `stated_numbers`: "six" 6, "twenty-one" 21,
     "sixth" 6, "two million" 2000000, "a dozen" 12, "三千五百万" 35000000, "五名" 5. Read
     leniently (a record's side), and only for claims whose figures the record does not state in
-    digits. With `units`, each figure's unit is recorded there too ("four years", "六公里")."""
+    digits. With `units`, each figure's unit is recorded there too ("four years", "六公里"), and
+    with `positions` where each figure is first written."""
     found: set[str] = set()
     lower = text.lower()
     matches = _EN_SPELLED.finditer(lower) if len(lower) == len(text) else _EN_SPELLED_ANY_CASE.finditer(text)
@@ -699,6 +756,8 @@ def spelled_numbers(text: str, units: StatedUnits | None = None) -> set[str]:
         values = _en_spelled_value(words)
         for value in values:
             found.add(_fmt(value))
+            if positions is not None:
+                positions.setdefault(_fmt(value), m.start())
         if units is not None:
             for value in values[:-1]:
                 units.add(_fmt(value), None)
@@ -720,6 +779,8 @@ def spelled_numbers(text: str, units: StatedUnits | None = None) -> set[str]:
         if amount == 0:  # "零零"
             continue
         found.add(_fmt(amount))
+        if positions is not None:
+            positions.setdefault(_fmt(amount), m.start())
         if units is not None:
             units.add(_fmt(amount), _unit_around(text, m.start(), m.end(), amount))
     return found

@@ -26,6 +26,7 @@ from tracer.text import (
     cjk_bigrams,
     content_tokens,
     display_number,
+    figures_instead,
     normalize_for_match,
     numbers_agreement,
     numbers_and_units,
@@ -185,19 +186,24 @@ class Verifier:
             self._record_digit_dates[record] = got
         return got
 
-    def unstated_numbers(self, sentence: str, pid: int) -> list[str]:
-        """The sentence's numbers, dates and quantities that the passage's record does not state,
-        as a reader would write them ("1200 ft", "2021-04-29")."""
-        return self.unstated_numbers_in(sentence, self.index.passages[pid].record)
-
     def unstated_numbers_in(self, sentence: str, record: int) -> list[str]:
-        """`unstated_numbers` for a record (its position in `self.records`)."""
+        """The sentence's numbers, dates and quantities that the record (its position in
+        `self.records`) does not state, as a reader would write them ("1200 ft", "2021-04-29")."""
         c = self._claim(sentence)
+        return [display_number(v, c.units.get(v)) for v in self._unstated_values(c, record)]
+
+    def figures_instead_in(self, sentence: str, record: int, quote: str) -> list[str]:
+        """The figures `quote` (of that record) states of the same sorts as the sentence's figures
+        the record does not state: what it likely says instead ("2.1%", "3.1%" for a sentence's
+        "2.9%"). Empty when the record states them all, or when the quote has none of their sort."""
+        c = self._claim(sentence)
+        return figures_instead(self._unstated_values(c, record), c.units, quote)
+
+    def _unstated_values(self, c: _Claim, record: int) -> list[str]:
         if not c.numbers:
             return []
         stated, units = self._stated_for(c, record)
-        missing = unstated_numbers(c.numbers, stated, c.units, units)
-        return [display_number(v, c.units.get(v)) for v in missing]
+        return unstated_numbers(c.numbers, stated, c.units, units)
 
     def _units_of_record(self, record: int) -> StatedUnits:
         """The units the record states its numbers in; scanned only for claims that give units."""

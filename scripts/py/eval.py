@@ -48,7 +48,8 @@ def trace_inprocess(case: dict[str, Any], min_score: float | None) -> dict[str, 
         "unsupported": [
             {"start": u.start, "end": u.end, "sentence": u.sentence}
             | ({"closest": {"url": u.closest.url, "score": u.closest.score,
-                            "unstated": list(u.closest.unstated)}} if u.closest else {})
+                            "unstated": list(u.closest.unstated),
+                            "quote_figures": list(u.closest.quote_figures)}} if u.closest else {})
             for u in res.unsupported
         ],
         "report": res.report,
@@ -160,9 +161,10 @@ def print_near_misses(outs: list[tuple[dict[str, Any], dict[str, Any]]],
     """For supportable gold sentences left without a correct citation and reported unsupported:
     how often `Unsupported.closest` names a record the annotators marked as supporting. For every
     gold sentence reported unsupported with a closest record: how often it lists figures that
-    record does not state (`NearMiss.unstated`)."""
+    record does not state (`NearMiss.unstated`), and how often its quote states others of their
+    sort (`NearMiss.quote_figures`)."""
     named = right = missed = 0
-    with_closest = figures = figures_unsupportable = 0
+    with_closest = figures = figures_unsupportable = instead = instead_unsupportable = 0
     for (case, out), (_, pairs) in zip(outs, results, strict=True):
         recalled = {p.gold for p in pairs if p.correct}
         for i, g in enumerate(case["gold"]):
@@ -177,6 +179,9 @@ def print_near_misses(outs: list[tuple[dict[str, Any], dict[str, Any]]],
                 if closest.get("unstated"):
                     figures += 1
                     figures_unsupportable += not ok
+                    if closest.get("quote_figures"):
+                        instead += 1
+                        instead_unsupportable += not ok
             if ok and i not in recalled:
                 missed += 1
                 if closest.get("url"):
@@ -188,7 +193,8 @@ def print_near_misses(outs: list[tuple[dict[str, Any], dict[str, Any]]],
     if with_closest:
         print(f"unstated figures: of {with_closest} gold sentences reported unsupported with a closest "
               f"record, {figures} list figures it does not state ({figures_unsupportable} of them annotated "
-              "unsupportable)")
+              f"unsupportable); for {instead} of those its quote states other figures of their sort "
+              f"({instead_unsupportable} annotated unsupportable)")
 
 
 def print_reliability(pairs: list[Pair]) -> None:

@@ -86,12 +86,13 @@ def test_rendered_json_shows_the_closest_record_of_an_unsupported_sentence(
     data = json.loads(result.read_text(encoding="utf-8"))
     (near,) = [u for u in data["unsupported"] if "21 segments" in u["sentence"]]
     assert near["closest"]["record_index"] == 1 and "18 segments" in near["closest"]["evidence"]
-    assert near["closest"]["unstated"] == ["21"] and near["reason"].endswith("does not state 21")
+    assert near["closest"]["unstated"] == ["21"] and near["closest"]["quote_figures"] == ["18"]
+    assert near["reason"].endswith("does not state 21 (its quote states 18)")
     assert main(["render", str(result), str(records), "--html", str(page)]) == 0
     html = page.read_text(encoding="utf-8")
     assert html.count('<div class="closest">closest record, not cited:') == 1
     assert "Mirror facts</a>" in html.split('<div class="closest">')[1]
-    assert '<span class="unstated">does not state 21</span>' in html
+    assert '<span class="unstated">does not state 21; its quote states 18</span>' in html
 
 
 def test_render_traces_a_markdown_report_in_the_given_style(files: tuple[Path, Path], tmp_path: Path) -> None:

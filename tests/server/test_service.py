@@ -89,7 +89,9 @@ def test_a_near_miss_names_the_figures_its_record_does_not_state(stub) -> None:
     assert not resp.citations
     (u,) = resp.unsupported
     assert u.closest.record_index == 0 and list(u.closest.unstated) == ["1200 ft", "1936"]
-    assert u.reason == "no record supports this sentence; the closest does not state 1200 ft, 1936"
+    assert list(u.closest.quote_figures) == ["1200 m", "1937"]  # what the record says instead
+    assert u.reason == ("no record supports this sentence; the closest does not state 1200 ft, 1936 "
+                        "(its quote states 1200 m, 1937)")
 
 
 def test_trace_chinese_end_to_end(stub) -> None:

@@ -80,7 +80,9 @@ def test_a_figure_in_another_unit_is_not_cited_and_a_converted_one_counts_as_sta
     assert right == 1.0 and not feet.citations          # "1,200 feet" is not what the record says
     (miss,) = feet.unsupported
     assert miss.closest is not None and miss.closest.unstated == ("1200 ft",)
-    assert miss.reason == "no record supports this sentence; the closest does not state 1200 ft"
+    assert miss.closest.quote_figures == ("1200 m",)
+    assert miss.reason == ("no record supports this sentence; the closest does not state 1200 ft "
+                           "(its quote states 1200 m)")
     converted = score("The Hollow Creek bridge is 1.2 km long.")
     wrong = score("The Hollow Creek bridge is 1.5 km long.")
     assert converted > wrong + 0.15                      # 1.2 km is the record's 1,200 metres
@@ -237,6 +239,11 @@ def test_kept_author_citations_are_scored_and_unsupported_ones_warned() -> None:
     assert kept.score < TraceOptions().threshold
     (warning,) = [w for w in res.warnings if w.startswith("existing citation [1] on the sentence at")]
     assert "(score 0.00; it does not state 6.5 m); kept as the author wrote it" in warning
+    # a record that states another figure of the sort: the warning says which
+    records[1]["content"] = "The primary mirror of Webb weighs 625 kg and is made of beryllium."
+    report = ("Its primary mirror weighs 705 kg [1].\n\n## References\n\n[1] https://e.org/mirror\n")
+    (warning,) = [w for w in trace(report, records).warnings if w.startswith("existing citation [1]")]
+    assert "it does not state 705 kg, its quote states 625 kg); kept as the author wrote it" in warning
 
 
 def test_unsupported_sentence_names_the_record_that_came_closest() -> None:

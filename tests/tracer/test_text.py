@@ -242,6 +242,23 @@ def test_unstated_numbers_are_shown_as_a_reader_writes_them() -> None:
     assert display_number("3.14") == "3.14" and display_number("1936") == "1936"
 
 
+@pytest.mark.parametrize(("claim", "quote", "instead"), [
+    ("增速将放缓至2.9%", "预计2023年全球经济将增长2.1%，低于2022年的3.1%，人口1400万。", ["2.1%", "3.1%"]),
+    ("The bridge is 1,200 feet long.", "The bridge is 1,200 metres long and opened in 1937.", ["1200 m"]),
+    ("She replaced him on 24 July 2019.", "July 25, 2019 News Release: 12 staff", ["2019-07-25"]),
+    ("It opened in 1936 with 4 lanes.", "It opened in 1937 with six lanes and 40 km of road.", ["1937", "6"]),
+    ("It cost $5 million.", "It cost €5 million and took 7 years.", ["EUR 5,000,000"]),
+    ("Revenue rose 12% in 2020.", "Revenue rose sharply in 2020.", []),  # left out, not contradicted
+    ("It has 21 segments.", "It has 18 segments, 19 bolts, 20 rods and 22 struts.", ["18", "19", "20"]),
+])
+def test_a_quote_states_figures_of_the_same_sort_instead(claim: str, quote: str, instead: list[str]) -> None:
+    from tracer.text import figures_instead, numbers_and_units, stated_numbers, stated_units, unstated_numbers
+
+    claimed, units = numbers_and_units(claim)
+    missing = unstated_numbers(claimed, stated_numbers(quote), units, stated_units(quote))
+    assert figures_instead(missing, units, quote) == instead
+
+
 def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees() -> None:
     from tracer.text import claim_units, numbers_agreement, stated_numbers, stated_units
 
