@@ -371,6 +371,8 @@ _EN_UNITS: tuple[tuple[str, str, str, float], ...] = (
     (r"weeks?", "time", "wk", 604800.0),
     (r"months?", "time", "mo", 2_629_800.0),
     (r"years?|yrs?", "time", "yr", 31_557_600.0),
+    (r"decades?", "time", "decade", 315_576_000.0),
+    (r"centur(?:y|ies)", "time", "century", 3_155_760_000.0),
     (r"us dollars?|usd", "money", "USD", 1.0),
     (r"dollars?", "money", "$", 1.0),
     (r"euros?|eur", "money", "EUR", 1.0),

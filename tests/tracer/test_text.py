@@ -273,6 +273,9 @@ def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees(
     assert agreement("The bridge is 1.5 km long.", record) == 0.0
     assert agreement("The river is 8 km wide.", record) == 1.0             # 5 miles, rounded
     assert agreement("The bridge cost €30 million.", record) == 0.0        # money never converts
+    assert agreement("It took 20 years.", "It took 2 decades.") == 1.0     # decades and centuries
+    assert agreement("It stood for 300 years.", "It stood for 3 centuries.") == 1.0
+    assert agreement("It took 30 years.", "It took 2 decades.") == 0.0
     assert agreement("The bridge cost 30 million dollars.", record) == 1.0
     assert agreement("The bridge is 1,200 long.", record) == 1.0           # no unit: the figure alone
     # a figure the record also states bare (or in the claim's unit) is not a conflict
