@@ -556,24 +556,26 @@ def unstated_numbers(claimed: set[str], stated: set[str], claimed_units: dict[st
 
 def _figure_kind(value: str, unit: Quantity | None) -> str:
     """What sort of figure a value is, for telling which of a quote's figures stand where a
-    sentence's figure would: a date, a year, a unit's kind (money in any currency), or a bare number."""
+    sentence's figure would: a date or year, a unit's kind (money in any currency), or a bare number."""
     if value.startswith("d:"):
         return "date"
     if unit is not None:
         return unit.kind
     if value.isdigit() and 1000 <= int(value) <= 2100:
-        return "year"
+        return "date"  # a year: a date or another year may stand in its place
     return "bare"
 
 
-def figures_instead(missing: list[str], claimed_units: dict[str, Quantity], quote: str,
+def figures_instead(claimed: set[str], missing: list[str], claimed_units: dict[str, Quantity], quote: str,
                     limit: int = 3) -> list[str]:
     """The figures `quote` states of the same sort as the claim's `missing` ones (from
     `unstated_numbers`), as `display_number` writes them, in the order the quote states them:
     "增速将放缓至2.9%" against a quote with "2.1%" and "3.1%" gives ["2.1%", "3.1%"]; a
     "1200 ft" the quote states as "1,200 metres" gives ["1200 m"], "$5 million" against "€5
     million" ["EUR 5,000,000"]. Empty when the quote states
-    no figure of those sorts (the record leaves the figure out rather than stating another)."""
+    no figure of those sorts (the record leaves the figure out rather than stating another).
+    The quote's figures that back the claim's other figures (`claimed`, from `numbers`, less
+    `missing`; a date in a year the claim states) are not listed: they replace nothing."""
     if not missing:
         return []
     wanted = {_figure_kind(v, claimed_units.get(v)) for v in missing}
@@ -583,7 +585,10 @@ def figures_instead(missing: list[str], claimed_units: dict[str, Quantity], quot
     plain = _plain_numbers(rest, units=units) | _cn_ordinals(rest) | spelled_numbers(rest, units, in_words)
     found: list[tuple[int, str]] = []
     shown: set[str] = {display_number(v, claimed_units.get(v)) for v in missing}
+    backed = claimed.difference(missing)  # the claim's figures the record states
     for value in dates | plain:
+        if value in backed or (value.startswith("d:") and value[2:].split("-", 1)[0] in backed):
+            continue
         seen = units.units_of.get(value, {None})
         for unit in seen or {None}:
             if _figure_kind(value, unit) not in wanted:

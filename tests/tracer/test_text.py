@@ -250,13 +250,17 @@ def test_unstated_numbers_are_shown_as_a_reader_writes_them() -> None:
     ("It cost $5 million.", "It cost €5 million and took 7 years.", ["EUR 5,000,000"]),
     ("Revenue rose 12% in 2020.", "Revenue rose sharply in 2020.", []),  # left out, not contradicted
     ("It has 21 segments.", "It has 18 segments, 19 bolts, 20 rods and 22 struts.", ["18", "19", "20"]),
+    # a year for a date and a date for a year; the quote's figures the claim states itself are not listed
+    ("They married in 2017.", "Wed on March 22, 2015 in Rome.", ["2015-03-22"]),
+    ("They were engaged in 2015 and married in 2017.", "Engaged on March 22, 2015 in Rome.", []),
+    ("It has 21 segments and 6 bolts.", "It has 6 bolts and 18 segments.", ["18"]),
 ])
 def test_a_quote_states_figures_of_the_same_sort_instead(claim: str, quote: str, instead: list[str]) -> None:
     from tracer.text import figures_instead, numbers_and_units, stated_numbers, stated_units, unstated_numbers
 
     claimed, units = numbers_and_units(claim)
     missing = unstated_numbers(claimed, stated_numbers(quote), units, stated_units(quote))
-    assert figures_instead(missing, units, quote) == instead
+    assert figures_instead(claimed, missing, units, quote) == instead
 
 
 def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees() -> None:
