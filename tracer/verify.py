@@ -123,6 +123,7 @@ class Verifier:
         self._record_spelled: dict[int, tuple[set[str], StatedUnits | None]] = {}
         self._record_units_full: dict[int, StatedUnits] = {}
         self._record_digit_dates: dict[int, set[str]] = {}
+        self._record_read_more: dict[tuple[int, bool, bool], set[str]] = {}
         self._record_norm: dict[int, str] = {}
         self._passage_bigrams: dict[int, frozenset[tuple[str, str]]] = {}
         self._passage_cjk: dict[int, frozenset[str]] = {}
@@ -153,13 +154,19 @@ class Verifier:
         # a figure in other units may be stated in words ("1.5 km": "fifteen hundred metres")
         words = any(_may_be_in_words(v) or v in c.units for v in missing)
         dates = any(v.startswith("d:") and v.split("-", 1)[0][2:] in content for v in missing)
-        if words:
-            spelled, spelled_units = self._spelled_of(record, with_units=units is not None)
-            stated = stated | spelled
-            if units is not None:
-                units = self._units_with_spelled(record, spelled_units)
-        if dates:
-            stated = stated | self._digit_dates_of(record)
+        if words and units is not None:
+            units = self._units_with_spelled(record, self._spelled_of(record, with_units=True)[1])
+        if words or dates:
+            key = (record, words, dates)
+            more = self._record_read_more.get(key)
+            if more is None:  # one union per record and reading, not one per pair
+                more = set(stated)
+                if words:
+                    more |= self._spelled_of(record, with_units=False)[0]
+                if dates:
+                    more |= self._digit_dates_of(record)
+                self._record_read_more[key] = more
+            stated = more
         return stated, units
 
     def _spelled_of(self, record: int, *, with_units: bool) -> tuple[set[str], StatedUnits | None]:
