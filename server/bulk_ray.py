@@ -33,10 +33,15 @@ _initialized = False
 def _trace_batch(batch: dict[str, Any], shape: str, llm_args: argparse.Namespace | None,
                  llm_section: Mapping[str, Any] | None, timeout_s: float) -> dict[str, Any]:
     """map_batches UDF (Ray tasks): trace each item; the first call in a worker process sets
-    it up (LLM backend, timeout); Ray keeps worker processes, so that happens once each."""
+    it up (LLM backend, timeout, the collector tuned as in the local engine's and the service's
+    workers); Ray keeps worker processes, so that happens once each."""
     global _initialized
     if not _initialized:
         init_worker(llm_args, llm_section, timeout_s)
+        import tracer.pipeline  # noqa: F401  (loaded before the collector is tuned)
+        from server.workers import tune_gc
+
+        tune_gc()
         _initialized = True
     lines = [
         trace_item(int(line), bytes(request), shape)

@@ -34,6 +34,31 @@ def test_ray_engine_matches_local_engine(tmp_path: Path) -> None:
     assert len(read_out(tmp_path / "ray.jsonl")) == 12
 
 
+_FIRST_BATCH = r"""
+import gc, json, sys
+from server.bulk_ray import _trace_batch
+from server.pb.source_tracer.v1 import tracer_pb2 as pb
+before = gc.get_threshold()[0]
+req = pb.TraceRequest(report="The bridge opened in 1937.", records=[pb.Record(
+    url="https://a.example/b", title="b", content="The bridge opened in 1937 after four years of work.")])
+out = _trace_batch({"line": [0], "request": [req.SerializeToString()]}, "native", None, None, 30.0)
+print(json.dumps({"before": before, "after": gc.get_threshold()[0], "frozen": gc.get_freeze_count(),
+                  "cited": json.loads(bytes(out["out"][0]))["stats"]["cited_sentences"]}))
+"""
+
+
+def test_a_ray_worker_tunes_its_collector_on_its_first_batch() -> None:
+    """As the local engine's and the service's workers do (gc.freeze, a larger gen0 threshold)."""
+    from server.workers import GC_GEN0_THRESHOLD
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-c", _FIRST_BATCH], cwd=root, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["before"] < GC_GEN0_THRESHOLD == got["after"] and got["frozen"] > 0 and got["cited"] == 1
+
+
 def _free_port() -> int:
     import socket
 
