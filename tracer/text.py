@@ -567,50 +567,77 @@ def _figure_kind(value: str, unit: Quantity | None) -> str:
 
 
 def figures_instead(claimed: set[str], missing: list[str], claimed_units: dict[str, Quantity], quote: str,
-                    limit: int = 3) -> list[str]:
+                    claim: str = "", limit: int = 3) -> list[str]:
     """The figures `quote` states of the same sort as the claim's `missing` ones (from
     `unstated_numbers`), as `display_number` writes them, in the order the quote states them:
     "增速将放缓至2.9%" against a quote with "2.1%" and "3.1%" gives ["2.1%", "3.1%"]; a
     "1200 ft" the quote states as "1,200 metres" gives ["1200 m"], "$5 million" against "€5
-    million" ["EUR 5,000,000"]. Empty when the quote states
-    no figure of those sorts (the record leaves the figure out rather than stating another).
+    million" ["EUR 5,000,000"]. Empty when the quote states no figure of those sorts (the
+    record leaves the figure out rather than stating another).
+
     The quote's figures that back the claim's other figures (`claimed`, from `numbers`, less
-    `missing`; a date in a year the claim states) are not listed: they replace nothing."""
+    `missing`; a date in a year the claim states) are not listed: they replace nothing. Given
+    the `claim` text, a plain count is matched by what it counts where the quote allows: "21
+    segments" against "18 segments, 19 bolts" gives ["18"], not ["18", "19"]."""
     if not missing:
         return []
     wanted = {_figure_kind(v, claimed_units.get(v)) for v in missing}
     dates, rest = _claim_dates(quote)
     units = StatedUnits()
-    in_words: dict[str, int] = {}
-    plain = _plain_numbers(rest, units=units) | _cn_ordinals(rest) | spelled_numbers(rest, units, in_words)
-    found: list[tuple[int, str]] = []
+    spans: dict[str, list[tuple[int, int]]] = {}
+    plain = _plain_numbers(rest, units=units, spans=spans) | _cn_ordinals(rest)
+    plain |= spelled_numbers(rest, units, spans)
+    counted = _counted_nouns(claim, missing) if claim and "bare" in wanted else set()
+    found: list[tuple[int, str, str, bool]] = []
     shown: set[str] = {display_number(v, claimed_units.get(v)) for v in missing}
     backed = claimed.difference(missing)  # the claim's figures the record states
     for value in dates | plain:
         if value in backed or (value.startswith("d:") and value[2:].split("-", 1)[0] in backed):
             continue
-        seen = units.units_of.get(value, {None})
-        for unit in seen or {None}:
-            if _figure_kind(value, unit) not in wanted:
+        for unit in units.units_of.get(value) or {None}:
+            kind = _figure_kind(value, unit)
+            if kind not in wanted:
                 continue
             text = display_number(value, unit)
             if text in shown:
                 continue
             shown.add(text)
-            found.append((min(in_words.get(value, len(quote)), _first_position(quote, value)), text))
-    return [text for _, text in sorted(found)[:limit]]
+            where = spans.get(value, [])
+            same_noun = kind == "bare" and any(_noun_after(rest, end) in counted for _start, end in where)
+            at = min((start for start, _end in where), default=_first_position(quote, value))
+            found.append((at, text, kind, same_noun))
+    if any(same for *_rest, same in found):  # the quote counts the same thing: of its counts, those
+        found = [f for f in found if f[3] or f[2] != "bare"]
+    return [text for _at, text, *_rest in sorted(found)[:limit]]
+
+
+def _counted_nouns(claim: str, missing: list[str]) -> set[str]:
+    """What the claim's missing plain counts count: the word after each ("21 segments" ->
+    "segment"; a Chinese figure's classifier, "3名" -> "名")."""
+    _dates_found, rest = _claim_dates(claim)
+    spans: dict[str, list[tuple[int, int]]] = {}
+    _plain_numbers(rest, spans=spans)
+    nouns = {_noun_after(rest, end) for v in missing for _start, end in spans.get(v, [])}
+    nouns.discard("")
+    return nouns
+
+
+_NEXT_WORD = re.compile(r"[ \t]*(?:([A-Za-z\u00c0-\u024f]+)|([\u3400-\u9fff]))")
+
+
+def _noun_after(text: str, end: int) -> str:
+    """The word after a figure ending at `end`, stemmed ("segments" -> "segment"), or the
+    Chinese character after it (a classifier); "" when neither follows."""
+    m = _NEXT_WORD.match(text, end)
+    if m is None:
+        return ""
+    return _stem(m.group(1).lower()) if m.group(1) else m.group(2)
 
 
 def _first_position(quote: str, value: str) -> int:
-    """Where a value first shows in the quote (for ordering; the end when it is not found as written)."""
-    if value.startswith("d:"):
-        year = value[2:].split("-", 1)[0]
-        at = quote.find(year) if year else -1
-    else:
-        whole = value.split(".", 1)[0]
-        at = quote.find(value)
-        if at < 0 and len(whole) > 3:
-            at = quote.find(f"{int(whole):,}")
+    """Where a date's year first shows in the quote (for ordering; the end when it does not)."""
+    year = value[2:].split("-", 1)[0] if value.startswith("d:") else value
+    at = quote.find(year) if year else -1
     return at if at >= 0 else len(quote)
 
 
@@ -632,11 +659,12 @@ def display_number(value: str, unit: Quantity | None = None) -> str:
     return text + _UNIT_LABEL.get(unit.unit, " " + unit.unit)
 
 
-def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | None = None) -> set[str]:
+def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | None = None,
+                   spans: dict[str, list[tuple[int, int]]] | None = None) -> set[str]:
     """Each number once, by its value: "30.8 billion" and "30,800,000,000" are both
     "30800000000", "3万" and "30,000" both "30000", "45.50%" is "45.5". `lenient` (a record's
     side) adds the bare figure of a scaled number too ("30.8"). With `units`, each number's
-    unit (or None) is recorded there too."""
+    unit (or None) is recorded there too, and with `spans` where its digits are written."""
     found: set[str] = set()
     for m in _NUMBER.finditer(text):
         whole = m.group(1).replace(",", "")
@@ -651,6 +679,9 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
         if scale is not None:
             keys.append(_fmt(float(value) * scale))
         found.update(keys)
+        if spans is not None:
+            for key in keys:
+                spans.setdefault(key, []).append((m.start(), m.end(2) if frac else m.end(1)))
         if units is not None:
             q = _unit_of(text, m, float(value) * (scale or 1.0))
             for key in keys:
@@ -746,12 +777,12 @@ def _cn_spelled_value(numeral: str) -> float:
 
 
 def spelled_numbers(text: str, units: StatedUnits | None = None,
-                    positions: dict[str, int] | None = None) -> set[str]:
+                    spans: dict[str, list[tuple[int, int]]] | None = None) -> set[str]:
     """Numbers a record writes in words, keyed like `stated_numbers`: "six" 6, "twenty-one" 21,
     "sixth" 6, "two million" 2000000, "a dozen" 12, "三千五百万" 35000000, "五名" 5. Read
     leniently (a record's side), and only for claims whose figures the record does not state in
     digits. With `units`, each figure's unit is recorded there too ("four years", "六公里"), and
-    with `positions` where each figure is first written."""
+    with `spans` where each figure is written."""
     found: set[str] = set()
     lower = text.lower()
     matches = _EN_SPELLED.finditer(lower) if len(lower) == len(text) else _EN_SPELLED_ANY_CASE.finditer(text)
@@ -763,8 +794,8 @@ def spelled_numbers(text: str, units: StatedUnits | None = None,
         values = _en_spelled_value(words)
         for value in values:
             found.add(_fmt(value))
-            if positions is not None:
-                positions.setdefault(_fmt(value), m.start())
+            if spans is not None:
+                spans.setdefault(_fmt(value), []).append((m.start(), end))
         if units is not None:
             for value in values[:-1]:
                 units.add(_fmt(value), None)
@@ -786,8 +817,8 @@ def spelled_numbers(text: str, units: StatedUnits | None = None,
         if amount == 0:  # "零零"
             continue
         found.add(_fmt(amount))
-        if positions is not None:
-            positions.setdefault(_fmt(amount), m.start())
+        if spans is not None:
+            spans.setdefault(_fmt(amount), []).append((m.start(), m.end()))
         if units is not None:
             units.add(_fmt(amount), _unit_around(text, m.start(), m.end(), amount))
     return found

@@ -204,7 +204,8 @@ class Verifier:
         the record does not state: what it likely says instead ("2.1%", "3.1%" for a sentence's
         "2.9%"). Empty when the record states them all, or when the quote has none of their sort."""
         c = self._claim(sentence)
-        return figures_instead(c.numbers, self._unstated_values(c, record), c.units, quote)
+        return figures_instead(c.numbers, self._unstated_values(c, record), c.units, quote,
+                               sentence_query(sentence))
 
     def _unstated_values(self, c: _Claim, record: int) -> list[str]:
         if not c.numbers:
