@@ -141,6 +141,22 @@ def test_body_is_lossless_and_references_rebuilt() -> None:
     assert 'print("The James Webb Space Telescope launched on 25 December 2021")' in res.report
 
 
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+def test_tracing_its_own_output_again_changes_nothing(existing: str) -> None:
+    """Bulk re-runs over already re-cited reports must be stable: the second trace keeps the
+    first one's markers and rebuilds the same references."""
+    from tracer import ExistingPolicy
+
+    opts = TraceOptions(existing=ExistingPolicy(existing))
+    first = trace(REPORT, RECORDS, opts)
+    second = trace(first.report, RECORDS, opts)
+    assert first.citations and second.report == first.report
+    # the same sentences cite the same sources (offsets differ: the second input has the markers)
+    assert [(strip_markers(c.sentence).strip(), [s.url for s in c.sources]) for c in second.citations] == [
+        (c.sentence.strip(), [s.url for s in c.sources]) for c in first.citations]
+    assert second.references == first.references
+
+
 def test_no_records_returns_the_report_unchanged() -> None:
     res = trace(REPORT, [])
     assert res.report == REPORT and res.citations == () and res.references == ()
