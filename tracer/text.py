@@ -779,7 +779,8 @@ def _cn_spelled_value(numeral: str) -> float:
 def spelled_numbers(text: str, units: StatedUnits | None = None,
                     spans: dict[str, list[tuple[int, int]]] | None = None) -> set[str]:
     """Numbers a record writes in words, keyed like `stated_numbers`: "six" 6, "twenty-one" 21,
-    "sixth" 6, "two million" 2000000, "a dozen" 12, "三千五百万" 35000000, "五名" 5. Read
+    "sixth" 6, "two million" 2000000, "a dozen" 12, "三千五百万" 35000000, "五名" 5,
+    "百分之三十" 30 (a percentage). Read
     leniently (a record's side), and only for claims whose figures the record does not state in
     digits. With `units`, each figure's unit is recorded there too ("four years", "六公里"), and
     with `spans` where each figure is written."""
@@ -807,8 +808,12 @@ def spelled_numbers(text: str, units: StatedUnits | None = None,
     for m in _CN_SPELLED.finditer(text):
         run = m.group(0)
         after = text[m.end() : m.end() + 1]
-        if len(run) == 1 and (run in "零〇一" or (run in _CN_DIGIT and after not in _CN_CLASSIFIER
-                                                 and not _ZH_UNIT.match(text, m.end()))):
+        if run in ("百", "千") and text.startswith("分之", m.end()):
+            continue  # the 百 of "百分之三十" (30%): its figure follows
+        percent = text.endswith("百分之", 0, m.start())
+        if len(run) == 1 and not percent and (
+                run in "零〇一" or (run in _CN_DIGIT and after not in _CN_CLASSIFIER
+                                    and not _ZH_UNIT.match(text, m.end()))):
             continue  # "一些", "三国": not a count ("三家", "六公里" are)
         very = run == "十" and after == "分" and text[m.end() + 1 : m.end() + 2] != "钟"
         if run in ("万一", "千万", "一一") or very:
@@ -820,7 +825,8 @@ def spelled_numbers(text: str, units: StatedUnits | None = None,
         if spans is not None:
             spans.setdefault(_fmt(amount), []).append((m.start(), m.end()))
         if units is not None:
-            units.add(_fmt(amount), _unit_around(text, m.start(), m.end(), amount))
+            unit = Quantity("percent", "%", amount) if percent else None
+            units.add(_fmt(amount), unit or _unit_around(text, m.start(), m.end(), amount))
     return found
 
 

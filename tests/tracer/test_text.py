@@ -329,6 +329,9 @@ def test_figures_written_in_words_are_read_on_the_record_side() -> None:
     spelled_numbers("It took four years, cost two million dollars and fifty percent more; 六公里", units)
     seen = {q.unit for k in ("4", "2000000", "50", "6") for q in units.units_of[k] if q}
     assert seen == {"yr", "$", "%", "km"}
+    units = StatedUnits()  # 百分之三十 is 30%, and its 百 is no hundred
+    assert spelled_numbers("增长了百分之三十，百分之五的人", units) == {"30", "5"}
+    assert {q.unit for k in ("30", "5") for q in units.units_of[k] if q} == {"%"}
     # lower-casing that changes the text's length falls back to a case-blind match, offsets intact
     units = StatedUnits()
     got = spelled_numbers("İstanbul had Six Million people and Four Years of work", units)
