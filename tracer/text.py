@@ -780,10 +780,9 @@ def spelled_numbers(text: str, units: StatedUnits | None = None,
                     spans: dict[str, list[tuple[int, int]]] | None = None) -> set[str]:
     """Numbers a record writes in words, keyed like `stated_numbers`: "six" 6, "twenty-one" 21,
     "sixth" 6, "two million" 2000000, "a dozen" 12, "三千五百万" 35000000, "五名" 5,
-    "百分之三十" 30 (a percentage). Read
-    leniently (a record's side), and only for claims whose figures the record does not state in
-    digits. With `units`, each figure's unit is recorded there too ("four years", "六公里"), and
-    with `spans` where each figure is written."""
+    "百分之三十" 30 (a percentage). Read leniently (a record's side), and only for claims whose
+    figures the record does not state in digits. With `units`, each figure's unit is recorded
+    there too ("four years", "六公里"), and with `spans` where each figure is written."""
     found: set[str] = set()
     lower = text.lower()
     matches = _EN_SPELLED.finditer(lower) if len(lower) == len(text) else _EN_SPELLED_ANY_CASE.finditer(text)
@@ -803,8 +802,6 @@ def spelled_numbers(text: str, units: StatedUnits | None = None,
             last = values[-1]
             q = Quantity("percent", "%", last) if m.group("pct") else _unit_around(text, m.start(), end, last)
             units.add(_fmt(last), q)
-    if _CN_SPELLED.search(text) is None:
-        return found
     for m in _CN_SPELLED.finditer(text):
         run = m.group(0)
         after = text[m.end() : m.end() + 1]
