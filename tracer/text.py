@@ -31,6 +31,10 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?[ \t\u00a0]*(%|percent|％)?")
 _CN_NUMBER_UNIT = {"万": 1e4, "亿": 1e8, "千": 1e3, "百": 1e2}
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+# Scales a page abbreviates right after the digits ("5m users", "$3bn", "10k"): a record's side
+# reads the scaled figure as well as the bare one, since "5m" may as well be five metres.
+_SHORT_SCALE = re.compile(r"(bn|m|k)(?![A-Za-z0-9²³/])")
+_SHORT_SCALES = {"bn": 1e9, "m": 1e6, "k": 1e3}
 
 _STEMMER = Stemmer.Stemmer("english")
 
@@ -331,8 +335,8 @@ def _same_amount(a: float, b: float, kind: str) -> bool:
 
 # (pattern, kind, unit, factor to the kind's base unit); longer forms first within a language,
 # area and speed before length. Abbreviations that are also words or scales ("m" for million,
-# "in", "g", "l"; 升, which is also "rise": "从5升高到10") are left out: a number with no
-# recognised unit counts as bare.
+# "in", "g", "l"; 升, which is also "rise": "从5升高到10") are left out here (lower-case "m" and
+# "g" after one space are read by _SHORT_UNIT): a number with no recognised unit counts as bare.
 _EN_UNITS: tuple[tuple[str, str, str, float], ...] = (
     (r"square kilomet(?:er|re)s?|sq\.? ?km|km²|km2", "area", "km2", 1e6),
     (r"square met(?:er|re)s?|m²", "area", "m2", 1.0),
@@ -424,6 +428,10 @@ _ZH_UNIT = re.compile(
     + "|".join(f"(?P<u{i + len(_EN_UNITS)}>{pat})" for i, (pat, *_rest) in enumerate(_ZH_UNITS))
     + ")"
 )
+# One-letter abbreviations that are also words or scales ("5m" users, "5G", "in", "l"): read only
+# lower-case, after one space, before a non-letter ("8,848 m", "500 g").
+_SHORT_UNIT = re.compile(r" ([mg])(?![A-Za-z0-9²³/])")
+_SHORT_UNITS = {"m": ("length", "m", 1.0), "g": ("mass", "g", 1e-3)}
 _CURRENCY_BEFORE = re.compile(r"(?:(?P<code>US|A|C|HK|NT|S|NZ)?\$|(?P<sym>[€£₹]))\s?$")  # "$5", "A$5", "€5"
 _CURRENCY_SYMBOL = {"€": "EUR", "£": "GBP", "₹": "INR"}
 
@@ -447,7 +455,11 @@ def _unit_around(text: str, start: int, end: int, value: float) -> Quantity | No
         return Quantity("money", unit, value)
     after = _EN_UNIT.match(text, end) or _ZH_UNIT.match(text, end)
     if after is None or after.lastgroup is None:
-        return None
+        short = _SHORT_UNIT.match(text, end)
+        if short is None:
+            return None
+        kind, unit, factor = _SHORT_UNITS[short.group(1)]
+        return Quantity(kind, unit, value * factor)
     _pat, kind, unit, factor = _UNIT_TABLE[int(after.lastgroup[1:])]
     if kind == "temperature":
         return Quantity(kind, unit, value if unit == "C" else (value - 32) * 5 / 9)
@@ -678,6 +690,8 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
             keys.append(_fmt(float(value)))
         if scale is not None:
             keys.append(_fmt(float(value) * scale))
+        elif lenient and tail[:1] in ("m", "b", "k") and (short := _SHORT_SCALE.match(text, m.end())):
+            keys.append(_fmt(float(value) * _SHORT_SCALES[short.group(1)]))  # "5m", "3bn", "10k": also
         found.update(keys)
         if spans is not None:
             for key in keys:

@@ -282,6 +282,11 @@ def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees(
     assert agreement("It took 20 years.", "It took 2 decades.") == 1.0     # decades and centuries
     assert agreement("It stood for 300 years.", "It stood for 3 centuries.") == 1.0
     assert agreement("It took 30 years.", "It took 2 decades.") == 0.0
+    # lower-case "m" and "g" after one space are metres and grams; "5m users" and "5G" are not
+    assert agreement("Everest is 29,029 feet high.", "Everest is 8,848 m high.") == 1.0
+    assert agreement("Everest is 8,848 feet high.", "Everest is 8,848 m high.") == 0.0
+    assert agreement("The bar weighs 0.5 kg.", "The bar weighs 500 g.") == 1.0
+    assert agreement("It has 5 million users.", "It has 5m users.") == 1.0
     assert agreement("The bridge cost 30 million dollars.", record) == 1.0
     assert agreement("The bridge is 1,200 long.", record) == 1.0           # no unit: the figure alone
     # a figure the record also states bare (or in the claim's unit) is not a conflict
