@@ -720,8 +720,10 @@ _EN_NUMBER_WORD = "|".join(
     sorted([*_EN_ONES, *_EN_TENS, *_EN_ORDINALS, *_EN_MULTIPLIERS], key=len, reverse=True))
 # A run of number words ("six", "twenty-one", "two hundred and five", "a million", "three
 # thousand"), then an optional percent. Hyphens, spaces and "and" join the words.
-_EN_SPELLED = re.compile(
-    rf"\b(?:an?[ \t]+(?=(?:hundred|thousand|million|billion|trillion|dozen)\b))?(?:{_EN_NUMBER_WORD})"
+_EN_NUMBER_INITIALS = "".join(sorted({w[0] for w in _EN_NUMBER_WORD.split("|")} | {"a"}))
+_EN_SPELLED = re.compile(  # the look-ahead at the initials lets most positions fail at once
+    rf"\b(?=[{_EN_NUMBER_INITIALS}])"
+    rf"(?:an?[ \t]+(?=(?:hundred|thousand|million|billion|trillion|dozen)\b))?(?:{_EN_NUMBER_WORD})"
     rf"(?:(?:[ \t]*-[ \t]*|[ \t]+(?:and[ \t]+)?)(?:{_EN_NUMBER_WORD}))*\b"
     r"(?P<pct>[ \t]*(?:%|percent\b|per[ \t]cent\b))?",
 )
