@@ -852,9 +852,10 @@ _MONTHS = {
     for name in names.split()
 }
 _MONTH = r"(?P<{g}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
-# Patterns that start with a month name look ahead for "word, digits" first: trying the month
-# alternation at every word of a 100k-character page is most of the date scanning cost.
-_MONTH_FIRST = r"\b(?=[A-Za-z]{3,9}\.?,?\s+\d)"
+# Patterns that start with a month name look ahead for a month's initial, then for "word,
+# digits": trying the month alternation at every word of a 100k-character page is most of the
+# date scanning cost (the initial alone takes a third off it).
+_MONTH_FIRST = r"\b(?=[adfjmnosADFJMNOS])(?=[A-Za-z]{3,9}\.?,?\s+\d)"
 # (pattern, a literal every match contains, or "" for none): a page without that literal skips
 # the pattern (most English pages never contain 月). No date starts or ends inside a longer number
 # or a decimal ("0.5 May", "12021年4月", "May 1,200").
@@ -954,16 +955,21 @@ def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
                     found.add(f"d:?-{month}-{day}")  # stated without a year: any year agrees
             spans.append((m.start(), m.end()))
         if spans:  # blank this pattern's dates so later (shorter) patterns don't count them again
-            pieces: list[str] = []
-            prev = 0
-            for start, end in spans:
-                pieces.append(text[prev:start])
-                # dots stay: "12 May.3" must not leave a 3 that the full text would not read
-                pieces.append("".join("." if ch == "." else " " for ch in text[start:end]))
-                prev = end
-            pieces.append(text[prev:])
-            text = "".join(pieces)
+            text = _blank(text, spans)
     return found, text
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with each span blanked out, keeping its length and its dots ("12 May.3" must not
+    leave a 3 that the full text would not read)."""
+    pieces: list[str] = []
+    prev = 0
+    for start, end in spans:
+        pieces.append(text[prev:start])
+        pieces.append("".join("." if ch == "." else " " for ch in text[start:end]))
+        prev = end
+    pieces.append(text[prev:])
+    return "".join(pieces)
 
 
 def _fmt(value: float) -> str:
