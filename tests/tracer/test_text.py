@@ -349,7 +349,8 @@ _NUMBER_SOUP = st.lists(
         "12 3 1,200 2021 4 29 0.5 25 02 2015 . / - 年 月 日 号 第 十二 万 亿 元 美元 米 公里 周年 "
         "$ A$ € % °C °F 1) ， 。 ( ) 二〇二一 四 二十九".split()
         + [" ", " km", " miles", " feet", " percent", " million", " years", " days", " May", " of",
-           " six", " twenty", "-one", " hundred", " a", " and", " 三", "千", "家", "两", "百分之", " m", "m", "bn", " g"]
+           " six", " twenty", "-one", " hundred", " a", " and", " 三", "千", "家", "两", "百分之",
+           " m", "m", "bn", " g"]
     ),
     max_size=30,
 ).map("".join)
