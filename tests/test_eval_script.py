@@ -104,3 +104,13 @@ def test_eval_refuses_a_threshold_for_the_baseline(bench: Path) -> None:
                           "--min-score", "0.7"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert "--baseline has its own fixed threshold" in out.stderr
+
+
+def test_explain_shows_the_figures_a_missed_sentences_near_miss_lacks(tmp_path: Path) -> None:
+    # annotated (here, wrongly) as supported: a false negative whose near miss states another year
+    path = tmp_path / "bench.jsonl"
+    case = _case("wice-t2", "en", [SWAPPED], RECORDS, [["https://a.example/bridge"]])
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    out = _eval(str(path), "--explain")
+    assert f"  FN [wice-t2] {SWAPPED}" in out
+    assert "     figures:  does not state 1952; its quote states 1958\n" in out

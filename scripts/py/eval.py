@@ -129,6 +129,10 @@ def explain(case: dict[str, Any], pairs: list[Pair], out: dict[str, Any], scores
             if int(u.get("start", 0)) < g["end"] and g["start"] < int(u.get("end", 0)) and closest.get("url"):
                 print(f"     closest:  {closest['url']} score={float(closest.get('score', 0)):.3f} "
                       "(reported as the sentence's near miss)")
+                if closest.get("unstated"):
+                    instead = closest.get("quote_figures") or []
+                    print(f"     figures:  does not state {', '.join(closest['unstated'])}"
+                          + (f"; its quote states {', '.join(instead)}" if instead else ""))
                 break
 
 
