@@ -120,7 +120,7 @@ class Verifier:
         self._model = tuning.model(index.lang)
         self._record_numbers: dict[int, set[str]] = {}
         self._record_units: dict[int, StatedUnits] = {}
-        self._record_spelled: dict[int, tuple[set[str], StatedUnits | None]] = {}
+        self._record_spelled: dict[int, tuple[set[str], StatedUnits]] = {}
         self._record_units_full: dict[int, StatedUnits] = {}
         self._record_digit_dates: dict[int, set[str]] = {}
         self._record_read_more: dict[tuple[int, bool, bool], set[str]] = {}
@@ -155,33 +155,34 @@ class Verifier:
         words = any(_may_be_in_words(v) or v in c.units for v in missing)
         dates = any(v.startswith("d:") and v.split("-", 1)[0][2:] in content for v in missing)
         if words and units is not None:
-            units = self._units_with_spelled(record, self._spelled_of(record, with_units=True)[1])
+            units = self._units_with_spelled(record)
         if words or dates:
             key = (record, words, dates)
             more = self._record_read_more.get(key)
             if more is None:  # one union per record and reading, not one per pair
                 more = set(stated)
                 if words:
-                    more |= self._spelled_of(record, with_units=False)[0]
+                    more |= self._spelled_of(record)[0]
                 if dates:
                     more |= self._digit_dates_of(record)
                 self._record_read_more[key] = more
             stated = more
         return stated, units
 
-    def _spelled_of(self, record: int, *, with_units: bool) -> tuple[set[str], StatedUnits | None]:
-        """The figures the record writes in words, with their units when asked; read once."""
+    def _spelled_of(self, record: int) -> tuple[set[str], StatedUnits]:
+        """The figures the record writes in words, with their units; read once."""
         got = self._record_spelled.get(record)
-        if got is None or (with_units and got[1] is None):
-            units = StatedUnits() if with_units else None
+        if got is None:
+            units = StatedUnits()
             got = (spelled_numbers(self.records[record].content, units), units)
             self._record_spelled[record] = got
         return got
 
-    def _units_with_spelled(self, record: int, spelled_units: StatedUnits | None) -> StatedUnits:
+    def _units_with_spelled(self, record: int) -> StatedUnits:
+        """The record's units in digits and in words together; merged once."""
         got = self._record_units_full.get(record)
         if got is None:
-            got = self._units_of_record(record).merged(spelled_units or StatedUnits())
+            got = self._units_of_record(record).merged(self._spelled_of(record)[1])
             self._record_units_full[record] = got
         return got
 
