@@ -690,16 +690,22 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
             keys.append(_fmt(float(value)))
         if scale is not None:
             keys.append(_fmt(float(value) * scale))
-        elif lenient and tail[:1] in ("m", "b", "k") and (short := _SHORT_SCALE.match(text, m.end())):
-            keys.append(_fmt(float(value) * _SHORT_SCALES[short.group(1)]))  # "5m", "3bn", "10k": also
+        short = None
+        if scale is None and lenient and tail[:1] in ("m", "b", "k"):
+            matched = _SHORT_SCALE.match(text, m.end())
+            short = _fmt(float(value) * _SHORT_SCALES[matched.group(1)]) if matched else None
         found.update(keys)
+        if short is not None:  # "5m", "3bn", "10k": the scaled figure too, with no unit of its own
+            found.add(short)
         if spans is not None:
-            for key in keys:
+            for key in keys + ([short] if short else []):
                 spans.setdefault(key, []).append((m.start(), m.end(2) if frac else m.end(1)))
         if units is not None:
             q = _unit_of(text, m, float(value) * (scale or 1.0))
             for key in keys:
                 units.add(key, q)
+            if short is not None:
+                units.add(short, None)
     return found
 
 

@@ -287,6 +287,7 @@ def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees(
     assert agreement("Everest is 8,848 feet high.", "Everest is 8,848 m high.") == 0.0
     assert agreement("The bar weighs 0.5 kg.", "The bar weighs 500 g.") == 1.0
     assert agreement("It has 5 million users.", "It has 5m users.") == 1.0
+    assert agreement("It ships 5 million tonnes.", "It ships 5 m tonnes.") == 1.0  # not 5 metres then
     assert agreement("The bridge cost 30 million dollars.", record) == 1.0
     assert agreement("The bridge is 1,200 long.", record) == 1.0           # no unit: the figure alone
     # a figure the record also states bare (or in the claim's unit) is not a conflict
