@@ -129,7 +129,7 @@ def canonical_url(url: str) -> str:
     if parts.username is not None:
         user = parts.username + (f":{parts.password}" if parts.password is not None else "")
         netloc = f"{user}@{netloc}"
-    path = path.rstrip().rstrip("/")  # whitespace left before a dropped fragment
+    path = path.rstrip(" \t\n\r\f\v/")  # slashes, and whitespace left before a dropped fragment ("/ /")
     query = "&".join(
         p for p in parts.query.split("&") if p.strip() and not _is_tracking(p.split("=", 1)[0])
     ).rstrip()  # whitespace left before a dropped fragment / tracking parameter
