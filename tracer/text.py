@@ -471,9 +471,10 @@ def _unit_around(text: str, start: int, end: int, value: float) -> Quantity | No
 def numbers(text: str) -> set[str]:
     """Numbers a claim states, normalised: "45.5%" -> "45.5", "$30.8 billion" -> "30800000000", and
     dates as one value each ("2021年4月29日" / "29 April 2021" -> "d:2021-4-29"), so a claim's
-    date only matches the same date, never its day and month scattered elsewhere."""
+    date only matches the same date, never its day and month scattered elsewhere. Figures in
+    words count when they are plain counts ("twelve workers", "十二名", `claim_spelled_numbers`)."""
     found, rest = _claim_dates(text)
-    return found | _plain_numbers(rest) | _cn_ordinals(rest)
+    return found | _plain_numbers(rest) | _cn_ordinals(rest) | claim_spelled_numbers(rest)
 
 
 def _claim_dates(text: str) -> tuple[set[str], str]:
@@ -521,6 +522,7 @@ def numbers_and_units(text: str) -> tuple[set[str], dict[str, Quantity]]:
     found, rest = _claim_dates(text)
     units = StatedUnits()
     found |= _plain_numbers(rest, units=units) | _cn_ordinals(rest)
+    found |= claim_spelled_numbers(rest, units)
     out: dict[str, Quantity] = {}
     for value, seen in units.units_of.items():
         with_unit = [q for q in seen if q is not None]
@@ -629,6 +631,7 @@ def _counted_nouns(claim: str, missing: list[str]) -> set[str]:
     _dates_found, rest = _claim_dates(claim)
     spans: dict[str, list[tuple[int, int]]] = {}
     _plain_numbers(rest, spans=spans)
+    claim_spelled_numbers(rest, spans=spans)
     nouns = {_noun_after(rest, end) for v in missing for _start, end in spans.get(v, [])}
     nouns.discard("")
     return nouns
@@ -846,6 +849,55 @@ def spelled_numbers(text: str, units: StatedUnits | None = None,
         if units is not None:
             unit = Quantity("percent", "%", amount) if percent else None
             units.add(_fmt(amount), unit or _unit_around(text, m.start(), m.end(), amount))
+    return found
+
+
+# A determiner right before a count in words: the count refers back rather than reports.
+_REFERRING = re.compile(r"(?:\b(?:the|these|those|both|all|its|their|his|her)\s+|[这那此该其各])$",
+                        re.IGNORECASE)
+
+
+def claim_spelled_numbers(text: str, units: StatedUnits | None = None,
+                          spans: dict[str, list[tuple[int, int]]] | None = None) -> set[str]:
+    """Figures a claim writes in words, read strictly: cardinals from two up ("twelve workers",
+    "two million dollars", "fifty percent", "十二名", "三千万", "百分之三十"). Not "one", "a
+    dozen", "a thousand" or ordinals ("the first time", "a third of"), which say more
+    than they count, not a count after a determiner ("the two films", "这三个校区"), which
+    refers to things named elsewhere, and not a Chinese numeral without a classifier or unit
+    after it."""
+    found: set[str] = set()
+    written: dict[str, list[tuple[int, int]]] = {}
+    seen = StatedUnits()
+    spelled_numbers(text, seen, written)
+    for value, where in written.items():
+        try:
+            n = float(value)
+        except ValueError:
+            continue
+        if n < 2:
+            continue
+        for start, end in where:
+            run = text[start:end].lower()
+            words = [w for w in re.split(r"[\s-]+", run) if w and w != "and"]
+            if words and words[0] in ("a", "an"):
+                continue
+            if any(w in _EN_ORDINALS for w in words):
+                continue
+            if _REFERRING.search(text[max(0, start - 8) : start]):
+                continue  # "the two films", "这三个校区": it refers to things, it reports no count
+            if _CN_SPELLED.fullmatch(text[start:end]):
+                if text[start - 1 : start].isdigit() or text[start:end].strip("百千万亿") == "":
+                    continue  # the 万 of "3万" (the digits' reading has it), or "万人" alone
+                after = text[end : end + 1]
+                percent = text.endswith("百分之", 0, start)
+                if not percent and after not in _CN_CLASSIFIER and not _ZH_UNIT.match(text, end):
+                    continue
+            found.add(value)
+            if spans is not None:
+                spans.setdefault(value, []).append((start, end))
+        if value in found and units is not None:
+            for q in seen.units_of.get(value) or {None}:
+                units.add(value, q)
     return found
 
 

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from tracer.match import match_deterministic, select_sources, verify_proposals
 from tracer.models import Candidate, Sentence, Support
 from tracer.options import TraceOptions, Tuning
+from tracer.pipeline import trace
 from tracer.recognize import needs_citation, recognize_sentences
 from tracer.records import normalize_records, split_passages
 from tracer.retrieve import PassageIndex
@@ -113,6 +114,20 @@ def test_verify_conflicting_number_counts_against_support() -> None:
     bad_support, f = ver.support("Its primary mirror is 8.5 metres across.", 0, 1.0)
     assert f.numbers == 0.0
     assert bad_support.score < good
+
+
+def test_a_count_the_sentence_writes_in_words_must_agree_with_the_record() -> None:
+    record = {"url": "https://news.example/bridge", "title": "Bridge collapse", "content": (
+        "Eleven workers died when the bridge over the river collapsed in the storm last year. "
+        "The state agency found design faults in the steel trusses.")}
+    other = {"url": "https://o.example", "title": "Other", "content": "Tomatoes grow in raised beds."}
+    result = trace("# R\n\nTwelve workers died when the bridge over the river collapsed in the storm.\n",
+                   [record, other])
+    assert not result.citations
+    assert result.unsupported[0].closest is not None and result.unsupported[0].closest.unstated == ("12",)
+    same = trace("# R\n\nEleven workers died when the bridge over the river collapsed in the storm.\n",
+                 [record, other])
+    assert [s.record_index for c in same.citations for s in c.sources] == [0]
 
 
 _FIGURES = st.lists(

@@ -176,7 +176,8 @@ def test_every_date_form_is_one_value() -> None:
     assert numbers("由 2019-07-24 起") == {"d:2019-7-24"}
     assert numbers("在2019年7月发布") == {"d:2019-7"}
     assert numbers("二〇二一年四月二十九日发射") == numbers("２０２１年４月２９日发射") == {"d:2021-4-29"}
-    assert numbers("十二月二十五日") == {"d:-12-25"} and numbers("三个月后") == set()
+    assert numbers("十二月二十五日") == {"d:-12-25"}
+    assert numbers("三个月后") == numbers("3个月后") == {"3"}  # a duration, not a month
     assert numbers("the May flowers grew 12 cm") == {"12"}     # a month word without a day is no date
     text = "x" * 50_000 + " On 4 July 1776, " + "y " * 20_000
     assert numbers(text) == {"d:1776-7-4"}                     # found deep inside a long page
@@ -343,6 +344,24 @@ def test_figures_written_in_words_are_read_on_the_record_side() -> None:
     got = spelled_numbers("İstanbul had Six Million people and Four Years of work", units)
     assert got == {"6000000", "4"}
     assert {q.unit for q in units.units_of["4"] if q} == {"yr"}
+
+
+def test_figures_a_claim_writes_in_words_are_read_as_plain_counts_only() -> None:
+    from tracer.text import claim_spelled_numbers, claim_units
+
+    # each reads as the digits would, units and all
+    for words, digits in [("Twelve workers died", "12 workers died"),
+                          ("It took four years", "It took 4 years"),
+                          ("two million dollars", "2 million dollars"), ("fifty percent", "50 percent"),
+                          ("两小时后", "2小时后"), ("十二名工人", "12名工人"), ("百分之三十", "30%")]:
+        assert numbers(words) == numbers(digits) and claim_units(words) == claim_units(digits), words
+    # not what says more than it counts: "one", "a dozen", "a thousand", ordinals, a count that
+    # refers back ("the two films", "这三个校区"), a numeral with nothing counted after it
+    assert claim_spelled_numbers(
+        "one of the first, a dozen eggs, a thousand thanks, a third of them, the two films, both three, "
+        "这三个校区，一些人读三国，十分重要，万人空巷") == set()
+    assert numbers("3万人") == {"30000"}  # the 万 belongs to the digits
+    assert claim_spelled_numbers("These two films and seven others") == {"7"}
 
 
 _NUMBER_SOUP = st.lists(
