@@ -125,7 +125,7 @@ def result_to_pb(result: TraceResult, request_id: str = "") -> pb.TraceResponse:
             item.closest.CopyFrom(pb.NearMiss(
                 record_index=_i32(n.record_index), url=n.url, title=n.title, score=float(n.score),
                 evidence=n.evidence, evidence_start=_i32(n.evidence_start), evidence_end=_i32(n.evidence_end),
-                unstated=list(n.unstated), quote_figures=list(n.quote_figures),
+                unstated=list(n.unstated), quote_figures=list(n.quote_figures), conflict=n.conflict,
             ))
     st = result.stats
     resp.stats.CopyFrom(pb.Stats(

@@ -100,7 +100,7 @@ def _near_miss(n: dict[str, Any]) -> NearMiss:
     return NearMiss(int(n.get("record_index", 0)), str(n.get("url", "")), str(n.get("title", "")),
                     float(n.get("score", 0.0)), str(n.get("evidence", "")), int(n.get("evidence_start", 0)),
                     int(n.get("evidence_end", 0)), tuple(str(v) for v in n.get("unstated", []) or []),
-                    tuple(str(v) for v in n.get("quote_figures", []) or []))
+                    tuple(str(v) for v in n.get("quote_figures", []) or []), str(n.get("conflict", "")))
 
 
 def result_from_json(data: Any, label: str) -> TraceResult:

@@ -114,3 +114,15 @@ def test_explain_shows_the_figures_a_missed_sentences_near_miss_lacks(tmp_path: 
     out = _eval(str(path), "--explain")
     assert f"  FN [wice-t2] {SWAPPED}" in out
     assert "     figures:  does not state 1952; its quote states 1958\n" in out
+
+
+def test_explain_and_the_counts_show_a_near_miss_whose_quote_contradicts_the_sentence(tmp_path: Path) -> None:
+    negated = "The Hollow Creek bridge was not repainted in 1958 by the county."
+    path = tmp_path / "bench.jsonl"
+    case = _case("wice-t3", "en", [negated], RECORDS, [["https://a.example/bridge"]])
+    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    out = _eval(str(path), "--explain")
+    assert f"  FN [wice-t3] {negated}" in out
+    assert '     conflict: the sentence negates its quote ("not repainted")\n' in out
+    assert ("conflicts: of 1 gold sentences reported unsupported with a closest record, 1 are contradicted "
+            "by its quote (0 of them annotated unsupportable)") in out

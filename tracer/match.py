@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
+from tracer.conflict import Conflict
 from tracer.errors import CancelledError
 from tracer.models import CancelToken, Candidate, NearMiss, Sentence, Support
 from tracer.options import TraceOptions
@@ -115,7 +116,12 @@ def near_miss(sentence: Sentence, cand: Candidate | None, index: PassageIndex, v
     return NearMiss(rec.index, rec.url, rec.title, support.score, quote,
                     support.evidence_start, support.evidence_end,
                     tuple(verifier.unstated_numbers_in(sentence.text, cand.record)),
-                    tuple(verifier.figures_instead_in(sentence.text, cand.record, quote)))
+                    tuple(verifier.figures_instead_in(sentence.text, cand.record, quote)),
+                    _described(verifier.conflict(sentence.text, cand.passage)))
+
+
+def _described(conflict: Conflict | None) -> str:
+    return conflict.describe() if conflict is not None else ""
 
 
 def verify_proposals(

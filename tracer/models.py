@@ -141,7 +141,10 @@ class NearMiss:
     record is the right source, a figure it does not back (wrong, or from elsewhere).
     `quote_figures` lists the figures the quote states of the same sorts (a date for a date, a
     percentage for a percentage, a length for a length): what the record likely says instead.
-    It is empty when the quote states none of their sort (the record leaves the figure out)."""
+    It is empty when the quote states none of their sort (the record leaves the figure out).
+    `conflict` says where the quote contradicts the sentence, when it does ('its quote says
+    "decreased" where the sentence says "increased"'; `tracer.conflict`): such a record scores
+    at most `tracer.verify.CONFLICT_SCORE`, whatever the words it shares."""
 
     record_index: int
     url: str
@@ -152,6 +155,7 @@ class NearMiss:
     evidence_end: int
     unstated: tuple[str, ...] = ()
     quote_figures: tuple[str, ...] = ()
+    conflict: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ from typing import Any, Protocol
 
 import tracer.existing as existing_stage
 from tracer import markdown, recognize, records, render, segment
+from tracer.conflict import quote_conflict
 from tracer.errors import CancelledError, InvalidInputError
 from tracer.match import (
     closest_candidate,
@@ -242,8 +243,10 @@ def trace(
                     continue
                 rec = position.get(src.record_index)
                 lacks = ""
+                if conflict := quote_conflict(sentence_query(c.sentence), src.evidence, index.lang):
+                    lacks = f"; it contradicts it: {conflict.describe()}"
                 if rec is not None and (unstated := verifier.unstated_numbers_in(c.sentence, rec)):
-                    lacks = f"; it does not state {', '.join(unstated)}"
+                    lacks += f"; it does not state {', '.join(unstated)}"
                     if instead := verifier.figures_instead_in(c.sentence, rec, src.evidence):
                         lacks += f", its quote states {', '.join(instead)}"
                 warnings.append(f"existing citation [{src.number}] on the sentence at {c.start}..{c.end} "
@@ -274,6 +277,8 @@ def trace(
 def _unsupported_reason(have_records: bool, closest: NearMiss | None) -> str:
     if not have_records:
         return "no records"
+    if closest is not None and closest.conflict:
+        return f"no record supports this sentence; the closest contradicts it: {closest.conflict}"
     if closest is not None and closest.unstated:
         instead = f" (its quote states {', '.join(closest.quote_figures)})" if closest.quote_figures else ""
         lacks = ", ".join(closest.unstated)

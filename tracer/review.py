@@ -77,6 +77,8 @@ def _closest_html(n: NearMiss | None) -> str:
     if n.quote_figures:
         lacks += f"; its quote states {', '.join(n.quote_figures)}"
     unstated = f' <span class="unstated">does not state {html.escape(lacks)}</span>' if n.unstated else ""
+    if n.conflict:
+        unstated = f' <span class="unstated">contradicts it: {html.escape(n.conflict)}</span>' + unstated
     return (f'<div class="closest">closest record, not cited: {title} <span class="score">score '
             f'{n.score:.2f}</span>{unstated}<blockquote>{html.escape(clean_text(n.evidence, 600))}'
             f'</blockquote></div>')

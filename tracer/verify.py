@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz
 
+from tracer.conflict import Conflict, quote_conflict
 from tracer.models import Record, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
@@ -49,6 +50,11 @@ _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有
 NEAR_EXACT_FUZZY = 0.95
 NEAR_EXACT_MIN_LENGTH = math.log(1 + 5)
 NEAR_EXACT_SCORE = 0.9
+
+# A pair whose evidence quote contradicts the sentence (`tracer.conflict`: the opposite word, a
+# negation only one side has, another name in the same place) scores at most this, below any
+# citing threshold: it stays a near miss, with the conflict as its reason, and is never cited.
+CONFLICT_SCORE = 0.3
 
 FEATURES = ("coverage", "bigram", "fuzzy", "numbers", "entity", "rank", "length", "negation",
             "window", "matched", "missing",
@@ -131,6 +137,8 @@ class Verifier:
         self._passage_cache: dict[int, tuple[str, str, bool]] = {}
         self._passage_units: dict[int, tuple[list[tuple[int, int]], list[frozenset[str]]]] = {}
         self._claims: dict[str, _Claim] = {}
+        self._spans: dict[tuple[str, int], tuple[int, int]] = {}
+        self._conflicts: dict[tuple[str, int], Conflict | None] = {}
 
     # -- cached record/passage data -------------------------------------------------
     def _numbers_of(self, record: int) -> set[str]:
@@ -361,8 +369,19 @@ class Verifier:
             kind = "fuzzy"
         else:
             kind = "lexical"
+        if s > CONFLICT_SCORE and not f.exact and self.conflict(sentence, pid) is not None:
+            s = CONFLICT_SCORE
         start, end = self.evidence_span(sentence, pid) if with_evidence else (0, 0)
         return Support(score=round(s, 4), match=kind, evidence_start=start, evidence_end=end), f
+
+    def conflict(self, sentence: str, pid: int) -> Conflict | None:
+        """Where the pair's evidence quote contradicts the sentence (`tracer.conflict`), if it does."""
+        key = (sentence, pid)
+        if key not in self._conflicts:
+            start, end = self.evidence_span(sentence, pid)
+            quote = self.records[self.index.passages[pid].record].content[start:end]
+            self._conflicts[key] = quote_conflict(sentence_query(sentence), quote, self.index.lang)
+        return self._conflicts[key]
 
     def with_evidence_span(self, sentence: str, pid: int, support: Support) -> Support:
         start, end = self.evidence_span(sentence, pid)
@@ -374,6 +393,13 @@ class Verifier:
         covers the most of the claim's IDF-weighted content words; fuzzy similarity breaks ties.
         Offsets are into the record content. A "sentence" longer than twice
         `Tuning.evidence_context` is cut to that length around its best-aligned part."""
+        key = (sentence, pid)
+        got = self._spans.get(key)
+        if got is None:
+            got = self._spans[key] = self._evidence_span(sentence, pid)
+        return got
+
+    def _evidence_span(self, sentence: str, pid: int) -> tuple[int, int]:
         passage = self.index.passages[pid]
         text = passage.text
         c = self._claim(sentence)

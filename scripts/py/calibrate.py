@@ -31,7 +31,7 @@ from tracer.match import record_ranks  # noqa: E402
 from tracer.options import Tuning  # noqa: E402
 from tracer.retrieve import PassageIndex  # noqa: E402
 from tracer.text import detect_language  # noqa: E402
-from tracer.verify import FEATURES, Verifier, sentence_query  # noqa: E402
+from tracer.verify import CONFLICT_SCORE, FEATURES, Verifier, sentence_query  # noqa: E402
 
 
 @dataclass
@@ -42,6 +42,7 @@ class Row:
     source_key: str
     vectors: np.ndarray   # one feature vector per candidate passage of this record
     exact: bool
+    conflicts: np.ndarray  # per passage: its evidence quote contradicts the sentence (capped score)
     label: int
 
 
@@ -59,15 +60,18 @@ def collect(cases: list[dict[str, Any]], tuning: Tuning) -> list[Row]:
             cands = index.search(sentence_query(g["sentence"]), tuning.retrieve_top_k)
             ranks = record_ranks(cands, index)
             per_rec: dict[int, list[list[float]]] = {}
+            conflicts: dict[int, list[bool]] = {}
             exact: dict[int, bool] = {}
             for pid, _ in cands:
                 rec = passages[pid].record
                 f = ver.features(g["sentence"], pid, ranks.get(rec, 0.0))
                 per_rec.setdefault(rec, []).append(f.vector())
+                contradicted = not f.exact and ver.conflict(g["sentence"], pid) is not None
+                conflicts.setdefault(rec, []).append(contradicted)
                 exact[rec] = exact.get(rec, False) or f.exact
             for rec, vecs in per_rec.items():
                 rows.append(Row(ci, gi, lang, recs[rec].source_key, np.array(vecs), exact[rec],
-                                int(norm_url(recs[rec].url) in ok)))
+                                np.array(conflicts[rec]), int(norm_url(recs[rec].url) in ok)))
     return rows
 
 
@@ -131,9 +135,13 @@ def fit_rounds(rows: list[Row], start: np.ndarray, rounds: int, l2: float) -> np
 
 
 def score(rows: list[Row], w: np.ndarray) -> np.ndarray:
-    best = np.array([r.vectors[np.argmax(r.vectors @ w[:-1])] for r in rows])
-    s = 1 / (1 + np.exp(-(best @ w[:-1] + w[-1])))
-    return np.where([r.exact for r in rows], 1.0, s)
+    """Each row's score as the verifier gives it: its best passage, a contradicted passage capped
+    at CONFLICT_SCORE, an exact quote 1.0."""
+    out = []
+    for r in rows:
+        s = 1 / (1 + np.exp(-(r.vectors @ w[:-1] + w[-1])))
+        out.append(1.0 if r.exact else float(np.max(np.where(r.conflicts, np.minimum(s, CONFLICT_SCORE), s))))
+    return np.array(out)
 
 
 def evaluate(cases: list[dict[str, Any]], rows: list[Row], scores: np.ndarray, tuning: Tuning,

@@ -49,7 +49,8 @@ def trace_inprocess(case: dict[str, Any], min_score: float | None) -> dict[str, 
             {"start": u.start, "end": u.end, "sentence": u.sentence}
             | ({"closest": {"url": u.closest.url, "score": u.closest.score,
                             "unstated": list(u.closest.unstated),
-                            "quote_figures": list(u.closest.quote_figures)}} if u.closest else {})
+                            "quote_figures": list(u.closest.quote_figures),
+                            "conflict": u.closest.conflict}} if u.closest else {})
             for u in res.unsupported
         ],
         "report": res.report,
@@ -133,6 +134,8 @@ def explain(case: dict[str, Any], pairs: list[Pair], out: dict[str, Any], scores
                     instead = closest.get("quote_figures") or []
                     print(f"     figures:  does not state {', '.join(closest['unstated'])}"
                           + (f"; its quote states {', '.join(instead)}" if instead else ""))
+                if closest.get("conflict"):
+                    print(f"     conflict: {closest['conflict']}")
                 break
 
 
@@ -165,10 +168,11 @@ def print_near_misses(outs: list[tuple[dict[str, Any], dict[str, Any]]],
     """For supportable gold sentences left without a correct citation and reported unsupported:
     how often `Unsupported.closest` names a record the annotators marked as supporting. For every
     gold sentence reported unsupported with a closest record: how often it lists figures that
-    record does not state (`NearMiss.unstated`), and how often its quote states others of their
-    sort (`NearMiss.quote_figures`)."""
+    record does not state (`NearMiss.unstated`), how often its quote states others of their
+    sort (`NearMiss.quote_figures`), and how often its quote contradicts it (`NearMiss.conflict`)."""
     named = right = missed = 0
     with_closest = figures = figures_unsupportable = instead = instead_unsupportable = 0
+    conflicts = conflicts_unsupportable = 0
     for (case, out), (_, pairs) in zip(outs, results, strict=True):
         recalled = {p.gold for p in pairs if p.correct}
         for i, g in enumerate(case["gold"]):
@@ -186,6 +190,9 @@ def print_near_misses(outs: list[tuple[dict[str, Any], dict[str, Any]]],
                     if closest.get("quote_figures"):
                         instead += 1
                         instead_unsupportable += not ok
+                if closest.get("conflict"):
+                    conflicts += 1
+                    conflicts_unsupportable += not ok
             if ok and i not in recalled:
                 missed += 1
                 if closest.get("url"):
@@ -199,6 +206,9 @@ def print_near_misses(outs: list[tuple[dict[str, Any], dict[str, Any]]],
               f"record, {figures} list figures it does not state ({figures_unsupportable} of them annotated "
               f"unsupportable); for {instead} of those its quote states other figures of their sort "
               f"({instead_unsupportable} annotated unsupportable)")
+        print(f"conflicts: of {with_closest} gold sentences reported unsupported with a closest record, "
+              f"{conflicts} are contradicted by its quote ({conflicts_unsupportable} of them annotated "
+              "unsupportable)")
 
 
 def print_reliability(pairs: list[Pair]) -> None:

@@ -93,6 +93,12 @@ def test_rendered_json_shows_the_closest_record_of_an_unsupported_sentence(
     assert html.count('<div class="closest">closest record, not cited:') == 1
     assert "Mirror facts</a>" in html.split('<div class="closest">')[1]
     assert '<span class="unstated">does not state 21; its quote states 18</span>' in html
+    # a near miss whose quote contradicts the sentence says so on the page
+    near["closest"]["conflict"] = 'its quote says "fewer" where the sentence says "more"'
+    result.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["render", str(result), str(records), "--html", str(page)]) == 0
+    assert ('<span class="unstated">contradicts it: its quote says &quot;fewer&quot; where the sentence '
+            "says &quot;more&quot;</span>") in page.read_text(encoding="utf-8")
 
 
 def test_render_traces_a_markdown_report_in_the_given_style(files: tuple[Path, Path], tmp_path: Path) -> None:

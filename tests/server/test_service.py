@@ -94,6 +94,22 @@ def test_a_near_miss_names_the_figures_its_record_does_not_state(stub) -> None:
                         "(its quote states 1200 m, 1937)")
 
 
+def test_a_near_miss_says_where_its_quote_contradicts_the_sentence(stub) -> None:
+    records = [{"url": "https://a.example/ice", "title": "Sea ice",
+                "content": "Arctic sea ice extent has decreased sharply since 1979, satellites show."},
+               {"url": "https://b.example/weather", "title": "Weather",
+                "content": "Rain is expected over the county this week, with cooler nights."}]
+    report = "Arctic sea ice extent has increased sharply since 1979."
+    resp = stub.Trace(pb.TraceRequest(report=report, records=records_pb(records), options=pb.TraceOptions(
+        min_score=0.31)))
+    assert not resp.citations, "a contradicted quote is never cited, however low min_score goes"
+    (u,) = resp.unsupported
+    assert u.closest.record_index == 0 and u.closest.score < 0.31  # capped at 0.3 (a float32)
+    assert u.closest.conflict == 'its quote says "decreased" where the sentence says "increased"'
+    assert u.reason == ("no record supports this sentence; the closest contradicts it: its quote says "
+                        '"decreased" where the sentence says "increased"')
+
+
 def test_trace_chinese_end_to_end(stub) -> None:
     resp = stub.Trace(pb.TraceRequest(report=ZH_REPORT, records=records_pb(ZH_RECORDS)))
     _check_lossless(ZH_REPORT, resp)

@@ -144,7 +144,7 @@ class Reference(_message.Message):
     def __init__(self, number: _Optional[int] = ..., url: _Optional[str] = ..., title: _Optional[str] = ..., record_index: _Optional[int] = ...) -> None: ...
 
 class NearMiss(_message.Message):
-    __slots__ = ("record_index", "url", "title", "score", "evidence", "evidence_start", "evidence_end", "unstated", "quote_figures")
+    __slots__ = ("record_index", "url", "title", "score", "evidence", "evidence_start", "evidence_end", "unstated", "quote_figures", "conflict")
     RECORD_INDEX_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
@@ -154,6 +154,7 @@ class NearMiss(_message.Message):
     EVIDENCE_END_FIELD_NUMBER: _ClassVar[int]
     UNSTATED_FIELD_NUMBER: _ClassVar[int]
     QUOTE_FIGURES_FIELD_NUMBER: _ClassVar[int]
+    CONFLICT_FIELD_NUMBER: _ClassVar[int]
     record_index: int
     url: str
     title: str
@@ -163,7 +164,8 @@ class NearMiss(_message.Message):
     evidence_end: int
     unstated: _containers.RepeatedScalarFieldContainer[str]
     quote_figures: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, record_index: _Optional[int] = ..., url: _Optional[str] = ..., title: _Optional[str] = ..., score: _Optional[float] = ..., evidence: _Optional[str] = ..., evidence_start: _Optional[int] = ..., evidence_end: _Optional[int] = ..., unstated: _Optional[_Iterable[str]] = ..., quote_figures: _Optional[_Iterable[str]] = ...) -> None: ...
+    conflict: str
+    def __init__(self, record_index: _Optional[int] = ..., url: _Optional[str] = ..., title: _Optional[str] = ..., score: _Optional[float] = ..., evidence: _Optional[str] = ..., evidence_start: _Optional[int] = ..., evidence_end: _Optional[int] = ..., unstated: _Optional[_Iterable[str]] = ..., quote_figures: _Optional[_Iterable[str]] = ..., conflict: _Optional[str] = ...) -> None: ...
 
 class Unsupported(_message.Message):
     __slots__ = ("sentence", "start", "end", "reason", "closest")

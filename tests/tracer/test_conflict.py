@@ -1,0 +1,93 @@
+"""A quote that repeats a sentence but says the opposite, negates it or names another thing."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tracer.conflict import Conflict, quote_conflict
+from tracer.options import TraceOptions
+from tracer.pipeline import trace
+
+CLIMATE = {"url": "https://climate.example/ice", "title": "Climate", "content": (
+    "Global sea levels rose by about 20 centimetres during the twentieth century. Arctic sea ice "
+    "extent has decreased sharply since 1979. Snow cover in the Northern Hemisphere declined. "
+    "Microsoft did not acquire the patents outright.")}
+OTHER = {"url": "https://garden.example", "title": "Garden", "content": "Tomatoes need full sun and water."}
+
+
+def test_the_opposite_word_a_negation_or_another_name_is_a_conflict() -> None:
+    assert quote_conflict("Arctic sea ice extent has increased sharply since 1979.",
+                          "Arctic sea ice extent has decreased sharply since 1979.", "en") == Conflict(
+        "opposite", "increased", "decreased")
+    assert quote_conflict("Microsoft acquired the patents outright.",
+                          "Microsoft did not acquire the patents outright.", "en") == Conflict(
+        "negation", "", "did not acquire")
+    assert quote_conflict("Microsoft didn't acquire the patents outright.",
+                          "Microsoft acquired the patents outright.", "en") == Conflict(
+        "negation", "didn't acquire", "")
+    assert quote_conflict("Snow cover in the Southern Hemisphere declined.",
+                          "Snow cover in the Northern Hemisphere declined.", "en") == Conflict(
+        "opposite", "Southern", "Northern")
+    assert quote_conflict("Paris is the capital of Germany.",
+                          "Berlin is the capital of Germany.", "en") == Conflict("name", "Paris", "Berlin")
+    assert quote_conflict("逼抢以及防守硬度不如曼联能跑，好在球队还有德布劳内。",
+                          "逼抢以及防守硬度不如利物浦能跑，好在球队还有德布劳内。", "zh") == Conflict(
+        "name", "曼联", "利物浦")
+    assert quote_conflict("今年一季度出口同比增长5%。", "今年一季度出口同比下降5%。", "zh") == Conflict(
+        "opposite", "增长", "下降")
+    assert quote_conflict("该公司批准了这项计划。", "该公司没有批准这项计划。", "zh") == Conflict(
+        "negation", "", "没有批准")
+
+
+def test_paraphrase_and_agreement_are_no_conflict() -> None:
+    same = "Arctic sea ice extent has decreased sharply since 1979."
+    assert quote_conflict(same, same, "en") is None
+    # reworded, not contradicted
+    assert quote_conflict("Arctic sea ice has shrunk a lot since 1979.", same, "en") is None
+    # a negation both sides share, or one the quote has elsewhere too
+    assert quote_conflict("Aspirin is not recommended for children.",
+                          "Aspirin is not recommended for children under 16.", "en") is None
+    # a pronoun in the name's place is a reference, not another name
+    assert quote_conflict("Google acquired Nest Labs in 2014.",
+                          "It acquired Nest Labs in 2014.", "en") is None
+    # the quote names both: the claim's name is there too
+    assert quote_conflict("Apple acquired Beats in 2014.",
+                          "Google acquired Beats in 2014, and Apple watched.", "en") is None
+    # a whole clause rewritten is paraphrase, however its words differ
+    assert quote_conflict("Prices went up after the war.",
+                          "After the war the cost of living fell.", "en") is None
+    # the 城商行 sentence CiteCheck judges faithful: "几乎没有" replaces a word, it is not inserted
+    assert quote_conflict("而城商行的投行部，即使有，也只是负责投资其他银行发行的理财。",
+                          "而城商行几乎没有投行部，即使有，也只是负责投资其他银行发行的理财。", "zh") is None
+
+
+_SOUP = st.lists(st.sampled_from(
+    "rose fell not no did Paris Berlin He the capital of in 1979 . ,".split()
+    + "不 没有 增加 减少 的 了 曼联 利物浦 公司 批准".split()
+    + [" "]), max_size=25).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_SOUP, _SOUP)
+def test_a_quote_that_repeats_the_sentence_never_conflicts_with_it(text: str, more: str) -> None:
+    """Whatever the sentence says, a quote that says it and then something else agrees with it."""
+    for lang in ("en", "zh"):
+        assert quote_conflict(text, text, lang) is None
+        assert quote_conflict(text, f"{text} {more}", lang) is None
+
+
+def test_a_contradicted_sentence_is_never_cited_and_its_near_miss_scores_low() -> None:
+    report = ("# Climate\n\nArctic sea ice extent has increased sharply since 1979.\n\n"
+              "Global sea levels fell by about 20 centimetres during the twentieth century.\n\n"
+              "Microsoft acquired the patents outright.\n\n"
+              "Arctic sea ice extent has decreased sharply since 1979.\n")
+    result = trace(report, [CLIMATE, OTHER])
+    cited = [c.sentence for c in result.citations]
+    assert cited == ["Arctic sea ice extent has decreased sharply since 1979."]
+    assert len(result.unsupported) == 3
+    for u in result.unsupported:
+        assert u.closest is not None and u.closest.record_index == 0 and u.closest.score <= 0.3
+    # however low min_score goes, a contradicted pair is not cited
+    low = trace(report, [CLIMATE, OTHER], TraceOptions(min_score=0.35))
+    assert [c.sentence for c in low.citations] == cited

@@ -1,0 +1,176 @@
+"""Does an evidence quote contradict the sentence it would support?
+
+A quote that repeats a sentence word for word except at one short spot, where it says the
+opposite ("decreased" for "increased"), adds or drops a negation ("did not acquire" for
+"acquired"), or names another thing ("Northern Hemisphere" for "Southern", 利物浦 for 曼联), is
+evidence against the sentence, however many of its words it shares. Token statistics cannot see
+this (the changed word is one of many), so the verifier checks it on the aligned quote and caps
+such a pair below any citing threshold (`tracer.verify.CONFLICT_SCORE`).
+
+The check is narrow on purpose: the two texts are aligned word by word (difflib), at least half
+of the sentence's words must align, and the change must be short (at most three words a side)
+with aligned words on both sides of it (a name swap may also open both texts). Paraphrase that
+rewords a whole clause is never read as a conflict.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import rjieba
+
+from tracer.text import EN_STOPWORDS, _stem
+
+_EN_OPPOSITES = """
+increase:decrease increase:reduce increase:decline increase:drop increase:fall rise:fall rise:decline
+rise:drop rose:fell risen:fallen grow:shrink grow:decline gain:lose gain:loss higher:lower
+more:less more:fewer with:without heavy:light
+larger:smaller bigger:smaller greater:smaller greater:lesser most:least maximum:minimum above:below
+before:after earlier:later north:south northern:southern east:west eastern:western upper:lower
+positive:negative win:lose won:lost victory:defeat success:failure succeed:fail accept:reject approve:reject
+allow:prohibit allow:forbid allow:ban legal:illegal include:exclude inside:outside internal:external
+strengthen:weaken expand:contract expand:shrink true:false majority:minority youngest:oldest younger:older
+high:low strong:weak hot:cold fast:slow faster:slower rich:poor private:public male:female men:women
+man:woman import:export buy:sell bought:sold agree:disagree possible:impossible able:unable likely:unlikely
+safe:unsafe safe:dangerous common:rare always:never present:absent alive:dead benign:malignant acute:chronic
+best:worst better:worse advantage:disadvantage support:oppose profit:loss surplus:deficit highest:lowest
+largest:smallest biggest:smallest longest:shortest longer:shorter heavier:lighter wider:narrower
+"""
+_ZH_OPPOSITES = """
+增加:减少 增长:下降 增长:减少 上升:下降 提高:降低 升高:降低 扩大:缩小 高于:低于 多于:少于 加快:放缓 加速:减速
+最高:最低 最大:最小 最多:最少 之前:之后 以前:以后 增强:减弱 上涨:下跌 盈利:亏损 胜:负 赢:输 成功:失败
+支持:反对 允许:禁止 合法:非法 正面:负面 积极:消极 优点:缺点 开放:关闭 大于:小于 北部:南部 东部:西部
+南方:北方 东方:西方 男性:女性 进口:出口 买入:卖出 升:降 涨:跌 增:减 高:低 多:少 大:小 强:弱 早:晚 快:慢
+良性:恶性 急性:慢性 上半年:下半年 上升:下跌
+"""
+
+
+def _opposites(pairs: str, stem: bool) -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = {}
+    for pair in pairs.split():
+        a, b = (_stem(w) if stem else w for w in pair.split(":"))
+        out.setdefault(a, set()).add(b)
+        out.setdefault(b, set()).add(a)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+EN_OPPOSITES = _opposites(_EN_OPPOSITES, stem=True)
+ZH_OPPOSITES = _opposites(_ZH_OPPOSITES, stem=False)
+EN_NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "without", "none", "cannot"})
+ZH_NEGATIONS = frozenset(
+    "不 没 没有 未 无 非 不是 不会 不能 无法 未能 并非 从未 从不 绝不 不可 不再 不要 "
+    "不得 未曾 不该 不应 毫无 不太 并不 并未 尚未 不宜 别".split())
+# Capitalised words that do not name anything ("He acquired" is no name swap for "Google acquired").
+_NOT_NAMES = EN_STOPWORDS | frozenset({"he", "she", "it", "they", "we", "i", "you", "this", "that", "these",
+                                       "those", "its", "his", "her", "their", "our", "my", "your"})
+_EN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z\u00c0-\u024f]+)*|\d+(?:[.,]\d+)*")
+_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
+_MAX_CHANGE = 3          # words a side in a change that can be a conflict
+_MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, in order
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """Where a quote contradicts a sentence: `kind` is "opposite", "negation" or "name";
+    `sentence_says` and `quote_says` are the two texts' words at that spot (one of them empty
+    for a negation only one side has)."""
+
+    kind: str
+    sentence_says: str
+    quote_says: str
+
+    def describe(self) -> str:
+        if self.kind == "negation":
+            if self.quote_says:
+                return f'its quote negates it ("{self.quote_says}")'
+            return f'the sentence negates its quote ("{self.sentence_says}")'
+        return f'its quote says "{self.quote_says}" where the sentence says "{self.sentence_says}"'
+
+
+# A word: (key it aligns on, as written, part-of-speech tag or "" for English).
+_Word = tuple[str, str, str]
+
+
+@lru_cache(maxsize=4096)
+def _en_words(text: str) -> tuple[_Word, ...]:
+    out: list[_Word] = []
+    for m in _EN_WORD.finditer(text):
+        word = m.group(0).replace("’", "'")
+        low = word.lower()
+        if low.endswith("n't"):  # "didn't" -> "did" "not"
+            base = low[:-3]
+            out.append((_stem(_CONTRACTED.get(base, base)), word[:-3], ""))
+            out.append(("not", "n't", ""))
+            continue
+        if low.endswith("'s"):
+            low, word = low[:-2], word[:-2]
+        out.append((_stem(low), word, ""))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _zh_words(text: str) -> tuple[_Word, ...]:
+    return tuple((w, w, tag) for w, tag in rjieba.tag(text) if w.strip() and tag != "x")
+
+
+def _is_name_run(words: tuple[_Word, ...], zh: bool) -> bool:
+    if zh:  # nouns, names, places, times; at most five characters
+        return all(tag[:1] in ("n", "t") for _k, _w, tag in words) and sum(len(w) for _k, w, _t in words) <= 5
+    return all(w[:1].isupper() and w.lower() not in _NOT_NAMES for _k, w, _t in words)
+
+
+def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
+    """The first spot where `quote` contradicts `sentence` (see the module's description), or
+    None. `lang` is "zh" for Chinese (rjieba words and tags), anything else for English."""
+    zh = lang == "zh"
+    a = _zh_words(sentence) if zh else _en_words(sentence)
+    b = _zh_words(quote) if zh else _en_words(quote)
+    if not a or not b:
+        return None
+    ka = [k for k, _w, _t in a]
+    kb = [k for k, _w, _t in b]
+    ops = difflib.SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
+    if sum(i2 - i1 for tag, i1, i2, _j1, _j2 in ops if tag == "equal") < _MIN_ALIGNED * len(ka):
+        return None
+    in_a, in_b = set(ka), set(kb)
+    opposites = ZH_OPPOSITES if zh else EN_OPPOSITES
+    negations = ZH_NEGATIONS if zh else EN_NEGATIONS
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag == "equal" or i2 - i1 > _MAX_CHANGE or j2 - j1 > _MAX_CHANGE:
+            continue
+        flank_before = ops[k - 1][2] - ops[k - 1][1] if k > 0 and ops[k - 1][0] == "equal" else 0
+        flank_after = ops[k + 1][2] - ops[k + 1][1] if k + 1 < len(ops) and ops[k + 1][0] == "equal" else 0
+        before, after = flank_before > 0, flank_after > 0
+        if not (before or after):
+            continue
+        said, quoted = ka[i1:i2], kb[j1:j2]
+        for x in said:  # one word for its opposite, each absent from the other text
+            if x in in_b:
+                continue
+            for y in quoted:
+                if y in opposites.get(x, ()) and y not in in_a:
+                    return Conflict("opposite", a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])
+        if before and after and tag in ("insert", "delete"):  # a negation one text adds
+            if tag == "insert" and in_b & negations and not in_a & negations and set(quoted) & negations:
+                return Conflict("negation", "", _said(b, j1, j2 + 1))
+            if tag == "delete" and in_a & negations and not in_b & negations and set(said) & negations:
+                return Conflict("negation", _said(a, i1, i2 + 1), "")
+        # a name swap: flanked on both sides (by two words or more in Chinese, whose words are short)
+        flanked = min(flank_before, flank_after) >= (2 if zh else 1)
+        opens_both = i1 == 0 and j1 == 0 and after and not zh
+        if tag == "replace" and (flanked or opens_both) \
+                and not set(said) & in_b and not set(quoted) & in_a \
+                and _is_name_run(a[i1:i2], zh) and _is_name_run(b[j1:j2], zh):
+            return Conflict("name", _said(a, i1, i2), _said(b, j1, j2))
+    return None
+
+
+def _said(words: tuple[_Word, ...], start: int, end: int) -> str:
+    """The words from `start` to `end` as written (joined with spaces in English)."""
+    run = [w for _k, w, _t in words[start:end]]
+    if any(w[:1].isascii() for w in run):
+        return " ".join(run).replace(" n't", "n't")
+    return "".join(run)
