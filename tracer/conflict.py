@@ -2,7 +2,8 @@
 
 A quote that repeats a sentence word for word except at one short spot, where it says the
 opposite ("decreased" for "increased"), adds or drops a negation ("did not acquire" for
-"acquired"), or names another thing ("Northern Hemisphere" for "Southern", 利物浦 for 曼联), is
+"acquired"), states another figure ("2021款" for "2022款") or names another thing ("Northern
+Hemisphere" for "Southern", 利物浦 for 曼联), is
 evidence against the sentence, however many of its words it shares. Token statistics cannot see
 this (the changed word is one of many), so the verifier checks it on the aligned quote and caps
 such a pair below any citing threshold (`tracer.verify.CONFLICT_SCORE`).
@@ -67,6 +68,7 @@ ZH_NEGATIONS = frozenset(
 _NOT_NAMES = EN_STOPWORDS | frozenset({"he", "she", "it", "they", "we", "i", "you", "this", "that", "these",
                                        "those", "its", "his", "her", "their", "our", "my", "your"})
 _EN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z\u00c0-\u024f]+)*|\d+(?:[.,]\d+)*")
+_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 _CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
 _MAX_CHANGE = 3          # words a side in a change that can be a conflict
 _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, in order
@@ -74,7 +76,7 @@ _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, 
 
 @dataclass(frozen=True, slots=True)
 class Conflict:
-    """Where a quote contradicts a sentence: `kind` is "opposite", "negation" or "name";
+    """Where a quote contradicts a sentence: `kind` is "opposite", "negation", "figure" or "name";
     `sentence_says` and `quote_says` are the two texts' words at that spot (one of them empty
     for a negation only one side has)."""
 
@@ -158,6 +160,11 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
             if tag == "delete" and in_a & negations and not in_b & negations and set(said) & negations:
                 return Conflict("negation", _said(a, i1, i2 + 1), "")
+        if tag == "replace" and before and after and len(said) == 1 and len(quoted) == 1 \
+                and _FIGURE.fullmatch(said[0]) and _FIGURE.fullmatch(quoted[0]) \
+                and said[0].replace(",", "") != quoted[0].replace(",", "") and said[0] not in in_b \
+                and quoted[0] not in in_a:
+            return Conflict("figure", said[0], quoted[0])  # "2022款" where the quote has "2021款"
         # a name swap: flanked on both sides (by two words or more in Chinese, whose words are short)
         flanked = min(flank_before, flank_after) >= (2 if zh else 1)
         opens_both = i1 == 0 and j1 == 0 and after and not zh

@@ -36,6 +36,12 @@ def test_the_opposite_word_a_negation_or_another_name_is_a_conflict() -> None:
         "name", "曼联", "利物浦")
     assert quote_conflict("今年一季度出口同比增长5%。", "今年一季度出口同比下降5%。", "zh") == Conflict(
         "opposite", "增长", "下降")
+    assert quote_conflict("雷克萨斯 ES 2022款200卓越版的方向盘材质是真皮。",
+                          "雷克萨斯ES 2021款 200 卓越版 方向盘材质： 真皮", "zh") == Conflict(
+        "figure", "2022", "2021")
+    assert quote_conflict("The bridge opened in 1937 after four years.",
+                          "The bridge opened in 1936 after four years.", "en") == Conflict(
+        "figure", "1937", "1936")
     assert quote_conflict("该公司批准了这项计划。", "该公司没有批准这项计划。", "zh") == Conflict(
         "negation", "", "没有批准")
 
@@ -45,6 +51,9 @@ def test_paraphrase_and_agreement_are_no_conflict() -> None:
     assert quote_conflict(same, same, "en") is None
     # reworded, not contradicted
     assert quote_conflict("Arctic sea ice has shrunk a lot since 1979.", same, "en") is None
+    # the same figure written another way, or a figure the quote adds
+    assert quote_conflict("It cost 1200 dollars in 1937.", "It cost 1,200 dollars in 1937.", "en") is None
+    assert quote_conflict("It cost dollars in 1937.", "It cost 1,200 dollars in 1937.", "en") is None
     # a negation both sides share, or one the quote has elsewhere too
     assert quote_conflict("Aspirin is not recommended for children.",
                           "Aspirin is not recommended for children under 16.", "en") is None
