@@ -70,6 +70,8 @@ _NOT_NAMES = EN_STOPWORDS | frozenset({"he", "she", "it", "they", "we", "i", "yo
 _EN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z\u00c0-\u024f]+)*|\d+(?:[.,]\d+)*")
 _FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 _CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
+# Words after which "not" / "no" negates nothing ("not only", "not just", "no doubt"), stemmed.
+_NOT_NEGATING = frozenset(_stem(w) for w in ("only", "just", "merely", "least", "matter", "doubt"))
 _MAX_CHANGE = 3          # words a side in a change that can be a conflict
 _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, in order
 
@@ -156,9 +158,10 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                 if y in opposites.get(x, ()) and y not in in_a:
                     return Conflict("opposite", a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])
         if before and after and tag in ("insert", "delete"):  # a negation one text adds
-            if tag == "insert" and in_b & negations and not in_a & negations and set(quoted) & negations:
+            neg = negations
+            if tag == "insert" and not _negated(ka, 0, len(ka), neg) and _negated(kb, j1, j2, neg):
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
-            if tag == "delete" and in_a & negations and not in_b & negations and set(said) & negations:
+            if tag == "delete" and not _negated(kb, 0, len(kb), neg) and _negated(ka, i1, i2, neg):
                 return Conflict("negation", _said(a, i1, i2 + 1), "")
         if tag == "replace" and before and after and len(said) == 1 and len(quoted) == 1 \
                 and _FIGURE.fullmatch(said[0]) and _FIGURE.fullmatch(quoted[0]) \
@@ -173,6 +176,13 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                 and _is_name_run(a[i1:i2], zh) and _is_name_run(b[j1:j2], zh):
             return Conflict("name", _said(a, i1, i2), _said(b, j1, j2))
     return None
+
+
+def _negated(keys: list[str], start: int, end: int, negations: frozenset[str]) -> bool:
+    """Whether a negation stands in keys[start:end]; "not only", "no doubt", "no matter" and the
+    like negate nothing."""
+    return any(keys[i] in negations and (i + 1 == len(keys) or keys[i + 1] not in _NOT_NEGATING)
+               for i in range(start, end))
 
 
 def _said(words: tuple[_Word, ...], start: int, end: int) -> str:

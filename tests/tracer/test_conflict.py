@@ -54,6 +54,12 @@ def test_paraphrase_and_agreement_are_no_conflict() -> None:
     # the same figure written another way, or a figure the quote adds
     assert quote_conflict("It cost 1200 dollars in 1937.", "It cost 1,200 dollars in 1937.", "en") is None
     assert quote_conflict("It cost dollars in 1937.", "It cost 1,200 dollars in 1937.", "en") is None
+    # "not only", "no doubt": no negation at all ("no longer" is one)
+    assert quote_conflict("It improves speed and accuracy.",
+                          "It improves not only speed but also accuracy.", "en") is None
+    assert quote_conflict("It is the best choice.", "It is no doubt the best choice.", "en") is None
+    assert quote_conflict("The shop sells bread.", "The shop no longer sells bread.", "en") == Conflict(
+        "negation", "", "no longer sells")
     # a negation both sides share, or one the quote has elsewhere too
     assert quote_conflict("Aspirin is not recommended for children.",
                           "Aspirin is not recommended for children under 16.", "en") is None
