@@ -151,7 +151,10 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
         if not (before or after):
             continue
         said, quoted = ka[i1:i2], kb[j1:j2]
-        for x in said:  # one word for its opposite, each absent from the other text
+        # one word for its opposite, each absent from the other text; not when a negation takes
+        # part in the change ("did not increase" for "decreased" says the same)
+        double = _negated(ka, i1, i2, negations) or _negated(kb, j1, j2, negations)
+        for x in () if double else said:
             if x in in_b:
                 continue
             for y in quoted:
