@@ -126,6 +126,18 @@ def _is_name_run(words: tuple[_Word, ...], zh: bool) -> bool:
     return all(w[:1].isupper() and w.lower() not in _NOT_NAMES for _k, w, _t in words)
 
 
+def _part_of_a_name(words: tuple[_Word, ...], at: int, zh: bool) -> bool:
+    """Whether the aligned word next to a changed name is a name itself: then the change is
+    another form of the same name ("Barack Obama" and "President Obama", "总统奥巴马" and
+    "参议员奥巴马"), not another name."""
+    if not 0 <= at < len(words):
+        return False
+    _key, word, tag = words[at]
+    if zh:
+        return tag[:2] in ("nr", "ns", "nt", "nz")
+    return word[:1].isupper() and word.lower() not in _NOT_NAMES
+
+
 def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
     """The first spot where `quote` contradicts `sentence` (see the module's description), or
     None. `lang` is "zh" for Chinese (rjieba words and tags), anything else for English."""
@@ -176,7 +188,8 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
         opens_both = i1 == 0 and j1 == 0 and after and not zh
         if tag == "replace" and (flanked or opens_both) \
                 and not set(said) & in_b and not set(quoted) & in_a \
-                and _is_name_run(a[i1:i2], zh) and _is_name_run(b[j1:j2], zh):
+                and _is_name_run(a[i1:i2], zh) and _is_name_run(b[j1:j2], zh) \
+                and not _part_of_a_name(a, i1 - 1, zh) and not _part_of_a_name(a, i2, zh):
             return Conflict("name", _said(a, i1, i2), _said(b, j1, j2))
     return None
 
