@@ -72,8 +72,8 @@ def test_paraphrase_and_agreement_are_no_conflict() -> None:
     # another form of the same name, not another name
     assert quote_conflict("Barack Obama signed the law in 2010.",
                           "President Obama signed the law in 2010.", "en") is None
-    assert quote_conflict("美国总统奥巴马在2010年签署了该法律。",
-                          "美国参议员奥巴马在2010年签署了该法律。", "zh") is None
+    assert quote_conflict("据报道，美国总统奥巴马在2010年签署了该法律。",
+                          "据报道，美国参议员奥巴马在2010年签署了该法律。", "zh") is None
     # the quote names both: the claim's name is there too
     assert quote_conflict("Apple acquired Beats in 2014.",
                           "Google acquired Beats in 2014, and Apple watched.", "en") is None
