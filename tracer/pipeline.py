@@ -277,12 +277,16 @@ def trace(
 def _unsupported_reason(have_records: bool, closest: NearMiss | None) -> str:
     if not have_records:
         return "no records"
+    parts = []
     if closest is not None and closest.conflict:
-        return f"no record supports this sentence; the closest contradicts it: {closest.conflict}"
-    if closest is not None and closest.unstated:
+        parts.append(f"contradicts it: {closest.conflict}")
+    # the figures it does not state, unless the conflict already names them all ("21" for "18")
+    named = closest is not None and all(f'"{v}"' in closest.conflict for v in closest.unstated)
+    if closest is not None and closest.unstated and not named:
         instead = f" (its quote states {', '.join(closest.quote_figures)})" if closest.quote_figures else ""
-        lacks = ", ".join(closest.unstated)
-        return f"no record supports this sentence; the closest does not state {lacks}{instead}"
+        parts.append(f"does not state {', '.join(closest.unstated)}{instead}")
+    if parts:
+        return "no record supports this sentence; the closest " + "; ".join(parts)
     return "no record supports this sentence"
 
 

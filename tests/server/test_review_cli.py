@@ -87,7 +87,9 @@ def test_rendered_json_shows_the_closest_record_of_an_unsupported_sentence(
     (near,) = [u for u in data["unsupported"] if "21 segments" in u["sentence"]]
     assert near["closest"]["record_index"] == 1 and "18 segments" in near["closest"]["evidence"]
     assert near["closest"]["unstated"] == ["21"] and near["closest"]["quote_figures"] == ["18"]
-    assert near["reason"].endswith("does not state 21 (its quote states 18)")
+    assert near["closest"]["conflict"] == 'its quote says "18" where the sentence says "21"'
+    assert near["reason"].endswith('the closest contradicts it: its quote says "18" where the sentence '
+                                   'says "21"')
     assert main(["render", str(result), str(records), "--html", str(page)]) == 0
     html = page.read_text(encoding="utf-8")
     assert html.count('<div class="closest">closest record, not cited:') == 1

@@ -114,3 +114,15 @@ def test_a_contradicted_sentence_is_never_cited_and_its_near_miss_scores_low() -
     # however low min_score goes, a contradicted pair is not cited
     low = trace(report, [CLIMATE, OTHER], TraceOptions(min_score=0.35))
     assert [c.sentence for c in low.citations] == cited
+
+
+def test_the_reason_names_the_conflict_and_the_figures_the_conflict_does_not() -> None:
+    record = {"url": "https://cap.example", "title": "Capitals", "content": (
+        "Berlin has been the capital of Germany since 1991, when the Bundestag voted to move.")}
+    report = "# R\n\nParis has been the capital of Germany since 1990, when the Bundestag voted to move.\n"
+    (u,) = trace(report, [record, OTHER]).unsupported
+    assert u.closest is not None
+    assert u.closest.conflict == 'its quote says "Berlin" where the sentence says "Paris"'
+    assert u.reason == ("no record supports this sentence; the closest contradicts it: its quote says "
+                        '"Berlin" where the sentence says "Paris"; does not state 1990 '
+                        "(its quote states 1991)")
