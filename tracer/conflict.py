@@ -98,7 +98,7 @@ class Conflict:
 _Word = tuple[str, str, str]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _en_words(text: str) -> tuple[_Word, ...]:
     out: list[_Word] = []
     for m in _EN_WORD.finditer(text):
@@ -115,7 +115,7 @@ def _en_words(text: str) -> tuple[_Word, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def _zh_words(text: str) -> tuple[_Word, ...]:
     return tuple((w, w, tag) for w, tag in rjieba.tag(text) if w.strip() and tag != "x")
 
