@@ -429,8 +429,13 @@ _ZH_UNIT = re.compile(
     + ")"
 )
 # One-letter abbreviations that are also words or scales ("5m" users, "5G", "in", "l"): read only
-# lower-case, after one space, before a non-letter ("8,848 m", "500 g").
-_SHORT_UNIT = re.compile(r" ([mg])(?![A-Za-z0-9²³/])")
+# lower-case, after one space, before a non-letter ("8,848 m", "500 g"), and "m" not before what a
+# million counts ("5 m tonnes", "3 m people": a scale, not metres).
+_MILLION_OF = (r"m[ \t]+(?:tonnes?|tons?|barrels?|people|users|dollars|euros|pounds|visitors|residents"
+               r"|viewers|subscribers|copies|units|shares|cars|vehicles|passengers|deaths|cases|households"
+               r"|customers|jobs|acres|hectares|years)\b")
+_SHORT_UNIT = re.compile(rf" (?:(?!{_MILLION_OF})m|g)(?![A-Za-z0-9²³/])")
+_MILLION_M = re.compile(_MILLION_OF)
 _SHORT_UNITS = {"m": ("length", "m", 1.0), "g": ("mass", "g", 1e-3)}
 _CURRENCY_BEFORE = re.compile(r"(?:(?P<code>US|A|C|HK|NT|S|NZ)?\$|(?P<sym>[€£₹]))\s?$")  # "$5", "A$5", "€5"
 _CURRENCY_SYMBOL = {"€": "EUR", "£": "GBP", "₹": "INR"}
@@ -458,7 +463,7 @@ def _unit_around(text: str, start: int, end: int, value: float) -> Quantity | No
         short = _SHORT_UNIT.match(text, end)
         if short is None:
             return None
-        kind, unit, factor = _SHORT_UNITS[short.group(1)]
+        kind, unit, factor = _SHORT_UNITS[short.group(0)[1]]
         return Quantity(kind, unit, value * factor)
     _pat, kind, unit, factor = _UNIT_TABLE[int(after.lastgroup[1:])]
     if kind == "temperature":
@@ -688,6 +693,8 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
         tail = text[m.end() : m.end() + 12].lower()
         word = tail.lstrip()
         scale = next((f for w, f in _SCALE.items() if word.startswith(w)), _CN_NUMBER_UNIT.get(tail[:1]))
+        if scale is None and tail[:1] == "m" and _MILLION_M.match(text, m.end()):
+            scale = 1e6  # "5 m tonnes"
         keys = []
         if scale is None or lenient:
             keys.append(_fmt(float(value)))

@@ -267,7 +267,7 @@ def test_a_quote_states_figures_of_the_same_sort_instead(claim: str, quote: str,
 
 
 def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees() -> None:
-    from tracer.text import claim_units, numbers_agreement, stated_numbers, stated_units
+    from tracer.text import Quantity, claim_units, numbers_agreement, stated_numbers, stated_units
 
     def agreement(claim: str, record: str) -> float:
         return numbers_agreement(numbers(claim), stated_numbers(record),
@@ -289,6 +289,11 @@ def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees(
     assert agreement("The bar weighs 0.5 kg.", "The bar weighs 500 g.") == 1.0
     assert agreement("It has 5 million users.", "It has 5m users.") == 1.0
     assert agreement("It ships 5 million tonnes.", "It ships 5 m tonnes.") == 1.0  # not 5 metres then
+    # and in the sentence too: "5 m tonnes" is five million, whatever the record writes
+    assert agreement("It ships 5 m tonnes.", "It ships 5,000,000 tonnes.") == 1.0
+    assert agreement("It ships 5 m tonnes.", "It ships 6,000,000 tonnes.") == 0.0
+    assert numbers("It ships 5 m tonnes to 3 m people.") == {"5000000", "3000000"}
+    assert claim_units("The wall is 5 m high.") == {"5": Quantity("length", "m", 5.0)}
     assert agreement("The bridge cost 30 million dollars.", record) == 1.0
     assert agreement("The bridge is 1,200 long.", record) == 1.0           # no unit: the figure alone
     # a figure the record also states bare (or in the claim's unit) is not a conflict
