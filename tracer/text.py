@@ -429,14 +429,14 @@ _ZH_UNIT = re.compile(
     + ")"
 )
 # One-letter abbreviations that are also words or scales ("5m" users, "5G", "in", "l"): read only
-# lower-case, after one space, before a non-letter ("8,848 m", "500 g"), and "m" not before what a
-# million counts ("5 m tonnes", "3 m people": a scale, not metres).
+# lower-case (litres as "L"), after one space, before a non-letter ("8,848 m", "500 g", "2.0 L"),
+# and "m" not before what a million counts ("5 m tonnes", "3 m people": a scale, not metres).
 _MILLION_OF = (r"m[ \t]+(?:tonnes?|tons?|barrels?|people|users|dollars|euros|pounds|visitors|residents"
                r"|viewers|subscribers|copies|units|shares|cars|vehicles|passengers|deaths|cases|households"
                r"|customers|jobs|acres|hectares|years)\b")
-_SHORT_UNIT = re.compile(rf" (?:(?!{_MILLION_OF})m|g)(?![A-Za-z0-9²³/])")
+_SHORT_UNIT = re.compile(rf" (?:(?!{_MILLION_OF})m|g|L)(?![A-Za-z0-9²³/])")
 _MILLION_M = re.compile(_MILLION_OF)
-_SHORT_UNITS = {"m": ("length", "m", 1.0), "g": ("mass", "g", 1e-3)}
+_SHORT_UNITS = {"m": ("length", "m", 1.0), "g": ("mass", "g", 1e-3), "L": ("volume", "l", 1.0)}
 _CURRENCY_BEFORE = re.compile(r"(?:(?P<code>US|A|C|HK|NT|S|NZ)?\$|(?P<sym>[€£₹]))\s?$")  # "$5", "A$5", "€5"
 _CURRENCY_SYMBOL = {"€": "EUR", "£": "GBP", "₹": "INR"}
 

@@ -294,6 +294,9 @@ def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees(
     assert agreement("It ships 5 m tonnes.", "It ships 6,000,000 tonnes.") == 0.0
     assert numbers("It ships 5 m tonnes to 3 m people.") == {"5000000", "3000000"}
     assert claim_units("The wall is 5 m high.") == {"5": Quantity("length", "m", 5.0)}
+    assert agreement("It holds 2,000 ml.", "It holds 2 L, or 2,000 ml.") == 1.0
+    assert agreement("It holds 2 gallons.", "It holds 2 L.") == 0.0  # litres, not a bare 2
+    assert agreement("It holds 2 litres.", "It holds 2 L.") == 1.0
     assert agreement("The bridge cost 30 million dollars.", record) == 1.0
     assert agreement("The bridge is 1,200 long.", record) == 1.0           # no unit: the figure alone
     # a figure the record also states bare (or in the claim's unit) is not a conflict
