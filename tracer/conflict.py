@@ -172,11 +172,15 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
             for y in quoted:
                 if y in opposites.get(x, ()) and y not in in_a:
                     return Conflict("opposite", a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])
-        if before and after and tag in ("insert", "delete"):  # a negation one text adds
+        # a negation one text adds, unless the word it negates comes again in that text ("not 100%
+        # effective, but it is effective": a contrast, not a denial)
+        if before and after and tag in ("insert", "delete"):
             neg = negations
-            if tag == "insert" and not _negated(ka, 0, len(ka), neg) and _negated(kb, j1, j2, neg):
+            if tag == "insert" and not _negated(ka, 0, len(ka), neg) and _negated(kb, j1, j2, neg) \
+                    and kb[j2] not in kb[j2 + 1:]:
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
-            if tag == "delete" and not _negated(kb, 0, len(kb), neg) and _negated(ka, i1, i2, neg):
+            if tag == "delete" and not _negated(kb, 0, len(kb), neg) and _negated(ka, i1, i2, neg) \
+                    and ka[i2] not in ka[i2 + 1:]:
                 return Conflict("negation", _said(a, i1, i2 + 1), "")
         if tag == "replace" and before and after and len(said) == 1 and len(quoted) == 1 \
                 and _FIGURE.fullmatch(said[0]) and _FIGURE.fullmatch(quoted[0]) \

@@ -57,6 +57,9 @@ def test_paraphrase_and_agreement_are_no_conflict() -> None:
     # an opposite word negated says the same
     assert quote_conflict("Prices did not fall in 2020.", "Prices rose in 2020.", "en") is None
     assert quote_conflict("今年的价格没有下降，市场很稳定。", "今年的价格上升，市场很稳定。", "zh") is None
+    # a negation the quote takes back: a contrast, not a denial
+    assert quote_conflict("The vaccine is effective.",
+                          "The vaccine is not 100% effective, but it is effective.", "en") is None
     # "not only", "no doubt": no negation at all ("no longer" is one)
     assert quote_conflict("It improves speed and accuracy.",
                           "It improves not only speed but also accuracy.", "en") is None
