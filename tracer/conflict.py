@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import rjieba
 
-from tracer.text import EN_STOPWORDS, _stem
+from tracer.text import EN_STOPWORDS, _stem, cn_numeral_value
 
 _EN_OPPOSITES = """
 increase:decrease increase:reduce increase:decline increase:drop increase:fall rise:fall rise:decline
@@ -68,7 +68,10 @@ ZH_NEGATIONS = frozenset(
 _NOT_NAMES = EN_STOPWORDS | frozenset({"he", "she", "it", "they", "we", "i", "you", "this", "that", "these",
                                        "those", "its", "his", "her", "their", "our", "my", "your"})
 _EN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z\u00c0-\u024f]+)*|\d+(?:[.,]\d+)*")
-_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
+_FIGURE = re.compile(r"(\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?")
+_ZH_FIGURE = re.compile(r"第?([零〇一二两三四五六七八九十百千\d]+)([次个届名位年月日号期轮季代]?)")
+_EN_ORDINAL = {w: i + 1 for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth".split())}
 _CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
 # Words after which "not" / "no" negates nothing ("not only", "not just", "no doubt"), stemmed.
 _NOT_NEGATING = frozenset(_stem(w) for w in ("only", "just", "merely", "least", "matter", "doubt"))
@@ -183,10 +186,10 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                     and ka[i2] not in ka[i2 + 1:]:
                 return Conflict("negation", _said(a, i1, i2 + 1), "")
         if tag == "replace" and before and after and len(said) == 1 and len(quoted) == 1 \
-                and _FIGURE.fullmatch(said[0]) and _FIGURE.fullmatch(quoted[0]) \
-                and said[0].replace(",", "") != quoted[0].replace(",", "") and said[0] not in in_b \
-                and quoted[0] not in in_a:
-            return Conflict("figure", said[0], quoted[0])  # "2022款" where the quote has "2021款"
+                and said[0] not in in_b and quoted[0] not in in_a:
+            fx, fy = _figure_value(said[0]), _figure_value(quoted[0])
+            if fx is not None and fy is not None and fx != fy:  # "2022款" where the quote has "2021款"
+                return Conflict("figure", a[i1][1], b[j1][1])
         # a name swap: flanked on both sides (by two words or more in Chinese, whose words are short)
         flanked = min(flank_before, flank_after) >= (2 if zh else 1)
         opens_both = i1 == 0 and j1 == 0 and after and not zh
@@ -203,6 +206,22 @@ def _negated(keys: list[str], start: int, end: int, negations: frozenset[str]) -
     like negate nothing."""
     return any(keys[i] in negations and (i + 1 == len(keys) or keys[i + 1] not in _NOT_NEGATING)
                for i in range(start, end))
+
+
+def _figure_value(key: str) -> str | None:
+    """A word's figure, when it is one: digits ("1,200" and "1200" alike, "3rd" 3), an ordinal
+    ("second" 2), a Chinese numeral with its classifier ("第二次" "2次", "第2次" "2次"); else None."""
+    m = _FIGURE.fullmatch(key)
+    if m:
+        return m.group(1).replace(",", "")
+    if key in _EN_ORDINAL:
+        return str(_EN_ORDINAL[key])
+    m = _ZH_FIGURE.fullmatch(key)
+    if m:
+        numeral, classifier = m.groups()
+        value = int(numeral) if numeral.isdigit() else cn_numeral_value(numeral)
+        return None if value is None else f"{value}{classifier}"
+    return None
 
 
 def _said(words: tuple[_Word, ...], start: int, end: int) -> str:

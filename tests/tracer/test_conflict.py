@@ -42,6 +42,13 @@ def test_the_opposite_word_a_negation_or_another_name_is_a_conflict() -> None:
     assert quote_conflict("The bridge opened in 1937 after four years.",
                           "The bridge opened in 1936 after four years.", "en") == Conflict(
         "figure", "1937", "1936")
+    assert quote_conflict("Revenue rose in the first half of 2020.",
+                          "Revenue rose in the second half of 2020.", "en") == Conflict(
+        "figure", "first", "second")
+    assert quote_conflict("在2022年的世界杯上，法国队第二次拿到大力神杯。",
+                          "在2022年的世界杯上，法国队第一次拿到大力神杯。", "zh") == Conflict(
+        "figure", "第二次", "第一次")
+    assert quote_conflict("法国队第二次拿到了大力神杯。", "法国队第2次拿到了大力神杯。", "zh") is None
     assert quote_conflict("该公司批准了这项计划。", "该公司没有批准这项计划。", "zh") == Conflict(
         "negation", "", "没有批准")
 
