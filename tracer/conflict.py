@@ -39,13 +39,16 @@ man:woman import:export buy:sell bought:sold agree:disagree possible:impossible 
 safe:unsafe safe:dangerous common:rare always:never present:absent alive:dead benign:malignant acute:chronic
 best:worst better:worse advantage:disadvantage support:oppose profit:loss surplus:deficit highest:lowest
 largest:smallest biggest:smallest longest:shortest longer:shorter heavier:lighter wider:narrower
+effective:ineffective efficient:inefficient appreciate:depreciate inflation:deflation improve:worsen
+improve:deteriorate expensive:cheap accurate:inaccurate significant:insignificant visible:invisible
 """
 _ZH_OPPOSITES = """
 增加:减少 增长:下降 增长:减少 上升:下降 提高:降低 升高:降低 扩大:缩小 高于:低于 多于:少于 加快:放缓 加速:减速
 最高:最低 最大:最小 最多:最少 之前:之后 以前:以后 增强:减弱 上涨:下跌 盈利:亏损 胜:负 赢:输 成功:失败
 支持:反对 允许:禁止 合法:非法 正面:负面 积极:消极 优点:缺点 开放:关闭 大于:小于 北部:南部 东部:西部
 南方:北方 东方:西方 男性:女性 进口:出口 买入:卖出 升:降 涨:跌 增:减 高:低 多:少 大:小 强:弱 早:晚 快:慢
-良性:恶性 急性:慢性 上半年:下半年 上升:下跌
+良性:恶性 急性:慢性 上半年:下半年 上升:下跌 有效:无效 有利:不利 正常:异常 安全:危险 可能:不可能 同意:反对
+增多:减少 扩张:收缩 上调:下调 升值:贬值 顺差:逆差 通胀:通缩 利好:利空 涨价:降价 改善:恶化 提升:下降
 """
 
 

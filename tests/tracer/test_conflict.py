@@ -34,6 +34,8 @@ def test_the_opposite_word_a_negation_or_another_name_is_a_conflict() -> None:
     assert quote_conflict("逼抢以及防守硬度不如曼联能跑，好在球队还有德布劳内。",
                           "逼抢以及防守硬度不如利物浦能跑，好在球队还有德布劳内。", "zh") == Conflict(
         "name", "曼联", "利物浦")
+    assert quote_conflict("该药物对儿童有效，副作用很小。",
+                          "该药物对儿童无效，副作用很小。", "zh") == Conflict("opposite", "有效", "无效")
     assert quote_conflict("今年一季度出口同比增长5%。", "今年一季度出口同比下降5%。", "zh") == Conflict(
         "opposite", "增长", "下降")
     assert quote_conflict("雷克萨斯 ES 2022款200卓越版的方向盘材质是真皮。",
