@@ -31,7 +31,15 @@ from tracer.match import record_ranks  # noqa: E402
 from tracer.options import Tuning  # noqa: E402
 from tracer.retrieve import PassageIndex  # noqa: E402
 from tracer.text import detect_language  # noqa: E402
-from tracer.verify import CONFLICT_SCORE, FEATURES, Verifier, sentence_query  # noqa: E402
+from tracer.verify import (  # noqa: E402
+    CONFLICT_SCORE,
+    FEATURES,
+    NEAR_EXACT_FUZZY,
+    NEAR_EXACT_MIN_LENGTH,
+    NEAR_EXACT_SCORE,
+    Verifier,
+    sentence_query,
+)
 
 
 @dataclass
@@ -135,11 +143,17 @@ def fit_rounds(rows: list[Row], start: np.ndarray, rounds: int, l2: float) -> np
 
 
 def score(rows: list[Row], w: np.ndarray) -> np.ndarray:
-    """Each row's score as the verifier gives it: its best passage, a contradicted passage capped
-    at CONFLICT_SCORE, an exact quote 1.0."""
+    """Each row's score as the verifier gives it: its best passage, a near-verbatim passage (every
+    number stated) at least NEAR_EXACT_SCORE, a contradicted one at most CONFLICT_SCORE, an exact
+    quote 1.0."""
+    fuzzy, numbers, length = (FEATURES.index(k) for k in ("fuzzy", "numbers", "length"))
     out = []
     for r in rows:
         s = 1 / (1 + np.exp(-(r.vectors @ w[:-1] + w[-1])))
+        v = r.vectors
+        near = ((v[:, fuzzy] >= NEAR_EXACT_FUZZY) & (v[:, numbers] == 1.0)
+                & (v[:, length] >= NEAR_EXACT_MIN_LENGTH))
+        s = np.where(near, np.maximum(s, NEAR_EXACT_SCORE), s)
         out.append(1.0 if r.exact else float(np.max(np.where(r.conflicts, np.minimum(s, CONFLICT_SCORE), s))))
     return np.array(out)
 
