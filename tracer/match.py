@@ -11,7 +11,7 @@ from tracer.errors import CancelledError
 from tracer.models import CancelToken, Candidate, NearMiss, Sentence, Support
 from tracer.options import TraceOptions
 from tracer.retrieve import PassageIndex
-from tracer.verify import Verifier
+from tracer.verify import CONFLICT_SCORE, CONTRADICTED, Verifier
 
 
 def record_ranks(candidates: Sequence[tuple[int, float]], index: PassageIndex) -> dict[int, float]:
@@ -26,9 +26,12 @@ def record_ranks(candidates: Sequence[tuple[int, float]], index: PassageIndex) -
 
 
 def select_sources(scored: list[Candidate], index: PassageIndex, options: TraceOptions) -> list[Candidate]:
-    """Best passage per source, above the threshold, within the margin of the best, capped."""
+    """Best passage per source, above the threshold, within the margin of the best, capped. A
+    passage whose quote contradicts the sentence is never chosen, whatever the threshold."""
     by_source: dict[str, Candidate] = {}
     for cand in scored:
+        if cand.support.match == CONTRADICTED:
+            continue
         key = index.records[cand.record].source_key or f"#{cand.record}"
         cur = by_source.get(key)
         if cur is None or cand.support.score > cur.support.score:
@@ -68,13 +71,36 @@ def match_deterministic(
         cands = candidates.get(s.id, ())
         if not cands:
             continue
-        scored = _score_all(s, cands, index, verifier)
+        scored = _checked(s, _score_all(s, cands, index, verifier), verifier, options.threshold)
         picked = select_sources(scored, index, options)
         if picked:
             chosen[s.id] = _with_evidence(s, picked, verifier)
         elif closest is not None and scored:
-            closest[s.id] = _best(scored)
+            closest[s.id] = _closest(s, scored, verifier)
     return chosen
+
+
+def _checked(sentence: Sentence, scored: list[Candidate], verifier: Verifier,
+             threshold: float) -> list[Candidate]:
+    """`scored`, each candidate that could be chosen (at or above `threshold`) checked for a
+    quote that contradicts the sentence (`Verifier.unless_contradicted`)."""
+    return [replace(c, support=verifier.unless_contradicted(sentence.text, c.passage, c.support))
+            if c.support.score >= threshold else c for c in scored]
+
+
+def _closest(sentence: Sentence, scored: Sequence[Candidate], verifier: Verifier) -> Candidate:
+    """The best candidate once those whose quote contradicts the sentence count at most
+    CONFLICT_SCORE: checked best first, until one stands or the rest score no more than that."""
+    ranked = sorted(scored, key=lambda c: (-c.support.score, c.record, c.passage))
+    seen: list[Candidate] = []
+    for i, cand in enumerate(ranked):
+        if cand.support.score <= CONFLICT_SCORE:
+            return _best(seen + ranked[i:])
+        cand = replace(cand, support=verifier.unless_contradicted(sentence.text, cand.passage, cand.support))
+        if cand.support.match != CONTRADICTED:
+            return cand
+        seen.append(cand)
+    return _best(seen)
 
 
 def _score_all(
@@ -102,7 +128,7 @@ def closest_candidate(
 ) -> Candidate | None:
     """The best-scoring candidate passage of a sentence, whatever its score."""
     scored = _score_all(sentence, candidates, index, verifier)
-    return _best(scored) if scored else None
+    return _closest(sentence, scored, verifier) if scored else None
 
 
 def near_miss(sentence: Sentence, cand: Candidate | None, index: PassageIndex, verifier: Verifier,
@@ -163,7 +189,7 @@ def verify_proposals(
                 weighed.add(other)
                 support, _f = verifier.support(sent.text, other, ranks.get(rec, 0.0), with_evidence=False)
                 scored.append(Candidate(sid, rec, other, support))
-        picked = select_sources(scored, index, options)
+        picked = select_sources(_checked(sent, scored, verifier, options.threshold), index, options)
         rejected += max(0, proposed - len(picked))
         if picked:
             chosen[sid] = _with_evidence(sent, picked, verifier)
@@ -178,19 +204,16 @@ def record_support(
     verifier: Verifier,
 ) -> Support:
     """How well one record (a position in `index.records`) supports the sentence: its best
-    passage, scored with the record's retrieval rank among `candidates`, with the evidence span."""
+    passage, scored with the record's retrieval rank among `candidates`, with the evidence span
+    (a passage whose quote contradicts the sentence counts at most CONFLICT_SCORE)."""
     rank = record_ranks(candidates, index).get(record, 0.0)
-    best: Support | None = None
-    best_pid = -1
-    for p in index.passages:
-        if p.record != record:
-            continue
-        support, _f = verifier.support(sentence.text, p.id, rank, with_evidence=False)
-        if best is None or support.score > best.score:
-            best, best_pid = support, p.id
-    if best is None:
+    scored = [Candidate(sentence.id, record, p.id,
+                        verifier.support(sentence.text, p.id, rank, with_evidence=False)[0])
+              for p in index.passages if p.record == record]
+    if not scored:
         return Support(0.0, "", 0, 0)
-    return verifier.with_evidence_span(sentence.text, best_pid, best)
+    best = _closest(sentence, scored, verifier)
+    return verifier.with_evidence_span(sentence.text, best.passage, best.support)
 
 
 def verify_kept(

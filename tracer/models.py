@@ -84,7 +84,7 @@ class Support:
     """Verification of one (sentence, record) pair."""
 
     score: float                      # calibrated 0..1
-    match: str                        # "exact" | "fuzzy" | "lexical" | "existing"
+    match: str                        # "exact" | "fuzzy" | "lexical" | "existing" | "contradicted"
     evidence_start: int               # offsets into the record's content
     evidence_end: int
 

@@ -52,9 +52,11 @@ NEAR_EXACT_MIN_LENGTH = math.log(1 + 5)
 NEAR_EXACT_SCORE = 0.9
 
 # A pair whose evidence quote contradicts the sentence (`tracer.conflict`: the opposite word, a
-# negation only one side has, another name in the same place) scores at most this, below any
-# citing threshold: it stays a near miss, with the conflict as its reason, and is never cited.
+# negation only one side has, another figure or name in the same place) scores at most this and
+# is labelled CONTRADICTED, which no threshold selects: it is never cited, and may stay a near
+# miss with the conflict as its reason.
 CONFLICT_SCORE = 0.3
+CONTRADICTED = "contradicted"
 
 FEATURES = ("coverage", "bigram", "fuzzy", "numbers", "entity", "rank", "length", "negation",
             "window", "matched", "missing",
@@ -369,10 +371,16 @@ class Verifier:
             kind = "fuzzy"
         else:
             kind = "lexical"
-        if s > CONFLICT_SCORE and not f.exact and self.conflict(sentence, pid) is not None:
-            s = CONFLICT_SCORE
         start, end = self.evidence_span(sentence, pid) if with_evidence else (0, 0)
         return Support(score=round(s, 4), match=kind, evidence_start=start, evidence_end=end), f
+
+    def unless_contradicted(self, sentence: str, pid: int, support: Support) -> Support:
+        """`support`, or, when the pair's evidence quote contradicts the sentence, the same capped
+        at CONFLICT_SCORE and labelled CONTRADICTED. Checked only for pairs that could be cited or
+        named (the check aligns the quote, which costs more than scoring)."""
+        if support.match in ("exact", CONTRADICTED) or self.conflict(sentence, pid) is None:
+            return support
+        return replace(support, score=min(support.score, CONFLICT_SCORE), match=CONTRADICTED)
 
     def conflict(self, sentence: str, pid: int) -> Conflict | None:
         """Where the pair's evidence quote contradicts the sentence (`tracer.conflict`), if it does."""

@@ -124,8 +124,9 @@ def test_a_contradicted_sentence_is_never_cited_and_its_near_miss_scores_low() -
     for u in result.unsupported:
         assert u.closest is not None and u.closest.record_index == 0 and u.closest.score <= 0.3
     # however low min_score goes, a contradicted pair is not cited
-    low = trace(report, [CLIMATE, OTHER], TraceOptions(min_score=0.35))
-    assert [c.sentence for c in low.citations] == cited
+    for min_score in (0.35, 0.1, 0.0):
+        low = trace(report, [CLIMATE, OTHER], TraceOptions(min_score=min_score))
+        assert [c.sentence for c in low.citations] == cited, min_score
 
 
 def test_the_reason_names_the_conflict_and_the_figures_the_conflict_does_not() -> None:
