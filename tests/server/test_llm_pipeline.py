@@ -281,3 +281,20 @@ def test_cli_flags_override_and_no_llm_disables(tmp_path: Path) -> None:
         cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
     )
     assert proc.returncode == 2 and "--llm-timeout" in proc.stderr
+
+
+def test_a_model_cannot_cite_a_quote_that_contradicts_the_sentence() -> None:
+    records = [{"url": "https://climate.example/ice", "title": "Climate", "content": (
+        "Arctic sea ice extent has decreased sharply since 1979. Global sea levels rose by about "
+        "20 centimetres during the twentieth century.")},
+        {"url": "https://garden.example", "title": "Garden", "content": "Tomatoes need full sun and water."}]
+    report = ("# Climate\n\nArctic sea ice extent has increased sharply since 1979.\n\n"
+              "Global sea levels rose by about 20 centimetres during the twentieth century.\n")
+    with FakeOpenAI(hallucinate) as srv:  # proposes every passage for every sentence
+        result = trace(report, records, TraceOptions(mode=Mode.LLM, llm_min_score=0.0), llm=llm(srv.base_url))
+    assert result.mode == "llm" and not result.degraded
+    assert [c.sentence for c in result.citations] == [
+        "Global sea levels rose by about 20 centimetres during the twentieth century."]
+    (u,) = result.unsupported
+    assert u.closest is not None and "its quote says \"decreased\"" in u.closest.conflict
+    assert result.stats.llm_pairs_rejected > 0
