@@ -73,8 +73,16 @@ _NOT_NAMES = EN_STOPWORDS | frozenset({"he", "she", "it", "they", "we", "i", "yo
 _EN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z\u00c0-\u024f]+)*|\d+(?:[.,]\d+)*")
 _FIGURE = re.compile(r"(\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?")
 _ZH_FIGURE = re.compile(r"第?([零〇一二两三四五六七八九十百千\d]+)([次个届名位年月日号期轮季代]?)")
-_EN_ORDINAL = {w: i + 1 for i, w in enumerate(
+_EN_ORDINAL = {w: str(i + 1) for i, w in enumerate(
     "first second third fourth fifth sixth seventh eighth ninth tenth".split())}
+# Months and weekdays (stemmed, as the words are keyed) are figures of their own sorts.
+_EN_NAMED_FIGURE = {
+    **{_stem(w): f"month {i + 1}" for i, w in enumerate(
+        "january february march april may june july august september october november december".split())},
+    **{_stem(w): f"weekday {i + 1}" for i, w in enumerate(
+        "monday tuesday wednesday thursday friday saturday sunday".split())},
+    **_EN_ORDINAL,
+}
 _CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
 # Words after which "not" / "no" negates nothing ("not only", "not just", "no doubt"), stemmed.
 _NOT_NEGATING = frozenset(_stem(w) for w in ("only", "just", "merely", "least", "matter", "doubt"))
@@ -213,12 +221,13 @@ def _negated(keys: list[str], start: int, end: int, negations: frozenset[str]) -
 
 def _figure_value(key: str) -> str | None:
     """A word's figure, when it is one: digits ("1,200" and "1200" alike, "3rd" 3), an ordinal
-    ("second" 2), a Chinese numeral with its classifier ("第二次" "2次", "第2次" "2次"); else None."""
+    ("second" 2), a month or weekday, a Chinese numeral with its classifier ("第二次" "2次",
+    "第2次" "2次"); else None. Figures of different sorts differ too ("May" is no "5")."""
     m = _FIGURE.fullmatch(key)
     if m:
         return m.group(1).replace(",", "")
-    if key in _EN_ORDINAL:
-        return str(_EN_ORDINAL[key])
+    if key in _EN_NAMED_FIGURE:
+        return _EN_NAMED_FIGURE[key]
     m = _ZH_FIGURE.fullmatch(key)
     if m:
         numeral, classifier = m.groups()

@@ -51,6 +51,9 @@ def test_the_opposite_word_a_negation_or_another_name_is_a_conflict() -> None:
                           "在2022年的世界杯上，法国队第一次拿到大力神杯。", "zh") == Conflict(
         "figure", "第二次", "第一次")
     assert quote_conflict("法国队第二次拿到了大力神杯。", "法国队第2次拿到了大力神杯。", "zh") is None
+    assert quote_conflict("He was born on 12 May 1950 in Leeds.",
+                          "He was born on 12 June 1950 in Leeds.", "en") == Conflict("figure", "May", "June")
+    assert quote_conflict("It may rain today.", "It will rain today.", "en") is None  # "may", the verb
     assert quote_conflict("该公司批准了这项计划。", "该公司没有批准这项计划。", "zh") == Conflict(
         "negation", "", "没有批准")
 
