@@ -140,6 +140,13 @@ def _is_name_run(words: tuple[_Word, ...], zh: bool) -> bool:
     return all(w[:1].isupper() and w.lower() not in _NOT_NAMES for _k, w, _t in words)
 
 
+def _title_case(words: tuple[_Word, ...]) -> bool:
+    """Whether every content word is capitalised, as in a heading ("The Effects of Smoking on
+    Health"): then a capital says nothing about a name. A sentence has lower-case words."""
+    content = [w for _k, w, _t in words if w[:1].isalpha() and w.lower() not in _NOT_NAMES]
+    return len(content) >= 3 and all(w[:1].isupper() for w in content)
+
+
 def _part_of_a_name(words: tuple[_Word, ...], at: int, zh: bool) -> bool:
     """Whether the aligned word next to a changed name is a name itself: then the change is
     another form of the same name ("Barack Obama" and "President Obama", "总统奥巴马" and
@@ -168,6 +175,7 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
     in_a, in_b = set(ka), set(kb)
     opposites = ZH_OPPOSITES if zh else EN_OPPOSITES
     negations = ZH_NEGATIONS if zh else EN_NEGATIONS
+    title_case = not zh and _title_case(a)
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag == "equal" or i2 - i1 > _MAX_CHANGE or j2 - j1 > _MAX_CHANGE:
             continue
@@ -201,10 +209,11 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
             fx, fy = _figure_value(said[0]), _figure_value(quoted[0])
             if fx is not None and fy is not None and fx != fy:  # "2022款" where the quote has "2021款"
                 return Conflict("figure", a[i1][1], b[j1][1])
-        # a name swap: flanked on both sides (by two words or more in Chinese, whose words are short)
+        # a name swap: flanked on both sides (by two words or more in Chinese, whose words are
+        # short), so that a capital is a name's and not a sentence's ("Researchers found" and
+        # "Scientists found" are no swap), and not in title-case text, where every word has one
         flanked = min(flank_before, flank_after) >= (2 if zh else 1)
-        opens_both = i1 == 0 and j1 == 0 and after and not zh
-        if tag == "replace" and (flanked or opens_both) \
+        if tag == "replace" and flanked and (zh or not (title_case or _title_case(b))) \
                 and not set(said) & in_b and not set(quoted) & in_a \
                 and _is_name_run(a[i1:i2], zh) and _is_name_run(b[j1:j2], zh) \
                 and not _part_of_a_name(a, i1 - 1, zh) and not _part_of_a_name(a, i2, zh):

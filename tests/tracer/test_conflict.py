@@ -29,8 +29,9 @@ def test_the_opposite_word_a_negation_or_another_name_is_a_conflict() -> None:
     assert quote_conflict("Snow cover in the Southern Hemisphere declined.",
                           "Snow cover in the Northern Hemisphere declined.", "en") == Conflict(
         "opposite", "Southern", "Northern")
-    assert quote_conflict("Paris is the capital of Germany.",
-                          "Berlin is the capital of Germany.", "en") == Conflict("name", "Paris", "Berlin")
+    assert quote_conflict("The capital of Germany is Paris, not Bonn.",
+                          "The capital of Germany is Berlin, not Bonn.", "en") == Conflict(
+        "name", "Paris", "Berlin")
     assert quote_conflict("逼抢以及防守硬度不如曼联能跑，好在球队还有德布劳内。",
                           "逼抢以及防守硬度不如利物浦能跑，好在球队还有德布劳内。", "zh") == Conflict(
         "name", "曼联", "利物浦")
@@ -81,6 +82,11 @@ def test_paraphrase_and_agreement_are_no_conflict() -> None:
     # a negation both sides share, or one the quote has elsewhere too
     assert quote_conflict("Aspirin is not recommended for children.",
                           "Aspirin is not recommended for children under 16.", "en") is None
+    # a sentence's first word is capitalised whatever it is; so is every word of a heading
+    assert quote_conflict("Researchers found that smoking causes cancer.",
+                          "Scientists found that smoking causes cancer.", "en") is None
+    assert quote_conflict("The Effects of Smoking on Health in Europe",
+                          "The Impacts of Smoking on Health in Europe", "en") is None
     # a pronoun in the name's place is a reference, not another name
     assert quote_conflict("Google acquired Nest Labs in 2014.",
                           "It acquired Nest Labs in 2014.", "en") is None
@@ -134,8 +140,8 @@ def test_a_contradicted_sentence_is_never_cited_and_its_near_miss_scores_low() -
 
 def test_the_reason_names_the_conflict_and_the_figures_the_conflict_does_not() -> None:
     record = {"url": "https://cap.example", "title": "Capitals", "content": (
-        "Berlin has been the capital of Germany since 1991, when the Bundestag voted to move.")}
-    report = "# R\n\nParis has been the capital of Germany since 1990, when the Bundestag voted to move.\n"
+        "The capital of Germany has been Berlin, where the Bundestag sits, since 1991.")}
+    report = "# R\n\nThe capital of Germany has been Paris, where the Bundestag sits, since 1990.\n"
     (u,) = trace(report, [record, OTHER]).unsupported
     assert u.closest is not None
     assert u.closest.conflict == 'its quote says "Berlin" where the sentence says "Paris"'
