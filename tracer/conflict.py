@@ -112,7 +112,6 @@ class Conflict:
 _Word = tuple[str, str, str]
 
 
-@lru_cache(maxsize=512)
 def _en_words(text: str) -> tuple[_Word, ...]:
     out: list[_Word] = []
     for m in _EN_WORD.finditer(text):
@@ -129,9 +128,13 @@ def _en_words(text: str) -> tuple[_Word, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=512)
 def _zh_words(text: str) -> tuple[_Word, ...]:
     return tuple((w, w, tag) for w, tag in rjieba.tag(text) if w.strip() and tag != "x")
+
+
+@lru_cache(maxsize=256)
+def _sentence_words(text: str, zh: bool) -> tuple[_Word, ...]:
+    return _zh_words(text) if zh else _en_words(text)
 
 
 def _is_name_run(words: tuple[_Word, ...], zh: bool) -> bool:
@@ -163,7 +166,7 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
     """The first spot where `quote` contradicts `sentence` (see the module's description), or
     None. `lang` is "zh" for Chinese (rjieba words and tags), anything else for English."""
     zh = lang == "zh"
-    a = _zh_words(sentence) if zh else _en_words(sentence)
+    a = _sentence_words(sentence, zh)  # a sentence meets many quotes; each quote is read once
     b = _zh_words(quote) if zh else _en_words(quote)
     if not a or not b:
         return None
