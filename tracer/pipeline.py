@@ -244,7 +244,7 @@ def trace(
                 rec = position.get(src.record_index)
                 lacks = ""
                 if conflict := quote_conflict(sentence_query(c.sentence), src.evidence, index.lang):
-                    lacks = f"; it contradicts it: {conflict.describe()}"
+                    lacks = f"; contradicted: {conflict.describe()}"
                 if rec is not None and (unstated := verifier.unstated_numbers_in(c.sentence, rec)):
                     lacks += f"; it does not state {', '.join(unstated)}"
                     if instead := verifier.figures_instead_in(c.sentence, rec, src.evidence):

@@ -265,8 +265,8 @@ def test_kept_author_citations_are_scored_and_unsupported_ones_warned() -> None:
     report = ("The primary mirror of Webb was made of beryllium, which is heavy and strong [1].\n\n"
               "## References\n\n[1] https://e.org/mirror\n")
     (warning,) = [w for w in trace(report, records).warnings if w.startswith("existing citation [1]")]
-    assert ('it contradicts it: its quote says "light" where the sentence says "heavy"); kept as the author '
-            "wrote it") in warning
+    assert ('(score 0.30; contradicted: its quote says "light" where the sentence says "heavy"); kept as '
+            "the author wrote it") in warning
 
 
 def test_unsupported_sentence_names_the_record_that_came_closest() -> None:
