@@ -684,6 +684,9 @@ def display_number(value: str, unit: Quantity | None = None) -> str:
     return text + _UNIT_LABEL.get(unit.unit, " " + unit.unit)
 
 
+_PER = {"百分之": 1.0, "千分之": 10.0}  # what a figure after them is, in percent
+
+
 def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | None = None,
                    spans: dict[str, list[tuple[int, int]]] | None = None) -> set[str]:
     """Each number once, by its value: "30.8 billion" and "30,800,000,000" are both
@@ -695,6 +698,15 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
         whole = m.group(1).replace(",", "")
         frac = m.group(2)
         value = whole + ("." + frac if frac else "")
+        per = _PER.get(text[max(0, m.start() - 3) : m.start()])  # "百分之3" 3%, "千分之3" 0.3%
+        if per is not None:
+            key = _fmt(float(value) / per)
+            found.add(key)
+            if spans is not None:
+                spans.setdefault(key, []).append((m.start(), m.end(2) if frac else m.end(1)))
+            if units is not None:
+                units.add(key, Quantity("percent", "%", float(value) / per))
+            continue
         tail = text[m.end() : m.end() + 12].lower()
         word = tail.lstrip()
         scale = next((f for w, f in _SCALE.items() if word.startswith(w)), _CN_NUMBER_UNIT.get(tail[:1]))
@@ -844,7 +856,8 @@ def spelled_numbers(text: str, units: StatedUnits | None = None,
         after = text[m.end() : m.end() + 1]
         if run in ("百", "千") and text.startswith("分之", m.end()):
             continue  # the 百 of "百分之三十" (30%): its figure follows
-        percent = text.endswith("百分之", 0, m.start())
+        per = _PER.get(text[max(0, m.start() - 3) : m.start()])  # "百分之三十" 30%, "千分之五" 0.5%
+        percent = per is not None
         if len(run) == 1 and not percent and (
                 run in "零〇一" or (run in _CN_DIGIT and after not in _CN_CLASSIFIER
                                     and not _ZH_UNIT.match(text, m.end()))):
@@ -852,7 +865,7 @@ def spelled_numbers(text: str, units: StatedUnits | None = None,
         very = run == "十" and after == "分" and text[m.end() + 1 : m.end() + 2] != "钟"
         if run in ("万一", "千万", "一一") or very:
             continue  # "万一" (in case), "千万" (by all means), "十分" (very; "十分钟" is ten minutes)
-        amount = _cn_spelled_value(run)
+        amount = _cn_spelled_value(run) / (per or 1.0)
         if amount == 0:  # "零零"
             continue
         found.add(_fmt(amount))
@@ -886,8 +899,8 @@ def claim_spelled_numbers(text: str, units: StatedUnits | None = None,
             n = float(value)
         except ValueError:
             continue
-        if n < 2:
-            continue
+        if n < 2 and not any(q is not None and q.kind == "percent" for q in seen.units_of.get(value, ())):
+            continue  # "one", "zero"; not "one percent", "千分之五" (0.5%)
         for start, end in where:
             run = text[start:end].lower()
             words = [w for w in re.split(r"[\s-]+", run) if w and w != "and"]
@@ -901,7 +914,7 @@ def claim_spelled_numbers(text: str, units: StatedUnits | None = None,
                 if text[start - 1 : start].isdigit() or text[start:end].strip("百千万亿") == "":
                     continue  # the 万 of "3万" (the digits' reading has it), or "万人" alone
                 after = text[end : end + 1]
-                percent = text.endswith("百分之", 0, start)
+                percent = text[max(0, start - 3) : start] in _PER
                 if not percent and after not in _CN_CLASSIFIER and not _ZH_UNIT.match(text, end):
                     continue
             found.add(value)

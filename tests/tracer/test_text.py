@@ -294,6 +294,10 @@ def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees(
     assert agreement("It ships 5 m tonnes.", "It ships 6,000,000 tonnes.") == 0.0
     assert numbers("It ships 5 m tonnes to 3 m people.") == {"5000000", "3000000"}
     assert claim_units("The wall is 5 m high.") == {"5": Quantity("length", "m", 5.0)}
+    # per cent and per mille in Chinese, in digits or numerals
+    assert agreement("利率为千分之五", "利率为0.5%") == agreement("利率为0.5%", "利率为千分之5") == 1.0
+    assert agreement("利率为千分之五", "利率为5%") == 0.0
+    assert agreement("增长了百分之3", "增长了3%") == 1.0 and agreement("增长了百分之3", "增长了3美元") == 0.0
     assert agreement("It holds 2,000 ml.", "It holds 2 L, or 2,000 ml.") == 1.0
     assert agreement("It holds 2 gallons.", "It holds 2 L.") == 0.0  # litres, not a bare 2
     assert agreement("It holds 2 litres.", "It holds 2 L.") == 1.0
@@ -377,7 +381,7 @@ _NUMBER_SOUP = st.lists(
         "12 3 1,200 2021 4 29 0.5 25 02 2015 . / - 年 月 日 号 第 十二 万 亿 元 美元 米 公里 周年 "
         "$ A$ € % °C °F 1) ， 。 ( ) 二〇二一 四 二十九".split()
         + [" ", " km", " miles", " feet", " percent", " million", " years", " days", " May", " of",
-           " six", " twenty", "-one", " hundred", " a", " and", " 三", "千", "家", "两", "百分之",
+           " six", " twenty", "-one", " hundred", " a", " and", " 三", "千", "家", "两", "百分之", "千分之",
            " m", "m", "bn", " g"]
     ),
     max_size=30,
