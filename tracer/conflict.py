@@ -1,17 +1,18 @@
 """Does an evidence quote contradict the sentence it would support?
 
 A quote that repeats a sentence word for word except at one short spot, where it says the
-opposite ("decreased" for "increased"), adds or drops a negation ("did not acquire" for
-"acquired"), states another figure ("2021款" for "2022款") or names another thing ("Northern
-Hemisphere" for "Southern", 利物浦 for 曼联), is
-evidence against the sentence, however many of its words it shares. Token statistics cannot see
-this (the changed word is one of many), so the verifier checks it on the aligned quote and caps
-such a pair below any citing threshold (`tracer.verify.CONFLICT_SCORE`).
+opposite ("decreased" for "increased", "Northern Hemisphere" for "Southern"), adds or drops a
+negation ("did not acquire" for "acquired"), states another figure ("2021款" for "2022款", "12
+June" for "12 May") or names another thing ("… is Berlin, not Bonn" for "… is Paris, not Bonn",
+利物浦 for 曼联), is evidence against the sentence, however many of its words it shares. Token
+statistics cannot see this (the changed word is one of many), so the matcher checks the pairs it
+could cite on their aligned quote, and a contradicted pair is never cited
+(`tracer.verify.CONTRADICTED`, scored at most `CONFLICT_SCORE`).
 
 The check is narrow on purpose: the two texts are aligned word by word (difflib), at least half
 of the sentence's words must align, and the change must be short (at most three words a side)
-with aligned words on both sides of it (a name swap may also open both texts). Paraphrase that
-rewords a whole clause is never read as a conflict.
+with aligned words before or after it (on both sides for a negation, a figure or a name).
+Paraphrase that rewords a whole clause is never read as a conflict.
 """
 
 from __future__ import annotations
