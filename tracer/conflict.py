@@ -24,7 +24,7 @@ from functools import lru_cache
 
 import rjieba
 
-from tracer.text import EN_STOPWORDS, _stem, cn_numeral_value
+from tracer.text import EN_STOPWORDS, _cn_value, _stem
 
 _EN_OPPOSITES = """
 increase:decrease increase:reduce increase:decline increase:drop increase:fall rise:fall rise:decline
@@ -244,7 +244,7 @@ def _figure_value(key: str) -> str | None:
     m = _ZH_FIGURE.fullmatch(key)
     if m:
         numeral, classifier = m.groups()
-        value = int(numeral) if numeral.isdigit() else cn_numeral_value(numeral)
+        value = int(numeral) if numeral.isdigit() else _cn_value(numeral)
         return None if value is None else f"{value}{classifier}"
     return None
 

@@ -236,11 +236,6 @@ _CN_ORDINAL = re.compile(
 )
 
 
-def cn_numeral_value(numeral: str) -> int | None:
-    """Value of a Chinese numeral below 10,000 ("十二" 12, "第一一五师"'s "一一五" 115), or None."""
-    return _cn_value(numeral)
-
-
 def _cn_value(numeral: str) -> int | None:
     """Value of a Chinese numeral below 10,000 ("十二" 12, "二十三" 23, "一百零五" 105), or None.
     Digits without 十/百/千 are read one by one, as in "第一一五师" (115)."""
