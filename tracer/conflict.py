@@ -11,8 +11,10 @@ could cite on their aligned quote, and a contradicted pair is never cited
 
 The check is narrow on purpose: the two texts are aligned word by word (difflib), at least half
 of the sentence's words must align, and the change must be short (at most three words a side)
-with aligned words before or after it (on both sides for a negation, a figure or a name).
-Paraphrase that rewords a whole clause is never read as a conflict.
+with aligned words before or after it (on both sides for a negation, a figure or a name; a
+name may also open both texts, after a connective such as "However," or "然而"). The sentence's
+word at that spot must be nowhere in the quote. Paraphrase that rewords a whole clause is never
+read as a conflict.
 """
 
 from __future__ import annotations
@@ -176,10 +178,13 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
     ops = difflib.SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
     if sum(i2 - i1 for tag, i1, i2, _j1, _j2 in ops if tag == "equal") < _MIN_ALIGNED * len(ka):
         return None
-    in_a, in_b = set(ka), set(kb)
+    in_b = set(kb)
     opposites = ZH_OPPOSITES if zh else EN_OPPOSITES
     negations = ZH_NEGATIONS if zh else EN_NEGATIONS
     title_case = not zh and _title_case(a)
+    # the part of each text the other repeats (a negation elsewhere in a long quote is no answer)
+    span_a = (ops[0][2] if ops[0][0] != "equal" else 0, ops[-1][1] if ops[-1][0] != "equal" else len(ka))
+    span_b = (ops[0][4] if ops[0][0] != "equal" else 0, ops[-1][3] if ops[-1][0] != "equal" else len(kb))
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag == "equal" or i2 - i1 > _MAX_CHANGE or j2 - j1 > _MAX_CHANGE:
             continue
@@ -196,33 +201,112 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
             if x in in_b:
                 continue
             for y in quoted:
-                if y in opposites.get(x, ()) and y not in in_a:
+                if y in opposites.get(x, ()):
                     return Conflict("opposite", a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])
+        if zh and not double and tag == "replace":
+            got = _opposite_chars("".join(said), "".join(quoted), opposites, quote)
+            if got:
+                return Conflict("opposite", *got)
         # a negation one text adds, unless the word it negates comes again in that text ("not 100%
         # effective, but it is effective": a contrast, not a denial)
         if before and after and tag in ("insert", "delete"):
-            neg = negations
-            if tag == "insert" and not _negated(ka, 0, len(ka), neg) and _negated(kb, j1, j2, neg) \
-                    and kb[j2] not in kb[j2 + 1:]:
+            if tag == "insert" and not _negated(ka, *span_a, negations) and _negated(kb, j1, j2, negations) \
+                    and not _recurs(kb, j2):
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
-            if tag == "delete" and not _negated(kb, 0, len(kb), neg) and _negated(ka, i1, i2, neg) \
-                    and ka[i2] not in ka[i2 + 1:]:
+            if tag == "delete" and not _negated(kb, *span_b, negations) and _negated(ka, i1, i2, negations) \
+                    and not _recurs(ka, i2):
                 return Conflict("negation", _said(a, i1, i2 + 1), "")
         if tag == "replace" and before and after and len(said) == 1 and len(quoted) == 1 \
-                and said[0] not in in_b and quoted[0] not in in_a:
+                and said[0] not in in_b:
             fx, fy = _figure_value(said[0]), _figure_value(quoted[0])
             if fx is not None and fy is not None and fx != fy:  # "2022款" where the quote has "2021款"
                 return Conflict("figure", a[i1][1], b[j1][1])
+        if tag == "replace" and before and after and (len(said) > 1 or len(quoted) > 1):
+            fa = [i for i in range(i1, i2) if _figure_value(ka[i]) is not None]
+            fb = [j for j in range(j1, j2) if _figure_value(kb[j]) is not None]
+            if len(fa) == 1 and len(fb) == 1 and ka[fa[0]] not in in_b \
+                    and _figure_value(ka[fa[0]]) != _figure_value(kb[fb[0]]) \
+                    and all(_minor(w, zh) for i, w in enumerate(a[i1:i2], i1) if i != fa[0]) \
+                    and all(_minor(w, zh) for j, w in enumerate(b[j1:j2], j1) if j != fb[0]):
+                return Conflict("figure", a[fa[0]][1], b[fb[0]][1])
         # a name swap: flanked on both sides (by two words or more in Chinese, whose words are
         # short), so that a capital is a name's and not a sentence's ("Researchers found" and
         # "Scientists found" are no swap), and not in title-case text, where every word has one
         flanked = min(flank_before, flank_after) >= (2 if zh else 1)
         if tag == "replace" and flanked and (zh or not (title_case or _title_case(b))) \
-                and not set(said) & in_b and not set(quoted) & in_a \
+                and not set(said) & in_b \
                 and _is_name_run(a[i1:i2], zh) and _is_name_run(b[j1:j2], zh) \
                 and not _part_of_a_name(a, i1 - 1, zh) and not _part_of_a_name(a, i2, zh):
             return Conflict("name", _said(a, i1, i2), _said(b, j1, j2))
+        # the same at the start of both texts, after a connective ("然而，瓦良格的争议" against
+        # "但阿斯巴甜的争议"): the start is as good a flank as a word, if the words after it agree
+        if tag == "replace" and i1 == 0 and j1 == 0 and flank_after >= (3 if zh else 2):
+            s1, t1 = _after_connectives(a, 0, i2, zh), _after_connectives(b, 0, j2, zh)
+            if s1 < i2 and t1 < j2 and (zh or (t1 > 0 and not (title_case or _title_case(b)))) \
+                    and not set(ka[s1:i2]) & in_b \
+                    and _is_name_run(a[s1:i2], zh) and _is_name_run(b[t1:j2], zh) \
+                    and not _part_of_a_name(a, i2, zh):
+                return Conflict("name", _said(a, s1, i2), _said(b, t1, j2))
     return None
+
+
+_EN_CONNECTIVES = frozenset(_stem(w) for w in (
+    "however", "but", "and", "also", "furthermore", "moreover", "meanwhile", "additionally", "yet",
+    "still", "then", "thus", "therefore", "so", "instead", "similarly", "likewise", "indeed"))
+
+
+def _after_connectives(words: tuple[_Word, ...], start: int, end: int, zh: bool) -> int:
+    """The first position in words[start:end] past leading connectives ("然而", "但", "However")."""
+    i = start
+    while i < end and (words[i][2][:1] in ("c", "d") if zh else words[i][0] in _EN_CONNECTIVES):
+        i += 1
+    return i
+
+
+_ZH_MODALS = frozenset({"可能", "会", "能", "能够", "可以", "应该", "应", "应当", "需要", "要", "是", "必须",
+                        "得"})
+_EN_MODALS = frozenset(_stem(w) for w in (
+    "be", "is", "are", "was", "were", "been", "can", "could", "will", "would", "shall", "should", "may",
+    "might", "must", "have", "has", "had", "do", "does", "did"))
+
+
+def _recurs(keys: list[str], at: int) -> bool:
+    """Whether the word a negation before keys[at] negates comes again later: the first word that
+    is not a modal or auxiliary ("不可能包含" negates 包含, "not be effective" effective)."""
+    i = at
+    while i + 1 < len(keys) and (keys[i] in _ZH_MODALS or keys[i] in _EN_MODALS):
+        i += 1
+    if keys[i] not in keys[i + 1:]:
+        return False
+    again = keys.index(keys[i], i + 1)
+    return any(k in _CONTRASTS for k in keys[i + 1:again])
+
+
+_CONTRASTS = frozenset({"但", "但是", "而", "而是", "却", "可是", "不过", "然而", "只是"}) | frozenset(
+    _stem(w) for w in ("but", "however", "yet", "though", "although", "still", "rather"))
+
+
+def _minor(word: _Word, zh: bool) -> bool:
+    """A word that says little by itself: a preposition, particle, conjunction or adverb (its
+    tag in Chinese), a stop word in English."""
+    return word[2][:1] in ("p", "u", "c", "d") if zh else word[1].lower() in EN_STOPWORDS
+
+
+def _opposite_chars(said: str, quoted: str, opposites: dict[str, frozenset[str]],
+                    quote: str) -> tuple[str, str] | None:
+    """Chinese words that differ only where one says the opposite of the other ("太少" and
+    "太多", "偏高" and "偏低"): the differing characters, when they are opposites and the
+    sentence's is nowhere in the quote."""
+    n = 0
+    while n < min(len(said), len(quoted)) and said[n] == quoted[n]:
+        n += 1
+    m = 0
+    while m < min(len(said), len(quoted)) - n and said[-1 - m] == quoted[-1 - m]:
+        m += 1
+    x, y = said[n:len(said) - m], quoted[n:len(quoted) - m]
+    if not (n or m) or not x or not y or x in quote or y not in opposites.get(x, ()):
+        return None
+    return said, quoted
 
 
 def _negated(keys: list[str], start: int, end: int, negations: frozenset[str]) -> bool:

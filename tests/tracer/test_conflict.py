@@ -106,6 +106,54 @@ def test_paraphrase_and_agreement_are_no_conflict() -> None:
                           "而城商行几乎没有投行部，即使有，也只是负责投资其他银行发行的理财。", "zh") is None
 
 
+def test_one_edit_unfaithful_sentences_that_the_rules_once_missed_are_conflicts() -> None:
+    # the quote's word may come again elsewhere in the sentence ("那么多沙"): the sentence's own
+    # word at that spot is still nowhere in the quote
+    assert quote_conflict("这条河的沙特别少，如果用挖沙的办法来治理，那么多沙是挖不完的。",
+                          "这条河的沙特别多，如果用挖沙的办法来治理，那么多沙是挖不完的。", "zh") == Conflict(
+        "opposite", "少", "多")
+    # a name at the start of both texts, after a connective
+    assert quote_conflict("然而，瓦良格的争议也一直存在，有研究表明它会致癌。",
+                          "但阿斯巴甜的争议也一直存在，有研究表明它会致癌。", "zh") == Conflict(
+        "name", "瓦良格", "阿斯巴甜")
+    assert quote_conflict("However, Google acquired the startup in 2014 for three billion dollars.",
+                          "But Apple acquired the startup in 2014 for three billion dollars.",
+                          "en") == Conflict("name", "Google", "Apple")
+    # words that differ only in an opposite character ("太少" and "太多")
+    assert quote_conflict("他的改革步子迈得太大，忽略了太少的不利因素，很快效果就出现下降。",
+                          "他的改革步子迈得太大，忽略了太多的不利因素，很快效果就出现下降。",
+                          "zh") == Conflict("opposite", "太少", "太多")
+    # a figure among small words ("为49284" where the quote has "49283")
+    assert quote_conflict("城镇居民人均可支配收入为49284元，名义增长3.9%。",
+                          "城镇居民人均可支配收入49283元，比上年名义增长3.9%。", "zh") == Conflict(
+        "figure", "49284", "49283")
+    # a negation before a modal negates the verb after it, which does not come again
+    assert quote_conflict("饭盒由不同材质层叠而成，其中不可能包含金属材料，金属在微波炉中可能会产生火花。",
+                          "饭盒由不同材质层叠而成，其中可能包含金属材料，金属在微波炉中可能会产生火花。",
+                          "zh") == Conflict("negation", "不可能", "")
+    # a negation in a part of the quote that the sentence does not repeat is no answer to it
+    assert quote_conflict("这首歌的曲风让人心情舒畅，不放松。",
+                          "这首歌的曲风让人心情舒畅，放松。歌手说他不会再唱这首歌了。", "zh") == Conflict(
+        "negation", "不放松", "")
+
+
+def test_the_relaxed_rules_still_leave_paraphrase_alone() -> None:
+    # the same figure, and a pronoun at the start
+    assert quote_conflict("城镇居民人均可支配收入为49283元，名义增长3.9%。",
+                          "城镇居民人均可支配收入49283元，比上年名义增长3.9%。", "zh") is None
+    assert quote_conflict("然而，它的争议也一直存在，有研究表明它会致癌。",
+                          "但阿斯巴甜的争议也一直存在，有研究表明它会致癌。", "zh") is None
+    # a capital at the very start of the quote says nothing about a name
+    assert quote_conflict("However, Google acquired the startup in 2014 for three billion dollars.",
+                          "Researchers acquired the startup in 2014 for three billion dollars.", "en") is None
+    # "not X, but X" and "并非…但…": a contrast, not a denial
+    assert quote_conflict("疫苗是有效的。", "疫苗并非百分之百有效，但它是有效的。", "zh") is None
+    # a word that comes again without a contrast between is still negated
+    assert quote_conflict("The plant is not able to grow in shade, and the plant needs full sun.",
+                          "The plant is able to grow in shade, and the plant needs full sun.",
+                          "en") == Conflict("negation", "not able", "")
+
+
 _SOUP = st.lists(st.sampled_from(
     "rose fell not no did Paris Berlin He the capital of in 1979 . ,".split()
     + "不 没有 增加 减少 的 了 曼联 利物浦 公司 批准".split()
