@@ -153,3 +153,30 @@ def test_calibrate_fits_both_languages_and_estimates_them_by_cross_validation(tm
     # held out, the sentence whose year the record contradicts is never cited: precision stays 1
     cv = next(x for x in out.stdout.splitlines() if x.strip().startswith("min_score=0.64"))
     assert "wice P1.000" in cv and "citecheck P1.000" in cv
+
+
+def test_perturb_edits_right_citations_once_and_counts_those_still_cited(tmp_path: Path) -> None:
+    sentence = "The Hollow Creek bridge was opened to traffic in 1937 after four years of work."
+    records = [{"url": "https://a.example/bridge", "title": "Hollow Creek bridge",
+                "content": f"History. {sentence} It was repainted in 1958 by the county."}]
+    other = "The Millbrook tunnel was dug under the ridge by hand."
+    tunnel = [{"url": "https://m.example/tunnel", "title": "Tunnel", "content": other}]
+    path = tmp_path / "bench.jsonl"
+    cases = [_case("wice-p1", "en", [sentence], records, [["https://a.example/bridge"]]),
+             _case("wice-p2", "en", [other], tunnel, [[]]),
+             _case("citecheck-p1", "zh", [ZH_RIGHT], ZH_RECORDS, [["https://c.example/qiao"]])]
+    path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), encoding="utf-8")
+    script = ROOT / "scripts" / "py" / "perturb.py"
+    out = subprocess.run([sys.executable, str(script), str(path), "--explain"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "made from 2 right citations (min_score 0.64)" in out.stdout
+    rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.stdout.splitlines()
+            if line.startswith(("en ", "zh "))}
+    # 1938 for 1937, "was not opened", "before" for "after", Millbrook for Hollow: each contradicts
+    # the record's own sentence, so none is cited; the uncited wice-p2 sentence is never edited
+    for kind in ("figure", "negation", "opposite", "name"):
+        assert rows[("en", kind)][:2] == ["1", "0"], out.stdout
+    assert rows[("en", "all")][:2] == ["4", "0"]
+    assert rows[("zh", "figure")][:2] == ["1", "0"]  # 长江大桥于1958年
+    assert "STILL CITED" not in out.stdout

@@ -1,0 +1,208 @@
+"""How often a one-edit unfaithful sentence is still cited: a robustness check with no labels of
+its own.
+
+    scripts/perturb [BENCH.jsonl] [--min-score X] [--explain] [--only PREFIX]
+
+For every gold sentence the tracer cites from one of its annotated supporting records (score at
+or above `min_score`), the sentence is edited once in each of four ways, each of which makes it
+say something its record does not:
+
+- figure: its first number raised by one ("1937" -> "1938", "3.9%" -> "3.8%");
+- negation: "not" after its first auxiliary ("was" -> "was not"), or "不" before its first verb;
+- opposite: its first word from the conflict check's list of opposites swapped for the opposite
+  ("increased" -> "decreased", "增长" -> "下降");
+- name: a capitalised name inside an English sentence, or a person, place or organisation in a
+  Chinese one, replaced by a name of the same sort from another case that its record never
+  mentions.
+
+Each edited sentence is scored against the same record exactly as a trace scores it
+(`tracer.pipeline.explain_support`); it counts as still cited at or above `min_score`. An edit that
+does not apply to a sentence (no number, no auxiliary) is not made. The edits are deterministic:
+the same benchmark gives the same table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import rjieba  # noqa: E402
+from benchdata import DEFAULT_BENCH, load_cases, norm_url  # noqa: E402
+
+from tracer import records as record_stage  # noqa: E402
+from tracer.conflict import _EN_OPPOSITES, _ZH_OPPOSITES, ZH_NEGATIONS  # noqa: E402
+from tracer.options import TraceOptions  # noqa: E402
+from tracer.pipeline import explain_support  # noqa: E402
+
+KINDS = ("figure", "negation", "opposite", "name")
+_NUMBER = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")
+_AUXILIARY = re.compile(r"\b(?:is|are|was|were|has|have|had|can|will|could|would|did|does|should)\b"
+                        r"(?! not\b)(?!n't)")
+_EN_NAME = re.compile(r"(?<=[a-z,;] )[A-Z][a-z]{2,}\b")
+_NOT_NAMES = frozenset(
+    "The A An In On At For Of And But Or It This That These Those He She They We I You His Her Their "
+    "Its Our My Your As By To From With When While If However Also".split())
+_ZH_NAME_TAGS = ("nr", "ns", "nt")
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    out = []
+    for pair in text.split():
+        a, b = pair.split(":")
+        out += [(a, b), (b, a)]
+    return out
+
+
+EN_OPPOSITE_WORDS = _pairs(_EN_OPPOSITES)
+ZH_OPPOSITE_WORDS = _pairs(_ZH_OPPOSITES)
+
+
+@dataclass(frozen=True)
+class Edit:
+    kind: str
+    sentence: str
+
+
+def _bump(number: str) -> str:
+    """The number raised by one in its last digit's place ("1937" -> "1938", "3.9" -> "4.0")."""
+    digits = number.replace(",", "")
+    if "." in digits:
+        whole, frac = digits.split(".", 1)
+        step = 10 ** -len(frac)
+        return f"{float(digits) + step:.{len(frac)}f}"
+    return str(int(digits) + 1)
+
+
+def _names(cases: list[dict[str, Any]]) -> tuple[list[str], dict[str, list[str]]]:
+    """Every English capitalised name and Chinese name (by rjieba tag) in the gold sentences."""
+    en: set[str] = set()
+    zh: dict[str, set[str]] = {t: set() for t in _ZH_NAME_TAGS}
+    for case in cases:
+        for g in case["gold"]:
+            sentence = case["report"][g["start"]:g["end"]]
+            if case["lang"] == "zh":
+                for word, tag in rjieba.tag(sentence):
+                    if tag in zh and len(word) >= 2:
+                        zh[tag].add(word)
+            else:
+                en.update(m.group(0) for m in _EN_NAME.finditer(sentence) if m.group(0) not in _NOT_NAMES)
+    return sorted(en), {t: sorted(v) for t, v in zh.items()}
+
+
+def edits(sentence: str, lang: str, record_text: str, en_names: list[str],
+          zh_names: dict[str, list[str]], seed: int) -> Iterator[Edit]:
+    """The one-edit unfaithful versions of `sentence` that apply to it (see the module's text)."""
+    m = _NUMBER.search(sentence)
+    if m:
+        yield Edit("figure", sentence[:m.start()] + _bump(m.group(0)) + sentence[m.end():])
+    low_record = record_text.lower()
+    if lang == "zh":
+        spans, pos = [], 0
+        for word, tag in rjieba.tag(sentence):
+            spans.append((pos, pos + len(word), word, tag))
+            pos += len(word)
+        if not any(n in sentence for n in ZH_NEGATIONS):
+            verb = next((s for s in spans if s[3] == "v" and len(s[2]) >= 2), None)
+            if verb:
+                yield Edit("negation", sentence[:verb[0]] + "不" + sentence[verb[0]:])
+        for start, end, word, _tag in spans:
+            other = next((b for a, b in ZH_OPPOSITE_WORDS if a == word), None)
+            if other:
+                yield Edit("opposite", sentence[:start] + other + sentence[end:])
+                break
+        names = [s for s in spans if s[3] in _ZH_NAME_TAGS and len(s[2]) >= 2]
+        if names:
+            start, end, word, tag = names[seed % len(names)]
+            pool = [n for n in zh_names[tag] if n not in record_text and n not in sentence]
+            if pool:
+                yield Edit("name", sentence[:start] + pool[seed % len(pool)] + sentence[end:])
+        return
+    if not re.search(r"\bnot\b|n't\b", sentence):
+        aux = _AUXILIARY.search(sentence)
+        if aux:
+            yield Edit("negation", sentence[:aux.end()] + " not" + sentence[aux.end():])
+    for a, b in EN_OPPOSITE_WORDS:
+        hit = re.search(rf"\b{a}\b", sentence)
+        if hit:
+            yield Edit("opposite", sentence[:hit.start()] + b + sentence[hit.end():])
+            break
+    names = [n for n in _EN_NAME.finditer(sentence) if n.group(0) not in _NOT_NAMES]
+    if names:
+        n = names[seed % len(names)]
+        pool = [p for p in en_names if p.lower() not in low_record and p.lower() not in sentence.lower()]
+        if pool:
+            yield Edit("name", sentence[:n.start()] + pool[seed % len(pool)] + sentence[n.end():])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("bench", nargs="?", type=Path, default=DEFAULT_BENCH)
+    ap.add_argument("--min-score", type=float, default=None, help="default: the tracer's own")
+    ap.add_argument("--explain", action="store_true", help="list the edited sentences still cited")
+    ap.add_argument("--only", help="only cases whose id starts with this")
+    args = ap.parse_args()
+
+    cases = load_cases(args.bench)
+    if args.only:
+        cases = [c for c in cases if c["id"].startswith(args.only)]
+    options = TraceOptions(min_score=args.min_score).validated()
+    threshold = options.threshold
+    en_names, zh_names = _names(load_cases(args.bench))
+    counts: Counter[tuple[str, str, str]] = Counter()
+    bases = 0
+    for case in cases:
+        recs, _warnings = record_stage.normalize_records(case["records"])
+        for gi, g in enumerate(case["gold"]):
+            sentence = case["report"][g["start"]:g["end"]]
+            annotated = g.get("supporting_urls", []) + g.get("partially_supporting_urls", [])
+            right = {norm_url(u) for u in annotated}
+            for rec in recs:
+                if norm_url(rec.url) not in right:
+                    continue
+                base = explain_support(sentence, case["records"], rec.index, options, case["lang"])
+                if base is None or base.score < threshold:
+                    continue
+                bases += 1
+                seed = sum(map(ord, case["id"])) + gi
+                for edit in edits(sentence, case["lang"], f"{rec.title} {rec.content}", en_names, zh_names,
+                                  seed):
+                    got = explain_support(edit.sentence, case["records"], rec.index, options, case["lang"])
+                    key = (case["lang"], edit.kind)
+                    counts[key + ("made",)] += 1
+                    if got is None:
+                        continue
+                    if got.score >= threshold:
+                        counts[key + ("cited",)] += 1
+                        if args.explain:
+                            quote = rec.content[got.evidence_start:got.evidence_end]
+                            print(f"  STILL CITED [{case['id']}] {edit.kind} score={got.score:.3f} "
+                                  f"(was {base.score:.3f}) match={got.match}\n"
+                                  f"     sentence: {edit.sentence}\n     quote:    {quote[:300]!r}")
+                    elif got.match == "contradicted":
+                        counts[key + ("contradicted",)] += 1
+    print(f"one-edit unfaithful sentences made from {bases} right citations (min_score {threshold:.2f}):")
+    print(f"{'lang':<5} {'edit':<9} {'made':>5} {'still cited':>12} {'contradicted':>13}")
+    for lang in ("en", "zh"):
+        for kind in (*KINDS, "all"):
+            kinds = KINDS if kind == "all" else (kind,)
+            made = sum(counts[(lang, k, "made")] for k in kinds)
+            if not made:
+                continue
+            cited = sum(counts[(lang, k, "cited")] for k in kinds)
+            contradicted = sum(counts[(lang, k, "contradicted")] for k in kinds)
+            print(f"{lang:<5} {kind:<9} {made:5d} {cited:6d} ({cited / made:.2f}) {contradicted:6d} "
+                  f"({contradicted / made:.2f})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
