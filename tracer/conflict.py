@@ -95,7 +95,9 @@ _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, 
 
 @dataclass(frozen=True, slots=True)
 class Conflict:
-    """Where a quote contradicts a sentence: `kind` is "opposite", "negation", "figure" or "name";
+    """Where a quote contradicts a sentence: `kind` is "opposite", "negation", "figure" or "name"
+    (or "figures", which `tracer.verify` adds: figures the record states nowhere, and the quote's
+    figures of their sort);
     `sentence_says` and `quote_says` are the two texts' words at that spot (one of them empty
     for a negation only one side has)."""
 
@@ -104,6 +106,9 @@ class Conflict:
     quote_says: str
 
     def describe(self) -> str:
+        if self.kind == "figures":  # from the number check: the record states none of them
+            return (f"its quote states {self.quote_says} where the sentence says {self.sentence_says}, "
+                    "which the record does not state")
         if self.kind == "negation":
             if self.quote_says:
                 return f'its quote negates it ("{self.quote_says}")'

@@ -38,6 +38,10 @@ class Tuning:
     near_miss_floor: float = 0.1       # an unsupported sentence names its closest record from this score
     evidence_context: int = 300      # a quote longer than twice this is cut around the claim
     evidence_pair_gain: float = 0.15  # a quote takes in the next record sentence if it adds this much
+    # Report languages in which a figure the record states nowhere, where the evidence quote states
+    # another of its sort, contradicts the sentence (never cited). Not English by default: dev's
+    # English annotations count such a sentence as partly supported (docs/quality.md).
+    figure_conflicts: tuple[str, ...] = ("zh",)
     # Logistic support model over tracer.verify.FEATURES, one per language (Chinese reports are
     # scored on character bigrams, English on stemmed words); fitted by scripts/calibrate on
     # the dev benchmark with the numbers weight held >= 1 (a number or date the record does not

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -281,7 +282,8 @@ def _unsupported_reason(have_records: bool, closest: NearMiss | None) -> str:
     if closest is not None and closest.conflict:
         parts.append(f"contradicts it: {closest.conflict}")
     # the figures it does not state, unless the conflict already names them all ("21" for "18")
-    named = closest is not None and all(f'"{v}"' in closest.conflict for v in closest.unstated)
+    named = closest is not None and all(
+        re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", closest.conflict) for v in closest.unstated)
     if closest is not None and closest.unstated and not named:
         instead = f" (its quote states {', '.join(closest.quote_figures)})" if closest.quote_figures else ""
         parts.append(f"does not state {', '.join(closest.unstated)}{instead}")

@@ -388,8 +388,19 @@ class Verifier:
         if key not in self._conflicts:
             start, end = self.evidence_span(sentence, pid)
             quote = self.records[self.index.passages[pid].record].content[start:end]
-            self._conflicts[key] = quote_conflict(sentence_query(sentence), quote, self.index.lang)
+            got = quote_conflict(sentence_query(sentence), quote, self.index.lang)
+            if got is None and self.index.lang in self.tuning.figure_conflicts:
+                got = self._figures_instead(sentence, self.index.passages[pid].record, quote)
+            self._conflicts[key] = got
         return self._conflicts[key]
+
+    def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
+        """A figure of the sentence that the record states nowhere, where the quote states
+        another of its sort ("2019" against a quote's "2018", "8号" against "7号"): the quote
+        contradicts the sentence (`Tuning.figure_conflicts` says for which languages)."""
+        unstated = self.unstated_numbers_in(sentence, record)
+        instead = self.figures_instead_in(sentence, record, quote) if unstated else []
+        return Conflict("figures", ", ".join(unstated), ", ".join(instead)) if instead else None
 
     def with_evidence_span(self, sentence: str, pid: int, support: Support) -> Support:
         start, end = self.evidence_span(sentence, pid)

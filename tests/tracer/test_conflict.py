@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tracer.conflict import Conflict, quote_conflict
-from tracer.options import TraceOptions
+from tracer.options import TraceOptions, Tuning
 from tracer.pipeline import trace
 
 CLIMATE = {"url": "https://climate.example/ice", "title": "Climate", "content": (
@@ -196,3 +196,39 @@ def test_the_reason_names_the_conflict_and_the_figures_the_conflict_does_not() -
     assert u.reason == ("no record supports this sentence; the closest contradicts it: its quote says "
                         '"Berlin" where the sentence says "Paris"; does not state 1990 '
                         "(its quote states 1991)")
+
+
+SUPOR_ZH = {"url": "https://a.example/supor", "title": "苏泊尔业绩", "content": (
+    "据快报显示，苏泊尔2018年上半年营收为88.49亿元，较上年同期增长25.27%。公司表示将继续扩大小家电业务。")}
+SUPOR_EN = {"url": "https://a.example/supor-en", "title": "Supor results", "content": (
+    "According to the flash report, Supor posted revenue of 8.849 billion yuan in the first half of "
+    "2018, up 25.27% year on year. The company plans to expand.")}
+
+
+def test_a_figure_the_record_lacks_where_its_quote_states_another_contradicts_a_chinese_sentence() -> None:
+    # reworded, so no word-level spot differs; the record states 2018 and never 2019
+    wrong = "在2019年上半年，苏泊尔的营业收入为88.49亿元，同比增长25.27%。"
+    result = trace(f"## 业绩\n\n{wrong}\n", [SUPOR_ZH, OTHER])
+    assert result.citations == ()
+    (u,) = result.unsupported
+    assert u.closest is not None and u.closest.score <= 0.3
+    said = "its quote states 2018 where the sentence says 2019, which the record does not state"
+    assert u.closest.conflict == said
+    # the conflict names the figure, so the reason does not repeat it
+    assert u.reason == f"no record supports this sentence; the closest contradicts it: {said}"
+    right = trace(f"## 业绩\n\n{wrong.replace('2019', '2018')}\n", [SUPOR_ZH, OTHER])
+    assert all(u.closest is None or not u.closest.conflict for u in right.unsupported)
+
+
+def test_english_counts_a_figure_the_record_lacks_only_when_asked_to() -> None:
+    wrong = "In the first half of 2019, Supor reported revenue of 8.849 billion yuan, up 25.27% year on year."
+    report = f"## Results\n\n{wrong}\n"
+    # by default, partly supported (dev's English annotations say so): cited
+    assert [c.sentence for c in trace(report, [SUPOR_EN, OTHER]).citations] == [wrong]
+    strict = TraceOptions(tuning=Tuning(figure_conflicts=("zh", "en")))
+    result = trace(report, [SUPOR_EN, OTHER], strict)
+    assert result.citations == ()
+    (u,) = result.unsupported
+    assert u.closest is not None
+    assert u.closest.conflict == ("its quote states 2018 where the sentence says 2019, "
+                                  "which the record does not state")
