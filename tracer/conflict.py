@@ -96,8 +96,8 @@ _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, 
 @dataclass(frozen=True, slots=True)
 class Conflict:
     """Where a quote contradicts a sentence: `kind` is "opposite", "negation", "figure" or "name"
-    (or "figures", which `tracer.verify` adds: figures the record states nowhere, and the quote's
-    figures of their sort);
+    (`quote_conflict`), "addition" (`quote_addition`) or "figures" (from `tracer.verify`: figures
+    the record states nowhere, and the quote's figures of their sort);
     `sentence_says` and `quote_says` are the two texts' words at that spot (one of them empty
     for a negation only one side has)."""
 
@@ -109,6 +109,8 @@ class Conflict:
         if self.kind == "figures":  # from the number check: the record states none of them
             return (f"its quote states {self.quote_says} where the sentence says {self.sentence_says}, "
                     "which the record does not state")
+        if self.kind == "addition":
+            return f'the sentence adds "{self.sentence_says}", which the record never states'
         if self.kind == "negation":
             if self.quote_says:
                 return f'its quote negates it ("{self.quote_says}")'
@@ -252,6 +254,33 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                     and _is_name_run(a[s1:i2], zh) and _is_name_run(b[t1:j2], zh) \
                     and not _part_of_a_name(a, i2, zh):
                 return Conflict("name", _said(a, s1, i2), _said(b, t1, j2))
+    return None
+
+
+def quote_addition(sentence: str, quote: str, record: str) -> Conflict | None:
+    """A Chinese sentence that copies its quote but adds a noun or time the record never states
+    ("2023年春节档首日票房冠军" against "2023春节档票房冠军"): it claims more than its source says.
+    At least 70% of the sentence's words align, and the added words (one or two, two characters
+    or more) stand between two aligned words or more on each side."""
+    a = _sentence_words(sentence, True)
+    b = _zh_words(quote)
+    if not a or not b:
+        return None
+    ka = [k for k, _w, _t in a]
+    ops = difflib.SequenceMatcher(None, ka, [k for k, _w, _t in b], autojunk=False).get_opcodes()
+    if sum(i2 - i1 for tag, i1, i2, _j1, _j2 in ops if tag == "equal") < 0.7 * len(ka):
+        return None
+    for k, (tag, i1, i2, _j1, _j2) in enumerate(ops):
+        if tag != "delete" or i2 - i1 > 2 or not 0 < k < len(ops) - 1:
+            continue
+        if ops[k - 1][0] != "equal" or ops[k + 1][0] != "equal" \
+                or min(ops[k - 1][2] - ops[k - 1][1], ops[k + 1][2] - ops[k + 1][1]) < 2:
+            continue
+        added = a[i1:i2]
+        text = "".join(w for _k, w, _t in added)
+        if len(text) >= 2 and all(t[:1] in ("n", "t") for _k, _w, t in added) \
+                and not any(w in record for _k, w, _t in added):
+            return Conflict("addition", text, "")
     return None
 
 

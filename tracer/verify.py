@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from rapidfuzz import fuzz
 
-from tracer.conflict import Conflict, quote_conflict
+from tracer.conflict import Conflict, quote_addition, quote_conflict
 from tracer.models import Record, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
@@ -391,6 +391,9 @@ class Verifier:
             got = quote_conflict(sentence_query(sentence), quote, self.index.lang)
             if got is None and self.index.lang in self.tuning.figure_conflicts:
                 got = self._figures_instead(sentence, self.index.passages[pid].record, quote)
+            if got is None and self.index.lang == "zh":
+                got = quote_addition(sentence_query(sentence), quote,
+                                     self.records[self.index.passages[pid].record].content)
             self._conflicts[key] = got
         return self._conflicts[key]
 

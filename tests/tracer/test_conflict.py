@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracer.conflict import Conflict, quote_conflict
+from tracer.conflict import Conflict, quote_addition, quote_conflict
 from tracer.options import TraceOptions, Tuning
 from tracer.pipeline import trace
 
@@ -232,3 +232,22 @@ def test_english_counts_a_figure_the_record_lacks_only_when_asked_to() -> None:
     assert u.closest is not None
     assert u.closest.conflict == ("its quote states 2018 where the sentence says 2019, "
                                   "which the record does not state")
+
+
+def test_a_chinese_sentence_that_adds_a_noun_its_record_never_states_claims_more_than_it() -> None:
+    quote = "2023春节档票房冠军是《满江红》，总票房超过45亿元。"
+    added = "2023年春节档首日票房冠军是《满江红》。"
+    assert quote_addition(added, quote, quote) == Conflict("addition", "首日", "")
+    said = 'the sentence adds "首日", which the record never states'
+    assert Conflict("addition", "首日", "").describe() == said
+    # stated elsewhere in the record, or no noun added (a particle, an adjective): no addition
+    assert quote_addition(added, quote, quote + "首日票房同样领先。") is None
+    assert quote_addition("2023年春节档的票房冠军是《满江红》。", quote, quote) is None
+    assert quote_addition("2023年春节档非常火爆的票房冠军是《满江红》。", quote, quote) is None
+    record = {"url": "https://film.example/box", "title": "春节档", "content": quote}
+    result = trace(f"## 票房\n\n{added}\n", [record, OTHER])
+    assert result.citations == ()
+    (u,) = result.unsupported
+    assert u.closest is not None and u.closest.score <= 0.3
+    assert u.reason == ('no record supports this sentence; the closest contradicts it: the sentence adds '
+                        '"首日", which the record never states')
