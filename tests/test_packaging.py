@@ -124,6 +124,7 @@ def test_the_dockerfile_build_context_installs_and_serves(tmp_path: Path) -> Non
     proc = subprocess.Popen([sys.executable, "-c", _SERVE, str(target), str(ROOT), "serve", *args],
                             cwd=app, env=run_env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
+    failure: BaseException | None = None
     try:
         channel = grpc.insecure_channel(f"127.0.0.1:{ports[0]}")
         grpc.channel_ready_future(channel).result(timeout=60)
@@ -143,8 +144,12 @@ def test_the_dockerfile_build_context_installs_and_serves(tmp_path: Path) -> Non
         with urllib.request.urlopen(f"http://127.0.0.1:{ports[1]}/metrics", timeout=10) as page:
             assert b"source_tracer_requests_total" in page.read()
         channel.close()
+    except BaseException as exc:  # re-raised below with the server's log
+        failure = exc
     finally:
         proc.terminate()
         _, err = proc.communicate(timeout=60)
+    if failure is not None:  # say what the server said, so a failure under load can be read
+        raise AssertionError(f"{failure!r}; the server's log:\n{err[-3000:]}") from failure
     assert proc.returncode == 0, err[-3000:]
     assert '"event":"serving"' in err.replace(" ", "") and '"host":"0.0.0.0"' in err.replace(" ", "")
