@@ -223,6 +223,15 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
             if tag == "delete" and not _negated(kb, *span_b, negations) and _negated(ka, i1, i2, negations) \
                     and not _recurs(ka, i2):
                 return Conflict("negation", _said(a, i1, i2 + 1), "")
+        # a negation where the other text affirms ("was not ahead" for "was also ahead", "without
+        # the bass" for "with the bass", "不来自" for "全都来自"), either way round
+        if tag == "replace" and before and after and len(said) == 1 and len(quoted) == 1:
+            if _affirms(quoted[0], said[0], negations) and not _negated(kb, *span_b, negations) \
+                    and not _recurs(ka, i2):
+                return Conflict("negation", _said(a, i1, i2 + 1), "")
+            if _affirms(said[0], quoted[0], negations) and not _negated(ka, *span_a, negations) \
+                    and not _recurs(kb, j2):
+                return Conflict("negation", "", _said(b, j1, j2 + 1))
         if tag == "replace" and before and after and len(said) == 1 and len(quoted) == 1 \
                 and said[0] not in in_b:
             fx, fy = _figure_value(said[0]), _figure_value(quoted[0])
@@ -255,6 +264,18 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                     and not _part_of_a_name(a, i2, zh):
                 return Conflict("name", _said(a, s1, i2), _said(b, t1, j2))
     return None
+
+
+def aligned_share(sentence: str, quote: str, lang: str) -> float:
+    """The share of the sentence's words that the quote repeats in order (what `quote_conflict`
+    needs to be at least one half before it reads a change)."""
+    zh = lang == "zh"
+    a = [k for k, _w, _t in _sentence_words(sentence, zh)]
+    b = [k for k, _w, _t in (_zh_words(quote) if zh else _en_words(quote))]
+    if not a:
+        return 0.0
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    return sum(i2 - i1 for tag, i1, i2, _j1, _j2 in ops if tag == "equal") / len(a)
 
 
 def quote_addition(sentence: str, quote: str, record: str) -> Conflict | None:
@@ -314,6 +335,21 @@ def _recurs(keys: list[str], at: int) -> bool:
         return False
     again = keys.index(keys[i], i + 1)
     return any(k in _CONTRASTS for k in keys[i + 1:again])
+
+
+_AFFIRMING = frozenset({"都", "也", "全", "全都", "均", "就", "总是", "一直", "经常", "通常", "确实", "已经",
+                        "还", "仍", "仍然"}) | frozenset(_stem(w) for w in (
+    "also", "still", "always", "indeed", "often", "usually", "generally", "commonly", "typically",
+    "frequently", "already", "actually", "certainly", "definitely", "too"))
+_POSITIVE = {_stem(neg): frozenset(_stem(w) for w in pos.split()) for neg, pos in (
+    ("without", "with"), ("never", "ever always"), ("cannot", "can"), ("neither", "either both"),
+    ("nor", "or and"), ("none", "all some"), ("no", "a an the some"))}
+
+
+def _affirms(word: str, negation: str, negations: frozenset[str]) -> bool:
+    """Whether `word` stands where `negation` (one of `negations`) would deny: an affirming
+    adverb ("also", "always", "都") or the negation's positive form ("with" for "without")."""
+    return negation in negations and (word in _AFFIRMING or word in _POSITIVE.get(negation, ()))
 
 
 _CONTRASTS = frozenset({"但", "但是", "而", "而是", "却", "可是", "不过", "然而", "只是"}) | frozenset(

@@ -82,23 +82,47 @@ def match_deterministic(
 
 def _checked(sentence: Sentence, scored: list[Candidate], verifier: Verifier,
              threshold: float) -> list[Candidate]:
-    """`scored`, each candidate that could be chosen (at or above `threshold`) checked for a
-    quote that contradicts the sentence (`Verifier.unless_contradicted`)."""
-    return [replace(c, support=verifier.unless_contradicted(sentence.text, c.passage, c.support))
-            if c.support.score >= threshold else c for c in scored]
+    """`scored`, each record that could be chosen (a passage at or above `threshold`) checked for
+    a quote that contradicts the sentence (`Verifier.unless_contradicted`) on its best passage.
+    A record whose best passage contradicts the sentence is contradicted: its other passages,
+    which match the sentence less well, do not stand for it."""
+    contradicted: dict[int, Candidate] = {}
+    checked: set[int] = set()
+    for cand in sorted(scored, key=lambda c: (-c.support.score, c.passage)):
+        if cand.record in checked or cand.support.score < threshold:
+            continue
+        checked.add(cand.record)
+        support = verifier.unless_contradicted(sentence.text, cand.passage, cand.support)
+        if support.match == CONTRADICTED:
+            contradicted[cand.record] = replace(cand, support=support)
+    return [_capped(c, contradicted[c.record]) if c.record in contradicted else c for c in scored]
+
+
+def _capped(cand: Candidate, best: Candidate) -> Candidate:
+    """`cand`, a passage of a record whose best passage `best` contradicts the sentence."""
+    if cand.passage == best.passage:
+        return best
+    support = replace(cand.support, score=min(cand.support.score, CONFLICT_SCORE), match=CONTRADICTED)
+    return replace(cand, support=support)
 
 
 def _closest(sentence: Sentence, scored: Sequence[Candidate], verifier: Verifier) -> Candidate:
     """The best candidate once those whose quote contradicts the sentence count at most
-    CONFLICT_SCORE: checked best first, until one stands or the rest score no more than that."""
+    CONFLICT_SCORE: checked best first, until one stands or the rest score no more than that. A
+    record whose best passage is contradicted is contradicted (its other passages are not
+    checked and do not stand)."""
     ranked = sorted(scored, key=lambda c: (-c.support.score, c.record, c.passage))
     seen: list[Candidate] = []
+    against: set[int] = set()
     for i, cand in enumerate(ranked):
         if cand.support.score <= CONFLICT_SCORE:
             return _best(seen + ranked[i:])
+        if cand.record in against:
+            continue
         cand = replace(cand, support=verifier.unless_contradicted(sentence.text, cand.passage, cand.support))
         if cand.support.match != CONTRADICTED:
             return cand
+        against.add(cand.record)
         seen.append(cand)
     return _best(seen)
 

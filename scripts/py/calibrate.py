@@ -144,8 +144,8 @@ def fit_rounds(rows: list[Row], start: np.ndarray, rounds: int, l2: float) -> np
 
 def score(rows: list[Row], w: np.ndarray) -> np.ndarray:
     """Each row's score as the verifier gives it: its best passage, a near-verbatim passage (every
-    number stated) at least NEAR_EXACT_SCORE, a contradicted one at most CONFLICT_SCORE, an exact
-    quote 1.0."""
+    number stated) at least NEAR_EXACT_SCORE, at most CONFLICT_SCORE when that best passage is
+    contradicted, an exact quote 1.0."""
     fuzzy, numbers, length = (FEATURES.index(k) for k in ("fuzzy", "numbers", "length"))
     out = []
     for r in rows:
@@ -154,7 +154,8 @@ def score(rows: list[Row], w: np.ndarray) -> np.ndarray:
         near = ((v[:, fuzzy] >= NEAR_EXACT_FUZZY) & (v[:, numbers] == 1.0)
                 & (v[:, length] >= NEAR_EXACT_MIN_LENGTH))
         s = np.where(near, np.maximum(s, NEAR_EXACT_SCORE), s)
-        out.append(1.0 if r.exact else float(np.max(np.where(r.conflicts, np.minimum(s, CONFLICT_SCORE), s))))
+        best = int(np.argmax(s))  # a record whose best passage is contradicted is contradicted
+        out.append(1.0 if r.exact else float(min(s[best], CONFLICT_SCORE) if r.conflicts[best] else s[best]))
     return np.array(out)
 
 

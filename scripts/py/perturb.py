@@ -39,9 +39,10 @@ import rjieba  # noqa: E402
 from benchdata import DEFAULT_BENCH, load_cases, norm_url  # noqa: E402
 
 from tracer import records as record_stage  # noqa: E402
-from tracer.conflict import _EN_OPPOSITES, _ZH_OPPOSITES, ZH_NEGATIONS  # noqa: E402
+from tracer.conflict import _EN_OPPOSITES, _ZH_OPPOSITES, ZH_NEGATIONS, aligned_share  # noqa: E402
 from tracer.options import TraceOptions  # noqa: E402
 from tracer.pipeline import explain_support  # noqa: E402
+from tracer.verify import sentence_query  # noqa: E402
 
 KINDS = ("figure", "negation", "opposite", "name")
 _NUMBER = re.compile(r"(?<![\d.,])\d+(?:[.,]\d+)*")
@@ -172,16 +173,20 @@ def main() -> int:
                 if base is None or base.score < threshold:
                     continue
                 bases += 1
+                quote = rec.content[base.evidence_start:base.evidence_end]
+                repeats = aligned_share(sentence_query(sentence), quote, case["lang"]) >= 0.5
                 seed = sum(map(ord, case["id"])) + gi
                 for edit in edits(sentence, case["lang"], f"{rec.title} {rec.content}", en_names, zh_names,
                                   seed):
                     got = explain_support(edit.sentence, case["records"], rec.index, options, case["lang"])
                     key = (case["lang"], edit.kind)
                     counts[key + ("made",)] += 1
+                    counts[key + ("made", "repeats")] += repeats
                     if got is None:
                         continue
                     if got.score >= threshold:
                         counts[key + ("cited",)] += 1
+                        counts[key + ("cited", "repeats")] += repeats
                         if args.explain:
                             quote = rec.content[got.evidence_start:got.evidence_end]
                             print(f"  STILL CITED [{case['id']}] {edit.kind} score={got.score:.3f} "
@@ -190,7 +195,10 @@ def main() -> int:
                     elif got.match == "contradicted":
                         counts[key + ("contradicted",)] += 1
     print(f"one-edit unfaithful sentences made from {bases} right citations (min_score {threshold:.2f}):")
-    print(f"{'lang':<5} {'edit':<9} {'made':>5} {'still cited':>12} {'contradicted':>13}")
+    print("(the last two columns: only sentences whose right citation quotes them, at least half of")
+    print(" their words in order, the case the word-level conflict check reads)")
+    print(f"{'lang':<5} {'edit':<9} {'made':>5} {'still cited':>12} {'contradicted':>13} "
+          f"{'quoted: made':>13} {'still cited':>12}")
     for lang in ("en", "zh"):
         for kind in (*KINDS, "all"):
             kinds = KINDS if kind == "all" else (kind,)
@@ -199,8 +207,11 @@ def main() -> int:
                 continue
             cited = sum(counts[(lang, k, "cited")] for k in kinds)
             contradicted = sum(counts[(lang, k, "contradicted")] for k in kinds)
+            quoted = sum(counts[(lang, k, "made", "repeats")] for k in kinds)
+            quoted_cited = sum(counts[(lang, k, "cited", "repeats")] for k in kinds)
+            share = f"({quoted_cited / quoted:.2f})" if quoted else ""
             print(f"{lang:<5} {kind:<9} {made:5d} {cited:6d} ({cited / made:.2f}) {contradicted:6d} "
-                  f"({contradicted / made:.2f})")
+                  f"({contradicted / made:.2f}) {quoted:13d} {quoted_cited:5d} {share:>6}")
     return 0
 
 

@@ -137,6 +137,44 @@ def test_one_edit_unfaithful_sentences_that_the_rules_once_missed_are_conflicts(
         "negation", "不放松", "")
 
 
+def test_a_negation_where_the_quote_affirms_is_a_conflict() -> None:
+    # an affirming adverb, or the negation's positive form, in the negation's place
+    assert quote_conflict("The album was not very much ahead of its time, with the bass sounds they made.",
+                          "The album was also very much ahead of its time, with the bass sounds they made.",
+                          "en") == Conflict("negation", "not very", "")
+    assert quote_conflict("The album was very much ahead of its time, without the bass sounds they made.",
+                          "The album was very much ahead of its time, with the bass sounds they made.",
+                          "en") == Conflict("negation", "without the", "")
+    assert quote_conflict("The drug is always used in children under five.",
+                          "The drug is never used in children under five.", "en") == Conflict(
+        "negation", "", "never used")
+    assert quote_conflict("这款底料的香气不来自天然香料，如草果、香叶、八角。",
+                          "这款底料的香气都来自天然香料，如草果、香叶、八角。", "zh") == Conflict(
+        "negation", "不来自", "")
+    # "not often" and "rarely" say the same
+    assert quote_conflict("The drug is not often used in children under five.",
+                          "The drug is rarely used in children under five.", "en") is None
+
+
+def test_a_record_whose_best_passage_contradicts_the_sentence_is_not_cited_by_another() -> None:
+    filler = " ".join(f"Unrelated note {i} about local weather and the harbour." for i in range(40))
+    content = ("Critics wrote that the debut album Northern Lights by Mara Quinn was very much ahead of its "
+               "time, with the bass and electro sounds that her producers made. " + filler + " Later, Mara "
+               "Quinn said the debut album Northern Lights and its bass and electro sounds were made with "
+               "her producers ahead of its time of release.")
+    record = {"url": "https://music.example/quinn", "title": "Mara Quinn", "content": content}
+    negated = ("Critics wrote that the debut album Northern Lights by Mara Quinn was not very much ahead of "
+               "its time, with the bass and electro sounds that her producers made.")
+    result = trace(f"# Music\n\n{negated}\n", [record, OTHER])
+    assert result.stats.passages >= 3  # the record is cut in two; its second passage alone scores 0.79
+    assert result.citations == ()
+    (u,) = result.unsupported
+    assert u.closest is not None and u.closest.score <= 0.3
+    assert u.closest.conflict == 'the sentence negates its quote ("not very")'
+    affirmed = negated.replace("was not very", "was very")
+    assert [c.sentence for c in trace(f"# Music\n\n{affirmed}\n", [record, OTHER]).citations] == [affirmed]
+
+
 def test_the_relaxed_rules_still_leave_paraphrase_alone() -> None:
     # the same figure, and a pronoun at the start
     assert quote_conflict("城镇居民人均可支配收入为49283元，名义增长3.9%。",
