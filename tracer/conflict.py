@@ -166,10 +166,20 @@ def _part_of_a_name(words: tuple[_Word, ...], at: int, zh: bool) -> bool:
     "参议员奥巴马"), not another name."""
     if not 0 <= at < len(words):
         return False
-    _key, word, tag = words[at]
+    key, word, tag = words[at]
     if zh:
         return tag[:2] in ("nr", "ns", "nt", "nz")
-    return word[:1].isupper() and word.lower() not in _NOT_NAMES
+    # a generic head ("County", "River") names a kind of thing: the changed word is the name
+    return word[:1].isupper() and word.lower() not in _NOT_NAMES and key not in _GENERIC_HEADS
+
+
+_GENERIC_HEADS = frozenset(_stem(w) for w in (
+    "county", "river", "lake", "island", "islands", "street", "road", "avenue", "bridge", "park",
+    "mountain", "mountains", "city", "state", "province", "district", "region", "valley", "bay", "sea",
+    "ocean", "university", "college", "school", "hospital", "church", "cathedral", "airport",
+    "station", "company", "corporation", "party", "award", "awards", "prize", "cup", "league",
+    "championship", "festival", "museum", "gallery", "hotel", "theatre", "theater", "stadium",
+    "act", "treaty", "war", "battle", "index"))
 
 
 def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
@@ -197,9 +207,12 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
             continue
         flank_before = ops[k - 1][2] - ops[k - 1][1] if k > 0 and ops[k - 1][0] == "equal" else 0
         flank_after = ops[k + 1][2] - ops[k + 1][1] if k + 1 < len(ops) and ops[k + 1][0] == "equal" else 0
-        before, after = flank_before > 0, flank_after > 0
-        if not (before or after):
+        if not (flank_before or flank_after):
             continue
+        before, after = flank_before > 0, flank_after > 0
+        # for a figure, the end of both texts is as good a flank as a word, when two words or
+        # more align before it ("… released in April 2011." against "… released in April 2010.")
+        ends = i2 == len(ka) and j2 == len(kb) and flank_before >= 2
         said, quoted = ka[i1:i2], kb[j1:j2]
         # one word for its opposite, each absent from the other text; not when a negation takes
         # part in the change ("did not increase" for "decreased" says the same)
@@ -232,12 +245,12 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
             if _affirms(said[0], quoted[0], negations) and not _negated(ka, *span_a, negations) \
                     and not _recurs(kb, j2):
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
-        if tag == "replace" and before and after and len(said) == 1 and len(quoted) == 1 \
+        if tag == "replace" and before and (after or ends) and len(said) == 1 and len(quoted) == 1 \
                 and said[0] not in in_b:
             fx, fy = _figure_value(said[0]), _figure_value(quoted[0])
             if fx is not None and fy is not None and fx != fy:  # "2022款" where the quote has "2021款"
                 return Conflict("figure", a[i1][1], b[j1][1])
-        if tag == "replace" and before and after and (len(said) > 1 or len(quoted) > 1):
+        if tag == "replace" and before and (after or ends) and (len(said) > 1 or len(quoted) > 1):
             fa = [i for i in range(i1, i2) if _figure_value(ka[i]) is not None]
             fb = [j for j in range(j1, j2) if _figure_value(kb[j]) is not None]
             if len(fa) == 1 and len(fb) == 1 and ka[fa[0]] not in in_b \

@@ -156,6 +156,19 @@ def test_a_negation_where_the_quote_affirms_is_a_conflict() -> None:
                           "The drug is rarely used in children under five.", "en") is None
 
 
+def test_a_figure_at_the_end_and_a_name_before_a_generic_head_are_read() -> None:
+    released = "Gauthe was arrested for violating the sex offender law and was released in April"
+    assert quote_conflict(f"{released} 2011.", f"{released} 2010.", "en") == Conflict(
+        "figure", "2011", "2010")
+    # "County" names a kind of place, so the word before it is the name that changed
+    assert quote_conflict("Harney died in 1889, months after Baker County was named for him.",
+                          "Harney died in 1889, months after Harney County was named for him.",
+                          "en") == Conflict("name", "Baker", "Harney")
+    # the end of the text is no flank for a Chinese word: "科研活动" and "科研" say the same
+    assert quote_conflict("中国误入美国的无人飞艇用于气象等科研活动。",
+                          "该飞艇属民用性质，用于气象等科研。", "zh") is None
+
+
 def test_a_record_whose_best_passage_contradicts_the_sentence_is_not_cited_by_another() -> None:
     filler = " ".join(f"Unrelated note {i} about local weather and the harbour." for i in range(40))
     content = ("Critics wrote that the debut album Northern Lights by Mara Quinn was very much ahead of its "
