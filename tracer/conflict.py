@@ -89,6 +89,7 @@ _EN_NAMED_FIGURE = {
 _CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
 # Words after which "not" / "no" negates nothing ("not only", "not just", "no doubt"), stemmed.
 _NOT_NEGATING = frozenset(_stem(w) for w in ("only", "just", "merely", "least", "matter", "doubt"))
+_NEAR = 4                # words either side of a negation that another negation must stand within
 _MAX_CHANGE = 3          # words a side in a change that can be a conflict
 _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, in order
 
@@ -230,11 +231,15 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
         # a negation one text adds, unless the word it negates comes again in that text ("not 100%
         # effective, but it is effective": a contrast, not a denial)
         if before and after and tag in ("insert", "delete"):
-            if tag == "insert" and not _negated(ka, *span_a, negations) and _negated(kb, j1, j2, negations) \
-                    and not _recurs(kb, j2):
+            # where two words or more agree on each side, only a negation near the spot answers it
+            near = _NEAR if min(flank_before, flank_after) >= 2 else len(ka) + len(kb)
+            around_a = (max(span_a[0], i1 - near), min(span_a[1], i2 + near))
+            around_b = (max(span_b[0], j1 - near), min(span_b[1], j2 + near))
+            if tag == "insert" and not _negated(ka, *around_a, negations) \
+                    and _negated(kb, j1, j2, negations) and not _recurs(kb, j2):
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
-            if tag == "delete" and not _negated(kb, *span_b, negations) and _negated(ka, i1, i2, negations) \
-                    and not _recurs(ka, i2):
+            if tag == "delete" and not _negated(kb, *around_b, negations) \
+                    and _negated(ka, i1, i2, negations) and not _recurs(ka, i2):
                 return Conflict("negation", _said(a, i1, i2 + 1), "")
         # a negation where the other text affirms ("was not ahead" for "was also ahead", "without
         # the bass" for "with the bass", "不来自" for "全都来自"), either way round

@@ -156,6 +156,17 @@ def test_a_negation_where_the_quote_affirms_is_a_conflict() -> None:
                           "The drug is rarely used in children under five.", "en") is None
 
 
+def test_a_negation_far_from_the_spot_does_not_answer_one_the_sentence_adds() -> None:
+    # the quote's "无法" is in a clause the sentence does not repeat
+    sentence = "当地球与另一个天体之间不存在着一个强引力场天体，在地球上观测到的光是偏离原本方向的。"
+    quote = ("假如地球与另一个天体之间存在着一个强引力场天体，远方的光无法以直线到达地球，"
+             "因此在地球上观测到的光是偏离原本方向的。")
+    assert quote_conflict(sentence, quote, "zh") == Conflict("negation", "不存在", "")
+    # a negation near the spot may be the same one, moved: no conflict is read
+    assert quote_conflict("该地区不存在着明显的污染问题，居民对此很满意。",
+                          "该地区存在着不明显的污染问题，居民对此很满意。", "zh") is None
+
+
 def test_a_figure_at_the_end_and_a_name_before_a_generic_head_are_read() -> None:
     released = "Gauthe was arrested for violating the sex offender law and was released in April"
     assert quote_conflict(f"{released} 2011.", f"{released} 2010.", "en") == Conflict(
