@@ -119,28 +119,43 @@ class Conflict:
         return f'its quote says "{self.quote_says}" where the sentence says "{self.sentence_says}"'
 
 
-# A word: (key it aligns on, as written, part-of-speech tag or "" for English).
+# A word: (key it aligns on, as written, part-of-speech tag or "" for English). A tag ends in
+# _APART when punctuation stands before the word ("广州、福州": 福州 is another name, not part of
+# the one before it).
 _Word = tuple[str, str, str]
+_APART = "|"
+_EN_APART = re.compile(r"[,;:()\[\]/]")
 
 
 def _en_words(text: str) -> tuple[_Word, ...]:
     out: list[_Word] = []
+    end = 0
     for m in _EN_WORD.finditer(text):
+        apart = _APART if _EN_APART.search(text, end, m.start()) else ""
+        end = m.end()
         word = m.group(0).replace("’", "'")
         low = word.lower()
         if low.endswith("n't"):  # "didn't" -> "did" "not"
             base = low[:-3]
-            out.append((_stem(_CONTRACTED.get(base, base)), word[:-3], ""))
+            out.append((_stem(_CONTRACTED.get(base, base)), word[:-3], apart))
             out.append(("not", "n't", ""))
             continue
         if low.endswith("'s"):
             low, word = low[:-2], word[:-2]
-        out.append((_stem(low), word, ""))
+        out.append((_stem(low), word, apart))
     return tuple(out)
 
 
 def _zh_words(text: str) -> tuple[_Word, ...]:
-    return tuple((w, w, tag) for w, tag in rjieba.tag(text) if w.strip() and tag != "x")
+    out: list[_Word] = []
+    apart = ""
+    for w, tag in rjieba.tag(text):
+        if not w.strip() or tag == "x":
+            apart = _APART
+            continue
+        out.append((w, w, tag + apart))
+        apart = ""
+    return tuple(out)
 
 
 @lru_cache(maxsize=256)
@@ -161,17 +176,38 @@ def _title_case(words: tuple[_Word, ...]) -> bool:
     return len(content) >= 3 and all(w[:1].isupper() for w in content)
 
 
-def _part_of_a_name(words: tuple[_Word, ...], at: int, zh: bool) -> bool:
+def _part_of_a_name(words: tuple[_Word, ...], at: int, zh: bool, apart: bool = False) -> bool:
     """Whether the aligned word next to a changed name is a name itself: then the change is
     another form of the same name ("Barack Obama" and "President Obama", "总统奥巴马" and
-    "参议员奥巴马"), not another name."""
-    if not 0 <= at < len(words):
+    "参议员奥巴马"), not another name. Not when punctuation stands between them (`apart`: the
+    names of a list, "广州、福州")."""
+    if apart or not 0 <= at < len(words):
         return False
     key, word, tag = words[at]
     if zh:
         return tag[:2] in ("nr", "ns", "nt", "nz")
     # a generic head ("County", "River") names a kind of thing: the changed word is the name
     return word[:1].isupper() and word.lower() not in _NOT_NAMES and key not in _GENERIC_HEADS
+
+
+def _apart(words: tuple[_Word, ...], at: int) -> bool:
+    """Whether punctuation stands before words[at]."""
+    return 0 <= at < len(words) and words[at][2].endswith(_APART)
+
+
+def _trimmed(words: tuple[_Word, ...], start: int, end: int) -> tuple[int, int]:
+    """words[start:end] without the small words at either end (particles, prepositions,
+    conjunctions, adverbs: "了上海" is "上海")."""
+    while start < end and words[start][2][:1] in ("u", "p", "c", "d"):
+        start += 1
+    while end > start and words[end - 1][2][:1] in ("u", "p", "c", "d"):
+        end -= 1
+    return start, end
+
+
+def _is_proper(words: tuple[_Word, ...]) -> bool:
+    """Chinese words that rjieba tags a person, place, organisation or other proper name."""
+    return bool(words) and all(t[:2] in ("nr", "ns", "nt", "nz") for _k, _w, t in words)
 
 
 _GENERIC_HEADS = frozenset(_stem(w) for w in (
@@ -263,15 +299,25 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                     and all(_minor(w, zh) for i, w in enumerate(a[i1:i2], i1) if i != fa[0]) \
                     and all(_minor(w, zh) for j, w in enumerate(b[j1:j2], j1) if j != fb[0]):
                 return Conflict("figure", a[fa[0]][1], b[fb[0]][1])
-        # a name swap: flanked on both sides (by two words or more in Chinese, whose words are
-        # short), so that a capital is a name's and not a sentence's ("Researchers found" and
-        # "Scientists found" are no swap), and not in title-case text, where every word has one
-        flanked = min(flank_before, flank_after) >= (2 if zh else 1)
-        if tag == "replace" and flanked and (zh or not (title_case or _title_case(b))) \
-                and not set(said) & in_b \
-                and _is_name_run(a[i1:i2], zh) and _is_name_run(b[j1:j2], zh) \
-                and not _part_of_a_name(a, i1 - 1, zh) and not _part_of_a_name(a, i2, zh):
-            return Conflict("name", _said(a, i1, i2), _said(b, j1, j2))
+        # a name swap: flanked on both sides, so that a capital is a name's and not a sentence's
+        # ("Researchers found" and "Scientists found" are no swap), and not in title-case text,
+        # where every word has one. In Chinese, whose words are short: by two words or more (one
+        # on one side is enough between a person, place or organisation and another), and
+        # without the small words at either end of the change ("了上海" for "中国").
+        if tag == "replace":
+            s1, s2 = _trimmed(a, i1, i2) if zh else (i1, i2)
+            t1, t2 = _trimmed(b, j1, j2) if zh else (j1, j2)
+            least, most = sorted((flank_before, flank_after))
+            if zh:
+                flanked = least >= 2 or (least >= 1 and most >= 2 and _is_proper(a[s1:s2])
+                                         and _is_proper(b[t1:t2]))
+            else:
+                flanked = least >= 1 and not (title_case or _title_case(b))
+            if flanked and s1 < s2 and t1 < t2 and not set(ka[s1:s2]) & in_b \
+                    and _is_name_run(a[s1:s2], zh) and _is_name_run(b[t1:t2], zh) \
+                    and not _part_of_a_name(a, s1 - 1, zh, _apart(a, s1)) \
+                    and not _part_of_a_name(a, s2, zh, _apart(a, s2)):
+                return Conflict("name", _said(a, s1, s2), _said(b, t1, t2))
         # the same at the start of both texts, after a connective ("然而，瓦良格的争议" against
         # "但阿斯巴甜的争议"): the start is as good a flank as a word, if the words after it agree
         if tag == "replace" and i1 == 0 and j1 == 0 and flank_after >= (3 if zh else 2):

@@ -167,6 +167,23 @@ def test_a_negation_far_from_the_spot_does_not_answer_one_the_sentence_adds() ->
                           "该地区存在着不明显的污染问题，居民对此很满意。", "zh") is None
 
 
+def test_names_in_a_list_and_names_among_small_words_are_read() -> None:
+    # punctuation between two names: the one that changed is another name, not part of the other
+    assert quote_conflict("易烊千玺能与于和伟、小高潮、张译、郭晓东等实力派演员竞争最佳男主角。",
+                          "易烊千玺能与于和伟、刘烨、张译、郭晓东这些实力派演员竞争最佳男主角。",
+                          "zh") == Conflict("name", "小高潮", "刘烨")
+    capitals = "The capitals are Paris, {} and Berlin."
+    assert quote_conflict(capitals.format("Rome"), capitals.format("Madrid"), "en") == Conflict(
+        "name", "Rome", "Madrid")
+    # a particle beside the name does not hide it; one word is flank enough between two places
+    play = "这部话剧反映{}人民解放前后的不同命运。"
+    assert quote_conflict(play.format("了上海"), play.format("中国"), "zh") == Conflict(
+        "name", "上海", "中国")
+    sent = "以求在未来8-10个月内将其送至{}战区。"
+    assert quote_conflict(sent.format("陈瑞"), sent.format("乌克兰"), "zh") == Conflict(
+        "name", "陈瑞", "乌克兰")
+
+
 def test_a_figure_at_the_end_and_a_name_before_a_generic_head_are_read() -> None:
     released = "Gauthe was arrested for violating the sex offender law and was released in April"
     assert quote_conflict(f"{released} 2011.", f"{released} 2010.", "en") == Conflict(
