@@ -1,7 +1,7 @@
 """How often a one-edit unfaithful sentence is still cited: a robustness check with no labels of
 its own.
 
-    scripts/perturb [BENCH.jsonl] [--min-score X] [--explain] [--only PREFIX]
+    scripts/perturb [BENCH.jsonl] [--min-score X] [--explain] [--only PREFIX] [--last]
 
 For every gold sentence the tracer cites from one of its annotated supporting records (score at
 or above `min_score`), the sentence is edited once in each of four ways, each of which makes it
@@ -99,49 +99,57 @@ def _names(cases: list[dict[str, Any]]) -> tuple[list[str], dict[str, list[str]]
     return sorted(en), {t: sorted(v) for t, v in zh.items()}
 
 
+def _pick(items: list[Any], last: bool) -> Any:
+    return (items[-1] if last else items[0]) if items else None
+
+
 def edits(sentence: str, lang: str, record_text: str, en_names: list[str],
-          zh_names: dict[str, list[str]], seed: int) -> Iterator[Edit]:
-    """The one-edit unfaithful versions of `sentence` that apply to it (see the module's text)."""
-    m = _NUMBER.search(sentence)
+          zh_names: dict[str, list[str]], seed: int, last: bool = False) -> Iterator[Edit]:
+    """The one-edit unfaithful versions of `sentence` that apply to it (see the module's text);
+    with `last`, the last number, auxiliary or verb and opposite word, and other names."""
+    m = _pick(list(_NUMBER.finditer(sentence)), last)
     if m:
         yield Edit("figure", sentence[:m.start()] + _bump(m.group(0)) + sentence[m.end():])
     low_record = record_text.lower()
+    draw = seed * 7 + 3 if last else seed
     if lang == "zh":
         spans, pos = [], 0
         for word, tag in rjieba.tag(sentence):
             spans.append((pos, pos + len(word), word, tag))
             pos += len(word)
         if not any(n in sentence for n in ZH_NEGATIONS):
-            verb = next((s for s in spans if s[3] == "v" and len(s[2]) >= 2), None)
+            verb = _pick([s for s in spans if s[3] == "v" and len(s[2]) >= 2], last)
             if verb:
                 yield Edit("negation", sentence[:verb[0]] + "不" + sentence[verb[0]:])
-        for start, end, word, _tag in spans:
-            other = next((b for a, b in ZH_OPPOSITE_WORDS if a == word), None)
-            if other:
-                yield Edit("opposite", sentence[:start] + other + sentence[end:])
-                break
+        opposites = [(start, end, b) for start, end, word, _tag in spans
+                     for a, b in ZH_OPPOSITE_WORDS if a == word]
+        hit = _pick(sorted({o[:2]: o for o in opposites}.values()), last)
+        if hit:
+            yield Edit("opposite", sentence[:hit[0]] + hit[2] + sentence[hit[1]:])
         names = [s for s in spans if s[3] in _ZH_NAME_TAGS and len(s[2]) >= 2]
         if names:
-            start, end, word, tag = names[seed % len(names)]
+            start, end, word, tag = names[draw % len(names)]
             pool = [n for n in zh_names[tag] if n not in record_text and n not in sentence]
             if pool:
-                yield Edit("name", sentence[:start] + pool[seed % len(pool)] + sentence[end:])
+                yield Edit("name", sentence[:start] + pool[draw % len(pool)] + sentence[end:])
         return
     if not re.search(r"\bnot\b|n't\b", sentence):
-        aux = _AUXILIARY.search(sentence)
+        aux = _pick(list(_AUXILIARY.finditer(sentence)), last)
         if aux:
             yield Edit("negation", sentence[:aux.end()] + " not" + sentence[aux.end():])
+    opposites = {}
     for a, b in EN_OPPOSITE_WORDS:
-        hit = re.search(rf"\b{a}\b", sentence)
-        if hit:
-            yield Edit("opposite", sentence[:hit.start()] + b + sentence[hit.end():])
-            break
+        for hit in re.finditer(rf"\b{a}\b", sentence):
+            opposites.setdefault(hit.span(), b)
+    span = _pick(sorted(opposites), last)
+    if span:
+        yield Edit("opposite", sentence[:span[0]] + opposites[span] + sentence[span[1]:])
     names = [n for n in _EN_NAME.finditer(sentence) if n.group(0) not in _NOT_NAMES]
     if names:
-        n = names[seed % len(names)]
+        n = names[draw % len(names)]
         pool = [p for p in en_names if p.lower() not in low_record and p.lower() not in sentence.lower()]
         if pool:
-            yield Edit("name", sentence[:n.start()] + pool[seed % len(pool)] + sentence[n.end():])
+            yield Edit("name", sentence[:n.start()] + pool[draw % len(pool)] + sentence[n.end():])
 
 
 def main() -> int:
@@ -150,6 +158,9 @@ def main() -> int:
     ap.add_argument("--min-score", type=float, default=None, help="default: the tracer's own")
     ap.add_argument("--explain", action="store_true", help="list the edited sentences still cited")
     ap.add_argument("--only", help="only cases whose id starts with this")
+    ap.add_argument("--last", action="store_true",
+                    help="edit the last number, auxiliary or verb and opposite word instead of the first, "
+                         "and draw other names: a second set of edits")
     args = ap.parse_args()
 
     cases = load_cases(args.bench)
@@ -177,7 +188,7 @@ def main() -> int:
                 repeats = aligned_share(sentence_query(sentence), quote, case["lang"]) >= 0.5
                 seed = sum(map(ord, case["id"])) + gi
                 for edit in edits(sentence, case["lang"], f"{rec.title} {rec.content}", en_names, zh_names,
-                                  seed):
+                                  seed, args.last):
                     got = explain_support(edit.sentence, case["records"], rec.index, options, case["lang"])
                     key = (case["lang"], edit.kind)
                     counts[key + ("made",)] += 1
