@@ -180,3 +180,19 @@ def test_perturb_edits_right_citations_once_and_counts_those_still_cited(tmp_pat
     assert rows[("en", "all")][:2] == ["4", "0"]
     assert rows[("zh", "figure")][:2] == ["1", "0"]  # 长江大桥于1958年
     assert "STILL CITED" not in out.stdout
+
+
+def test_perturb_edits_the_first_or_with_last_the_last_number_verb_and_opposite() -> None:
+    from perturb import edits
+
+    sentence = "Sales rose in 2019 and fell in 2020, when the firm was sold."
+    first = {e.kind: e.sentence for e in edits(sentence, "en", "", [], {}, 0)}
+    last = {e.kind: e.sentence for e in edits(sentence, "en", "", [], {}, 0, last=True)}
+    assert first["figure"] == "Sales rose in 2020 and fell in 2020, when the firm was sold."
+    assert last["figure"] == "Sales rose in 2019 and fell in 2021, when the firm was sold."
+    assert first["opposite"] == "Sales fell in 2019 and fell in 2020, when the firm was sold."
+    assert last["opposite"] == "Sales rose in 2019 and fell in 2020, when the firm was bought."
+    assert first["negation"] == last["negation"] == sentence.replace("was sold", "was not sold")
+    zh = {e.kind: e.sentence for e in edits("销量在2019年增长，在2020年下降。", "zh", "", [], {}, 0, True)}
+    assert zh["figure"] == "销量在2019年增长，在2021年下降。"
+    assert zh["opposite"] == "销量在2019年增长，在2020年增长。"

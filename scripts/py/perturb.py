@@ -121,11 +121,14 @@ def edits(sentence: str, lang: str, record_text: str, en_names: list[str],
             verb = _pick([s for s in spans if s[3] == "v" and len(s[2]) >= 2], last)
             if verb:
                 yield Edit("negation", sentence[:verb[0]] + "不" + sentence[verb[0]:])
-        opposites = [(start, end, b) for start, end, word, _tag in spans
-                     for a, b in ZH_OPPOSITE_WORDS if a == word]
-        hit = _pick(sorted({o[:2]: o for o in opposites}.values()), last)
-        if hit:
-            yield Edit("opposite", sentence[:hit[0]] + hit[2] + sentence[hit[1]:])
+        swaps: dict[tuple[int, int], str] = {}
+        for start, end, word, _tag in spans:
+            for a, b in ZH_OPPOSITE_WORDS:
+                if a == word:
+                    swaps.setdefault((start, end), b)
+        at = _pick(sorted(swaps), last)
+        if at:
+            yield Edit("opposite", sentence[:at[0]] + swaps[at] + sentence[at[1]:])
         names = [s for s in spans if s[3] in _ZH_NAME_TAGS and len(s[2]) >= 2]
         if names:
             start, end, word, tag = names[draw % len(names)]
@@ -137,7 +140,7 @@ def edits(sentence: str, lang: str, record_text: str, en_names: list[str],
         aux = _pick(list(_AUXILIARY.finditer(sentence)), last)
         if aux:
             yield Edit("negation", sentence[:aux.end()] + " not" + sentence[aux.end():])
-    opposites = {}
+    opposites: dict[tuple[int, int], str] = {}
     for a, b in EN_OPPOSITE_WORDS:
         for hit in re.finditer(rf"\b{a}\b", sentence):
             opposites.setdefault(hit.span(), b)
