@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -164,9 +165,15 @@ def _sentence_words(text: str, zh: bool) -> tuple[_Word, ...]:
 
 
 def _is_name_run(words: tuple[_Word, ...], zh: bool) -> bool:
-    if zh:  # nouns, names, places, times; at most five characters
-        return all(tag[:1] in ("n", "t") for _k, _w, tag in words) and sum(len(w) for _k, w, _t in words) <= 5
+    if zh:  # nouns, names, places, times; at most five characters; not "now" in other words
+        return all(tag[:1] in ("n", "t") and w not in _ZH_NOW for _k, w, tag in words) \
+            and sum(len(w) for _k, w, _t in words) <= 5
     return all(w[:1].isupper() and w.lower() not in _NOT_NAMES for _k, w, _t in words)
+
+
+# times that say "now" or "lately" in other words ("目前" and "今年" do not disagree)
+_ZH_NOW = frozenset({"目前", "现在", "当前", "如今", "现今", "眼下", "当下", "近日", "近期", "最近", "日前",
+                     "此时", "这时", "同时", "当今", "时下"})
 
 
 def _title_case(words: tuple[_Word, ...]) -> bool:
@@ -188,6 +195,34 @@ def _part_of_a_name(words: tuple[_Word, ...], at: int, zh: bool, apart: bool = F
         return tag[:2] in ("nr", "ns", "nt", "nz")
     # a generic head ("County", "River") names a kind of thing: the changed word is the name
     return word[:1].isupper() and word.lower() not in _NOT_NAMES and key not in _GENERIC_HEADS
+
+
+# a historical period ("明朝", "唐代", "20世纪", "春秋时期"); not the generic ones ("现代", "时代")
+_ZH_PERIOD = re.compile(r"^(?!(?:现|当|近|时|年|历|世|后|一|古)代$)"
+                        r"[\u4e00-\u9fff\d]{1,4}(?:朝|代|世纪|年代|时期|年间)$")
+_LEAD_RUN = 4  # aligned words that end the leading parts of the two texts
+
+
+def _leading_swap(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[tuple[str, int, int, int, int]],
+                  in_b: set[str], in_a: set[str]) -> Conflict | None:
+    """Chinese texts whose leading parts differ before a long aligned run (four words or more):
+    the clauses right before the run end in different names ("…，同时橡胶按钮具有…" against
+    "硅胶按钮具有…"), or the leading parts name different historical periods ("明朝在文化艺术方面繁荣
+    创新，文学…" against "在宋朝，文学…")."""
+    run = next((o for o in ops if o[0] == "equal" and o[2] - o[1] >= _LEAD_RUN), None)
+    if run is None or run[1] == 0 or run[3] == 0:
+        return None
+    i, j = run[1], run[3]
+    s1 = _after_connectives(a, max((x for x in range(i) if _apart(a, x)), default=0), i, True)
+    t1 = _after_connectives(b, max((x for x in range(j) if _apart(b, x)), default=0), j, True)
+    if s1 < i and t1 < j and i - s1 <= _MAX_CHANGE and j - t1 <= _MAX_CHANGE \
+            and not {k for k, _w, _t in a[s1:i]} & in_b and not {k for k, _w, _t in b[t1:j]} & in_a \
+            and _is_name_run(a[s1:i], True) and _is_name_run(b[t1:j], True) \
+            and not _part_of_a_name(a, i, True):
+        return Conflict("name", _said(a, s1, i), _said(b, t1, j))
+    said = sorted(w for k, w, _t in a[:i] if _ZH_PERIOD.search(w) and k not in in_b)
+    quoted = sorted(w for k, w, _t in b[:j] if _ZH_PERIOD.search(w) and k not in in_a)
+    return Conflict("name", said[0], quoted[0]) if said and quoted else None
 
 
 def _apart(words: tuple[_Word, ...], at: int) -> bool:
@@ -239,6 +274,10 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
     # the part of each text the other repeats (a negation elsewhere in a long quote is no answer)
     span_a = (ops[0][2] if ops[0][0] != "equal" else 0, ops[-1][1] if ops[-1][0] != "equal" else len(ka))
     span_b = (ops[0][4] if ops[0][0] != "equal" else 0, ops[-1][3] if ops[-1][0] != "equal" else len(kb))
+    if zh:
+        got = _leading_swap(a, b, ops, in_b, set(ka))
+        if got is not None:
+            return got
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag == "equal" or i2 - i1 > _MAX_CHANGE or j2 - j1 > _MAX_CHANGE:
             continue
@@ -261,9 +300,9 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                 if y in opposites.get(x, ()):
                     return Conflict("opposite", a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])
         if zh and not double and tag == "replace":
-            got = _opposite_chars("".join(said), "".join(quoted), opposites, quote)
-            if got:
-                return Conflict("opposite", *got)
+            chars = _opposite_chars("".join(said), "".join(quoted), opposites, quote)
+            if chars:
+                return Conflict("opposite", *chars)
         # a negation one text adds, unless the word it negates comes again in that text ("not 100%
         # effective, but it is effective": a contrast, not a denial)
         if before and after and tag in ("insert", "delete"):

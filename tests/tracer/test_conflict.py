@@ -184,6 +184,22 @@ def test_names_in_a_list_and_names_among_small_words_are_read() -> None:
         "name", "陈瑞", "乌克兰")
 
 
+def test_chinese_leading_clauses_that_name_another_thing_or_period_are_read() -> None:
+    tail = "具有良好的散热性和耐磨性能，可以在高温条件下工作，也可以在恶劣环境中使用。"
+    # the clause right before the long aligned run ends in another name
+    assert quote_conflict(f"铝合金外壳手感好，同时铝合金外壳{tail}", f"不锈钢外壳{tail}", "zh") == Conflict(
+        "name", "铝合金", "不锈钢")
+    assert quote_conflict(f"它手感好，同时它{tail}", f"不锈钢外壳{tail}", "zh") is None  # a pronoun
+    # the leading parts name different historical periods
+    arts = "诗歌、绘画、音乐等艺术形式都得到了空前的发展。"
+    assert quote_conflict(f"唐代在文化艺术方面繁荣创新，{arts}", f"在宋代，{arts}", "zh") == Conflict(
+        "name", "唐代", "宋代")
+    assert quote_conflict(f"唐代在文化艺术方面繁荣创新，{arts}", f"在唐代，{arts}", "zh") is None
+    # "now" in other words is no other time; last year is
+    assert quote_conflict(f"目前，{arts}", f"今年，{arts}", "zh") is None
+    assert quote_conflict(f"去年，{arts}", f"今年，{arts}", "zh") == Conflict("name", "去年", "今年")
+
+
 def test_a_figure_at_the_end_and_a_name_before_a_generic_head_are_read() -> None:
     released = "Gauthe was arrested for violating the sex offender law and was released in April"
     assert quote_conflict(f"{released} 2011.", f"{released} 2010.", "en") == Conflict(
