@@ -275,18 +275,25 @@ def trace(
     )
 
 
+def _unnamed(figures: tuple[str, ...], conflict: str) -> list[str]:
+    """The figures that the conflict's description does not name."""
+    return [v for v in figures if not re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", conflict)]
+
+
 def _unsupported_reason(have_records: bool, closest: NearMiss | None) -> str:
     if not have_records:
         return "no records"
     parts = []
     if closest is not None and closest.conflict:
         parts.append(f"contradicts it: {closest.conflict}")
-    # the figures it does not state, unless the conflict already names them all ("21" for "18")
-    named = closest is not None and all(
-        re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", closest.conflict) for v in closest.unstated)
-    if closest is not None and closest.unstated and not named:
-        instead = f" (its quote states {', '.join(closest.quote_figures)})" if closest.quote_figures else ""
-        parts.append(f"does not state {', '.join(closest.unstated)}{instead}")
+    # the figures it does not state and what its quote states instead, but for those the conflict
+    # already names ("1937" for "1936")
+    if closest is not None:
+        said = closest.conflict
+        lacks, instead = _unnamed(closest.unstated, said), _unnamed(closest.quote_figures, said)
+        if lacks:
+            states = f" (its quote states {', '.join(instead)})" if instead else ""
+            parts.append(f"does not state {', '.join(lacks)}{states}")
     if parts:
         return "no record supports this sentence; the closest " + "; ".join(parts)
     return "no record supports this sentence"

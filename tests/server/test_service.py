@@ -90,8 +90,10 @@ def test_a_near_miss_names_the_figures_its_record_does_not_state(stub) -> None:
     (u,) = resp.unsupported
     assert u.closest.record_index == 0 and list(u.closest.unstated) == ["1200 ft", "1936"]
     assert list(u.closest.quote_figures) == ["1200 m", "1937"]  # what the record says instead
-    assert u.reason == ("no record supports this sentence; the closest does not state 1200 ft, 1936 "
-                        "(its quote states 1200 m, 1937)")
+    # the year is contradicted in place; the length is left for "does not state"
+    assert u.reason == ("no record supports this sentence; the closest contradicts it: its quote says "
+                        '"1937" where the sentence says "1936"; does not state 1200 ft (its quote states '
+                        "1200 m)")
 
 
 def test_a_near_miss_says_where_its_quote_contradicts_the_sentence(stub) -> None:
