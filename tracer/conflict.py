@@ -124,6 +124,7 @@ class Conflict:
 # _APART when punctuation stands before the word ("广州、福州": 福州 is another name, not part of
 # the one before it).
 _Word = tuple[str, str, str]
+_Op = tuple[str, int, int, int, int]  # difflib's opcode: tag, i1, i2, j1, j2
 _APART = "|"
 _EN_APART = re.compile(r"[,;:()\[\]/]")
 
@@ -203,7 +204,7 @@ _ZH_PERIOD = re.compile(r"^(?!(?:现|当|近|时|年|历|世|后|一|古)代$)"
 _LEAD_RUN = 4  # aligned words that end the leading parts of the two texts
 
 
-def _leading_swap(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[tuple[str, int, int, int, int]],
+def _leading_swap(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
                   in_b: set[str], in_a: set[str]) -> Conflict | None:
     """Chinese texts whose leading parts differ before a long aligned run (four words or more):
     the clauses right before the run end in different names ("…，同时橡胶按钮具有…" against
@@ -254,6 +255,14 @@ _GENERIC_HEADS = frozenset(_stem(w) for w in (
     "act", "treaty", "war", "battle", "index"))
 
 
+def _aligned(ka: list[str], kb: list[str]) -> tuple[Sequence[_Op], float]:
+    """difflib's alignment of two word lists, and the share of the first that the second repeats
+    in order."""
+    ops = difflib.SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
+    same = sum(i2 - i1 for tag, i1, i2, _j1, _j2 in ops if tag == "equal")
+    return ops, same / len(ka) if ka else 0.0
+
+
 def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
     """The first spot where `quote` contradicts `sentence` (see the module's description), or
     None. `lang` is "zh" for Chinese (rjieba words and tags), anything else for English."""
@@ -264,8 +273,8 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
         return None
     ka = [k for k, _w, _t in a]
     kb = [k for k, _w, _t in b]
-    ops = difflib.SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
-    if sum(i2 - i1 for tag, i1, i2, _j1, _j2 in ops if tag == "equal") < _MIN_ALIGNED * len(ka):
+    ops, share = _aligned(ka, kb)
+    if share < _MIN_ALIGNED:
         return None
     in_b = set(kb)
     opposites = ZH_OPPOSITES if zh else EN_OPPOSITES
@@ -290,8 +299,8 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
         # more align before it ("… released in April 2011." against "… released in April 2010.")
         ends = i2 == len(ka) and j2 == len(kb) and flank_before >= 2
         said, quoted = ka[i1:i2], kb[j1:j2]
-        # one word for its opposite, each absent from the other text; not when a negation takes
-        # part in the change ("did not increase" for "decreased" says the same)
+        # one word for its opposite, the sentence's absent from the quote; not when a negation
+        # takes part in the change ("did not increase" for "decreased" says the same)
         double = _negated(ka, i1, i2, negations) or _negated(kb, j1, j2, negations)
         for x in () if double else said:
             if x in in_b:
@@ -374,11 +383,7 @@ def aligned_share(sentence: str, quote: str, lang: str) -> float:
     needs to be at least one half before it reads a change)."""
     zh = lang == "zh"
     a = [k for k, _w, _t in _sentence_words(sentence, zh)]
-    b = [k for k, _w, _t in (_zh_words(quote) if zh else _en_words(quote))]
-    if not a:
-        return 0.0
-    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    return sum(i2 - i1 for tag, i1, i2, _j1, _j2 in ops if tag == "equal") / len(a)
+    return _aligned(a, [k for k, _w, _t in (_zh_words(quote) if zh else _en_words(quote))])[1]
 
 
 def quote_addition(sentence: str, quote: str, record: str) -> Conflict | None:
@@ -390,9 +395,8 @@ def quote_addition(sentence: str, quote: str, record: str) -> Conflict | None:
     b = _zh_words(quote)
     if not a or not b:
         return None
-    ka = [k for k, _w, _t in a]
-    ops = difflib.SequenceMatcher(None, ka, [k for k, _w, _t in b], autojunk=False).get_opcodes()
-    if sum(i2 - i1 for tag, i1, i2, _j1, _j2 in ops if tag == "equal") < 0.7 * len(ka):
+    ops, share = _aligned([k for k, _w, _t in a], [k for k, _w, _t in b])
+    if share < 0.7:
         return None
     for k, (tag, i1, i2, _j1, _j2) in enumerate(ops):
         if tag != "delete" or i2 - i1 > 2 or not 0 < k < len(ops) - 1:
