@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any, Protocol
@@ -242,14 +242,8 @@ def trace(
             for src in c.sources:
                 if src.match != "existing" or src.score >= options.threshold:
                     continue
-                rec = position.get(src.record_index)
-                lacks = ""
-                if conflict := quote_conflict(sentence_query(c.sentence), src.evidence, index.lang):
-                    lacks = f"; contradicted: {conflict.describe()}"
-                if rec is not None and (unstated := verifier.unstated_numbers_in(c.sentence, rec)):
-                    lacks += f"; it does not state {', '.join(unstated)}"
-                    if instead := verifier.figures_instead_in(c.sentence, rec, src.evidence):
-                        lacks += f", its quote states {', '.join(instead)}"
+                lacks = _why_unsupported(c.sentence, src.evidence, position.get(src.record_index),
+                                         verifier, index.lang)
                 warnings.append(f"existing citation [{src.number}] on the sentence at {c.start}..{c.end} "
                                 f"is not supported by its record (score {src.score:.2f}{lacks}); kept as the "
                                 "author wrote it")
@@ -275,7 +269,24 @@ def trace(
     )
 
 
-def _unnamed(figures: tuple[str, ...], conflict: str) -> list[str]:
+def _why_unsupported(sentence: str, quote: str, record: int | None, verifier: Verifier, lang: str) -> str:
+    """What an author's kept citation gets wrong, for its warning: where its quote contradicts the
+    sentence, and the figures its record does not state (with its quote's figures of their
+    sort), but for those the contradiction already names."""
+    if record is None:
+        conflict = quote_conflict(sentence_query(sentence), quote, lang)
+        return f"; contradicted: {conflict.describe()}" if conflict else ""
+    conflict = verifier.quote_conflict_in(sentence, record, quote)
+    said = conflict.describe() if conflict else ""
+    lacks = f"; contradicted: {said}" if said else ""
+    if unstated := _unnamed(verifier.unstated_numbers_in(sentence, record), said):
+        lacks += f"; it does not state {', '.join(unstated)}"
+        if instead := _unnamed(verifier.figures_instead_in(sentence, record, quote), said):
+            lacks += f", its quote states {', '.join(instead)}"
+    return lacks
+
+
+def _unnamed(figures: Sequence[str], conflict: str) -> list[str]:
     """The figures that the conflict's description does not name."""
     return [v for v in figures if not re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", conflict)]
 

@@ -387,15 +387,23 @@ class Verifier:
         key = (sentence, pid)
         if key not in self._conflicts:
             start, end = self.evidence_span(sentence, pid)
-            quote = self.records[self.index.passages[pid].record].content[start:end]
-            got = quote_conflict(sentence_query(sentence), quote, self.index.lang)
-            if got is None and self.index.lang in self.tuning.figure_conflicts:
-                got = self._figures_instead(sentence, self.index.passages[pid].record, quote)
-            if got is None and self.index.lang == "zh":
-                got = quote_addition(sentence_query(sentence), quote,
-                                     self.records[self.index.passages[pid].record].content)
-            self._conflicts[key] = got
+            record = self.index.passages[pid].record
+            self._conflicts[key] = self.quote_conflict_in(
+                sentence, record, self.records[record].content[start:end])
         return self._conflicts[key]
+
+    def quote_conflict_in(self, sentence: str, record: int, quote: str) -> Conflict | None:
+        """Where `quote`, from the record at position `record`, contradicts the sentence: a
+        short change that says otherwise (`tracer.conflict.quote_conflict`), a figure the record
+        lacks where the quote states another (for `Tuning.figure_conflicts`' languages), or, in
+        Chinese, a noun or time the sentence adds that the record never states."""
+        query = sentence_query(sentence)
+        got = quote_conflict(query, quote, self.index.lang)
+        if got is None and self.index.lang in self.tuning.figure_conflicts:
+            got = self._figures_instead(sentence, record, quote)
+        if got is None and self.index.lang == "zh":
+            got = quote_addition(query, quote, self.records[record].content)
+        return got
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
         """A figure of the sentence that the record states nowhere, where the quote states

@@ -267,6 +267,17 @@ def test_kept_author_citations_are_scored_and_unsupported_ones_warned() -> None:
     (warning,) = [w for w in trace(report, records).warnings if w.startswith("existing citation [1]")]
     assert ('(score 0.30; contradicted: its quote says "light" where the sentence says "heavy"); kept as '
             "the author wrote it") in warning
+    # in Chinese, a noun the sentence adds that the record never states, and a year the quote
+    # states otherwise (named once, by the contradiction)
+    zh_records = [{"url": "https://film.example/box", "title": "春节档",
+                   "content": "2023春节档票房冠军是《满江红》，总票房超过45亿元。"}]
+    report = "2023年春节档首日票房冠军是《满江红》[1]。\n\n## 参考文献\n\n[1] https://film.example/box\n"
+    (warning,) = [w for w in trace(report, zh_records).warnings if w.startswith("existing citation [1]")]
+    assert '(score 0.30; contradicted: the sentence adds "首日", which the record never states)' in warning
+    report = "2022年春节档票房冠军是《满江红》[1]。\n\n## 参考文献\n\n[1] https://film.example/box\n"
+    (warning,) = [w for w in trace(report, zh_records).warnings if w.startswith("existing citation [1]")]
+    assert ("(score 0.30; contradicted: its quote states 2023 where the sentence says 2022, which the record "
+            "does not state); kept as") in warning
 
 
 def test_unsupported_sentence_names_the_record_that_came_closest() -> None:
