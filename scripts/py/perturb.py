@@ -166,13 +166,12 @@ def main() -> int:
                          "and draw other names: a second set of edits")
     args = ap.parse_args()
 
-    cases = load_cases(args.bench)
-    if args.only:
-        cases = [c for c in cases if c["id"].startswith(args.only)]
+    every = load_cases(args.bench)
+    cases = [c for c in every if c["id"].startswith(args.only)] if args.only else every
     options = TraceOptions(min_score=args.min_score).validated()
     threshold = options.threshold
-    en_names, zh_names = _names(load_cases(args.bench))
-    counts: Counter[tuple[str, str, str]] = Counter()
+    en_names, zh_names = _names(every)  # names from every case, whatever --only picks
+    counts: Counter[tuple[str, ...]] = Counter()
     bases = 0
     for case in cases:
         recs, _warnings = record_stage.normalize_records(case["records"])
