@@ -147,9 +147,9 @@ def edits(sentence: str, lang: str, record_text: str, en_names: list[str],
     span = _pick(sorted(opposites), last)
     if span:
         yield Edit("opposite", sentence[:span[0]] + opposites[span] + sentence[span[1]:])
-    names = [n for n in _EN_NAME.finditer(sentence) if n.group(0) not in _NOT_NAMES]
-    if names:
-        n = names[draw % len(names)]
+    capitals = [n for n in _EN_NAME.finditer(sentence) if n.group(0) not in _NOT_NAMES]
+    if capitals:
+        n = capitals[draw % len(capitals)]
         pool = [p for p in en_names if p.lower() not in low_record and p.lower() not in sentence.lower()]
         if pool:
             yield Edit("name", sentence[:n.start()] + pool[draw % len(pool)] + sentence[n.end():])
