@@ -81,7 +81,7 @@ _ENUM_OPTIONS: dict[str, tuple[Mapping[str, Any], str]] = {
 }
 _STR_OPTIONS = ("style", "references_heading", "language", "reference_format")
 OPTION_KEYS = ("mode", "style", "max_sources", "min_score", "existing", "placement", "language",
-               "references_heading", "reference_format", "llm_min_score", "llm_keep_score")
+               "references_heading", "reference_format", "llm_min_score", "llm_keep_score", "strict_figures")
 _SCORE_OPTIONS = ("min_score", "llm_min_score", "llm_keep_score")
 
 # Record keys mapped onto the wire Record fields: the same aliases the records stage accepts.
@@ -196,6 +196,10 @@ def options_to_pb(options: object) -> pb.TraceOptions:
             if not 1 <= value <= 20:
                 raise InvalidInputError("options.max_sources", f"must be 1..20, got {value}")
             msg.max_sources = value
+        elif key == "strict_figures":
+            if not isinstance(value, bool):
+                raise InvalidInputError("options.strict_figures", f"must be true or false, got {value!r}")
+            msg.strict_figures = value
         elif key in _SCORE_OPTIONS:
             if value is None:
                 continue

@@ -111,6 +111,9 @@ def register_trace(subparsers: Any) -> None:
     p.add_argument("--reference-format", default="", help="references list format (default markdown)")
     p.add_argument("--show-unsupported", action="store_true",
                    help="also list on stderr the sentences no record supports, with the closest record")
+    p.add_argument("--strict-figures", action="store_true",
+                   help="every figure must agree with its source: in English too, a figure the record "
+                        "lacks where its quote states another is a contradiction (docs/configuration.md)")
     p.add_argument("--config", metavar="PATH", help="TOML config file; its [llm] section is used")
     p.add_argument("--timeout", type=float, default=0.0, metavar="SEC",
                    help="time limit in seconds (default none); with a model, the model gets it less a "
@@ -137,6 +140,7 @@ def _options(args: argparse.Namespace) -> Any:
         language=args.lang,
         placement=Placement(args.placement),
         reference_format=args.reference_format or defaults.reference_format,
+        strict_figures=args.strict_figures,
     ).validated()
 
 

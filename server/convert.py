@@ -62,6 +62,7 @@ def options_from_pb(msg: pb.TraceOptions) -> TraceOptions:
         reference_format=msg.reference_format or defaults.reference_format,
         llm_min_score=msg.llm_min_score if msg.HasField("llm_min_score") else None,
         llm_keep_score=msg.llm_keep_score if msg.HasField("llm_keep_score") else None,
+        strict_figures=msg.strict_figures,
     ).validated()
 
 

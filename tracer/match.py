@@ -63,7 +63,7 @@ def match_deterministic(
     """Verified sources for each sentence, best first (sentences without support omitted).
     Checks `cancel` between sentences, so a deadline stops long reports mid-stage. With
     `closest`, each sentence left without a source gets its best-scoring candidate there."""
-    verifier = verifier or Verifier(index, index.records, options.tuning)
+    verifier = verifier or Verifier(index, index.records, options.verify_tuning)
     chosen: dict[int, list[Candidate]] = {}
     for s in sentences:
         if cancel is not None and cancel.is_set():
@@ -183,7 +183,7 @@ def verify_proposals(
     verifier: Verifier | None = None,
 ) -> tuple[dict[int, list[Candidate]], int]:
     """Pass LLM-proposed (sentence, passage) pairs through the same gate; count rejections."""
-    verifier = verifier or Verifier(index, index.records, options.tuning)
+    verifier = verifier or Verifier(index, index.records, options.verify_tuning)
     by_id = {s.id: s for s in sentences}
     chosen: dict[int, list[Candidate]] = {}
     rejected = 0

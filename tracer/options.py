@@ -78,7 +78,19 @@ class TraceOptions:
     # With a model (mode llm/auto and a backend): override the backend's gate for this request.
     llm_min_score: float | None = None   # a model-proposed pair needs this; None = backend's min_score
     llm_keep_score: float | None = None  # None = backend's keep_score; above 1 = keep none
+    # Every figure must agree with its source: in English too, a figure the record states nowhere,
+    # where the evidence quote states another of its sort, contradicts the sentence (it always
+    # does in Chinese; Tuning.figure_conflicts).
+    strict_figures: bool = False
     tuning: Tuning = field(default_factory=Tuning)
+
+    @property
+    def verify_tuning(self) -> Tuning:
+        """`tuning` as the verifier uses it: with English among `figure_conflicts` when
+        `strict_figures` asks for it."""
+        if self.strict_figures and "en" not in self.tuning.figure_conflicts:
+            return replace(self.tuning, figure_conflicts=(*self.tuning.figure_conflicts, "en"))
+        return self.tuning
 
     @property
     def threshold(self) -> float:

@@ -177,7 +177,7 @@ def trace(
             if cancel is not None and cancel.is_set():
                 raise CancelledError("cancelled during retrieval")
             candidates[s.id] = index.search(sentence_query(s.text), k)
-        verifier = Verifier(index, recs, options.tuning)
+        verifier = Verifier(index, recs, options.verify_tuning)
 
     kept_existing = {
         m.sentence for m in old_markers
@@ -326,7 +326,7 @@ def explain_support(
     index = PassageIndex(passages, recs, lang or options.language or detect_language(sentence),
                          options.tuning.idf_floor)
     candidates = index.search(sentence_query(sentence), options.tuning.retrieve_top_k)
-    verifier = Verifier(index, recs, options.tuning)
+    verifier = Verifier(index, recs, options.verify_tuning)
     return record_support(Sentence(0, 0, len(sentence), sentence), position, candidates, index, verifier)
 
 

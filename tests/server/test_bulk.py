@@ -221,7 +221,7 @@ def test_parse_line_accepts_options_and_grouped_records() -> None:
         "records": {"news": [{"link": "https://n.example/1", "name": "N", "text": "A fact."}]},
         "options": {"mode": "deterministic", "placement": "after", "existing": "EXISTING_REPLACE",
                     "min_score": 0.4, "style": "link", "language": "en", "llm_min_score": 0.5,
-                    "llm_keep_score": 2},
+                    "llm_keep_score": 2, "strict_figures": True},
     }).encode()
     item = parse_line(1, raw)
     assert not hasattr(item, "code"), item
@@ -234,10 +234,13 @@ def test_parse_line_accepts_options_and_grouped_records() -> None:
     assert req.options.mode == pb.MODE_DETERMINISTIC and req.options.placement == pb.PLACEMENT_AFTER_PUNCT
     assert req.options.existing == pb.EXISTING_REPLACE and abs(req.options.min_score - 0.4) < 1e-6
     assert (req.options.llm_min_score, req.options.llm_keep_score) == (0.5, 2.0)
+    assert req.options.strict_figures
     unset = pb.TraceRequest.FromString(parse_line(2, b'{"report": "y"}').request)  # type: ignore[union-attr]
     assert not unset.options.HasField("llm_min_score") and not unset.options.HasField("llm_keep_score")
     typo = parse_line(3, b'{"report": "y", "options": {"llm_keep_score": "off"}}')
     assert getattr(typo, "code", "") == "INVALID_ARGUMENT" and "options.llm_keep_score" in typo.message  # type: ignore[union-attr]
+    flag = parse_line(5, b'{"report": "y", "options": {"strict_figures": "yes"}}')
+    assert getattr(flag, "code", "") == "INVALID_ARGUMENT" and "options.strict_figures" in flag.message  # type: ignore[union-attr]
     bad = parse_line(4, b'{"id": "x", "report": "y", "options": {"mode": "fast"}}')
     assert getattr(bad, "code", "") == "INVALID_ARGUMENT" and "options.mode" in bad.message  # type: ignore[union-attr]
 

@@ -105,6 +105,22 @@ def test_trace_options_are_passed(files) -> None:
     assert "Sources" in out and ".[1]" in out
 
 
+def test_strict_figures_flag(tmp_path: Path) -> None:
+    report = tmp_path / "r.md"
+    report.write_text("In the first half of 2019, Supor reported revenue of 8.849 billion yuan, up 25.27% "
+                      "year on year.\n", encoding="utf-8")
+    records = tmp_path / "r.json"
+    records.write_text(json.dumps([{"url": "https://a.example/supor", "title": "Supor results", "content": (
+        "According to the flash report, Supor posted revenue of 8.849 billion yuan in the first half of "
+        "2018, up 25.27% year on year. The company plans to expand.")},
+        {"url": "https://b.example/weather", "title": "Weather",
+         "content": "Rain is expected over the county this week, with cooler nights."}]), encoding="utf-8")
+    lenient = run_cli("trace", str(report), str(records), "--format", "json")
+    strict = run_cli("trace", str(report), str(records), "--format", "json", "--strict-figures")
+    assert lenient.returncode == strict.returncode == 0, strict.stderr
+    assert json.loads(lenient.stdout)["citations"] and not json.loads(strict.stdout)["citations"]
+
+
 @pytest.mark.parametrize(
     ("make", "needle"),
     [

@@ -33,6 +33,7 @@ def test_set_options() -> None:
     assert opts.llm_min_score is None and opts.llm_keep_score is None  # unset: the server's
     gate = options_from_pb(pb.TraceOptions(llm_min_score=0.0, llm_keep_score=2.0))
     assert (gate.llm_min_score, gate.llm_keep_score) == (0.0, 2.0)
+    assert not opts.strict_figures and options_from_pb(pb.TraceOptions(strict_figures=True)).strict_figures
     assert opts.existing is ExistingPolicy.REPLACE and opts.placement is Placement.AFTER_PUNCT
     assert (opts.style, opts.references_heading, opts.language) == ("superscript", "Sources", "zh")
 

@@ -96,6 +96,23 @@ def test_a_near_miss_names_the_figures_its_record_does_not_state(stub) -> None:
                         "1200 m)")
 
 
+def test_strict_figures_rejects_an_english_figure_the_record_states_otherwise(stub) -> None:
+    records = [{"url": "https://a.example/supor", "title": "Supor results", "content": (
+        "According to the flash report, Supor posted revenue of 8.849 billion yuan in the first half of "
+        "2018, up 25.27% year on year. The company plans to expand.")},
+               {"url": "https://b.example/weather", "title": "Weather",
+                "content": "Rain is expected over the county this week, with cooler nights."}]
+    report = "In the first half of 2019, Supor reported revenue of 8.849 billion yuan, up 25.27% on the year."
+    lenient = stub.Trace(pb.TraceRequest(report=report, records=records_pb(records)))
+    assert len(lenient.citations) == 1  # by default partly supported, as dev's English labels count it
+    strict = stub.Trace(pb.TraceRequest(report=report, records=records_pb(records),
+                                        options=pb.TraceOptions(strict_figures=True)))
+    assert not strict.citations
+    (u,) = strict.unsupported
+    assert u.closest.conflict == ("its quote states 2018 where the sentence says 2019, "
+                                  "which the record does not state")
+
+
 def test_a_near_miss_says_where_its_quote_contradicts_the_sentence(stub) -> None:
     records = [{"url": "https://a.example/ice", "title": "Sea ice",
                 "content": "Arctic sea ice extent has decreased sharply since 1979, satellites show."},

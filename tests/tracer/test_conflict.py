@@ -320,13 +320,16 @@ def test_english_counts_a_figure_the_record_lacks_only_when_asked_to() -> None:
     report = f"## Results\n\n{wrong}\n"
     # by default, partly supported (dev's English annotations say so): cited
     assert [c.sentence for c in trace(report, [SUPOR_EN, OTHER]).citations] == [wrong]
-    strict = TraceOptions(tuning=Tuning(figure_conflicts=("zh", "en")))
-    result = trace(report, [SUPOR_EN, OTHER], strict)
-    assert result.citations == ()
-    (u,) = result.unsupported
-    assert u.closest is not None
-    assert u.closest.conflict == ("its quote states 2018 where the sentence says 2019, "
-                                  "which the record does not state")
+    said = "its quote states 2018 where the sentence says 2019, which the record does not state"
+    both = Tuning(figure_conflicts=("zh", "en"))
+    for strict in (TraceOptions(strict_figures=True), TraceOptions(tuning=both)):
+        result = trace(report, [SUPOR_EN, OTHER], strict)
+        assert result.citations == ()
+        (u,) = result.unsupported
+        assert u.closest is not None and u.closest.conflict == said
+    # the right year is cited either way
+    right = report.replace("2019", "2018")
+    assert len(trace(right, [SUPOR_EN, OTHER], TraceOptions(strict_figures=True)).citations) == 1
 
 
 def test_a_chinese_sentence_that_adds_a_noun_its_record_never_states_claims_more_than_it() -> None:

@@ -60,7 +60,7 @@ class Record(_message.Message):
     def __init__(self, url: _Optional[str] = ..., title: _Optional[str] = ..., content: _Optional[str] = ..., source_type: _Optional[str] = ..., id: _Optional[str] = ..., published_at: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., author: _Optional[str] = ..., site: _Optional[str] = ...) -> None: ...
 
 class TraceOptions(_message.Message):
-    __slots__ = ("mode", "style", "max_sources", "min_score", "existing", "references_heading", "language", "placement", "reference_format", "llm_min_score", "llm_keep_score")
+    __slots__ = ("mode", "style", "max_sources", "min_score", "existing", "references_heading", "language", "placement", "reference_format", "llm_min_score", "llm_keep_score", "strict_figures")
     MODE_FIELD_NUMBER: _ClassVar[int]
     STYLE_FIELD_NUMBER: _ClassVar[int]
     MAX_SOURCES_FIELD_NUMBER: _ClassVar[int]
@@ -72,6 +72,7 @@ class TraceOptions(_message.Message):
     REFERENCE_FORMAT_FIELD_NUMBER: _ClassVar[int]
     LLM_MIN_SCORE_FIELD_NUMBER: _ClassVar[int]
     LLM_KEEP_SCORE_FIELD_NUMBER: _ClassVar[int]
+    STRICT_FIGURES_FIELD_NUMBER: _ClassVar[int]
     mode: Mode
     style: str
     max_sources: int
@@ -83,7 +84,8 @@ class TraceOptions(_message.Message):
     reference_format: str
     llm_min_score: float
     llm_keep_score: float
-    def __init__(self, mode: _Optional[_Union[Mode, str]] = ..., style: _Optional[str] = ..., max_sources: _Optional[int] = ..., min_score: _Optional[float] = ..., existing: _Optional[_Union[ExistingPolicy, str]] = ..., references_heading: _Optional[str] = ..., language: _Optional[str] = ..., placement: _Optional[_Union[Placement, str]] = ..., reference_format: _Optional[str] = ..., llm_min_score: _Optional[float] = ..., llm_keep_score: _Optional[float] = ...) -> None: ...
+    strict_figures: bool
+    def __init__(self, mode: _Optional[_Union[Mode, str]] = ..., style: _Optional[str] = ..., max_sources: _Optional[int] = ..., min_score: _Optional[float] = ..., existing: _Optional[_Union[ExistingPolicy, str]] = ..., references_heading: _Optional[str] = ..., language: _Optional[str] = ..., placement: _Optional[_Union[Placement, str]] = ..., reference_format: _Optional[str] = ..., llm_min_score: _Optional[float] = ..., llm_keep_score: _Optional[float] = ..., strict_figures: _Optional[bool] = ...) -> None: ...
 
 class TraceRequest(_message.Message):
     __slots__ = ("report", "records", "options", "id")
