@@ -1,6 +1,7 @@
 """Trace every benchmark case exactly as a user would and print the citation metrics.
 
     scripts/eval [BENCH.jsonl] [--explain] [--sweep] [--grpc HOST:PORT] [--min-score X] [--baseline]
+                 [--strict-figures]
 
 `--baseline` scores the benchmark's naive reference point instead (scripts/py/baseline.py: the
 record with the highest share of a gold sentence's words, at 0.55 or more; it is told which
@@ -33,10 +34,11 @@ from benchdata import (  # noqa: E402
 ORDER = ["expertqa", "wice", "citecheck", "lang:en", "lang:zh", "overall"]
 
 
-def trace_inprocess(case: dict[str, Any], min_score: float | None) -> dict[str, Any]:
+def trace_inprocess(case: dict[str, Any], min_score: float | None,
+                    strict_figures: bool = False) -> dict[str, Any]:
     from tracer import TraceOptions, trace
 
-    opts = TraceOptions(min_score=min_score)
+    opts = TraceOptions(min_score=min_score, strict_figures=strict_figures)
     res = trace(case["report"], case["records"], opts)
     return {
         "citations": [
@@ -57,7 +59,7 @@ def trace_inprocess(case: dict[str, Any], min_score: float | None) -> dict[str, 
     }
 
 
-def make_grpc_tracer(target: str) -> Any:
+def make_grpc_tracer(target: str, strict_figures: bool = False) -> Any:
     import grpc
     from google.protobuf.json_format import MessageToDict
 
@@ -68,7 +70,7 @@ def make_grpc_tracer(target: str) -> Any:
     stub = tracer_pb2_grpc.SourceTracerStub(channel)
 
     def run(case: dict[str, Any], min_score: float | None) -> dict[str, Any]:
-        opts = tracer_pb2.TraceOptions()
+        opts = tracer_pb2.TraceOptions(strict_figures=strict_figures)
         if min_score is not None:
             opts.min_score = min_score
         req = tracer_pb2.TraceRequest(report=case["report"], options=opts, records=[
@@ -257,6 +259,9 @@ def main() -> int:
     ap.add_argument("--only", help="only cases whose id starts with this")
     ap.add_argument("--baseline", action="store_true",
                     help="score the benchmark's naive baseline instead of the tracer")
+    ap.add_argument("--strict-figures", action="store_true",
+                    help="trace with the strict_figures option (a figure the record states otherwise "
+                         "is a contradiction in English too)")
     args = ap.parse_args()
 
     cases = load_cases(args.bench)
@@ -264,7 +269,10 @@ def main() -> int:
         cases = [c for c in cases if c["id"].startswith(args.only)]
     if args.baseline and (args.grpc or args.min_score is not None):
         ap.error("--baseline has its own fixed threshold and runs in process")
-    run = make_grpc_tracer(args.grpc) if args.grpc else trace_inprocess
+    if args.grpc:
+        run = make_grpc_tracer(args.grpc, args.strict_figures)
+    else:
+        run = lambda case, min_score: trace_inprocess(case, min_score, args.strict_figures)  # noqa: E731
     if args.baseline:
         from baseline import naive_trace
 
