@@ -1,7 +1,7 @@
 """How often a one-edit unfaithful sentence is still cited: a robustness check with no labels of
 its own.
 
-    scripts/perturb [BENCH.jsonl] [--min-score X] [--explain] [--only PREFIX] [--last]
+    scripts/perturb [BENCH.jsonl] [--min-score X] [--explain] [--only PREFIX] [--last] [--strict-figures]
 
 For every gold sentence the tracer cites from one of its annotated supporting records (score at
 or above `min_score`), the sentence is edited once in each of four ways, each of which makes it
@@ -164,11 +164,12 @@ def main() -> int:
     ap.add_argument("--last", action="store_true",
                     help="edit the last number, auxiliary or verb and opposite word instead of the first, "
                          "and draw other names: a second set of edits")
+    ap.add_argument("--strict-figures", action="store_true", help="trace with the strict_figures option")
     args = ap.parse_args()
 
     every = load_cases(args.bench)
     cases = [c for c in every if c["id"].startswith(args.only)] if args.only else every
-    options = TraceOptions(min_score=args.min_score).validated()
+    options = TraceOptions(min_score=args.min_score, strict_figures=args.strict_figures).validated()
     threshold = options.threshold
     en_names, zh_names = _names(every)  # names from every case, whatever --only picks
     counts: Counter[tuple[str, ...]] = Counter()
