@@ -447,7 +447,20 @@ def _unit_of(text: str, m: re.Match[str], value: float) -> Quantity | None:
     if m.group(3):
         return Quantity("percent", "%", value)
     end = m.end(2) if m.group(2) else m.end(1)  # the figure's own end: m.end() has taken any space
-    return _unit_around(text, m.start(), end, value)
+    unit = _unit_around(text, m.start(), end, value)
+    if unit is None and (dash := _RANGE_TO.match(text, end)) is not None:
+        # the first figure of a range takes the unit of the second: "60-70%", "3 to 5 km"
+        after = _NUMBER.match(text, dash.end())
+        if after is not None:
+            if after.group(3):
+                return Quantity("percent", "%", value)
+            more = _unit_around(text, after.start(), after.end(2) if after.group(2) else after.end(1), value)
+            if more is not None and more.kind != "money":  # "$5-10" is money already, "5-$10" is not
+                return more
+    return unit
+
+
+_RANGE_TO = re.compile(r"[ \t]*(?:-|–|—|~|～|至|到|to\b)[ \t]*(?=\d)")
 
 
 def _unit_around(text: str, start: int, end: int, value: float) -> Quantity | None:

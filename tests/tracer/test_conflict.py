@@ -315,6 +315,16 @@ def test_a_figure_the_record_lacks_where_its_quote_states_another_contradicts_a_
     assert all(u.closest is None or not u.closest.conflict for u in right.unsupported)
 
 
+def test_a_range_in_the_quote_states_its_first_figure_in_the_second_ones_unit() -> None:
+    record = {"url": "https://a.example/vote", "title": "公投", "content": (
+        "赫尔松州行政机构副负责人称，赫尔松州将举行全民公投，至少60-70%的人将投票支持加入俄罗斯联邦。")}
+    sentence = "赫尔松州行政机构副负责人表示，赫尔松州将举行全民公投，至少61%的人将投票支持加入俄罗斯联邦。"
+    (u,) = trace(f"## 公投\n\n{sentence}\n", [record, OTHER]).unsupported
+    assert u.closest is not None
+    assert u.closest.conflict == ("its quote states 60%, 70% where the sentence says 61%, "
+                                  "which the record does not state")
+
+
 def test_english_counts_a_figure_the_record_lacks_only_when_asked_to() -> None:
     wrong = "In the first half of 2019, Supor reported revenue of 8.849 billion yuan, up 25.27% year on year."
     report = f"## Results\n\n{wrong}\n"

@@ -218,6 +218,12 @@ def test_units_are_read_from_the_sign_before_a_number_or_the_word_after_it() -> 
     assert claim_units("成立5周年，5周岁，80年代，3年级，5克拉，气温从5升高到10") == {}
     late = claim_units("It was completed in 1889, 3 years late.")
     assert late == {"3": Quantity("time", "yr", 3 * 31_557_600.0)}
+    # the first figure of a range takes the unit of the second; a range of years stays bare
+    assert claim_units("between 60-70% of voters") == {
+        "60": Quantity("percent", "%", 60.0), "70": Quantity("percent", "%", 70.0)}
+    assert claim_units("a 3 to 5 km walk") == {
+        "3": Quantity("length", "km", 3000.0), "5": Quantity("length", "km", 5000.0)}
+    assert claim_units("2019-2020年") == {}
 
 
 def test_unstated_numbers_are_shown_as_a_reader_writes_them() -> None:
