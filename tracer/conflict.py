@@ -318,9 +318,10 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
         # effective, but it is effective": a contrast, not a denial)
         if before and after and tag in ("insert", "delete"):
             # where two words or more agree on each side, only a negation near the spot answers it
-            near = _NEAR if min(flank_before, flank_after) >= 2 else len(ka) + len(kb)
-            around_a = (max(span_a[0], i1 - near), min(span_a[1], i2 + near))
-            around_b = (max(span_b[0], j1 - near), min(span_b[1], j2 + near))
+            around_a, around_b = span_a, span_b
+            if min(flank_before, flank_after) >= 2:
+                around_a = (max(span_a[0], i1 - _NEAR), min(span_a[1], i2 + _NEAR))
+                around_b = (max(span_b[0], j1 - _NEAR), min(span_b[1], j2 + _NEAR))
             if tag == "insert" and not _negated(ka, *around_a, negations) \
                     and _negated(kb, j1, j2, negations) and not _recurs(kb, j2):
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
