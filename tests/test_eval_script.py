@@ -40,15 +40,17 @@ def _case(case_id: str, lang: str, sentences: list[str], records: list[dict[str,
     return {"id": case_id, "lang": lang, "report": report, "records": records, "gold": gold}
 
 
-@pytest.fixture()
-def bench(tmp_path: Path) -> Path:
-    cases = [
-        _case("wice-t1", "en", [RIGHT, SWAPPED], RECORDS, [["https://a.example/bridge"], []]),
-        _case("citecheck-t1", "zh", [ZH_RIGHT], ZH_RECORDS, [["https://c.example/qiao"]]),
-    ]
+def _bench_file(tmp_path: Path, *cases: dict[str, object]) -> Path:
     path = tmp_path / "bench.jsonl"
     path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), encoding="utf-8")
     return path
+
+
+@pytest.fixture()
+def bench(tmp_path: Path) -> Path:
+    return _bench_file(tmp_path,
+                       _case("wice-t1", "en", [RIGHT, SWAPPED], RECORDS, [["https://a.example/bridge"], []]),
+                       _case("citecheck-t1", "zh", [ZH_RIGHT], ZH_RECORDS, [["https://c.example/qiao"]]))
 
 
 def _table(out: str) -> dict[str, tuple[float, float, int]]:
@@ -108,9 +110,7 @@ def test_eval_refuses_a_threshold_for_the_baseline(bench: Path) -> None:
 
 def test_explain_shows_the_figures_a_missed_sentences_near_miss_lacks(tmp_path: Path) -> None:
     # annotated (here, wrongly) as supported: a false negative whose near miss states another year
-    path = tmp_path / "bench.jsonl"
-    case = _case("wice-t2", "en", [SWAPPED], RECORDS, [["https://a.example/bridge"]])
-    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    path = _bench_file(tmp_path, _case("wice-t2", "en", [SWAPPED], RECORDS, [["https://a.example/bridge"]]))
     out = _eval(str(path), "--explain")
     assert f"  FN [wice-t2] {SWAPPED}" in out
     assert "     figures:  does not state 1952; its quote states 1958\n" in out
@@ -118,9 +118,7 @@ def test_explain_shows_the_figures_a_missed_sentences_near_miss_lacks(tmp_path: 
 
 def test_explain_and_the_counts_show_a_near_miss_whose_quote_contradicts_the_sentence(tmp_path: Path) -> None:
     negated = "The Hollow Creek bridge was not repainted in 1958 by the county."
-    path = tmp_path / "bench.jsonl"
-    case = _case("wice-t3", "en", [negated], RECORDS, [["https://a.example/bridge"]])
-    path.write_text(json.dumps(case) + "\n", encoding="utf-8")
+    path = _bench_file(tmp_path, _case("wice-t3", "en", [negated], RECORDS, [["https://a.example/bridge"]]))
     out = _eval(str(path), "--explain")
     assert f"  FN [wice-t3] {negated}" in out
     assert '     conflict: the sentence negates its quote ("not repainted")\n' in out
@@ -139,8 +137,7 @@ def test_calibrate_fits_both_languages_and_estimates_them_by_cross_validation(tm
         cases.append(_case(f"wice-c{i}", "en", [RIGHT, SWAPPED], RECORDS, [["https://a.example/bridge"], []]))
         cases.append(_case(f"citecheck-c{i}", "zh", [ZH_RIGHT, wrong_zh], zh_records,
                            [["https://c.example/qiao"], []]))
-    path = tmp_path / "bench.jsonl"
-    path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), encoding="utf-8")
+    path = _bench_file(tmp_path, *cases)
     script = ROOT / "scripts" / "py" / "calibrate.py"
     out = subprocess.run([sys.executable, str(script), str(path), "--cv", "2"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -161,11 +158,9 @@ def test_perturb_edits_right_citations_once_and_counts_those_still_cited(tmp_pat
                 "content": f"History. {sentence} It was repainted in 1958 by the county."}]
     other = "The Millbrook tunnel was dug under the ridge by hand."
     tunnel = [{"url": "https://m.example/tunnel", "title": "Tunnel", "content": other}]
-    path = tmp_path / "bench.jsonl"
-    cases = [_case("wice-p1", "en", [sentence], records, [["https://a.example/bridge"]]),
-             _case("wice-p2", "en", [other], tunnel, [[]]),
-             _case("citecheck-p1", "zh", [ZH_RIGHT], ZH_RECORDS, [["https://c.example/qiao"]])]
-    path.write_text("".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases), encoding="utf-8")
+    path = _bench_file(tmp_path, _case("wice-p1", "en", [sentence], records, [["https://a.example/bridge"]]),
+                       _case("wice-p2", "en", [other], tunnel, [[]]),
+                       _case("citecheck-p1", "zh", [ZH_RIGHT], ZH_RECORDS, [["https://c.example/qiao"]]))
     script = ROOT / "scripts" / "py" / "perturb.py"
     out = subprocess.run([sys.executable, str(script), str(path), "--explain"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
