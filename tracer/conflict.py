@@ -16,6 +16,8 @@ name may also open both texts, after a connective such as "However," or "然而"
 word at that spot must be nowhere in the quote. Paraphrase that rewords a whole clause is never
 read as a conflict. In Chinese, the leading clauses before a long aligned run are compared too
 (`_leading_swap`), and `quote_addition` reads a noun or time that the sentence adds to its quote.
+A negation that the alignment does not reach is read on its own (`_unanswered_negation`): the
+sentence denies something and its quote, which repeats half of it, denies nothing.
 docs/quality.md lists every rule with the cases it was measured on (`scripts/perturb`).
 """
 
@@ -33,7 +35,7 @@ from tracer.text import EN_STOPWORDS, _cn_value, _stem
 
 _EN_OPPOSITES = """
 increase:decrease increase:reduce increase:decline increase:drop increase:fall rise:fall rise:decline
-rise:drop rose:fell risen:fallen grow:shrink grow:decline gain:lose gain:loss higher:lower
+rise:drop rose:fell rose:fall rise:fell risen:fallen grow:shrink grow:decline gain:lose gain:loss higher:lower
 more:less more:fewer with:without heavy:light
 larger:smaller bigger:smaller greater:smaller greater:lesser most:least maximum:minimum above:below
 before:after earlier:later north:south northern:southern east:west eastern:western upper:lower
@@ -99,9 +101,10 @@ _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, 
 
 @dataclass(frozen=True, slots=True)
 class Conflict:
-    """Where a quote contradicts a sentence: `kind` is "opposite", "negation", "figure" or "name"
-    (`quote_conflict`), "addition" (`quote_addition`) or "figures" (from `tracer.verify`: figures
-    the record states nowhere, and the quote's figures of their sort);
+    """Where a quote contradicts a sentence: `kind` is "opposite", "negation", "unanswered" (a
+    negation the quote answers nowhere), "figure" or "name" (`quote_conflict`), "addition"
+    (`quote_addition`) or "figures" (from `tracer.verify`: figures the record states nowhere, and
+    the quote's figures of their sort);
     `sentence_says` and `quote_says` are the two texts' words at that spot (one of them empty
     for a negation only one side has)."""
 
@@ -115,6 +118,8 @@ class Conflict:
                     "which the record does not state")
         if self.kind == "addition":
             return f'the sentence adds "{self.sentence_says}", which the record never states'
+        if self.kind == "unanswered":
+            return f'the sentence denies what its quote never denies ("{self.sentence_says}")'
         if self.kind == "negation":
             if self.quote_says:
                 return f'its quote negates it ("{self.quote_says}")'
@@ -378,7 +383,86 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                     and _is_name_run(a[s1:i2], zh) and _is_name_run(b[t1:j2], zh) \
                     and not _part_of_a_name(a, i2, zh):
                 return Conflict("name", _said(a, s1, i2), _said(b, t1, j2))
+    return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence)
+
+
+def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],
+                         zh: bool, negations: frozenset[str], opposites: dict[str, frozenset[str]],
+                         sentence: str) -> Conflict | None:
+    """A negation that one text has and the other answers nowhere, where the word-by-word
+    alignment does not reach it (the texts order their clauses differently, or reword around it).
+
+    The other text must hold no negation and no word that denies in other terms ("lack",
+    "unable", "缺乏", a word with "un-" or "-less" made from the negated word, or the negated word's
+    opposite: "did not fall" is "rose"). Then
+    - the quote affirms what the sentence denies, or the other way round, when the negated word
+      (the first after the negation that is not a modal, an auxiliary or a small word) stands in
+      the other text with two more of the first text's words near it: "scholars have not
+      challenged the view" against "…, but many scholars have challenged this view";
+    - the sentence denies what its quote never denies, when the sentence negates outside a direct
+      quotation: "the chorus, which had not a more prominent role" against "the chorus, which had
+      played a more prominent role". (A quotation's idiom may be paraphrased: "he hasn't done
+      anything" for "all he's done is…".)
+    In both, the negated word stands once in its text (a text that also states it plainly may be
+    contrasting two things) and, in Chinese, is a verb or an adjective ("没有投行部" says that a
+    thing is absent, not that a claim is false)."""
+    for x, kx, ky, sentence_negates in ((a, ka, kb, True), (b, kb, ka, False)):
+        if any(_denies(k, zh) for k in ky) or _negated(ky, 0, len(ky), negations):
+            continue
+        for p in range(len(kx) - 1):
+            if not _negated(kx, p, p + 1, negations) or _recurs(kx, p + 1):
+                continue
+            r = p + 1
+            while r < len(kx) - 1 and r - p <= 3 and (kx[r] in _EN_MODALS or kx[r] in _ZH_MODALS
+                                                      or _minor(x[r], zh)):
+                r += 1
+            w = kx[r]
+            if _minor(x[r], zh) or kx.count(w) > 1 or (zh and x[r][2][:1] not in ("v", "a")) \
+                    or opposites.get(w, frozenset()) & set(ky) \
+                    or (not zh and any(k != w and (k.endswith(w) or k.startswith(w + "less")) for k in ky)):
+                continue
+            said = _said(x, p, r + 1)
+            context = {k for i, k in enumerate(kx[max(0, p - _NEAR):r + 1 + _NEAR], max(0, p - _NEAR))
+                       if not p <= i <= r and not _minor(x[i], zh)}
+            for q in (i for i, k in enumerate(ky) if k == w):
+                if len(context & (set(ky[max(0, q - _NEAR - 1):q]) | set(ky[q + 1:q + _NEAR + 2]))) >= 2:
+                    return Conflict("negation", *((said, "") if sentence_negates else ("", said)))
+            if sentence_negates and not _in_quotation(sentence, x[p][1], said):
+                return Conflict("unanswered", said, "")
     return None
+
+
+def _denies(key: str, zh: bool) -> bool:
+    """Whether a word denies without being a negation ("lack", "unable", "缺乏", "无效")."""
+    if zh:
+        return key in _DENYING or any(ch in key for ch in "不无没未非否缺免禁拒")
+    return key in _DENYING
+
+
+def _in_quotation(sentence: str, negation: str, said: str) -> bool:
+    """Whether the words `said` (a negation and the word it negates) stand inside a direct
+    quotation of the sentence ("…, saying that \"he hasn't done…\"")."""
+    at = sentence.find(said)
+    if at < 0:
+        at = sentence.find(negation)
+    if at < 0:
+        return False
+    before = sentence[:at]
+    return before.count('"') % 2 == 1 or before.count("“") > before.count("”") \
+        or before.count("「") > before.count("」")
+
+
+# words that deny without a negation: a text holding one may answer a negation in other terms
+_DENYING = frozenset({"缺乏", "缺少", "拒绝", "否认", "避免", "禁止", "难以", "失败", "停止", "取消", "终止",
+                      "放弃", "仅", "只", "只有", "仅仅", "唯一"}) | frozenset(_stem(w) for w in (
+    "lack", "lacks", "lacking", "fail", "fails", "failed", "failure", "unable", "refuse", "refused",
+    "deny", "denied", "absent", "absence", "rarely", "seldom", "hardly", "barely", "scarcely", "avoid",
+    "prevent", "instead", "rather", "free", "unlike", "except", "exclude", "nothing", "nobody", "nowhere",
+    "few", "little", "ban", "banned", "prohibit", "forbid", "forbidden", "reject", "rejected", "only",
+    "solely", "exclusively", "stop", "stopped", "cease", "ceased", "discontinued", "former", "formerly",
+    "abandon", "halt", "quit", "missing", "miss", "pending", "await", "zero", "neither", "unknown",
+    "impossible", "against", "lose", "lost", "decline", "declined", "oppose", "opposed", "doubt", "unclear",
+    "uncertain", "until", "yet"))
 
 
 def aligned_share(sentence: str, quote: str, lang: str) -> float:

@@ -359,3 +359,59 @@ def test_a_chinese_sentence_that_adds_a_noun_its_record_never_states_claims_more
     assert u.closest is not None and u.closest.score <= 0.3
     assert u.reason == ('no record supports this sentence; the closest contradicts it: the sentence adds '
                         '"首日", which the record never states')
+
+
+def test_a_negation_the_alignment_does_not_reach_is_read_on_its_own() -> None:
+    # the clauses come in another order, so the word-by-word alignment pairs other words; the
+    # quote affirms the very phrase the sentence negates
+    sentence = ("Some scholars have not challenged the view that it belongs to Philip II and instead argue "
+                "that it may belong to Arrhidaeus, the half-brother of Alexander the Great.")
+    quote = ("Tomb II is most commonly associated with Philip II and his widow Cleopatra but many scholars "
+             "have challenged this view arguing that it may in fact belong to Arrhidaeus, the "
+             "half-brother of Alexander the Great.")
+    assert quote_conflict(sentence, quote, "en") == Conflict("negation", "not challenged", "")
+    # the sentence denies what a quote that repeats half of it never denies
+    got = quote_conflict("The committee did not fund the plan for the new bridge over the river in 2020.",
+                         "In 2020 the committee backed the plan for the new bridge over the river.", "en")
+    assert got == Conflict("unanswered", "not fund", "")
+    assert "never denies" in got.describe()
+    assert quote_conflict("首先，这将不有利于缓解房企的偿债压力，降低房企的融资成本。",
+                          "发行此类债券，有利于缓解房企偿债压力，降低房企的融资成本。", "zh") is not None
+
+
+def test_a_negation_answered_in_other_terms_or_quoted_speech_is_no_conflict() -> None:
+    # the quote denies too, in other words: "unable", an "un-" word, the opposite, "lack", "缺乏"
+    assert quote_conflict("Patients can not walk without help after the surgery for six weeks.",
+                          "Patients are unable to walk without help after the surgery for six weeks.",
+                          "en") is None
+    assert quote_conflict("The drug is not available in most pharmacies across the country.",
+                          "The drug is unavailable in most pharmacies across the country.", "en") is None
+    assert quote_conflict("The team did not win the final match of the season in Madrid.",
+                          "The team lost the final match of the season in Madrid.", "en") is None
+    assert quote_conflict("该地区的农村学校没有足够的合格教师和教学设备。",
+                          "该地区的农村学校缺乏足够的合格教师和教学设备。", "zh") is None
+    # a negation inside a direct quotation: the record may paraphrase an idiom
+    assert quote_conflict('He regretted his vote, saying that "he hasn\'t done anything" and he is "taking '
+                          'care of the people he\'s supposed to be getting rid of".',
+                          '"All he\'s done," he said, "is shown that he\'s taking care of the people '
+                          'he\'s supposed to be getting rid of."', "en") is None
+    # a Chinese negation of a noun says that a thing is absent; the quote may say how it is
+    assert quote_conflict("而城商行几乎没有投行部，即使有，也只是负责投资其他银行发行的理财。",
+                          "而城商行的投行部，即使有，也只是负责投资其他银行发行的理财。", "zh") is None
+    # a text that states the negated word plainly as well may be contrasting two things
+    assert quote_conflict("The federal law doesn't require employers to pay for mileage, but some states "
+                          "require employers to pay.",
+                          "Some states require employers to pay for mileage and other costs.", "en") is None
+
+
+def test_a_sentence_that_denies_what_its_record_affirms_is_not_cited() -> None:
+    record = {"url": "https://council.example/bridge", "title": "Council minutes", "content": (
+        "In 2020 the committee backed the plan for the new bridge over the river. Work starts in spring.")}
+    report = ("# Bridge\n\nThe committee did not fund the plan for the new bridge over the river in 2020.\n\n"
+              "In 2020 the committee backed the plan for the new bridge over the river.\n")
+    result = trace(report, [record, OTHER])
+    assert [c.sentence for c in result.citations] == [
+        "In 2020 the committee backed the plan for the new bridge over the river."]
+    (u,) = result.unsupported
+    assert u.closest is not None and u.closest.score <= 0.3
+    assert u.closest.conflict == 'the sentence denies what its quote never denies ("not fund")'
