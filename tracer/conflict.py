@@ -201,6 +201,8 @@ def _part_of_a_name(words: tuple[_Word, ...], at: int, zh: bool, apart: bool = F
     key, word, tag = words[at]
     if zh:
         return tag[:2] in ("nr", "ns", "nt", "nz")
+    if _ROMAN.fullmatch(word):  # a regnal number: "Philip II" and "January II" are two names
+        return False
     # a generic head ("County", "River") names a kind of thing: the changed word is the name
     return word[:1].isupper() and word.lower() not in _NOT_NAMES and key not in _GENERIC_HEADS
 
@@ -231,6 +233,24 @@ def _leading_swap(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]
     said = sorted(w for k, w, _t in a[:i] if _ZH_PERIOD.search(w) and k not in in_b)
     quoted = sorted(w for k, w, _t in b[:j] if _ZH_PERIOD.search(w) and k not in in_a)
     return Conflict("name", said[0], quoted[0]) if said and quoted else None
+
+
+def _head_swap(a: tuple[_Word, ...], b: tuple[_Word, ...], s1: int, s2: int, t1: int, t2: int,
+               zh: bool) -> bool:
+    """Whether an English change after an aligned name word is the name's last word, its head,
+    and so another name ("Democratic Republic of Parliament" for "… of Congo", "Nottingham
+    Prognostic Lisandra" for "… Index"): the caller has checked that no name word follows. A
+    company's or a person's suffix is no other name ("Apple Inc." and "Apple Corp.", "Jr.")."""
+    if zh:
+        return False
+    said = {k for k, _w, _t in a[s1:s2]} | {k for k, _w, _t in b[t1:t2]}
+    return not said & _ENTITY_SUFFIXES
+
+
+_ENTITY_SUFFIXES = frozenset(_stem(w) for w in (
+    "inc", "corp", "corporation", "ltd", "llc", "co", "company", "group", "holdings", "plc", "ag", "sa",
+    "gmbh", "limited", "incorporated", "jr", "sr"))
+_ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
 
 
 def _apart(words: tuple[_Word, ...], at: int) -> bool:
@@ -371,7 +391,8 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                 flanked = least >= 1 and not (title_case or _title_case(b))
             if flanked and s1 < s2 and t1 < t2 and not set(ka[s1:s2]) & in_b \
                     and _is_name_run(a[s1:s2], zh) and _is_name_run(b[t1:t2], zh) \
-                    and not _part_of_a_name(a, s1 - 1, zh, _apart(a, s1)) \
+                    and (not _part_of_a_name(a, s1 - 1, zh, _apart(a, s1))
+                         or _head_swap(a, b, s1, s2, t1, t2, zh)) \
                     and not _part_of_a_name(a, s2, zh, _apart(a, s2)):
                 return Conflict("name", _said(a, s1, s2), _said(b, t1, t2))
         # the same at the start of both texts, after a connective ("然而，瓦良格的争议" against

@@ -415,3 +415,18 @@ def test_a_sentence_that_denies_what_its_record_affirms_is_not_cited() -> None:
     (u,) = result.unsupported
     assert u.closest is not None and u.closest.score <= 0.3
     assert u.closest.conflict == 'the sentence denies what its quote never denies ("not fund")'
+
+
+def test_another_head_of_a_name_or_another_king_of_a_number_is_another_name() -> None:
+    assert quote_conflict("Kinshasa, the capital of the Democratic Republic of Ghana, deployed traffic robots.",
+                          "Kinshasa, the capital of the Democratic Republic of Congo, deployed traffic robots.",
+                          "en") == Conflict("name", "Ghana", "Congo")
+    assert quote_conflict("The lance wound matches accounts of an injury Alexander II sustained in battle in 339.",
+                          "The lance wound matches accounts of an injury Philip II sustained in battle in 339.",
+                          "en") == Conflict("name", "Alexander", "Philip")
+    # a company's suffix, and a title before the same surname, are forms of one name
+    assert quote_conflict("The patents were bought by Apple Inc. in 2012 for two million dollars.",
+                          "The patents were bought by Apple Corporation in 2012 for two million dollars.",
+                          "en") is None
+    assert quote_conflict("The bill was signed by Barack Obama in the Oval Office in 2010.",
+                          "The bill was signed by President Obama in the Oval Office in 2010.", "en") is None
