@@ -457,9 +457,15 @@ def _unit_of(text: str, m: re.Match[str], value: float) -> Quantity | None:
             more = _unit_around(text, after.start(), after.end(2) if after.group(2) else after.end(1), value)
             if more is not None and more.kind != "money":  # "$5-10" is money already, "5-$10" is not
                 return more
+    if unit is None and (back := _RANGE_FROM.search(text, max(0, m.start() - 24), m.start())) is not None:
+        # the second figure of a range takes the first one's currency: "$5-10 million"
+        first = _unit_around(text, back.start(1), back.end(1), value)
+        if first is not None and first.kind == "money":
+            return Quantity("money", first.unit, value)
     return unit
 
 
+_RANGE_FROM = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)[ \t]*(?:-|–|—|~|～|至|到|to)[ \t]*$")
 _RANGE_TO = re.compile(r"[ \t]*(?:-|–|—|~|～|至|到|to\b)[ \t]*(?=\d)")
 
 
@@ -720,6 +726,8 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
         scale = next((f for w, f in _SCALE.items() if word.startswith(w)), _CN_NUMBER_UNIT.get(tail[:1]))
         if scale is None and tail[:1] == "m" and _MILLION_M.match(text, m.end()):
             scale = 1e6  # "5 m tonnes"
+        if scale is None and not m.group(3):
+            scale = _range_scale(text, m.end(2) if frac else m.end(1), float(value))
         keys = []
         if scale is None or lenient:
             keys.append(_fmt(float(value)))
@@ -742,6 +750,22 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
             if short is not None:
                 units.add(short, None)
     return found
+
+
+def _range_scale(text: str, end: int, value: float) -> float | None:
+    """The scale of a range's second figure, which the first figure of the range shares: "$5-10
+    million" is five to ten million, "3至5万" thirty to fifty thousand. Only when the second figure
+    is the larger one ("2019-2020 million" is no range of millions)."""
+    dash = _RANGE_TO.match(text, end)
+    if dash is None:
+        return None
+    after = _NUMBER.match(text, dash.end())
+    if after is None or after.group(3):
+        return None
+    second = float(after.group(1).replace(",", "") + ("." + after.group(2) if after.group(2) else ""))
+    tail = text[after.end():after.end() + 12].lower()
+    scale = next((f for w, f in _SCALE.items() if tail.lstrip().startswith(w)), _CN_NUMBER_UNIT.get(tail[:1]))
+    return scale if scale is not None and second > value else None
 
 
 _EN_ONES = {w: i for i, w in enumerate(

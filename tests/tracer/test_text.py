@@ -123,6 +123,10 @@ def test_numbers_normalise_formats_and_scales() -> None:
     assert numbers("1,234,567 people") != numbers("1,234,568 people")
     assert numbers("45.50% of them") == {"45.5"}
     assert numbers("no digits here") == set()
+    # a range's first figure shares the second one's scale, and its currency the first one's
+    assert numbers("$5-10 million") == numbers("$5 million to $10 million") == {"5000000", "10000000"}
+    assert numbers("3至5万人") == {"30000", "50000"}
+    assert numbers("pages 5-10 of the report") == {"5", "10"}
 
 
 
@@ -211,6 +215,8 @@ def test_units_are_read_from_the_sign_before_a_number_or_the_word_after_it() -> 
     assert claim_units("投资5亿美元，全长1200米") == {
         "500000000": Quantity("money", "USD", 5e8), "1200": Quantity("length", "m", 1200.0)}
     assert claim_units("45% of voters") == {"45": Quantity("percent", "%", 45.0)}
+    assert claim_units("It costs $5-10 million.") == {
+        "5000000": Quantity("money", "$", 5e6), "10000000": Quantity("money", "$", 1e7)}
     # no unit, or one that is also a word or a scale ("m" for million): bare
     assert claim_units("The 1.5m people and 300 of them in 2021") == {}
     assert claim_units("It was completed in 2021年.") == {}  # a year, not a duration
