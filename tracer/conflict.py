@@ -15,9 +15,10 @@ with aligned words before or after it (on both sides for a negation, a figure or
 name may also open both texts, after a connective such as "However," or "然而"). The sentence's
 word at that spot must be nowhere in the quote. Paraphrase that rewords a whole clause is never
 read as a conflict. In Chinese, the leading clauses before a long aligned run are compared too
-(`_leading_swap`), and `quote_addition` reads a noun or time that the sentence adds to its quote.
-A negation that the alignment does not reach is read on its own (`_unanswered_negation`): the
-sentence denies something and its quote, which repeats half of it, denies nothing.
+(`_leading_swap`), so are the proper names right before any aligned run (`_proper_before_run`),
+and `quote_addition` reads a noun or time that the sentence adds to its quote. A negation that
+the alignment does not reach is read on its own (`_unanswered_negation`): the sentence denies
+something and its quote, which repeats half of it, denies nothing.
 docs/quality.md lists every rule with the cases it was measured on (`scripts/perturb`).
 """
 
@@ -253,6 +254,28 @@ _ENTITY_SUFFIXES = frozenset(_stem(w) for w in (
 _ROMAN = re.compile(r"X{0,3}(?:IX|IV|V?I{0,3})")
 
 
+def _proper_before_run(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
+                       in_b: set[str], in_a: set[str]) -> Conflict | None:
+    """Chinese texts in which an aligned run (two words or more, three characters or more)
+    follows a different proper name of the same kind in each: two persons, two places or two
+    organisations by rjieba's tags ("然而，巴黎和加拿大的大部分高等院校" against "至今为止，美国和加拿大
+    共有…院校"), each absent from the other text. What comes before the names may differ
+    entirely, which the flanked swap above needs aligned; a name word before either name makes
+    it another form of the same name."""
+    for tag, i1, i2, j1, _j2 in ops:
+        if tag != "equal" or i1 == 0 or j1 == 0 or i2 - i1 < 2 \
+                or sum(len(w) for _k, w, _t in a[i1:i2]) < 3:
+            continue
+        x, y = a[i1 - 1], b[j1 - 1]
+        kind = x[2].rstrip(_APART)[:2]
+        if kind in ("nr", "ns", "nt") and y[2].rstrip(_APART)[:2] == kind \
+                and x[0] not in in_b and y[0] not in in_a \
+                and not _part_of_a_name(a, i1 - 2, True, _apart(a, i1 - 1)) \
+                and not _part_of_a_name(b, j1 - 2, True, _apart(b, j1 - 1)):
+            return Conflict("name", x[1], y[1])
+    return None
+
+
 def _apart(words: tuple[_Word, ...], at: int) -> bool:
     """Whether punctuation stands before words[at]."""
     return 0 <= at < len(words) and words[at][2].endswith(_APART)
@@ -311,7 +334,7 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
     span_a = (ops[0][2] if ops[0][0] != "equal" else 0, ops[-1][1] if ops[-1][0] != "equal" else len(ka))
     span_b = (ops[0][4] if ops[0][0] != "equal" else 0, ops[-1][3] if ops[-1][0] != "equal" else len(kb))
     if zh:
-        got = _leading_swap(a, b, ops, in_b, set(ka))
+        got = _leading_swap(a, b, ops, in_b, set(ka)) or _proper_before_run(a, b, ops, in_b, set(ka))
         if got is not None:
             return got
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):

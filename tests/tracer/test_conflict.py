@@ -430,3 +430,14 @@ def test_another_head_of_a_name_or_another_king_of_a_number_is_another_name() ->
                           "en") is None
     assert quote_conflict("The bill was signed by Barack Obama in the Oval Office in 2010.",
                           "The bill was signed by President Obama in the Oval Office in 2010.", "en") is None
+
+
+def test_another_chinese_proper_name_before_an_aligned_run_is_another_name() -> None:
+    # what comes before the names differs entirely, so no aligned word flanks them on that side
+    assert quote_conflict("然而，巴黎和加拿大的大部分高等院校要求外国学生申请时提供托福考试成绩。",
+                          "至今为止，美国和加拿大共有2300多所院校规定，外国学生申请时必须提供托福考试成绩。",
+                          "zh") == Conflict("name", "巴黎", "美国")
+    assert quote_conflict("据报道，张伟和李娜的研究团队发现了新的化合物。",
+                          "据新华社报道，王芳和李娜的研究团队发现了新的化合物。", "zh") == Conflict("name", "张伟", "王芳")
+    # the same names in another order are no other name
+    assert quote_conflict("北京和上海的大部分高校要求提供成绩。", "上海和北京的大部分高校要求提供成绩。", "zh") is None
