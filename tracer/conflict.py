@@ -94,7 +94,11 @@ _EN_NAMED_FIGURE = {
 }
 _CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
 # Words after which "not" / "no" negates nothing ("not only", "not just", "no doubt"), stemmed.
-_NOT_NEGATING = frozenset(_stem(w) for w in ("only", "just", "merely", "least", "matter", "doubt"))
+_NOT_NEGATING = frozenset(_stem(w) for w in ("only", "just", "merely", "least", "matter", "doubt", "unlike"))
+_THAN = frozenset(_stem(w) for w in (  # "no later than", "none other than"
+    "more", "less", "fewer", "later", "earlier", "sooner", "greater", "other", "better", "worse", "higher",
+    "lower", "bigger", "smaller", "longer", "shorter"))
+_UNTIL = frozenset({"until", "till", "til"})
 _NEAR = 4                # words either side of a negation that another negation must stand within
 _MAX_CHANGE = 3          # words a side in a change that can be a conflict
 _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, in order
@@ -618,10 +622,18 @@ def _opposite_chars(said: str, quoted: str, opposites: dict[str, frozenset[str]]
 
 
 def _negated(keys: list[str], start: int, end: int, negations: frozenset[str]) -> bool:
-    """Whether a negation stands in keys[start:end]; "not only", "no doubt", "no matter" and the
-    like negate nothing."""
-    return any(keys[i] in negations and (i + 1 == len(keys) or keys[i + 1] not in _NOT_NEGATING)
-               for i in range(start, end))
+    """Whether a negation stands in keys[start:end]; "not only", "no doubt", "no matter", "no
+    later than", "none other than", "not unlike" and "not … until" negate nothing."""
+    return any(keys[i] in negations and not _idiom(keys, i) for i in range(start, end))
+
+
+def _idiom(keys: list[str], i: int) -> bool:
+    """Whether the negation at keys[i] opens an idiom that denies nothing: "not only", "no more
+    than" (at most), "none other than", "not unlike" (like), "did not open until 1932" (opened
+    in 1932)."""
+    after = keys[i + 1:i + 3]
+    return bool(after) and (after[0] in _NOT_NEGATING or (after[0] in _THAN and after[1:] == ["than"])
+                            or any(k in _UNTIL for k in keys[i + 1:i + 5]))
 
 
 def _figure_value(key: str) -> str | None:
@@ -647,3 +659,4 @@ def _said(words: tuple[_Word, ...], start: int, end: int) -> str:
     if any(w[:1].isascii() for w in run):
         return " ".join(run).replace(" n't", "n't")
     return "".join(run)
+

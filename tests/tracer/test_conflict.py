@@ -441,3 +441,26 @@ def test_another_chinese_proper_name_before_an_aligned_run_is_another_name() -> 
                           "据新华社报道，王芳和李娜的研究团队发现了新的化合物。", "zh") == Conflict("name", "张伟", "王芳")
     # the same names in another order are no other name
     assert quote_conflict("北京和上海的大部分高校要求提供成绩。", "上海和北京的大部分高校要求提供成绩。", "zh") is None
+
+
+def test_a_negation_that_opens_an_idiom_denies_nothing() -> None:
+    for sentence, quote in (
+        ("Applications must be submitted no later than 30 June 2024 to the county office.",
+         "Applications must be submitted by 30 June 2024 to the county office."),
+        ("The hall holds no more than 200 guests at a time for weddings.",
+         "The hall holds at most 200 guests at a time for weddings."),
+        ("The team was led by none other than the former coach John Smith.",
+         "The team was led by the former coach John Smith."),
+        ("The drug is not unlike aspirin in its effect on blood clotting.",
+         "The drug is similar to aspirin in its effect on blood clotting."),
+        ("The bridge was not completed until 1932, two years behind schedule.",
+         "The bridge was completed in 1932, two years behind schedule."),
+    ):
+        assert quote_conflict(sentence, quote, "en") is None, sentence
+    # "no longer" without "than" still denies, and so does a negation before "more than"
+    assert quote_conflict("The shop no longer sells newspapers or magazines to its customers.",
+                          "The shop sells newspapers and magazines to its customers.", "en") == Conflict(
+        "negation", "no longer sells", "")
+    assert quote_conflict("The store does not sell more than ten brands of coffee in the city.",
+                          "The store sells more than ten brands of coffee in the city.", "en") == Conflict(
+        "negation", "does not sell", "")
