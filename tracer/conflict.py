@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import rjieba
+from rapidfuzz.distance import Levenshtein
 
 from tracer.text import EN_STOPWORDS, _cn_value, _stem
 
@@ -280,6 +281,21 @@ def _proper_before_run(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence
     return None
 
 
+def _spelling(said: str, quoted: str) -> bool:
+    """Whether two English names are spellings of one: one letter apart in a word of five letters
+    or more ("Organization" and "Organisation", "Philip" and "Phillip", "Tchaikovsky" and
+    "Tchaikovski"), two in one of nine or more, or an abbreviation of at most four letters that
+    begins the other ("Med" for "Medicine"). "Austria" and "Australia", "Niger" and "Nigeria" are
+    two names."""
+    x, y = said.lower().replace(".", ""), quoted.lower().replace(".", "")
+    short, long = sorted((x, y), key=len)
+    if len(short) <= 4 and len(long) >= 6 and long.startswith(short):
+        return True
+    if len(short) < 5:
+        return False
+    return Levenshtein.distance(x, y) <= (2 if len(short) >= 9 else 1)
+
+
 def _apart(words: tuple[_Word, ...], at: int) -> bool:
     """Whether punctuation stands before words[at]."""
     return 0 <= at < len(words) and words[at][2].endswith(_APART)
@@ -420,7 +436,8 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                     and _is_name_run(a[s1:s2], zh) and _is_name_run(b[t1:t2], zh) \
                     and (not _part_of_a_name(a, s1 - 1, zh, _apart(a, s1))
                          or _head_swap(a, b, s1, s2, t1, t2, zh)) \
-                    and not _part_of_a_name(a, s2, zh, _apart(a, s2)):
+                    and not _part_of_a_name(a, s2, zh, _apart(a, s2)) \
+                    and not (not zh and _spelling(_said(a, s1, s2), _said(b, t1, t2))):
                 return Conflict("name", _said(a, s1, s2), _said(b, t1, t2))
         # the same at the start of both texts, after a connective ("然而，瓦良格的争议" against
         # "但阿斯巴甜的争议"): the start is as good a flank as a word, if the words after it agree
@@ -429,7 +446,8 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
             if s1 < i2 and t1 < j2 and (zh or (t1 > 0 and not (title_case or _title_case(b)))) \
                     and not set(ka[s1:i2]) & in_b \
                     and _is_name_run(a[s1:i2], zh) and _is_name_run(b[t1:j2], zh) \
-                    and not _part_of_a_name(a, i2, zh):
+                    and not _part_of_a_name(a, i2, zh) \
+                    and not (not zh and _spelling(_said(a, s1, i2), _said(b, t1, j2))):
                 return Conflict("name", _said(a, s1, i2), _said(b, t1, j2))
     return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence)
 

@@ -464,3 +464,13 @@ def test_a_negation_that_opens_an_idiom_denies_nothing() -> None:
     assert quote_conflict("The store does not sell more than ten brands of coffee in the city.",
                           "The store sells more than ten brands of coffee in the city.", "en") == Conflict(
         "negation", "does not sell", "")
+
+
+def test_two_spellings_of_one_english_name_are_no_swap_but_two_close_names_are() -> None:
+    for said, quoted in (("Organization", "Organisation"), ("Tchaikovsky", "Tchaikovski"), ("Medicine", "Med")):
+        assert quote_conflict(f"The paper by the World Health {said} appeared in March 2020 in print.",
+                              f"The paper by the World Health {quoted} appeared in March 2020 in print.",
+                              "en") is None, said
+    assert quote_conflict("The team from Austria won the final match in Vienna last year.",
+                          "The team from Australia won the final match in Vienna last year.", "en") == Conflict(
+        "name", "Austria", "Australia")
