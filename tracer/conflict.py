@@ -234,7 +234,7 @@ def _leading_swap(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]
     if s1 < i and t1 < j and i - s1 <= _MAX_CHANGE and j - t1 <= _MAX_CHANGE \
             and not {k for k, _w, _t in a[s1:i]} & in_b and not {k for k, _w, _t in b[t1:j]} & in_a \
             and _is_name_run(a[s1:i], True) and _is_name_run(b[t1:j], True) \
-            and not _part_of_a_name(a, i, True):
+            and not _part_of_a_name(a, i, True) and not _one_name(_said(a, s1, i), _said(b, t1, j), True):
         return Conflict("name", _said(a, s1, i), _said(b, t1, j))
     said = sorted(w for k, w, _t in a[:i] if _ZH_PERIOD.search(w) and k not in in_b)
     quoted = sorted(w for k, w, _t in b[:j] if _ZH_PERIOD.search(w) and k not in in_a)
@@ -279,6 +279,19 @@ def _proper_before_run(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence
                 and not _part_of_a_name(b, j1 - 2, True, _apart(b, j1 - 1)):
             return Conflict("name", x[1], y[1])
     return None
+
+
+def _one_name(said: str, quoted: str, zh: bool) -> bool:
+    """Whether two names at one spot name one thing: two spellings of an English name
+    (`_spelling`), or Chinese times that say the same ("年底" and "年末")."""
+    if zh:
+        return any(said in group and quoted in group for group in _ZH_SAME_TIME)
+    return _spelling(said, quoted)
+
+
+_ZH_SAME_TIME = tuple(frozenset(g.split()) for g in (
+    "年底 年末 岁末 年尾", "年初 年头 岁初", "月底 月末", "月初 月头", "去年 上年 上一年", "明年 来年",
+    "今年 本年", "上午 早上 早晨 清晨", "下午 午后", "晚上 夜间 夜晚 夜里", "周末 双休日"))
 
 
 def _spelling(said: str, quoted: str) -> bool:
@@ -437,7 +450,7 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                     and (not _part_of_a_name(a, s1 - 1, zh, _apart(a, s1))
                          or _head_swap(a, b, s1, s2, t1, t2, zh)) \
                     and not _part_of_a_name(a, s2, zh, _apart(a, s2)) \
-                    and not (not zh and _spelling(_said(a, s1, s2), _said(b, t1, t2))):
+                    and not _one_name(_said(a, s1, s2), _said(b, t1, t2), zh):
                 return Conflict("name", _said(a, s1, s2), _said(b, t1, t2))
         # the same at the start of both texts, after a connective ("然而，瓦良格的争议" against
         # "但阿斯巴甜的争议"): the start is as good a flank as a word, if the words after it agree
@@ -447,7 +460,7 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                     and not set(ka[s1:i2]) & in_b \
                     and _is_name_run(a[s1:i2], zh) and _is_name_run(b[t1:j2], zh) \
                     and not _part_of_a_name(a, i2, zh) \
-                    and not (not zh and _spelling(_said(a, s1, i2), _said(b, t1, j2))):
+                    and not _one_name(_said(a, s1, i2), _said(b, t1, j2), zh):
                 return Conflict("name", _said(a, s1, i2), _said(b, t1, j2))
     return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence)
 
@@ -485,7 +498,7 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
             w = kx[r]
             if _minor(x[r], zh) or kx.count(w) > 1 or (zh and x[r][2][:1] not in ("v", "a")) \
                     or opposites.get(w, frozenset()) & set(ky) \
-                    or (not zh and any(k != w and (k.endswith(w) or k.startswith(w + "less")) for k in ky)):
+                    or (not zh and any(k != w and _negative_form(k, w) for k in ky)):
                 continue
             said = _said(x, p, r + 1)
             context = {k for i, k in enumerate(kx[max(0, p - _NEAR):r + 1 + _NEAR], max(0, p - _NEAR))
@@ -496,6 +509,16 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
             if sentence_negates and not _in_quotation(sentence, x[p][1], said):
                 return Conflict("unanswered", said, "")
     return None
+
+
+def _negative_form(key: str, word: str) -> bool:
+    """Whether `key` is a negative form of `word` (stems): "unavailable" of "available",
+    "untreated" of "treatment", "useless" of "use", "flightless" of "flight"."""
+    for prefix in ("un", "non", "in", "im", "il", "ir", "dis"):
+        root = key[len(prefix):].lstrip("-")
+        if key.startswith(prefix) and len(root) >= 4 and (word.startswith(root) or root.startswith(word)):
+            return True
+    return key.endswith("less") and len(key) >= 7 and word[:4] == key[:4]
 
 
 def _denies(key: str, zh: bool) -> bool:

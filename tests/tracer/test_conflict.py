@@ -474,3 +474,11 @@ def test_two_spellings_of_one_english_name_are_no_swap_but_two_close_names_are()
     assert quote_conflict("The team from Austria won the final match in Vienna last year.",
                           "The team from Australia won the final match in Vienna last year.", "en") == Conflict(
         "name", "Austria", "Australia")
+
+
+def test_a_negative_form_of_the_negated_word_and_chinese_times_that_say_the_same_are_no_conflict() -> None:
+    assert quote_conflict("Without treatment, the infection can spread to the kidneys within days.",
+                          "If untreated, the infection can spread to the kidneys within days.", "en") is None
+    assert quote_conflict("截至2023年底，该市常住人口达到1200万人。", "截至2023年末，该市常住人口为1200万。", "zh") is None
+    assert quote_conflict("截至2023年底，该市常住人口达到1200万人。", "截至2023年初，该市常住人口为1200万。",
+                          "zh") == Conflict("name", "年底", "年初")
