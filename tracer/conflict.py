@@ -276,16 +276,19 @@ def _proper_before_run(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence
         if kind in ("nr", "ns", "nt") and y[2].rstrip(_APART)[:2] == kind \
                 and x[0] not in in_b and y[0] not in in_a \
                 and not _part_of_a_name(a, i1 - 2, True, _apart(a, i1 - 1)) \
-                and not _part_of_a_name(b, j1 - 2, True, _apart(b, j1 - 1)):
+                and not _part_of_a_name(b, j1 - 2, True, _apart(b, j1 - 1)) \
+                and not _one_name(x[1], y[1], True):
             return Conflict("name", x[1], y[1])
     return None
 
 
 def _one_name(said: str, quoted: str, zh: bool) -> bool:
     """Whether two names at one spot name one thing: two spellings of an English name
-    (`_spelling`), or Chinese times that say the same ("年底" and "年末")."""
-    if zh:
-        return any(said in group and quoted in group for group in _ZH_SAME_TIME)
+    (`_spelling`); in Chinese, one name inside the other or times that say the same ("年底" and
+    "年末")."""
+    if zh:  # one name inside the other is a fuller form of it ("武汉长江大桥" and "长江大桥")
+        return said in quoted or quoted in said \
+            or any(said in group and quoted in group for group in _ZH_SAME_TIME)
     return _spelling(said, quoted)
 
 

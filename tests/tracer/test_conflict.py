@@ -418,11 +418,11 @@ def test_a_sentence_that_denies_what_its_record_affirms_is_not_cited() -> None:
 
 
 def test_another_head_of_a_name_or_another_king_of_a_number_is_another_name() -> None:
-    assert quote_conflict("Kinshasa, the capital of the Democratic Republic of Ghana, deployed traffic robots.",
-                          "Kinshasa, the capital of the Democratic Republic of Congo, deployed traffic robots.",
+    assert quote_conflict("Kinshasa, the capital of the Democratic Republic of Ghana, deployed robots.",
+                          "Kinshasa, the capital of the Democratic Republic of Congo, deployed robots.",
                           "en") == Conflict("name", "Ghana", "Congo")
-    assert quote_conflict("The lance wound matches accounts of an injury Alexander II sustained in battle in 339.",
-                          "The lance wound matches accounts of an injury Philip II sustained in battle in 339.",
+    assert quote_conflict("The wound matches accounts of an injury Alexander II sustained in battle in 339.",
+                          "The wound matches accounts of an injury Philip II sustained in battle in 339.",
                           "en") == Conflict("name", "Alexander", "Philip")
     # a company's suffix, and a title before the same surname, are forms of one name
     assert quote_conflict("The patents were bought by Apple Inc. in 2012 for two million dollars.",
@@ -438,9 +438,14 @@ def test_another_chinese_proper_name_before_an_aligned_run_is_another_name() -> 
                           "至今为止，美国和加拿大共有2300多所院校规定，外国学生申请时必须提供托福考试成绩。",
                           "zh") == Conflict("name", "巴黎", "美国")
     assert quote_conflict("据报道，张伟和李娜的研究团队发现了新的化合物。",
-                          "据新华社报道，王芳和李娜的研究团队发现了新的化合物。", "zh") == Conflict("name", "张伟", "王芳")
+                          "据新华社报道，王芳和李娜的研究团队发现了新的化合物。",
+                          "zh") == Conflict("name", "张伟", "王芳")
+    # a fuller form of the same name is no other name
+    assert quote_conflict("长江大桥于1957年建成通车。", "武汉长江大桥于1957年建成通车，是长江上第一座大桥。",
+                          "zh") is None
     # the same names in another order are no other name
-    assert quote_conflict("北京和上海的大部分高校要求提供成绩。", "上海和北京的大部分高校要求提供成绩。", "zh") is None
+    assert quote_conflict("北京和上海的大部分高校要求提供成绩。",
+                          "上海和北京的大部分高校要求提供成绩。", "zh") is None
 
 
 def test_a_negation_that_opens_an_idiom_denies_nothing() -> None:
@@ -467,18 +472,20 @@ def test_a_negation_that_opens_an_idiom_denies_nothing() -> None:
 
 
 def test_two_spellings_of_one_english_name_are_no_swap_but_two_close_names_are() -> None:
-    for said, quoted in (("Organization", "Organisation"), ("Tchaikovsky", "Tchaikovski"), ("Medicine", "Med")):
+    for said, quoted in (("Organization", "Organisation"), ("Tchaikovsky", "Tchaikovski"),
+                         ("Medicine", "Med")):
         assert quote_conflict(f"The paper by the World Health {said} appeared in March 2020 in print.",
                               f"The paper by the World Health {quoted} appeared in March 2020 in print.",
                               "en") is None, said
     assert quote_conflict("The team from Austria won the final match in Vienna last year.",
-                          "The team from Australia won the final match in Vienna last year.", "en") == Conflict(
-        "name", "Austria", "Australia")
+                          "The team from Australia won the final match in Vienna last year.",
+                          "en") == Conflict("name", "Austria", "Australia")
 
 
 def test_a_negative_form_of_the_negated_word_and_chinese_times_that_say_the_same_are_no_conflict() -> None:
     assert quote_conflict("Without treatment, the infection can spread to the kidneys within days.",
                           "If untreated, the infection can spread to the kidneys within days.", "en") is None
-    assert quote_conflict("截至2023年底，该市常住人口达到1200万人。", "截至2023年末，该市常住人口为1200万。", "zh") is None
+    assert quote_conflict("截至2023年底，该市常住人口达到1200万人。",
+                          "截至2023年末，该市常住人口为1200万。", "zh") is None
     assert quote_conflict("截至2023年底，该市常住人口达到1200万人。", "截至2023年初，该市常住人口为1200万。",
                           "zh") == Conflict("name", "年底", "年初")
