@@ -284,10 +284,12 @@ def _proper_before_run(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence
 
 def _one_name(said: str, quoted: str, zh: bool) -> bool:
     """Whether two names at one spot name one thing: two spellings of an English name
-    (`_spelling`); in Chinese, one name inside the other or times that say the same ("年底" and
-    "年末")."""
-    if zh:  # one name inside the other is a fuller form of it ("武汉长江大桥" and "长江大桥")
-        return said in quoted or quoted in said \
+    (`_spelling`); in Chinese, one name whose characters the other has in order (a fuller form or
+    an abbreviation) or times that say the same ("年底" and "年末")."""
+    if zh:  # a fuller form ("武汉长江大桥" of "长江大桥") or an abbreviation ("中科院" of "中国科学院")
+        short, long = sorted((said, quoted), key=len)
+        rest = iter(long)
+        return (len(short) >= 2 and all(ch in rest for ch in short)) \
             or any(said in group and quoted in group for group in _ZH_SAME_TIME)
     return _spelling(said, quoted)
 

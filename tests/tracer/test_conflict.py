@@ -440,9 +440,13 @@ def test_another_chinese_proper_name_before_an_aligned_run_is_another_name() -> 
     assert quote_conflict("据报道，张伟和李娜的研究团队发现了新的化合物。",
                           "据新华社报道，王芳和李娜的研究团队发现了新的化合物。",
                           "zh") == Conflict("name", "张伟", "王芳")
-    # a fuller form of the same name is no other name
+    # a fuller form of the same name, or an abbreviation of it, is no other name
     assert quote_conflict("长江大桥于1957年建成通车。", "武汉长江大桥于1957年建成通车，是长江上第一座大桥。",
                           "zh") is None
+    assert quote_conflict("中科院的研究人员发现了一种新的材料。", "中国科学院的研究人员发现了一种新的材料。",
+                          "zh") is None
+    assert quote_conflict("港府公布了新的住房政策，以解决住房短缺问题。",
+                          "香港政府公布了新的住房政策，以解决住房短缺问题。", "zh") is None
     # the same names in another order are no other name
     assert quote_conflict("北京和上海的大部分高校要求提供成绩。",
                           "上海和北京的大部分高校要求提供成绩。", "zh") is None
