@@ -491,7 +491,8 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
     contrasting two things) and, in Chinese, is a verb or an adjective ("没有投行部" says that a
     thing is absent, not that a claim is false)."""
     for x, kx, ky, sentence_negates in ((a, ka, kb, True), (b, kb, ka, False)):
-        if any(_denies(k, zh) for k in ky) or _negated(ky, 0, len(ky), negations):
+        if not _negated(kx, 0, len(kx), negations) or _negated(ky, 0, len(ky), negations) \
+                or any(_denies(k, zh) for k in ky):
             continue
         for p in range(len(kx) - 1):
             if not _negated(kx, p, p + 1, negations) or _recurs(kx, p + 1):

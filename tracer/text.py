@@ -466,6 +466,7 @@ def _unit_of(text: str, m: re.Match[str], value: float) -> Quantity | None:
 
 
 _RANGE_FROM = re.compile(r"(?<![\d.,])(\d[\d,]*(?:\.\d+)?)[ \t]*(?:-|–|—|~|～|至|到|to)[ \t]*$")
+_RANGE_STARTS = frozenset(" \t-–—~～至到t")  # what a range's connector can begin with
 _RANGE_TO = re.compile(r"[ \t]*(?:-|–|—|~|～|至|到|to\b)[ \t]*(?=\d)")
 
 
@@ -756,6 +757,8 @@ def _range_scale(text: str, end: int, value: float) -> float | None:
     """The scale of a range's second figure, which the first figure of the range shares: "$5-10
     million" is five to ten million, "3至5万" thirty to fifty thousand. Only when the second figure
     is the larger one ("2019-2020 million" is no range of millions)."""
+    if text[end:end + 1] not in _RANGE_STARTS:
+        return None
     dash = _RANGE_TO.match(text, end)
     if dash is None:
         return None
