@@ -351,9 +351,11 @@ def _aligned(ka: list[str], kb: list[str]) -> tuple[Sequence[_Op], float]:
     return ops, same / len(ka) if ka else 0.0
 
 
-def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
+def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Conflict | None:
     """The first spot where `quote` contradicts `sentence` (see the module's description), or
-    None. `lang` is "zh" for Chinese (rjieba words and tags), anything else for English."""
+    None. `lang` is "zh" for Chinese (rjieba words and tags), anything else for English.
+    `around`, the record's text next to the quote, may answer a negation that the quote leaves
+    out ("…was nominated in 2010. It did not win."): then the sentence's negation is no conflict."""
     zh = lang == "zh"
     a = _sentence_words(sentence, zh)  # a sentence meets many quotes; each quote is read once
     b = _zh_words(quote) if zh else _en_words(quote)
@@ -467,12 +469,12 @@ def quote_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
                     and not _part_of_a_name(a, i2, zh) \
                     and not _one_name(_said(a, s1, i2), _said(b, t1, j2), zh):
                 return Conflict("name", _said(a, s1, i2), _said(b, t1, j2))
-    return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence)
+    return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around)
 
 
 def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],
                          zh: bool, negations: frozenset[str], opposites: dict[str, frozenset[str]],
-                         sentence: str) -> Conflict | None:
+                         sentence: str, around: str = "") -> Conflict | None:
     """A negation that one text has and the other answers nowhere, where the word-by-word
     alignment does not reach it (the texts order their clauses differently, or reword around it).
 
@@ -512,9 +514,20 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
             for q in (i for i, k in enumerate(ky) if k == w):
                 if len(context & (set(ky[max(0, q - _NEAR - 1):q]) | set(ky[q + 1:q + _NEAR + 2]))) >= 2:
                     return Conflict("negation", *((said, "") if sentence_negates else ("", said)))
-            if sentence_negates and not _in_quotation(sentence, x[p][1], said):
+            if sentence_negates and not _in_quotation(sentence, x[p][1], said) \
+                    and not (around and _answers(around, w, zh, negations, opposites)):
                 return Conflict("unanswered", said, "")
     return None
+
+
+def _answers(text: str, word: str, zh: bool, negations: frozenset[str],
+             opposites: dict[str, frozenset[str]]) -> bool:
+    """Whether `text` (the record around a quote) may answer a negation of `word` that the quote
+    does not: it holds a negation, a word that denies, the word's opposite or a negative form."""
+    keys = [k for k, _w, _t in (_zh_words(text) if zh else _en_words(text))]
+    return _negated(keys, 0, len(keys), negations) or any(k in _DENYING for k in keys) \
+        or bool(opposites.get(word, frozenset()) & set(keys)) \
+        or (not zh and any(k != word and _negative_form(k, word) for k in keys))
 
 
 def _negative_form(key: str, word: str) -> bool:

@@ -57,6 +57,20 @@ NEAR_EXACT_SCORE = 0.9
 # miss with the conflict as its reason.
 CONFLICT_SCORE = 0.3
 CONTRADICTED = "contradicted"
+AROUND_QUOTE = 200  # characters of the record either side of a quote that may answer a negation
+_TERMINAL = re.compile(r"[.!?。！？；;]\s*|\n")
+
+
+def _next_sentences(content: str, start: int, end: int) -> str:
+    """The record sentences on either side of a quote, at most AROUND_QUOTE characters each: a
+    negation the quote leaves out may stand there ("…nominated in 2010. It did not win.")."""
+    before = content[max(0, start - AROUND_QUOTE):start]
+    cuts = [m.end() for m in _TERMINAL.finditer(before.rstrip())]
+    before = before[cuts[-2]:] if len(cuts) >= 2 else before
+    after = content[end:end + AROUND_QUOTE]
+    m = _TERMINAL.search(after.lstrip(), 1)
+    after = after.lstrip()[:m.end()] if m else after
+    return before + "\n" + after
 
 FEATURES = ("coverage", "bigram", "fuzzy", "numbers", "entity", "rank", "length", "negation",
             "window", "matched", "missing",
@@ -388,17 +402,18 @@ class Verifier:
         if key not in self._conflicts:
             start, end = self.evidence_span(sentence, pid)
             record = self.index.passages[pid].record
-            self._conflicts[key] = self.quote_conflict_in(
-                sentence, record, self.records[record].content[start:end])
+            content = self.records[record].content
+            around = _next_sentences(content, start, end)
+            self._conflicts[key] = self.quote_conflict_in(sentence, record, content[start:end], around)
         return self._conflicts[key]
 
-    def quote_conflict_in(self, sentence: str, record: int, quote: str) -> Conflict | None:
+    def quote_conflict_in(self, sentence: str, record: int, quote: str, around: str = "") -> Conflict | None:
         """Where `quote`, from the record at position `record`, contradicts the sentence: a
         short change that says otherwise (`tracer.conflict.quote_conflict`), a figure the record
         lacks where the quote states another (for `Tuning.figure_conflicts`' languages), or, in
         Chinese, a noun or time the sentence adds that the record never states."""
         query = sentence_query(sentence)
-        got = quote_conflict(query, quote, self.index.lang)
+        got = quote_conflict(query, quote, self.index.lang, around)
         if got is None and self.index.lang in self.tuning.figure_conflicts:
             got = self._figures_instead(sentence, record, quote)
         if got is None and self.index.lang == "zh":

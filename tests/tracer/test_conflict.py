@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from tracer.conflict import Conflict, quote_addition, quote_conflict
 from tracer.options import TraceOptions, Tuning
-from tracer.pipeline import trace
+from tracer.pipeline import explain_support, trace
 
 CLIMATE = {"url": "https://climate.example/ice", "title": "Climate", "content": (
     "Global sea levels rose by about 20 centimetres during the twentieth century. Arctic sea ice "
@@ -493,3 +493,16 @@ def test_a_negative_form_of_the_negated_word_and_chinese_times_that_say_the_same
                           "截至2023年末，该市常住人口为1200万。", "zh") is None
     assert quote_conflict("截至2023年底，该市常住人口达到1200万人。", "截至2023年初，该市常住人口为1200万。",
                           "zh") == Conflict("name", "年底", "年初")
+
+
+def test_a_negation_the_record_states_next_to_the_quote_is_answered() -> None:
+    sentence = "The committee did not fund the plan for the new bridge over the river in 2020."
+    quote = "In 2020 the committee discussed the plan for the new bridge over the river."
+    assert quote_conflict(sentence, quote, "en") == Conflict("unanswered", "not fund", "")
+    around = "Members argued for hours.\nIt refused the money."
+    assert quote_conflict(sentence, quote, "en", around=around) is None
+    # through a trace: the record's next sentence answers it, so the record may support the sentence
+    record = {"url": "https://council.example/minutes", "title": "Minutes", "content": (
+        "Members met on Monday. " + quote + " It refused the money. Work on the school goes on.")}
+    support = explain_support(sentence, [record, OTHER], 0)
+    assert support is not None and support.match != "contradicted"
