@@ -38,7 +38,7 @@ from tracer.models import (
 from tracer.options import Mode, TraceOptions
 from tracer.retrieve import PassageIndex
 from tracer.text import detect_language, language_caveat
-from tracer.verify import Verifier, sentence_query
+from tracer.verify import Verifier, sentence_query, sentences_around
 
 
 class LLMBackend(Protocol):
@@ -242,8 +242,10 @@ def trace(
             for src in c.sources:
                 if src.match != "existing" or src.score >= options.threshold:
                     continue
-                lacks = _why_unsupported(c.sentence, src.evidence, position.get(src.record_index),
-                                         verifier, index.lang)
+                rec = position.get(src.record_index)
+                around = "" if rec is None else sentences_around(
+                    index.records[rec].content, src.evidence_start, src.evidence_end)
+                lacks = _why_unsupported(c.sentence, src.evidence, rec, verifier, index.lang, around)
                 warnings.append(f"existing citation [{src.number}] on the sentence at {c.start}..{c.end} "
                                 f"is not supported by its record (score {src.score:.2f}{lacks}); kept as the "
                                 "author wrote it")
@@ -269,14 +271,15 @@ def trace(
     )
 
 
-def _why_unsupported(sentence: str, quote: str, record: int | None, verifier: Verifier, lang: str) -> str:
+def _why_unsupported(sentence: str, quote: str, record: int | None, verifier: Verifier, lang: str,
+                     around: str = "") -> str:
     """What an author's kept citation gets wrong, for its warning: where its quote contradicts the
     sentence, and the figures its record does not state (with its quote's figures of their
     sort), but for those the contradiction already names."""
     if record is None:
         conflict = quote_conflict(sentence_query(sentence), quote, lang)
         return f"; contradicted: {conflict.describe()}" if conflict else ""
-    conflict = verifier.quote_conflict_in(sentence, record, quote)
+    conflict = verifier.quote_conflict_in(sentence, record, quote, around)
     said = conflict.describe() if conflict else ""
     lacks = f"; contradicted: {said}" if said else ""
     if unstated := _unnamed(verifier.unstated_numbers_in(sentence, record), said):

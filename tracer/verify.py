@@ -61,7 +61,7 @@ AROUND_QUOTE = 200  # characters of the record either side of a quote that may a
 _TERMINAL = re.compile(r"[.!?。！？；;]\s*|\n")
 
 
-def _next_sentences(content: str, start: int, end: int) -> str:
+def sentences_around(content: str, start: int, end: int) -> str:
     """The record sentences on either side of a quote, at most AROUND_QUOTE characters each: a
     negation the quote leaves out may stand there ("…nominated in 2010. It did not win.")."""
     before = content[max(0, start - AROUND_QUOTE):start]
@@ -403,7 +403,7 @@ class Verifier:
             start, end = self.evidence_span(sentence, pid)
             record = self.index.passages[pid].record
             content = self.records[record].content
-            around = _next_sentences(content, start, end)
+            around = sentences_around(content, start, end)
             self._conflicts[key] = self.quote_conflict_in(sentence, record, content[start:end], around)
         return self._conflicts[key]
 
