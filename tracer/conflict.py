@@ -487,8 +487,9 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
       challenged the view" against "…, but many scholars have challenged this view";
     - the sentence denies what its quote never denies, when the sentence negates outside a direct
       quotation: "the chorus, which had not a more prominent role" against "the chorus, which had
-      played a more prominent role". (A quotation's idiom may be paraphrased: "he hasn't done
-      anything" for "all he's done is…".)
+      played a more prominent role". Not inside a direct quotation, whose idiom a record may
+      paraphrase ("he hasn't done anything" for "all he's done is…"), and not when the record
+      sentences next to the quote (`around`) may answer it (`_answers`).
     In both, the negated word stands once in its text (a text that also states it plainly may be
     contrasting two things) and, in Chinese, is a verb or an adjective ("没有投行部" says that a
     thing is absent, not that a claim is false)."""
