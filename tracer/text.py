@@ -723,8 +723,7 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
                 units.add(key, Quantity("percent", "%", float(value) / per))
             continue
         tail = text[m.end() : m.end() + 12].lower()
-        word = tail.lstrip()
-        scale = next((f for w, f in _SCALE.items() if word.startswith(w)), _CN_NUMBER_UNIT.get(tail[:1]))
+        scale = _scale_at(text, m.end())
         if scale is None and tail[:1] == "m" and _MILLION_M.match(text, m.end()):
             scale = 1e6  # "5 m tonnes"
         if scale is None and not m.group(3):
@@ -766,9 +765,15 @@ def _range_scale(text: str, end: int, value: float) -> float | None:
     if after is None or after.group(3):
         return None
     second = float(after.group(1).replace(",", "") + ("." + after.group(2) if after.group(2) else ""))
-    tail = text[after.end():after.end() + 12].lower()
-    scale = next((f for w, f in _SCALE.items() if tail.lstrip().startswith(w)), _CN_NUMBER_UNIT.get(tail[:1]))
+    scale = _scale_at(text, after.end())
     return scale if scale is not None and second > value else None
+
+
+def _scale_at(text: str, pos: int) -> float | None:
+    """The scale word or character a number ending at `pos` takes ("million", "万"), if any."""
+    tail = text[pos:pos + 12].lower()
+    word = tail.lstrip()
+    return next((f for w, f in _SCALE.items() if word.startswith(w)), _CN_NUMBER_UNIT.get(tail[:1]))
 
 
 _EN_ONES = {w: i for i, w in enumerate(

@@ -411,7 +411,8 @@ class Verifier:
         """Where `quote`, from the record at position `record`, contradicts the sentence: a
         short change that says otherwise (`tracer.conflict.quote_conflict`), a figure the record
         lacks where the quote states another (for `Tuning.figure_conflicts`' languages), or, in
-        Chinese, a noun or time the sentence adds that the record never states."""
+        Chinese, a noun or time the sentence adds that the record never states. `around` is the
+        record's text next to the quote (`sentences_around`), which may answer a negation."""
         query = sentence_query(sentence)
         got = quote_conflict(query, quote, self.index.lang, around)
         if got is None and self.index.lang in self.tuning.figure_conflicts:
