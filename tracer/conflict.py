@@ -494,8 +494,9 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
     contrasting two things) and, in Chinese, is a verb or an adjective ("没有投行部" says that a
     thing is absent, not that a claim is false)."""
     for x, kx, ky, sentence_negates in ((a, ka, kb, True), (b, kb, ka, False)):
+        # a denying word both texts hold ("paid little attention") answers neither's negation
         if not _negated(kx, 0, len(kx), negations) or _negated(ky, 0, len(ky), negations) \
-                or any(_denies(k, zh) for k in ky):
+                or any(_denies(k, zh) and k not in kx for k in ky):
             continue
         for p in range(len(kx) - 1):
             if not _negated(kx, p, p + 1, negations) or _recurs(kx, p + 1):
