@@ -510,12 +510,12 @@ def test_a_negation_the_record_states_next_to_the_quote_is_answered() -> None:
 
 def test_a_denying_word_both_texts_hold_answers_neither_negation() -> None:
     # "little" denies in other terms, but the sentence has it too: it is no answer to "had not"
-    assert quote_conflict("Composers paid little attention to the chorus, which had not a more prominent role "
-                          "in Florentine court productions.",
+    assert quote_conflict("Composers paid little attention to the chorus, which had not a more prominent "
+                          "role in Florentine court productions.",
                           "Composers paid little attention to the chorus, which had played a more prominent "
                           "role in Florentine court productions.", "en") is not None
     # one only the quote holds still answers it
     assert quote_conflict("Composers paid attention to the chorus, which had not a more prominent role in "
                           "Florentine court productions.",
-                          "Composers paid attention to the chorus, which rarely had a more prominent role in "
+                          "Composers paid attention to the chorus, which lacked a more prominent role in "
                           "Florentine court productions.", "en") is None
