@@ -18,7 +18,8 @@ read as a conflict. In Chinese, the leading clauses before a long aligned run ar
 (`_leading_swap`), so are the proper names right before any aligned run (`_proper_before_run`),
 and `quote_addition` reads a noun or time that the sentence adds to its quote. A negation that
 the alignment does not reach is read on its own (`_unanswered_negation`): the sentence denies
-something and its quote, which repeats half of it, denies nothing.
+something and its quote, which repeats half of it, denies nothing; so is an opposite word
+(`_crossed_opposite`).
 docs/quality.md lists every rule with the cases it was measured on (`scripts/perturb`).
 """
 
@@ -102,6 +103,7 @@ _THAN = frozenset(_stem(w) for w in (  # "no later than", "none other than"
 _UNTIL = frozenset({"until", "till", "til"})
 _NEAR = 4                # words either side of a negation that another negation must stand within
 _MAX_CHANGE = 3          # words a side in a change that can be a conflict
+_CLAUSE = 5              # words either side of a word that `_other_subject` reads as its clause
 _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, in order
 
 
@@ -469,7 +471,73 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
                     and not _part_of_a_name(a, i2, zh) \
                     and not _one_name(_said(a, s1, i2), _said(b, t1, j2), zh):
                 return Conflict("name", _said(a, s1, i2), _said(b, t1, j2))
-    return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around)
+    return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around) \
+        or _crossed_opposite(a, b, ka, kb, zh, negations, opposites)
+
+
+def _crossed_opposite(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str], zh: bool,
+                      negations: frozenset[str], opposites: dict[str, frozenset[str]]) -> Conflict | None:
+    """A word of the sentence whose opposite the quote states with two more of the sentence's
+    words near it, where the word-by-word alignment does not reach (the texts order their clauses
+    differently): "The population increased sharply in the northern provinces…" against "…in the
+    northern provinces, the population decreased sharply." Not when the sentence states the
+    opposite too, when a negation stands just before either word ("did not fall" is "rose"), or
+    when the quote's clause speaks of another thing (`_other_subject`: "南方地区降水减少，北方地区
+    降水偏多" for "北方地区降水增加")."""
+    in_a, in_b = set(ka), set(kb)
+    sentence_text = "".join(w for _k, w, _t in a)
+    for i, x in enumerate(ka):
+        if x in in_b or x not in opposites or _negated(ka, max(0, i - 3), i, negations):
+            continue
+        context = {k for k in ka[max(0, i - _NEAR):i] + ka[i + 1:i + 1 + _NEAR] if not _minor_key(k, zh)}
+        for j, y in enumerate(kb):
+            if y not in opposites[x] or y in in_a or _negated(kb, max(0, j - 3), j, negations):
+                continue
+            near = set(kb[max(0, j - _NEAR):j]) | set(kb[j + 1:j + 1 + _NEAR])
+            if len(context & near) >= 2 and not _other_subject(b, j, in_a, zh, opposites, sentence_text):
+                return Conflict("opposite", a[i][1], b[j][1])
+    return None
+
+
+def _other_subject(b: tuple[_Word, ...], j: int, in_a: set[str], zh: bool,
+                   opposites: dict[str, frozenset[str]], sentence_text: str = "") -> bool:
+    """Whether the clause of b[j] (between punctuation) speaks of another thing than the sentence:
+    it holds a name the sentence lacks, or the opposite of one of the sentence's words ("南方地区
+    降水减少" in a quote, for a sentence on "北方地区")."""
+    # the clause: to punctuation, at most five words before and four after (English words carry
+    # no mark at a full stop, and the next sentence's first word is capitalised)
+    start = j
+    while start > max(0, j - _CLAUSE) and not _apart(b, start):
+        start -= 1
+    end = j + 1
+    while end < min(len(b), j + 1 + (_CLAUSE if zh else 4)) and not _apart(b, end):
+        end += 1
+    if zh:  # Chinese words run together ("南方地区"): compare opposites of two characters or more
+        clause = "".join(w for i, (_k, w, _t) in enumerate(b[start:end], start) if i != j)
+        if any(len(p) >= 2 and p in clause and p not in sentence_text
+               and any(q in sentence_text for q in qs) for p, qs in opposites.items()):
+            return True
+    for i in range(start, end):
+        key, word, tag = b[i]
+        if i == j:
+            continue
+        if opposites.get(key, frozenset()) & in_a:
+            return True
+        # in English a capital is a name's inside the clause, not a sentence's first word: after
+        # the word, only one that follows a small word ("in the Southern Cone") counts
+        proper = tag.rstrip(_APART)[:2] in ("nr", "ns", "nt") if zh else (
+            i > start and word[:1].isupper() and (i < j or b[i - 1][1].lower() in EN_STOPWORDS))
+        if proper and key not in in_a:
+            return True
+    return False
+
+
+def _minor_key(key: str, zh: bool) -> bool:
+    """Whether a word's key says little by itself (a modal in Chinese, a stop word in English)."""
+    return (key in _ZH_MODALS) if zh else (key in _EN_STOP_KEYS)
+
+
+_EN_STOP_KEYS = frozenset(_stem(w) for w in EN_STOPWORDS) | EN_STOPWORDS
 
 
 def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],

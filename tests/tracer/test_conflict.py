@@ -519,3 +519,26 @@ def test_a_denying_word_both_texts_hold_answers_neither_negation() -> None:
                           "Florentine court productions.",
                           "Composers paid attention to the chorus, which lacked a more prominent role in "
                           "Florentine court productions.", "en") is None
+
+
+def test_an_opposite_the_alignment_does_not_reach_is_read_unless_its_clause_is_about_another_thing() -> None:
+    assert quote_conflict("The population increased sharply in the northern provinces during the 1990s.",
+                          "During the 1990s, in the northern provinces, the population decreased sharply.",
+                          "en") == Conflict("opposite", "increased", "decreased")
+    # the quote's clause speaks of another region or place than the sentence
+    assert quote_conflict("今年北方地区降水增加，气温偏高。",
+                          "今年南方地区降水减少，北方地区降水偏多，气温偏高。", "zh") is None
+    assert quote_conflict("今年广东降水增加，气温偏高。",
+                          "今年广西降水减少，广东降水偏多，气温偏高。", "zh") is None
+    assert quote_conflict("Sales increased strongly in the northern region last year.",
+                          "Last year, sales in the northern region climbed strongly, while sales decreased "
+                          "strongly in the Southern Cone.", "en") is None
+    # the next sentence's capitalised first word is no name of the clause
+    assert quote_conflict("The population increased sharply in the northern provinces during the 1990s.",
+                          "During the 1990s, in the northern provinces, the population decreased sharply. "
+                          "Snow in the Southern Alps fell.",
+                          "en") == Conflict("opposite", "increased", "decreased")
+    # the sentence states both directions itself
+    assert quote_conflict("肌肉力量会有所减损，但之后如果恢复训练，想要达到之前相同的水平会容易很多。",
+                          "肌肉力量都有所减损。但之后如果恢复训练，想要达到此前相同的水平，则会容易很多。",
+                          "zh") is None
