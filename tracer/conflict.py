@@ -489,7 +489,8 @@ def _crossed_opposite(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str],
     for i, x in enumerate(ka):
         if x in in_b or x not in opposites or _negated(ka, max(0, i - 3), i, negations):
             continue
-        context = {k for k in ka[max(0, i - _NEAR):i] + ka[i + 1:i + 1 + _NEAR] if not _minor_key(k, zh)}
+        context = {ka[n] for n in range(max(0, i - _NEAR), min(len(ka), i + 1 + _NEAR))
+                   if n != i and not _minor(a[n], zh)}
         for j, y in enumerate(kb):
             if y not in opposites[x] or y in in_a or _negated(kb, max(0, j - 3), j, negations):
                 continue
@@ -532,12 +533,6 @@ def _other_subject(b: tuple[_Word, ...], j: int, in_a: set[str], zh: bool,
     return False
 
 
-def _minor_key(key: str, zh: bool) -> bool:
-    """Whether a word's key says little by itself (a modal in Chinese, a stop word in English)."""
-    return (key in _ZH_MODALS) if zh else (key in _EN_STOP_KEYS)
-
-
-_EN_STOP_KEYS = frozenset(_stem(w) for w in EN_STOPWORDS) | EN_STOPWORDS
 
 
 def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],

@@ -58,19 +58,16 @@ NEAR_EXACT_SCORE = 0.9
 CONFLICT_SCORE = 0.3
 CONTRADICTED = "contradicted"
 AROUND_QUOTE = 200  # characters of the record either side of a quote that may answer a negation
-_TERMINAL = re.compile(r"[.!?。！？；;]\s*|\n")
 
 
 def sentences_around(content: str, start: int, end: int) -> str:
     """The record sentences on either side of a quote, at most AROUND_QUOTE characters each: a
     negation the quote leaves out may stand there ("…nominated in 2010. It did not win.")."""
-    before = content[max(0, start - AROUND_QUOTE):start]
-    cuts = [m.end() for m in _TERMINAL.finditer(before.rstrip())]
-    before = before[cuts[-2]:] if len(cuts) >= 2 else before
-    after = content[end:end + AROUND_QUOTE]
-    m = _TERMINAL.search(after.lstrip(), 1)
-    after = after.lstrip()[:m.end()] if m else after
-    return before + "\n" + after
+    before = _record_sentences(content[max(0, start - AROUND_QUOTE):start])
+    after = _record_sentences(content[end:end + AROUND_QUOTE])
+    lo, hi = max(0, start - AROUND_QUOTE), end
+    return "\n".join([content[lo + before[-1][0]:lo + before[-1][1]] if before else "",
+                      content[hi + after[0][0]:hi + after[0][1]] if after else ""])
 
 FEATURES = ("coverage", "bigram", "fuzzy", "numbers", "entity", "rank", "length", "negation",
             "window", "matched", "missing",
