@@ -499,7 +499,60 @@ def numbers(text: str) -> set[str]:
     date only matches the same date, never its day and month scattered elsewhere. Figures in
     words count when they are plain counts ("twelve workers", "十二名", `claim_spelled_numbers`)."""
     found, rest = _claim_dates(text)
-    return found | _plain_numbers(rest) | _cn_ordinals(rest) | claim_spelled_numbers(rest)
+    return found | _plain_numbers(rest) | _cn_ordinals(rest) | claim_spelled_numbers(rest) | codes(rest)
+
+
+# A model, part or formula code: ASCII letters with digits glued on ("RTX4090", "A320neo",
+# "TL-XDR3039" -> "XDR3039", "H5N1", "FeS2", "i7"). Its digits are not a number on their own
+# (`_NUMBER` skips digits after a letter), so before codes were read a claim about the RTX4080
+# agreed with a record about the RTX4090. Not codes: quarters, halves and fiscal years ("Q3",
+# "H1", "FY2021"), which are paraphrased in words ("the third quarter", "fiscal 2021"), and
+# square or cubic units ("m2", "km2", "cm3").
+_SUBSCRIPT = "₀₁₂₃₄₅₆₇₈₉"
+# A code ends where its letters and digits do, or where another code starts ("F5F6F7" is F5, F6
+# and F7; "H5N1" is H5 and N1, so "H5N8" states the H5 and not the N1); a letter suffix stays on
+# ("A320neo" is not the A320).
+_CODE_END = r"(?![0-9₀-₉])(?![A-Za-z]+(?![A-Za-z0-9₀-₉]))"
+_CODE = re.compile(r"(?<![A-Za-z])[A-Za-z]+[0-9₀-₉]+(?:[A-Za-z]+(?![0-9₀-₉]))?" + _CODE_END)
+_NOT_CODE = re.compile(r"(?i)[qh][1-4]|fy\d+|(?:[kcdm]?m|ft|in|mi|yd)[23]")
+_CODE_RUN = re.compile(r"[A-Za-z]+|[0-9]+")
+_FROM_SUBSCRIPT = str.maketrans(_SUBSCRIPT, "0123456789")
+
+
+def codes(text: str) -> set[str]:
+    """The codes a text states, as "c:" values beside its numbers: "The RTX4090 has 24GB" ->
+    {"c:RTX4090"}; subscript digits read as digits ("FeS₂" -> "c:FeS2")."""
+    out = set()
+    for m in _CODE.finditer(text):
+        code = m.group().translate(_FROM_SUBSCRIPT)
+        if not _NOT_CODE.fullmatch(code):
+            out.add("c:" + code)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _code_pattern(code: str) -> re.Pattern[str]:
+    runs = []
+    for run in _CODE_RUN.findall(code):
+        runs.append(re.escape(run) if not run.isdigit()
+                    else "".join(f"[{d}{_SUBSCRIPT[int(d)]}]" for d in run))
+    return re.compile(r"(?<![A-Za-z])" + r"[-\s_]{0,2}".join(runs) + _CODE_END, re.IGNORECASE)
+
+
+def code_stated(value: str, text: str) -> bool:
+    """Whether `text` states a code (a "c:" value from `codes`), in any case and with or without
+    a space or hyphen between its letters and digits: "c:RTX4090" is stated by "RTX 4090" and
+    "rtx-4090", but not by "RTX4080", and "c:A320" not by "A320neo" (another model)."""
+    return _code_pattern(value[2:]).search(text) is not None
+
+
+_GLUED = re.compile(r"(?<=[A-Za-z])[0-9]+(?![0-9.,]?[0-9])")
+
+
+def glued_numbers(text: str) -> set[str]:
+    """The whole numbers a text writes glued to the letters of a code ("RTX4090" states 4090,
+    "FY2021" 2021), which `stated_numbers` does not read."""
+    return {m.group().lstrip("0") or "0" for m in _GLUED.finditer(text)}
 
 
 def _claim_dates(text: str) -> tuple[set[str], str]:
@@ -547,7 +600,7 @@ def numbers_and_units(text: str) -> tuple[set[str], dict[str, Quantity]]:
     found, rest = _claim_dates(text)
     units = StatedUnits()
     found |= _plain_numbers(rest, units=units) | _cn_ordinals(rest)
-    found |= claim_spelled_numbers(rest, units)
+    found |= claim_spelled_numbers(rest, units) | codes(rest)
     out: dict[str, Quantity] = {}
     for value, seen in units.units_of.items():
         with_unit = [q for q in seen if q is not None]
@@ -595,9 +648,13 @@ def unstated_numbers(claimed: set[str], stated: set[str], claimed_units: dict[st
 
 def _figure_kind(value: str, unit: Quantity | None) -> str:
     """What sort of figure a value is, for telling which of a quote's figures stand where a
-    sentence's figure would: a date or year, a unit's kind (money in any currency), or a bare number."""
+    sentence's figure would: a date or year, a code's series (its leading letters), a unit's kind
+    (money in any currency), or a bare number."""
     if value.startswith("d:"):
         return "date"
+    if value.startswith("c:"):  # a code of the same series: "RTX4080" for "RTX4090", not "i7"
+        letters = _CODE_RUN.match(value, 2)
+        return "code:" + (letters.group().lower() if letters else "")
     if unit is not None:
         return unit.kind
     if value.isdigit() and 1000 <= int(value) <= 2100:
@@ -625,13 +682,16 @@ def figures_instead(claimed: set[str], missing: list[str], claimed_units: dict[s
     units = StatedUnits()
     spans: dict[str, list[tuple[int, int]]] = {}
     plain = _plain_numbers(rest, units=units, spans=spans) | _cn_ordinals(rest)
-    plain |= spelled_numbers(rest, units, spans)
+    plain |= spelled_numbers(rest, units, spans) | codes(rest)
     counted = _counted_nouns(claim, missing) if claim and "bare" in wanted else set()
     found: list[tuple[int, str, str, bool]] = []
     shown: set[str] = {display_number(v, claimed_units.get(v)) for v in missing}
     backed = claimed.difference(missing)  # the claim's figures the record states
+    backed_codes = {v.lower() for v in backed if v.startswith("c:")}
     for value in dates | plain:
         if value in backed or (value.startswith("d:") and value[2:].split("-", 1)[0] in backed):
+            continue
+        if value.startswith("c:") and value.lower() in backed_codes:
             continue
         for unit in units.units_of.get(value) or {None}:
             kind = _figure_kind(value, unit)
@@ -676,7 +736,7 @@ def _noun_after(text: str, end: int) -> str:
 
 def _first_position(quote: str, value: str) -> int:
     """Where a date's year first shows in the quote (for ordering; the end when it does not)."""
-    year = value[2:].split("-", 1)[0] if value.startswith("d:") else value
+    year = value[2:].split("-", 1)[0] if value.startswith("d:") else value.removeprefix("c:")
     at = quote.find(year) if year else -1
     return at if at >= 0 else len(quote)
 
@@ -690,6 +750,8 @@ def display_number(value: str, unit: Quantity | None = None) -> str:
     if value.startswith("d:"):
         year, *rest = value[2:].split("-")
         return "-".join([year] * bool(year) + [part.zfill(2) for part in rest])
+    if value.startswith("c:"):
+        return value[2:]
     whole, dot, frac = value.partition(".")
     text = (f"{int(whole):,}" if whole.isdigit() and len(whole) > 4 else whole) + dot + frac  # "1936"
     if unit is None:

@@ -25,9 +25,11 @@ from tracer.text import (
     Quantity,
     StatedUnits,
     cjk_bigrams,
+    code_stated,
     content_tokens,
     display_number,
     figures_instead,
+    glued_numbers,
     normalize_for_match,
     numbers_agreement,
     numbers_and_units,
@@ -142,6 +144,8 @@ class Verifier:
         self._record_spelled: dict[int, tuple[set[str], StatedUnits]] = {}
         self._record_units_full: dict[int, StatedUnits] = {}
         self._record_digit_dates: dict[int, set[str]] = {}
+        self._record_glued: dict[int, set[str]] = {}
+        self._record_codes: dict[tuple[int, str], bool] = {}
         self._record_read_more: dict[tuple[int, bool, bool], set[str]] = {}
         self._record_norm: dict[int, str] = {}
         self._passage_bigrams: dict[int, frozenset[tuple[str, str]]] = {}
@@ -171,6 +175,12 @@ class Verifier:
         missing = unstated_numbers(c.numbers, stated, c.units, units)
         if not missing:
             return stated, units
+        written = self._written_as_codes(record, missing)
+        if written:  # "RTX 4090" for the claim's "RTX4090", "RTX4090" for its "4090"
+            stated = stated | written
+            missing = [v for v in missing if v not in written]
+            if not missing:
+                return stated, units
         content = self.records[record].content
         # a figure in other units may be stated in words ("1.5 km": "fifteen hundred metres")
         words = any(_may_be_in_words(v) or v in c.units for v in missing)
@@ -189,6 +199,29 @@ class Verifier:
                 self._record_read_more[key] = more
             stated = more
         return stated, units
+
+    def _written_as_codes(self, record: int, missing: list[str]) -> set[str]:
+        """Of a claim's figures that the record's plain reading lacks, those it writes in a code:
+        a code itself, in any case and spacing ("c:RTX4090" as "rtx 4090"), or a whole number
+        glued to letters ("4090" in "RTX4090"). Each code is looked up once per record, and the
+        glued numbers are read once per record, only when a claim needs them."""
+        content = self.records[record].content
+        out = set()
+        for value in missing:
+            if value.startswith("c:"):
+                key = (record, value)
+                found = self._record_codes.get(key)
+                if found is None:
+                    found = self._record_codes[key] = code_stated(value, content)
+                if found:
+                    out.add(value)
+            elif value.isdigit():
+                glued = self._record_glued.get(record)
+                if glued is None:
+                    glued = self._record_glued[record] = glued_numbers(content)
+                if value in glued:
+                    out.add(value)
+        return out
 
     def _spelled_of(self, record: int) -> tuple[set[str], StatedUnits]:
         """The figures the record writes in words, with their units; read once."""

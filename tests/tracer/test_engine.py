@@ -14,7 +14,9 @@ from tracer.records import normalize_records, split_passages
 from tracer.retrieve import PassageIndex
 from tracer.text import (
     StatedUnits,
+    code_stated,
     display_number,
+    glued_numbers,
     numbers_and_units,
     numeric_dates,
     spelled_numbers,
@@ -130,10 +132,50 @@ def test_a_count_the_sentence_writes_in_words_must_agree_with_the_record() -> No
     assert [s.record_index for c in same.citations for s in c.sources] == [0]
 
 
+GPU_RECORDS = [
+    {"url": "https://gpu.example/4090", "title": "RTX 4090 review", "content": (
+        "Nvidia's GeForce RTX4090 has 24 GB of GDDR6X memory and a boost clock of 2.52 GHz. It draws "
+        "up to 450 W under load, and reviewers found it quiet.")},
+    {"url": "https://o.example", "title": "Other",
+     "content": "Tomatoes grow well in raised beds with plenty of sun."},
+]
+ROUTER_RECORDS = [
+    {"url": "https://r.example/a", "title": "路由器",
+     "content": "TP-LINK TL-XDR5480路由器支持Wi-Fi 6，配备5根外置天线，售价499元。"},
+    {"url": "https://o.example/b", "title": "美食", "content": "红烧肉需要用小火慢炖一个小时。"},
+]
+
+
+def test_a_model_code_is_a_figure_the_record_must_state() -> None:
+    """A code ("XDR3039", "RTX4090") is checked like a number: another model's record does not
+    support it, and the reason names the code its quote states instead."""
+    same = trace("# 路由器\n\nTL-XDR5480路由器支持Wi-Fi 6，配备5根外置天线。\n", ROUTER_RECORDS)
+    assert [s.record_index for c in same.citations for s in c.sources] == [0]
+    other = trace("# 路由器\n\nTL-XDR3039路由器支持Wi-Fi 6，配备5根外置天线。\n", ROUTER_RECORDS)
+    assert not other.citations  # cited at 0.98 before codes were read
+    closest = other.unsupported[0].closest
+    assert closest is not None and closest.unstated == ("XDR3039",) and closest.quote_figures == ("XDR5480",)
+    assert "its quote states XDR5480 where the sentence says XDR3039" in other.unsupported[0].reason
+
+
+def test_a_code_agrees_however_it_is_spaced() -> None:
+    """"RTX 4090" in the sentence is stated by the record's "RTX4090", and the other way round."""
+    claim = "The GeForce RTX{} has 24 GB of GDDR6X memory and a boost clock of 2.52 GHz."
+    spaced = trace(f"# GPUs\n\n{claim.format(' 4090')}\n", GPU_RECORDS)
+    glued = trace(f"# GPUs\n\n{claim.format('4090')}\n",
+                  [{**GPU_RECORDS[0], "content": GPU_RECORDS[0]["content"].replace("RTX4090", "RTX 4090")},
+                   GPU_RECORDS[1]])
+    for result in (spaced, glued):
+        assert [s.record_index for c in result.citations for s in c.sources] == [0]
+    _, ver = build(GPU_RECORDS, "en")
+    assert ver.unstated_numbers_in("The RTX 4090 has 24 GB.", 0) == []
+    assert ver.unstated_numbers_in("The RTX4080 has 24 GB.", 0) == ["RTX4080"]
+
+
 _FIGURES = st.lists(
     st.sampled_from(
         "6 six 4 four fifteen 1,200 2000 2021 1.5 12 twelve twenty -one hundred thousand million a and . / "
-        "2021.04.29 29 April May 年 月 日 三 千 万 家 两 公里 % $".split()
+        "2021.04.29 29 April May 年 月 日 三 千 万 家 两 公里 % $ RTX rtx A -".split()
         + [" ", " km", " metres", " miles", " feet", " percent", " years", " lanes", " of"]
     ),
     max_size=20,
@@ -144,14 +186,17 @@ _FIGURES = st.lists(
 @given(_FIGURES, _FIGURES)
 @example("The span is 1.5 km.", "The span is fifteen hundred metres.")  # a decimal, converted
 @example("It sold 2000 cars in 2021.", "It sold two thousand cars in 2021.")  # a round year-like figure
+@example("The RTX4090 has 24 GB.", "The rtx 4090 has 24 GB.")  # a code, spaced
+@example("The RTX 4090 has 24 GB.", "The RTX4090 has 24 GB.")  # a number, glued to a code
 def test_verifier_reads_records_lazily_with_the_full_readings_answer(claim: str, record: str) -> None:
-    """The verifier reads a record's words and digit-only dates only when its digits leave a
-    claim's figure unstated; what it reports unstated is what reading everything reports."""
+    """The verifier reads a record's words, digit-only dates and codes only when its digits
+    leave a claim's figure unstated; what it reports unstated is what reading everything reports."""
     _, ver = build([{"url": "https://a.example/r", "title": "r", "content": "Figures: " + record}], "en")
     content = ver.records[0].content
     claimed, units = numbers_and_units(sentence_query(claim))
     spelled_units = StatedUnits()
     stated = stated_numbers(content) | spelled_numbers(content, spelled_units) | numeric_dates(content)
+    stated |= glued_numbers(content) | {v for v in claimed if v.startswith("c:") and code_stated(v, content)}
     full = unstated_numbers(claimed, stated, units, stated_units(content).merged(spelled_units))
     assert ver.unstated_numbers_in(claim, 0) == [display_number(v, units.get(v)) for v in full]
 

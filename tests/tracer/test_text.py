@@ -159,7 +159,7 @@ def test_dates_are_one_value_so_conflicting_dates_do_not_match() -> None:
     assert "d:2021-4-29" not in record                    # same year and day, other month
     assert {"d:2021-5-29", "d:2021-5", "2021", "183"} <= record  # coarser claims still match
     assert numbers("驻留183天") == {"183"}                  # numbers right after CJK characters
-    assert numbers("model v2") == set()                     # not inside identifiers
+    assert numbers("model v2") == {"c:v2"}                  # inside a code: the code, not a 2
 
 
 def test_full_date_agrees_with_the_same_day_stated_without_a_year() -> None:
@@ -413,11 +413,13 @@ def test_a_text_never_disagrees_with_its_own_numbers(text: str) -> None:
 
 def _record_reading(text: str) -> tuple[set[str], StatedUnits]:
     """Everything a record states, as the verifier reads it when its digits leave a claim's figure
-    unstated: digits, figures in words, dates in digits only, and all their units."""
-    from tracer.text import numeric_dates, spelled_numbers, stated_numbers, stated_units
+    unstated: digits, figures in words, dates in digits only, codes and the numbers glued into
+    them, and all their units."""
+    from tracer.text import codes, glued_numbers, numeric_dates, spelled_numbers, stated_numbers, stated_units
 
     spelled_units = StatedUnits()
     stated = stated_numbers(text) | spelled_numbers(text, spelled_units) | numeric_dates(text)
+    stated |= codes(text) | glued_numbers(text)
     return stated, stated_units(text).merged(spelled_units)
 
 
@@ -431,3 +433,26 @@ def test_more_record_text_never_makes_numbers_disagree_more(claim: str, record: 
         return numbers_agreement(numbers(claim), stated, claim_units(claim), units)
 
     assert agreement(record) <= agreement(record + "\n" + more)
+
+
+def test_codes_are_read_beside_numbers() -> None:
+    from tracer.text import codes
+
+    assert codes("The RTX4090 has 24GB") == {"c:RTX4090"}          # "24GB" is a number with a unit
+    assert codes("TL-XDR3039易展版") == {"c:XDR3039"}
+    assert codes("FeS₂ and MnCl2") == {"c:FeS2", "c:MnCl2"}         # subscript digits are digits
+    assert codes("A320neo, H5N1, F5F6F7") == {"c:A320neo", "c:H5", "c:N1", "c:F5", "c:F6", "c:F7"}
+    assert codes("Q3 revenue, FY2021, 20 m2, 5 km2, i7-12700K") == {"c:i7"}
+    assert numbers("The RTX4080 has 16 GB") == {"c:RTX4080", "16"}
+    assert numbers("小米14发布") == {"14"}                           # digits after CJK: a number
+
+
+def test_a_code_is_stated_in_any_case_and_spacing_but_not_by_another_model() -> None:
+    from tracer.text import code_stated, glued_numbers
+
+    assert code_stated("c:RTX4090", "an rtx 4090 card") and code_stated("c:RTX4090", "RTX-4090")
+    assert code_stated("c:XDR3039", "TP-Link TL--XDR3039") and code_stated("c:FeS2", "pyrite, FeS₂,")
+    assert not code_stated("c:RTX4090", "the RTX4080") and not code_stated("c:RTX4090", "RTX40900")
+    assert not code_stated("c:A320", "the A320neo") and not code_stated("c:N1", "H5N8")
+    assert code_stated("c:F6", "F5F6F7") and code_stated("c:H5", "H5N1")
+    assert glued_numbers("RTX4090 and FY2021, 3.5") == {"4090", "2021"}
