@@ -413,9 +413,11 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
                 around_a = (max(span_a[0], i1 - _NEAR), min(span_a[1], i2 + _NEAR))
                 around_b = (max(span_b[0], j1 - _NEAR), min(span_b[1], j2 + _NEAR))
             if tag == "insert" and not _negated(ka, *around_a, negations) \
+                    and not any(k in _MINIMIZING and k not in kb for k in ka) \
                     and _negated(kb, j1, j2, negations) and not _recurs(kb, j2):
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
             if tag == "delete" and not _negated(kb, *around_b, negations) \
+                    and not any(k in _MINIMIZING and k not in ka for k in kb) \
                     and _negated(ka, i1, i2, negations) and not _recurs(ka, i2):
                 return Conflict("negation", _said(a, i1, i2 + 1), "")
         # a negation where the other text affirms ("was not ahead" for "was also ahead", "without
@@ -625,6 +627,12 @@ def _in_quotation(sentence: str, negation: str, said: str) -> bool:
         or before.count("「") > before.count("」")
 
 
+# Words that say "little or none" ("副作用轻微", "side effects were mild"): a negation the other
+# text makes ("不会引起严重的副作用", "does not cause serious side effects") may be their paraphrase,
+# wherever in the quote they stand.
+_MINIMIZING = frozenset({"轻微", "很少", "极少", "罕见", "少见", "鲜有"}) | frozenset(_stem(w) for w in (
+    "mild", "mildly", "minor", "slight", "slightly", "negligible", "rare", "rarely", "seldom", "few",
+    "little", "minimal"))
 # words that deny without a negation: a text holding one may answer a negation in other terms
 _DENYING = frozenset({"缺乏", "缺少", "拒绝", "否认", "避免", "禁止", "难以", "失败", "停止", "取消", "终止",
                       "放弃", "仅", "只", "只有", "仅仅", "唯一"}) | frozenset(_stem(w) for w in (
@@ -635,7 +643,7 @@ _DENYING = frozenset({"缺乏", "缺少", "拒绝", "否认", "避免", "禁止"
     "solely", "exclusively", "stop", "stopped", "cease", "ceased", "discontinued", "former", "formerly",
     "abandon", "halt", "quit", "missing", "miss", "pending", "await", "zero", "neither", "unknown",
     "impossible", "against", "lose", "lost", "decline", "declined", "oppose", "opposed", "doubt", "unclear",
-    "uncertain", "until", "yet"))
+    "uncertain", "until", "yet")) | _MINIMIZING
 
 
 def aligned_share(sentence: str, quote: str, lang: str) -> float:

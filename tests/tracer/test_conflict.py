@@ -452,6 +452,21 @@ def test_another_chinese_proper_name_before_an_aligned_run_is_another_name() -> 
                           "上海和北京的大部分高校要求提供成绩。", "zh") is None
 
 
+def test_a_negation_paraphrasing_little_or_none_is_no_conflict() -> None:
+    """"副作用轻微" ("the side effects are mild") may be what "不会引起严重的副作用" paraphrases, even
+    where the minimising word stands after the part the two texts share; the same quote without it
+    still contradicts the sentence."""
+    sentence = "临床试验表明，该药物不会引起严重的副作用。"
+    assert quote_conflict(sentence, "临床试验表明，该药物的副作用轻微，患者耐受良好。", "zh") is None
+    assert quote_conflict(sentence, "临床试验表明，该药物会引起严重的副作用。", "zh") == \
+        Conflict("negation", "不会引起", "")
+    english = "The trial showed that the drug does not cause serious side effects in adults."
+    assert quote_conflict(english, "The trial showed that side effects of the drug in adults were mild "
+                                   "and transient.", "en") is None
+    assert quote_conflict(english, "The trial showed that the drug causes serious side effects in adults.",
+                          "en") == Conflict("negation", "does not cause", "")
+
+
 def test_a_negation_that_opens_an_idiom_denies_nothing() -> None:
     for sentence, quote in (
         ("Applications must be submitted no later than 30 June 2024 to the county office.",
