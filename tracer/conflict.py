@@ -105,6 +105,16 @@ _NEAR = 4                # words either side of a negation that another negation
 _MAX_CHANGE = 3          # words a side in a change that can be a conflict
 _CLAUSE = 5              # words either side of a word that `_other_subject` reads as its clause
 _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, in order
+# Below that share, an English sentence's denial is still read (`_unanswered_negation`, loose):
+# only these negations of a verb or an adjective, and not when a determiner, a quantifier or a
+# limiting word follows ("not the sole cause", "not a member", "not exceeding 50", "not only"),
+# which denies a part of a claim that a record may leave out rather than the claim.
+_LOOSE_NEGATIONS = frozenset({"not", "never", "cannot"})
+_NOT_A_DENIAL = frozenset(_stem(w) for w in (
+    "the", "a", "an", "any", "all", "every", "each", "some", "this", "that", "these", "those", "his",
+    "her", "its", "their", "our", "my", "your", "one", "only", "just", "necessarily", "exactly",
+    "quite", "always", "entirely", "fully", "completely", "much", "many", "more", "less", "most",
+    "least", "exceeding", "over", "under", "above", "below", "as", "so", "too", "very", "yet"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,11 +376,12 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
     ka = [k for k, _w, _t in a]
     kb = [k for k, _w, _t in b]
     ops, share = _aligned(ka, kb)
-    if share < _MIN_ALIGNED:
-        return None
-    in_b = set(kb)
     opposites = ZH_OPPOSITES if zh else EN_OPPOSITES
     negations = ZH_NEGATIONS if zh else EN_NEGATIONS
+    if share < _MIN_ALIGNED:  # a paraphrase: only an English denial that nothing answers
+        return None if zh else _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence,
+                                                    around, loose=True)
+    in_b = set(kb)
     title_case = not zh and _title_case(a)
     # the part of each text the other repeats (a negation elsewhere in a long quote is no answer)
     span_a = (ops[0][2] if ops[0][0] != "equal" else 0, ops[-1][1] if ops[-1][0] != "equal" else len(ka))
@@ -539,9 +550,15 @@ def _other_subject(b: tuple[_Word, ...], j: int, in_a: set[str], zh: bool,
 
 def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],
                          zh: bool, negations: frozenset[str], opposites: dict[str, frozenset[str]],
-                         sentence: str, around: str = "") -> Conflict | None:
+                         sentence: str, around: str = "", loose: bool = False) -> Conflict | None:
     """A negation that one text has and the other answers nowhere, where the word-by-word
     alignment does not reach it (the texts order their clauses differently, or reword around it).
+    `loose`: the quote repeats less than half of the sentence (English only); then only the
+    sentence's own denial is read, of a verb or an adjective (`_loose_denial`), and a quote that
+    states the denied word in a conditional clause answers it: the two may put one rule in
+    different syntax ("to a point where failure to reimburse does not cause net pay to fall
+    below…" against "when failure to reimburse causes net pay to fall below…, employers could be
+    open to lawsuits").
 
     The other text must hold no negation and no word that denies in other terms ("lack",
     "unable", "缺乏", a word with "un-" or "-less" made from the negated word, or the negated word's
@@ -558,13 +575,15 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
     In both, the negated word stands once in its text (a text that also states it plainly may be
     contrasting two things) and, in Chinese, is a verb or an adjective ("没有投行部" says that a
     thing is absent, not that a claim is false)."""
-    for x, kx, ky, sentence_negates in ((a, ka, kb, True), (b, kb, ka, False)):
+    for x, kx, ky, sentence_negates in ((a, ka, kb, True),) + (() if loose else ((b, kb, ka, False),)):
         # a denying word both texts hold ("paid little attention") answers neither's negation
         if not _negated(kx, 0, len(kx), negations) or _negated(ky, 0, len(ky), negations) \
                 or any(_denies(k, zh) and k not in kx for k in ky):
             continue
         for p in range(len(kx) - 1):
             if not _negated(kx, p, p + 1, negations) or _recurs(kx, p + 1):
+                continue
+            if loose and not _loose_denial(x, kx, p):
                 continue
             r = p + 1
             while r < len(kx) - 1 and r - p <= 3 and (kx[r] in _EN_MODALS or kx[r] in _ZH_MODALS
@@ -578,13 +597,45 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
             said = _said(x, p, r + 1)
             context = {k for i, k in enumerate(kx[max(0, p - _NEAR):r + 1 + _NEAR], max(0, p - _NEAR))
                        if not p <= i <= r and not _minor(x[i], zh)}
+            y = b if sentence_negates else a
             for q in (i for i, k in enumerate(ky) if k == w):
                 if len(context & (set(ky[max(0, q - _NEAR - 1):q]) | set(ky[q + 1:q + _NEAR + 2]))) >= 2:
+                    if loose and _conditional(y, q):  # "when failure … causes": a condition, not a fact
+                        return None
                     return Conflict("negation", *((said, "") if sentence_negates else ("", said)))
             if sentence_negates and not _in_quotation(sentence, x[p][1], said) \
                     and not (around and _answers(around, w, zh, negations, opposites)):
                 return Conflict("unanswered", said, "")
     return None
+
+
+_CONDITIONS = frozenset(_stem(w) for w in (
+    "if", "when", "whenever", "unless", "whether", "where", "wherever", "once"))
+_CLAUSE_WORDS = 15  # how far back in its clause a word's condition may open
+
+
+def _conditional(words: tuple[_Word, ...], q: int) -> bool:
+    """Whether the word at q stands in a conditional clause: "if", "when", "unless", "whether" or
+    "where" before it in its clause ("When failure to reimburse … causes net pay to fall…")."""
+    for i in range(q - 1, max(-1, q - 1 - _CLAUSE_WORDS), -1):
+        if words[i][0] in _CONDITIONS:
+            return True
+        if words[i][2]:  # the clause starts at this word
+            return False
+    return False
+
+
+def _loose_denial(x: tuple[_Word, ...], kx: list[str], p: int) -> bool:
+    """Whether the English negation at p denies a verb or an adjective, as `_unanswered_negation`
+    reads it for a loosely aligned quote: "not", "never" or "cannot", then (past auxiliaries, modals
+    and "to") no determiner, quantifier or limiting word ("not have the required", "not to be the
+    case", "not exceeding", "not only"), and no clause break ("was not, according to …")."""
+    if kx[p] not in _LOOSE_NEGATIONS:
+        return False
+    q = p + 1
+    while q < len(kx) - 1 and (kx[q] in _EN_MODALS or kx[q] == "to"):
+        q += 1
+    return q < len(kx) and kx[q] not in _NOT_A_DENIAL and not x[p + 1][2]
 
 
 def _answers(text: str, word: str, zh: bool, negations: frozenset[str],
@@ -616,7 +667,8 @@ def _denies(key: str, zh: bool) -> bool:
 
 def _in_quotation(sentence: str, negation: str, said: str) -> bool:
     """Whether the words `said` (a negation and the word it negates) stand inside a direct
-    quotation of the sentence ("…, saying that \"he hasn't done…\"")."""
+    quotation of the sentence ("…, saying that \"he hasn't done…\""; "isn’t" as "isn't")."""
+    sentence = sentence.replace("’", "'")  # same length: offsets and quote counts hold
     at = sentence.find(said)
     if at < 0:
         at = sentence.find(negation)

@@ -379,6 +379,48 @@ def test_a_negation_the_alignment_does_not_reach_is_read_on_its_own() -> None:
                           "发行此类债券，有利于缓解房企偿债压力，降低房企的融资成本。", "zh") is not None
 
 
+def test_an_english_denial_is_read_against_a_quote_that_repeats_less_than_half() -> None:
+    """A paraphrase quote (under half of the sentence's words in order) that never denies what
+    the sentence denies, or states it plainly, contradicts an English sentence's "not" / "never"."""
+    sentence = "Upon release, the film was not praised for its visual style and its haunting score."
+    assert quote_conflict(sentence, "Reviewers singled out the visual style of the film, calling its "
+                                    "score haunting.", "en") == Conflict("unanswered", "not praised", "")
+    treaty = "The treaty was never ratified by the Senate, which voted it down in 1920."
+    assert quote_conflict(treaty, "The Senate ratified the treaty in 1920 after a long debate.", "en") == \
+        Conflict("negation", "never ratified", "")
+    # in a conditional clause the quote states a rule, not the fact
+    assert quote_conflict(treaty, "If the Senate ratified the treaty, the league would gain its largest "
+                                  "member.", "en") is None
+    # a denial of a part ("not the sole"), a limiting word, a clause break after the negation
+    assert quote_conflict("Childhood experiences are not the sole determinants of psychopathology.",
+                          "Genetic factors also shape psychopathology in children.", "en") is None
+    assert quote_conflict("Doctors may not have the required accreditation in rural areas.",
+                          "Rural areas rely on doctors trained abroad.", "en") is None
+    assert quote_conflict("The ABC agreed that its status was not, according to the government, based "
+                          "on occupation.", "The government listed its status for other reasons.",
+                          "en") is None
+    # a denial inside a direct quotation, with a typographic apostrophe ("isn’t")
+    assert quote_conflict('He said that "the plan isn’t working at all" and left the meeting early.',
+                          "He left the meeting early after criticising the plan.", "en") is None
+    # answered in other terms, or in Chinese (read only when the quote repeats half the sentence)
+    assert quote_conflict(sentence, "Critics were unimpressed and rarely mentioned its visual style.",
+                          "en") is None
+    assert quote_conflict("该片上映后并未获得评论界的赞誉。", "影评人称赞了这部影片的视觉风格和配乐。",
+                          "zh") is None
+
+
+def test_a_trace_reports_the_denial_its_closest_quote_never_makes() -> None:
+    record = {"url": "https://film.example/review", "title": "Review", "content": (
+        "The film opened in March to strong reviews. Reviewers singled out the visual style of the film, "
+        "calling its score haunting. It earned 40 million dollars in its first month.")}
+    result = trace("# Film\n\nUpon release, the film was not praised for its visual style and its haunting "
+                   "score.\n", [record, OTHER])
+    assert not result.citations
+    closest = result.unsupported[0].closest
+    assert closest is not None
+    assert closest.conflict == 'the sentence denies what its quote never denies ("not praised")'
+
+
 def test_a_negation_answered_in_other_terms_or_quoted_speech_is_no_conflict() -> None:
     # the quote denies too, in other words: "unable", an "un-" word, the opposite, "lack", "缺乏"
     assert quote_conflict("Patients can not walk without help after the surgery for six weeks.",
