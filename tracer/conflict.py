@@ -105,7 +105,7 @@ _NEAR = 4                # words either side of a negation that another negation
 _MAX_CHANGE = 3          # words a side in a change that can be a conflict
 _CLAUSE = 5              # words either side of a word that `_other_subject` reads as its clause
 _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, in order
-# Below that share, an English sentence's denial is still read (`_unanswered_negation`, loose):
+# Below that share, a sentence's denial is still read (`_unanswered_negation`, loose); in English
 # only these negations of a verb or an adjective, and not when a determiner, a quantifier or a
 # limiting word follows ("not the sole cause", "not a member", "not exceeding 50", "not only"),
 # which denies a part of a claim that a record may leave out rather than the claim.
@@ -378,9 +378,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
     ops, share = _aligned(ka, kb)
     opposites = ZH_OPPOSITES if zh else EN_OPPOSITES
     negations = ZH_NEGATIONS if zh else EN_NEGATIONS
-    if share < _MIN_ALIGNED:  # a paraphrase: only an English denial that nothing answers
-        return None if zh else _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence,
-                                                    around, loose=True)
+    if share < _MIN_ALIGNED:  # a paraphrase: only a denial of what the quote speaks of, unanswered
+        return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around, loose=True)
     in_b = set(kb)
     title_case = not zh and _title_case(a)
     # the part of each text the other repeats (a negation elsewhere in a long quote is no answer)
@@ -553,12 +552,13 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
                          sentence: str, around: str = "", loose: bool = False) -> Conflict | None:
     """A negation that one text has and the other answers nowhere, where the word-by-word
     alignment does not reach it (the texts order their clauses differently, or reword around it).
-    `loose`: the quote repeats less than half of the sentence (English only); then only the
-    sentence's own denial is read, of a verb or an adjective (`_loose_denial`), and a quote that
-    states the denied word in a conditional clause answers it: the two may put one rule in
-    different syntax ("to a point where failure to reimburse does not cause net pay to fall
-    below…" against "when failure to reimburse causes net pay to fall below…, employers could be
-    open to lawsuits").
+    `loose`: the quote repeats less than half of the sentence; then only the sentence's own
+    denial is read, of a verb or an adjective (`_loose_denial`), only when the quote speaks of
+    the negated clause (two of its words near the negation are in the quote: a quote may support
+    another clause of the sentence), and a quote that states the denied word in a conditional
+    clause answers it: the two may put one rule in different syntax ("to a point where failure to
+    reimburse does not cause net pay to fall below…" against "when failure to reimburse causes net
+    pay to fall below…, employers could be open to lawsuits").
 
     The other text must hold no negation and no word that denies in other terms ("lack",
     "unable", "缺乏", a word with "un-" or "-less" made from the negated word, or the negated word's
@@ -583,7 +583,7 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
         for p in range(len(kx) - 1):
             if not _negated(kx, p, p + 1, negations) or _recurs(kx, p + 1):
                 continue
-            if loose and not _loose_denial(x, kx, p):
+            if loose and not _loose_denial(x, kx, p, zh):
                 continue
             r = p + 1
             while r < len(kx) - 1 and r - p <= 3 and (kx[r] in _EN_MODALS or kx[r] in _ZH_MODALS
@@ -600,36 +600,41 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
             y = b if sentence_negates else a
             for q in (i for i, k in enumerate(ky) if k == w):
                 if len(context & (set(ky[max(0, q - _NEAR - 1):q]) | set(ky[q + 1:q + _NEAR + 2]))) >= 2:
-                    if loose and _conditional(y, q):  # "when failure … causes": a condition, not a fact
+                    if loose and _conditional(y, q, zh):  # "when failure … causes": a condition
                         return None
                     return Conflict("negation", *((said, "") if sentence_negates else ("", said)))
             if sentence_negates and not _in_quotation(sentence, x[p][1], said) \
-                    and not (around and _answers(around, w, zh, negations, opposites)):
+                    and not (around and _answers(around, w, zh, negations, opposites)) \
+                    and not (loose and len(context & set(ky)) < 2):  # a quote on another clause
                 return Conflict("unanswered", said, "")
     return None
 
 
 _CONDITIONS = frozenset(_stem(w) for w in (
-    "if", "when", "whenever", "unless", "whether", "where", "wherever", "once"))
+    "if", "when", "whenever", "unless", "whether", "where", "wherever", "once")) | frozenset(
+    "如果 若 假如 倘若 要是 一旦 只要 除非 当 每当".split())
 _CLAUSE_WORDS = 15  # how far back in its clause a word's condition may open
 
 
-def _conditional(words: tuple[_Word, ...], q: int) -> bool:
+def _conditional(words: tuple[_Word, ...], q: int, zh: bool) -> bool:
     """Whether the word at q stands in a conditional clause: "if", "when", "unless", "whether" or
-    "where" before it in its clause ("When failure to reimburse … causes net pay to fall…")."""
+    "where" before it in its clause ("When failure to reimburse … causes net pay to fall…"); in
+    Chinese "如果", "一旦", "只要", "当" and the like among the words before it."""
     for i in range(q - 1, max(-1, q - 1 - _CLAUSE_WORDS), -1):
         if words[i][0] in _CONDITIONS:
             return True
-        if words[i][2]:  # the clause starts at this word
+        if not zh and words[i][2]:  # the clause starts at this word (Chinese: the field is a tag)
             return False
     return False
 
 
-def _loose_denial(x: tuple[_Word, ...], kx: list[str], p: int) -> bool:
-    """Whether the English negation at p denies a verb or an adjective, as `_unanswered_negation`
-    reads it for a loosely aligned quote: "not", "never" or "cannot", then (past auxiliaries, modals
+def _loose_denial(x: tuple[_Word, ...], kx: list[str], p: int, zh: bool) -> bool:
+    """Whether the negation at p denies a verb or an adjective, as `_unanswered_negation` reads it
+    for a loosely aligned quote. In English: "not", "never" or "cannot", then (past auxiliaries, modals
     and "to") no determiner, quantifier or limiting word ("not have the required", "not to be the
     case", "not exceeding", "not only"), and no clause break ("was not, according to …")."""
+    if zh:  # `_unanswered_negation` asks for a verb or an adjective after any Chinese negation
+        return True
     if kx[p] not in _LOOSE_NEGATIONS:
         return False
     q = p + 1

@@ -379,9 +379,9 @@ def test_a_negation_the_alignment_does_not_reach_is_read_on_its_own() -> None:
                           "发行此类债券，有利于缓解房企偿债压力，降低房企的融资成本。", "zh") is not None
 
 
-def test_an_english_denial_is_read_against_a_quote_that_repeats_less_than_half() -> None:
-    """A paraphrase quote (under half of the sentence's words in order) that never denies what
-    the sentence denies, or states it plainly, contradicts an English sentence's "not" / "never"."""
+def test_a_denial_is_read_against_a_quote_that_repeats_less_than_half() -> None:
+    """A paraphrase quote (under half of the sentence's words in order) on the negated clause
+    that never denies what the sentence denies, or states it plainly, contradicts it."""
     sentence = "Upon release, the film was not praised for its visual style and its haunting score."
     assert quote_conflict(sentence, "Reviewers singled out the visual style of the film, calling its "
                                     "score haunting.", "en") == Conflict("unanswered", "not praised", "")
@@ -402,11 +402,24 @@ def test_an_english_denial_is_read_against_a_quote_that_repeats_less_than_half()
     # a denial inside a direct quotation, with a typographic apostrophe ("isn’t")
     assert quote_conflict('He said that "the plan isn’t working at all" and left the meeting early.',
                           "He left the meeting early after criticising the plan.", "en") is None
-    # answered in other terms, or in Chinese (read only when the quote repeats half the sentence)
+    # answered in other terms
     assert quote_conflict(sentence, "Critics were unimpressed and rarely mentioned its visual style.",
                           "en") is None
-    assert quote_conflict("该片上映后并未获得评论界的赞誉。", "影评人称赞了这部影片的视觉风格和配乐。",
-                          "zh") is None
+    # a quote that speaks of another clause of the sentence supports that clause; it does not
+    # answer or deny the negated one (partial support)
+    assert quote_conflict("Upon release, the film was not praised for its visual style, and it earned 40 "
+                          "million dollars.", "The film earned 40 million dollars in its first month.",
+                          "en") is None
+    # Chinese too: a denial of a verb the quote states plainly, or never denies
+    assert quote_conflict("他不来自欧洲，以出色的车技和领先的优势夺得了冠军。",
+                          "这个冠军是一位年轻的车手，他来自欧洲，名字叫做马克斯。", "zh") == \
+        Conflict("negation", "不来自", "")
+    assert quote_conflict("这种对话不有助于增强中美宏观政策沟通协调，共同维护全球产业链供应链稳定。",
+                          "双方认为，加强中美宏观政策沟通协调意义重大，共同维护全球产业链供应链稳定，有利于中美两国"
+                          "和整个世界。", "zh") == Conflict("unanswered", "不有助于", "")
+    assert quote_conflict("据报道，海淀区环保局对现场检测未发现有害气体，同时清华已发布停课紧急通知，"
+                          "所有实验课全部暂停。", "目前清华已发布停课紧急通知，周五下午所有在化学旧馆的实验课"
+                          "全部暂停。", "zh") is None
 
 
 def test_a_trace_reports_the_denial_its_closest_quote_never_makes() -> None:
