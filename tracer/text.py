@@ -503,7 +503,7 @@ def numbers(text: str) -> set[str]:
 
 
 # A model, part or formula code: ASCII letters with digits glued on ("RTX4090", "A320neo",
-# "TL-XDR3039" -> "XDR3039", "H5N1", "FeS2", "i7"). Its digits are not a number on their own
+# "TL-XDR3039" -> "XDR3039", "H5N1", "FeS2", "i7", "PM2.5"). Its digits are not a number on their own
 # (`_NUMBER` skips digits after a letter), so before codes were read a claim about the RTX4080
 # agreed with a record about the RTX4090. Not codes: quarters, halves and fiscal years ("Q3",
 # "H1", "FY2021"), which are paraphrased in words ("the third quarter", "fiscal 2021"), and
@@ -513,9 +513,10 @@ _SUBSCRIPT = "₀₁₂₃₄₅₆₇₈₉"
 # and F7; "H5N1" is H5 and N1, so "H5N8" states the H5 and not the N1); a letter suffix stays on
 # ("A320neo" is not the A320).
 _CODE_END = r"(?![0-9₀-₉])(?![A-Za-z]+(?![A-Za-z0-9₀-₉]))"
-_CODE = re.compile(r"(?<![A-Za-z])[A-Za-z]+[0-9₀-₉]+(?:[A-Za-z]+(?![0-9₀-₉]))?" + _CODE_END)
+_CODE = re.compile(r"(?<![A-Za-z])[A-Za-z]+[0-9₀-₉]+(?:\.[0-9]+(?![0-9.]))?(?:[A-Za-z]+(?![0-9₀-₉]))?"
+                   + _CODE_END)
 _NOT_CODE = re.compile(r"(?i)[qh][1-4]|fy\d+|(?:[kcdm]?m|ft|in|mi|yd)[23]")
-_CODE_RUN = re.compile(r"[A-Za-z]+|[0-9]+")
+_CODE_RUN = re.compile(r"[A-Za-z]+|[0-9]+(?:\.[0-9]+)?")
 _FROM_SUBSCRIPT = str.maketrans(_SUBSCRIPT, "0123456789")
 
 
@@ -534,8 +535,8 @@ def codes(text: str) -> set[str]:
 def _code_pattern(code: str) -> re.Pattern[str]:
     runs = []
     for run in _CODE_RUN.findall(code):
-        runs.append(re.escape(run) if not run.isdigit()
-                    else "".join(f"[{d}{_SUBSCRIPT[int(d)]}]" for d in run))
+        runs.append(re.escape(run) if not run[0].isdigit()
+                    else "".join(f"[{d}{_SUBSCRIPT[int(d)]}]" if d.isdigit() else r"\." for d in run))
     return re.compile(r"(?<![A-Za-z])" + r"[-\s_]{0,2}".join(runs) + _CODE_END, re.IGNORECASE)
 
 

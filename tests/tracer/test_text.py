@@ -445,6 +445,7 @@ def test_codes_are_read_beside_numbers() -> None:
     assert codes("Q3 revenue, FY2021, 20 m2, 5 km2, i7-12700K") == {"c:i7"}
     assert numbers("The RTX4080 has 16 GB") == {"c:RTX4080", "16"}
     assert numbers("小米14发布") == {"14"}                           # digits after CJK: a number
+    assert numbers("PM2.5浓度为35微克") == {"c:PM2.5", "35"}          # a decimal code
 
 
 def test_a_code_is_stated_in_any_case_and_spacing_but_not_by_another_model() -> None:
@@ -455,4 +456,5 @@ def test_a_code_is_stated_in_any_case_and_spacing_but_not_by_another_model() -> 
     assert not code_stated("c:RTX4090", "the RTX4080") and not code_stated("c:RTX4090", "RTX40900")
     assert not code_stated("c:A320", "the A320neo") and not code_stated("c:N1", "H5N8")
     assert code_stated("c:F6", "F5F6F7") and code_stated("c:H5", "H5N1")
+    assert code_stated("c:PM2.5", "今日PM2.5指数") and not code_stated("c:PM2.5", "PM25")
     assert glued_numbers("RTX4090 and FY2021, 3.5") == {"4090", "2021"}
