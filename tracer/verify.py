@@ -177,10 +177,9 @@ class Verifier:
             return stated, units
         written = self._written_as_codes(record, missing)
         if written:  # "RTX 4090" for the claim's "RTX4090", "RTX4090" for its "4090"
-            stated = stated | written
             missing = [v for v in missing if v not in written]
             if not missing:
-                return stated, units
+                return stated | written, units
         content = self.records[record].content
         # a figure in other units may be stated in words ("1.5 km": "fifteen hundred metres")
         words = any(_may_be_in_words(v) or v in c.units for v in missing)
@@ -198,7 +197,7 @@ class Verifier:
                     more |= self._digit_dates_of(record)
                 self._record_read_more[key] = more
             stated = more
-        return stated, units
+        return (stated | written if written else stated), units
 
     def _written_as_codes(self, record: int, missing: list[str]) -> set[str]:
         """Of a claim's figures that the record's plain reading lacks, those it writes in a code:

@@ -170,6 +170,11 @@ def test_a_code_agrees_however_it_is_spaced() -> None:
     _, ver = build(GPU_RECORDS, "en")
     assert ver.unstated_numbers_in("The RTX 4090 has 24 GB.", 0) == []
     assert ver.unstated_numbers_in("The RTX4080 has 24 GB.", 0) == ["RTX4080"]
+    # a record read for figures in words for one sentence still states the next one's glued code
+    _, ver = build([{"url": "https://a.example/r", "title": "r",
+                     "content": "The RTX4090 card has six fans and 24 GB of memory."}], "en")
+    assert ver.unstated_numbers_in("The card has 6 fans.", 0) == []
+    assert ver.unstated_numbers_in("The RTX 4090 card has 6 fans.", 0) == []
 
 
 _FIGURES = st.lists(
