@@ -575,7 +575,8 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
     In both, the negated word stands once in its text (a text that also states it plainly may be
     contrasting two things) and, in Chinese, is a verb or an adjective ("没有投行部" says that a
     thing is absent, not that a claim is false)."""
-    for x, kx, ky, sentence_negates in ((a, ka, kb, True),) + (() if loose else ((b, kb, ka, False),)):
+    sides = ((a, b, ka, kb, True),) + (() if loose else ((b, a, kb, ka, False),))
+    for x, y, kx, ky, sentence_negates in sides:
         # a denying word both texts hold ("paid little attention") answers neither's negation
         if not _negated(kx, 0, len(kx), negations) or _negated(ky, 0, len(ky), negations) \
                 or any(_denies(k, zh) and k not in kx for k in ky):
@@ -597,7 +598,6 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
             said = _said(x, p, r + 1)
             context = {k for i, k in enumerate(kx[max(0, p - _NEAR):r + 1 + _NEAR], max(0, p - _NEAR))
                        if not p <= i <= r and not _minor(x[i], zh)}
-            y = b if sentence_negates else a
             for q in (i for i, k in enumerate(ky) if k == w):
                 if len(context & (set(ky[max(0, q - _NEAR - 1):q]) | set(ky[q + 1:q + _NEAR + 2]))) >= 2:
                     if loose and _conditional(y, q, zh):  # "when failure … causes": a condition
