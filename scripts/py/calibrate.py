@@ -8,7 +8,7 @@ cross-validated estimate (folds by case) of precision, recall and F1 at several 
 on gold sentences. That estimate, not the in-sample fit, is what to expect on unseen data
 (docs/quality.md).
 
-    scripts/calibrate [BENCH.jsonl] [--rounds 3] [--l2 1.0] [--cv 5] [--seeds 1] [--idf-floor N]
+    scripts/calibrate [BENCH.jsonl] [--rounds 3] [--l2 0.3] [--cv 5] [--seeds 1] [--idf-floor N]
 """
 
 from __future__ import annotations
@@ -190,7 +190,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench", nargs="?", type=Path, default=DEFAULT_BENCH)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--l2", type=float, default=1.0)
+    ap.add_argument("--l2", type=float, default=0.3)
     ap.add_argument("--cv", type=int, default=5, help="folds for the cross-validated estimate (0: skip)")
     ap.add_argument("--seeds", type=int, default=1, help="redraw the folds this many times and average")
     ap.add_argument("--idf-floor", type=int, default=None, help="try another Tuning.idf_floor")
