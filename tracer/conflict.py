@@ -102,6 +102,7 @@ _THAN = frozenset(_stem(w) for w in (  # "no later than", "none other than"
     "lower", "bigger", "smaller", "longer", "shorter"))
 _UNTIL = frozenset({"until", "till", "til"})
 _NEAR = 4                # words either side of a negation that another negation must stand within
+_ANSWER_NEAR = 6         # words between a negation next to a quote and a word of the negated clause
 _MAX_CHANGE = 3          # words a side in a change that can be a conflict
 _CLAUSE = 5              # words either side of a word that `_other_subject` reads as its clause
 _MIN_ALIGNED = 0.5       # share of the sentence's words the quote must repeat, in order
@@ -604,7 +605,7 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
                         return None
                     return Conflict("negation", *((said, "") if sentence_negates else ("", said)))
             if sentence_negates and not _in_quotation(sentence, x[p][1], said) \
-                    and not (around and _answers(around, w, zh, negations, opposites)) \
+                    and not (around and _answers(around, w, context, zh, negations, opposites)) \
                     and not (loose and len(context & set(ky)) < 2):  # a quote on another clause
                 return Conflict("unanswered", said, "")
     return None
@@ -643,14 +644,32 @@ def _loose_denial(x: tuple[_Word, ...], kx: list[str], p: int, zh: bool) -> bool
     return q < len(kx) and kx[q] not in _NOT_A_DENIAL and not x[p + 1][2]
 
 
-def _answers(text: str, word: str, zh: bool, negations: frozenset[str],
+def _answers(text: str, word: str, context: set[str], zh: bool, negations: frozenset[str],
              opposites: dict[str, frozenset[str]]) -> bool:
     """Whether `text` (the record around a quote) may answer a negation of `word` that the quote
-    does not: it holds a negation, a word that denies, the word's opposite or a negative form."""
-    keys = [k for k, _w, _t in (_zh_words(text) if zh else _en_words(text))]
-    return _negated(keys, 0, len(keys), negations) or any(k in _DENYING for k in keys) \
-        or bool(opposites.get(word, frozenset()) & set(keys)) \
-        or (not zh and any(k != word and _negative_form(k, word) for k in keys))
+    does not: it holds the word's opposite or a negative form of it, or a negation or a word that
+    denies within `_ANSWER_NEAR` words of the word, of one of the sentence's words around its
+    negation (`context`) or of a pronoun that opens the record sentence: "…was nominated in 2010.
+    It did not win." answers "did not win", while a negation about something else next to the
+    quote does not. `text` holds one record sentence a line."""
+    for line in text.split("\n"):  # a record sentence before the quote, one after it
+        keys = [k for k, _w, _t in (_zh_words(line) if zh else _en_words(line))]
+        if opposites.get(word, frozenset()) & set(keys) \
+                or (not zh and any(k != word and _negative_form(k, word) for k in keys)):
+            return True
+        near = [i for i, k in enumerate(keys) if k == word or k in context]
+        # a sentence that opens on a pronoun speaks of the quote's subject ("It refused the money.")
+        if keys and keys[0] in _PRONOUNS:
+            near.append(0)
+        if any((_negated(keys, i, i + 1, negations) or keys[i] in _DENYING)
+               and any(abs(i - j) <= _ANSWER_NEAR for j in near) for i in range(len(keys))):
+            return True
+    return False
+
+
+_PRONOUNS = frozenset(_stem(w) for w in (
+    "it", "he", "she", "they", "this", "that", "these", "those", "its", "his", "her", "their")) | frozenset(
+    "它 他 她 它们 他们 她们 其 该 此 这 这些 那".split())
 
 
 def _negative_form(key: str, word: str) -> bool:

@@ -578,6 +578,21 @@ def test_a_negation_the_record_states_next_to_the_quote_is_answered() -> None:
     assert support is not None and support.match != "contradicted"
 
 
+def test_a_negation_next_to_the_quote_answers_only_when_it_speaks_of_the_negated_clause() -> None:
+    sentence = "The committee did not fund the plan for the new bridge over the river in 2020."
+    quote = "In 2020 the committee discussed the plan for the new bridge over the river."
+    # a negation about something else, next to the quote, leaves the denial unanswered
+    for around in ("Members met on Monday.\nNo minutes were kept of the school budget.",
+                   "Members met on Monday.\nThe mayor, who was not present, sent apologies by letter."):
+        got = quote_conflict(sentence, quote, "en", around=around)
+        assert got == Conflict("unanswered", "not fund", ""), around
+    # near the negated word, or a word of its clause, or in a sentence about the quote's subject
+    for around in ("Members met on Monday.\nIn the end the council did not fund it.",
+                   "Members met on Monday.\nThe plan got no money that year.",
+                   "Members met on Monday.\nThey declined the money."):
+        assert quote_conflict(sentence, quote, "en", around=around) is None, around
+
+
 def test_a_denying_word_both_texts_hold_answers_neither_negation() -> None:
     # "little" denies in other terms, but the sentence has it too: it is no answer to "had not"
     assert quote_conflict("Composers paid little attention to the chorus, which had not a more prominent "
