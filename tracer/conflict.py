@@ -425,11 +425,15 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
                 around_b = (max(span_b[0], j1 - _NEAR), min(span_b[1], j2 + _NEAR))
             if tag == "insert" and not _negated(ka, *around_a, negations) \
                     and not any(k in _MINIMIZING and k not in kb for k in ka) \
-                    and _negated(kb, j1, j2, negations) and not _recurs(kb, j2):
+                    and not any(_denies(k, zh) and k not in kb for k in ka[around_a[0]:around_a[1]]) \
+                    and _negated(kb, j1, j2, negations) and not _recurs(kb, j2) \
+                    and _only_negation(b, kb, j1, j2, zh, negations):
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
             if tag == "delete" and not _negated(kb, *around_b, negations) \
                     and not any(k in _MINIMIZING and k not in ka for k in kb) \
-                    and _negated(ka, i1, i2, negations) and not _recurs(ka, i2):
+                    and not any(_denies(k, zh) and k not in ka for k in kb[around_b[0]:around_b[1]]) \
+                    and _negated(ka, i1, i2, negations) and not _recurs(ka, i2) \
+                    and _only_negation(a, ka, i1, i2, zh, negations):
                 return Conflict("negation", _said(a, i1, i2 + 1), "")
         # a negation where the other text affirms ("was not ahead" for "was also ahead", "without
         # the bass" for "with the bass", "不来自" for "全都来自"), either way round
@@ -486,6 +490,19 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
                 return Conflict("name", _said(a, s1, i2), _said(b, t1, j2))
     return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around) \
         or _crossed_opposite(a, b, ka, kb, zh, negations, opposites)
+
+
+def _only_negation(words: tuple[_Word, ...], keys: list[str], start: int, end: int, zh: bool,
+                   negations: frozenset[str]) -> bool:
+    """Whether the words one text adds at [start, end) are a negation and small words ("did
+    not", "从未"), not a clause of their own ("had no children", which says more, not otherwise)."""
+    return all(keys[i] in negations or keys[i] in _EN_MODALS or keys[i] in _ZH_MODALS
+               or keys[i] in _NEGATION_PARTS or _minor(words[i], zh) for i in range(start, end))
+
+
+# words that complete a negation ("no longer", "not yet", "never even", "not at all")
+_NEGATION_PARTS = frozenset(_stem(w) for w in (
+    "longer", "more", "yet", "ever", "even", "all", "at", "always"))
 
 
 def _crossed_opposite(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str], zh: bool,
@@ -679,14 +696,20 @@ def _negative_form(key: str, word: str) -> bool:
         root = key[len(prefix):].lstrip("-")
         if key.startswith(prefix) and len(root) >= 4 and (word.startswith(root) or root.startswith(word)):
             return True
-    return key.endswith("less") and len(key) >= 7 and word[:4] == key[:4]
+    return key.endswith("less") and len(key) >= 7 and len(word) >= 3 and key[:-4].startswith(word[:4])
 
 
 def _denies(key: str, zh: bool) -> bool:
     """Whether a word denies without being a negation ("lack", "unable", "缺乏", "无效")."""
     if zh:
-        return key in _DENYING or any(ch in key for ch in "不无没未非否缺免禁拒")
+        return key in _DENYING or (key not in _ZH_NOT_DENYING
+                                   and any(ch in key for ch in "不无没未非否缺免禁拒"))
     return key in _DENYING
+
+
+# Chinese words with a negating character that deny nothing: "not only", "no matter", "very",
+# "future", "constantly", "quite a few", "countless", "soon", "different", "extraordinary"
+_ZH_NOT_DENYING = frozenset("不仅 不但 不论 不管 无论 非常 未来 不断 不少 无数 不久 不同 非凡 不仅仅".split())
 
 
 def _in_quotation(sentence: str, negation: str, said: str) -> bool:

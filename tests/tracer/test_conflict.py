@@ -627,3 +627,37 @@ def test_an_opposite_the_alignment_does_not_reach_is_read_unless_its_clause_is_a
     assert quote_conflict("肌肉力量会有所减损，但之后如果恢复训练，想要达到之前相同的水平会容易很多。",
                           "肌肉力量都有所减损。但之后如果恢复训练，想要达到此前相同的水平，则会容易很多。",
                           "zh") is None
+
+
+def test_a_clause_the_sentence_adds_is_no_negation_of_the_quote() -> None:
+    # "with no pupils" adds a fact; the quote states neither it nor its opposite
+    sentence = "The composer lived alone in a small flat in Vienna with no pupils in his later years."
+    assert quote_conflict(sentence, "The composer lived alone in a small flat in Vienna in his later years, "
+                          "and he did not remarry.", "en") is None
+    # the bare negation of what the quote states still is one
+    got = quote_conflict(sentence, "The composer lived alone in a small flat in Vienna with pupils in his "
+                         "later years, and he did not remarry.", "en")
+    assert got == Conflict("negation", "no pupils", "")
+
+
+def test_a_restricting_word_next_to_the_spot_answers_a_negation() -> None:
+    sentence = "The vaccine does not contain live virus, so it is safe for people with weak immune systems."
+    assert quote_conflict(sentence, "The vaccine contains only inactivated virus, so it is safe for people "
+                          "with weak immune systems.", "en") is None
+    assert quote_conflict(sentence, "The vaccine contains live virus, so it is safe for people with weak "
+                          "immune systems.", "en") == Conflict("negation", "does not contain", "")
+
+
+def test_chinese_words_with_a_negating_character_that_deny_nothing_answer_no_negation() -> None:
+    # 非常 (very) is no denial: the quote states 公布 plainly
+    got = quote_conflict("该公司没有公布这次收购的具体条款和价格。",
+                         "该公司非常低调地公布了这次收购的具体条款和价格。", "zh")
+    assert got == Conflict("negation", "没有公布", "")
+
+
+def test_a_word_with_less_made_from_a_short_stem_is_its_negative_form() -> None:
+    sentence = "Penguins cannot fly, but they are excellent swimmers that hunt fish underwater."
+    assert quote_conflict(sentence, "Penguins are flightless birds and excellent swimmers that hunt fish "
+                          "underwater.", "en") is None
+    assert quote_conflict(sentence, "Penguins are large birds and excellent swimmers that hunt fish "
+                          "underwater.", "en") == Conflict("unanswered", "cannot fly", "")
