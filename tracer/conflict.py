@@ -322,9 +322,36 @@ def _spelling(said: str, quoted: str) -> bool:
     short, long = sorted((x, y), key=len)
     if len(short) <= 4 and len(long) >= 6 and long.startswith(short):
         return True
+    if _letters(x) == _letters(y) or _acronym(said, quoted) or _acronym(quoted, said) \
+            or any(_letters(x) in group and _letters(y) in group for group in _EN_SAME_PLACE):
+        return True
     if len(short) < 5:
         return False
     return Levenshtein.distance(x, y) <= (2 if len(short) >= 9 else 1)
+
+
+def _letters(name: str) -> str:
+    """A name's letters and digits, lowercased ("J. P. Morgan" and "JPMorgan" alike)."""
+    return "".join(ch for ch in name.lower() if ch.isalnum())
+
+
+def _acronym(short: str, long: str) -> bool:
+    """Whether `short` is written from the initials of `long`'s words ("US" of "United States",
+    "WHO" of "World Health Organization"; small words such as "of" may be left out)."""
+    letters = short.replace(".", "")
+    words = re.findall(r"[A-Za-z]+", long)
+    if not (2 <= len(letters) <= 6 and letters.isalpha() and letters.isupper()) or len(words) < 2:
+        return False
+    every = "".join(w[0] for w in words).upper()
+    major = "".join(w[0] for w in words if w.lower() not in _ACRONYM_SKIPS).upper()
+    return letters in (every, major)
+
+
+_ACRONYM_SKIPS = frozenset("of the and for in on at to a an".split())
+# a few places whose names share no letters ("US", "America"); compared as `_letters` gives them
+_EN_SAME_PLACE = tuple(frozenset(g.split()) for g in (
+    "us usa america unitedstates unitedstatesofamerica", "uk britain greatbritain unitedkingdom",
+    "uae emirates unitedarabemirates", "holland netherlands thenetherlands"))
 
 
 def _apart(words: tuple[_Word, ...], at: int) -> bool:
