@@ -13,13 +13,15 @@ The check is narrow on purpose: the two texts are aligned word by word (difflib)
 of the sentence's words must align, and the change must be short (at most three words a side)
 with aligned words before or after it (on both sides for a negation, a figure or a name; a
 name may also open both texts, after a connective such as "However," or "然而"). The sentence's
-word at that spot must be nowhere in the quote. Paraphrase that rewords a whole clause is never
-read as a conflict. In Chinese, the leading clauses before a long aligned run are compared too
-(`_leading_swap`), so are the proper names right before any aligned run (`_proper_before_run`),
-and `quote_addition` reads a noun or time that the sentence adds to its quote. A negation that
-the alignment does not reach is read on its own (`_unanswered_negation`): the sentence denies
-something and its quote, which repeats half of it, denies nothing; so is an opposite word
-(`_crossed_opposite`).
+word at that spot must be nowhere in the quote, and an added negation must add nothing but the
+negation and small words. In Chinese, the leading clauses before a long aligned run are compared
+too (`_leading_swap`), so are the proper names right before any aligned run
+(`_proper_before_run`), and `quote_addition` reads a noun or time that the sentence adds to its
+quote. A negation that the alignment does not reach is read on its own (`_unanswered_negation`):
+the sentence denies something and its quote, which repeats half of it, denies nothing, unless
+the record sentence before or after the quote answers it; so is an opposite word
+(`_crossed_opposite`). For a quote that repeats less (a paraphrase), only the sentence's own
+denial of a verb or an adjective is read, and only when the quote speaks of the negated clause.
 docs/quality.md lists every rule with the cases it was measured on (`scripts/perturb`).
 """
 
