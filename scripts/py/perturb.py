@@ -2,6 +2,7 @@
 its own.
 
     scripts/perturb [BENCH.jsonl] [--min-score X] [--explain] [--only PREFIX] [--last] [--strict-figures]
+    scripts/perturb --faithful
 
 For every gold sentence the tracer cites from one of its annotated supporting records (score at
 or above `min_score`), the sentence is edited once in each of four ways, each of which makes it
@@ -39,7 +40,13 @@ import rjieba  # noqa: E402
 from benchdata import DEFAULT_BENCH, load_cases, norm_url  # noqa: E402
 
 from tracer import records as record_stage  # noqa: E402
-from tracer.conflict import _EN_OPPOSITES, _ZH_OPPOSITES, ZH_NEGATIONS, aligned_share  # noqa: E402
+from tracer.conflict import (  # noqa: E402
+    _EN_OPPOSITES,
+    _ZH_OPPOSITES,
+    ZH_NEGATIONS,
+    aligned_share,
+    quote_conflict,
+)
 from tracer.options import TraceOptions  # noqa: E402
 from tracer.pipeline import explain_support  # noqa: E402
 from tracer.verify import sentence_query  # noqa: E402
@@ -155,6 +162,53 @@ def edits(sentence: str, lang: str, record_text: str, en_names: list[str],
             yield Edit("name", sentence[:n.start()] + pool[draw % len(pool)] + sentence[n.end():])
 
 
+# The other side of the conflict check: sentences that deny what their quote says in other words,
+# each faithful to its quote (written for this check, not taken from a benchmark). Every one read
+# as a conflict would cost a right citation.
+FAITHFUL = (
+    ("The composer never married and had no children, living alone in Vienna until his death.",
+     "The composer remained single all his life and lived alone in Vienna until he died childless.", "en"),
+    ("The drug was not approved by the FDA for use in children under twelve years of age.",
+     "The FDA has approved the drug only for patients aged twelve and older.", "en"),
+    ("The bridge was not completed until 1932 because of funding problems during the Depression.",
+     "Funding problems during the Depression delayed the completion of the bridge to 1932.", "en"),
+    ("The company did not disclose the terms of the acquisition of the startup in its filing.",
+     "Terms of the startup acquisition were kept confidential in the company filing.", "en"),
+    ("Early settlers could not grow wheat in the region because the soil was too acidic.",
+     "The acidic soil of the region made wheat cultivation impossible for early settlers.", "en"),
+    ("The species is not found outside Madagascar, where it lives in dry forests of the west.",
+     "The species is endemic to Madagascar, where it inhabits the dry forests of the west.", "en"),
+    ("The vaccine does not contain live virus, so it cannot cause the disease it prevents.",
+     "Because the vaccine contains only inactivated virus, it is unable to cause the disease.", "en"),
+    ("The law does not require employers to reimburse workers for mileage, although many do.",
+     "Federal law leaves mileage reimbursement to employers, and many of them pay it anyway.", "en"),
+    ("The museum does not charge admission on Sundays, when entry to the galleries is free.",
+     "Entry to the galleries of the museum is free on Sundays.", "en"),
+    ("Penguins cannot fly, but they are excellent swimmers that hunt fish underwater.",
+     "Penguins are flightless birds and excellent swimmers that hunt fish underwater.", "en"),
+    ("The film did not perform well at the box office, earning only $2 million against a $30 million budget.",
+     "The film was a box office flop, earning $2 million against a $30 million budget.", "en"),
+    ("The treaty was never ratified by the Senate, so the United States did not join the league.",
+     "The Senate rejected the treaty, and the United States stayed out of the league.", "en"),
+    ("He did not attend university and instead started working at his father's shop at sixteen.",
+     "Instead of going to university, he started working at his father's shop at sixteen.", "en"),
+    ("不是所有患者都需要手术治疗，多数可以通过药物控制症状。",
+     "多数患者可以通过药物控制症状，只有少数患者需要手术治疗。", "zh"),
+    ("该项目并未按期完工，直到2015年才正式投入使用。", "该项目延期完工，于2015年正式投入使用。", "zh"),
+)
+
+
+def faithful() -> int:
+    """Print how the conflict check reads each FAITHFUL pair, and how many it reads as conflicts."""
+    read = 0
+    for sentence, quote, lang in FAITHFUL:
+        got = quote_conflict(sentence_query(sentence), quote, lang)
+        read += got is not None
+        print(f"  {'CONFLICT ' + got.kind if got else 'agrees':<20} {sentence[:70]}")
+    print(f"faithful negative paraphrases read as a conflict: {read} of {len(FAITHFUL)}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench", nargs="?", type=Path, default=DEFAULT_BENCH)
@@ -165,7 +219,12 @@ def main() -> int:
                     help="edit the last number, auxiliary or verb and opposite word instead of the first, "
                          "and draw other names: a second set of edits")
     ap.add_argument("--strict-figures", action="store_true", help="trace with the strict_figures option")
+    ap.add_argument("--faithful", action="store_true",
+                    help="instead: how many of a built-in set of faithful negative paraphrases the conflict "
+                         "check reads as a conflict")
     args = ap.parse_args()
+    if args.faithful:
+        return faithful()
 
     every = load_cases(args.bench)
     cases = [c for c in every if c["id"].startswith(args.only)] if args.only else every
