@@ -191,3 +191,20 @@ def test_perturb_edits_the_first_or_with_last_the_last_number_verb_and_opposite(
     zh = {e.kind: e.sentence for e in edits("销量在2019年增长，在2020年下降。", "zh", "", [], {}, 0, True)}
     assert zh["figure"] == "销量在2019年增长，在2021年下降。"
     assert zh["opposite"] == "销量在2019年增长，在2020年增长。"
+
+
+def test_perturb_faithful_lists_each_paraphrase_and_counts_those_read_as_a_conflict() -> None:
+    from perturb import FAITHFUL
+
+    script = ROOT / "scripts" / "py" / "perturb.py"
+    out = subprocess.run([sys.executable, str(script), "--faithful"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    verdicts = [line.split()[0] for line in lines[:-1]]
+    assert len(verdicts) == len(FAITHFUL) and set(verdicts) <= {"agrees", "CONFLICT"}
+    assert lines[-1] == (f"faithful negative paraphrases read as a conflict: "
+                         f"{verdicts.count('CONFLICT')} of {len(FAITHFUL)}")
+    # those the check reads as agreeing (tests/tracer/test_conflict.py) are listed so
+    agreeing = [s for s, line in zip(FAITHFUL, lines, strict=False) if line.split()[0] == "agrees"]
+    assert any("flightless" in quote for _s, quote, _l in agreeing)
