@@ -341,7 +341,7 @@ def _acronym(short: str, long: str) -> bool:
     """Whether `short` is written from the initials of `long`'s words ("US" of "United States",
     "WHO" of "World Health Organization"; small words such as "of" may be left out)."""
     letters = short.replace(".", "")
-    words = re.findall(r"[A-Za-z]+", long)
+    words = re.findall(r"[A-Za-z]+", long.replace("'s", "").replace("’s", ""))
     if not (2 <= len(letters) <= 6 and letters.isalpha() and letters.isupper()) or len(words) < 2:
         return False
     every = "".join(w[0] for w in words).upper()
@@ -353,7 +353,8 @@ _ACRONYM_SKIPS = frozenset("of the and for in on at to a an".split())
 # a few places whose names share no letters ("US", "America"); compared as `_letters` gives them
 _EN_SAME_PLACE = tuple(frozenset(g.split()) for g in (
     "us usa america unitedstates unitedstatesofamerica", "uk britain greatbritain unitedkingdom",
-    "uae emirates unitedarabemirates", "holland netherlands thenetherlands"))
+    "uae emirates unitedarabemirates", "holland netherlands thenetherlands", "russia russianfederation",
+    "czechia czechrepublic", "myanmar burma", "turkey turkiye", "eswatini swaziland"))
 
 
 def _apart(words: tuple[_Word, ...], at: int) -> bool:

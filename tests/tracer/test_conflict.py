@@ -665,7 +665,8 @@ def test_a_word_with_less_made_from_a_short_stem_is_its_negative_form() -> None:
 
 def test_an_acronym_a_joined_spelling_or_another_name_of_a_country_is_no_swap() -> None:
     for said, quoted in (("US", "United States"), ("WHO", "World Health Organization"),
-                         ("JPMorgan", "J.P. Morgan"), ("UK", "Britain"), ("America", "USA")):
+                         ("JPMorgan", "J.P. Morgan"), ("UK", "Britain"), ("America", "USA"),
+                         ("Myanmar", "Burma")):
         assert quote_conflict(f"The report by the {said} was released in Geneva in May 2020 to the press.",
                               f"The report by the {quoted} was released in Geneva in May 2020 to the press.",
                               "en") is None, said
