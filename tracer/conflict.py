@@ -54,6 +54,7 @@ best:worst better:worse advantage:disadvantage support:oppose profit:loss surplu
 largest:smallest biggest:smallest longest:shortest longer:shorter heavier:lighter wider:narrower
 effective:ineffective efficient:inefficient appreciate:depreciate inflation:deflation improve:worsen
 improve:deteriorate expensive:cheap accurate:inaccurate significant:insignificant visible:invisible
+survive:die start:end begin:end began:ended
 """
 _ZH_OPPOSITES = """
 增加:减少 增长:下降 增长:减少 上升:下降 提高:降低 升高:降低 扩大:缩小 高于:低于 多于:少于 加快:放缓 加速:减速
@@ -636,7 +637,7 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
                 continue
             r = p + 1
             while r < len(kx) - 1 and r - p <= 3 and (kx[r] in _EN_MODALS or kx[r] in _ZH_MODALS
-                                                      or _minor(x[r], zh)):
+                                                      or kx[r] in _NEGATION_PARTS or _minor(x[r], zh)):
                 r += 1
             w = kx[r]
             if _minor(x[r], zh) or kx.count(w) > 1 or (zh and x[r][2][:1] not in ("v", "a")) \
@@ -764,7 +765,10 @@ _MINIMIZING = frozenset({"轻微", "很少", "极少", "罕见", "少见", "鲜�
     "little", "minimal"))
 # words that deny without a negation: a text holding one may answer a negation in other terms
 _DENYING = frozenset({"缺乏", "缺少", "拒绝", "否认", "避免", "禁止", "难以", "失败", "停止", "取消", "终止",
-                      "放弃", "仅", "只", "只有", "仅仅", "唯一"}) | frozenset(_stem(w) for w in (
+                      "放弃", "仅", "只", "只有", "仅仅", "唯一", "延期", "推迟", "延迟", "延误", "逾期",
+                      "搁置"}) | frozenset(_stem(w) for w in (
+    "delay", "delayed", "postpone", "postponed", "overdue", "endemic", "confidential", "secret", "flop",
+    "exempt",
     "lack", "lacks", "lacking", "fail", "fails", "failed", "failure", "unable", "refuse", "refused",
     "deny", "denied", "absent", "absence", "rarely", "seldom", "hardly", "barely", "scarcely", "avoid",
     "prevent", "instead", "rather", "free", "unlike", "except", "exclude", "nothing", "nobody", "nowhere",

@@ -696,5 +696,23 @@ def test_faithful_negative_paraphrases_the_check_reads_as_agreeing() -> None:
          "Penguins are flightless birds and excellent swimmers that hunt fish underwater.", "en"),
         ("不是所有患者都需要手术治疗，多数可以通过药物控制症状。",
          "多数患者可以通过药物控制症状，只有少数患者需要手术治疗。", "zh"),
+        # words that deny in other terms: kept confidential, endemic, a flop, delayed, died
+        ("The company did not disclose the terms of the acquisition of the startup in its filing.",
+         "Terms of the startup acquisition were kept confidential in the company filing.", "en"),
+        ("The species is not found outside Madagascar, where it lives in dry forests of the west.",
+         "The species is endemic to Madagascar, where it inhabits the dry forests of the west.", "en"),
+        ("The film did not perform well at the box office, earning only $2 million against a $30 million "
+         "budget.", "The film was a box office flop, earning $2 million against a $30 million budget.", "en"),
+        ("The patient did not survive the surgery, according to the hospital statement.",
+         "The patient died during the surgery, the hospital said in a statement.", "en"),
+        ("该项目并未按期完工，直到2015年才正式投入使用。", "该项目延期完工，于2015年正式投入使用。", "zh"),
     ):
         assert quote_conflict(sentence, quote, lang) is None, sentence
+
+
+def test_no_longer_negates_the_word_after_it() -> None:
+    sentence = "The company no longer manufactures typewriters at its Ohio plant."
+    affirms = "The company manufactures typewriters at its Ohio plant in large numbers."
+    assert quote_conflict(sentence, affirms, "en") == Conflict("negation", "no longer manufactures", "")
+    other = "The company opened a new typewriter line at its Ohio plant last spring."
+    assert quote_conflict(sentence, other, "en") == Conflict("unanswered", "no longer manufactures", "")
