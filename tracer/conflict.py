@@ -458,13 +458,15 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
                     and not any(k in _MINIMIZING and k not in kb for k in ka) \
                     and not any(_denies(k, zh) and k not in kb for k in ka[around_a[0]:around_a[1]]) \
                     and _negated(kb, j1, j2, negations) and not _recurs(kb, j2) \
-                    and _only_negation(b, kb, j1, j2, zh, negations):
+                    and _only_negation(b, kb, j1, j2, zh, negations) \
+                    and (not zh or _predicate_follows(b, j2, flank_after)):
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
             if tag == "delete" and not _negated(kb, *around_b, negations) \
                     and not any(k in _MINIMIZING and k not in ka for k in kb) \
                     and not any(_denies(k, zh) and k not in ka for k in kb[around_b[0]:around_b[1]]) \
                     and _negated(ka, i1, i2, negations) and not _recurs(ka, i2) \
-                    and _only_negation(a, ka, i1, i2, zh, negations):
+                    and _only_negation(a, ka, i1, i2, zh, negations) \
+                    and (not zh or _predicate_follows(a, i2, flank_after)):
                 return Conflict("negation", _said(a, i1, i2 + 1), "")
         # a negation where the other text affirms ("was not ahead" for "was also ahead", "without
         # the bass" for "with the bass", "不来自" for "全都来自"), either way round
@@ -529,6 +531,13 @@ def _only_negation(words: tuple[_Word, ...], keys: list[str], start: int, end: i
     not", "从未"), not a clause of their own ("had no children", which says more, not otherwise)."""
     return all(keys[i] in negations or keys[i] in _EN_MODALS or keys[i] in _ZH_MODALS
                or keys[i] in _NEGATION_PARTS or _minor(words[i], zh) for i in range(start, end))
+
+
+def _predicate_follows(words: tuple[_Word, ...], at: int, run: int) -> bool:
+    """Whether a verb or an adjective stands among the first four words of the aligned run that
+    follows a Chinese negation: "没有[在议会]获得通过" against "[在议会]表决中被否决" shares only the
+    place, not what the negation denies; "没有[在2019年发布]" shares the verb."""
+    return any(words[k][2][:1] in ("v", "a") for k in range(at, min(at + run, at + 4, len(words))))
 
 
 # words that complete a negation ("no longer", "not yet", "never even", "not at all")

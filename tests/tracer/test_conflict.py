@@ -710,6 +710,13 @@ def test_faithful_negative_paraphrases_the_check_reads_as_agreeing() -> None:
         assert quote_conflict(sentence, quote, lang) is None, sentence
 
 
+def test_a_chinese_negation_before_a_place_denies_the_verb_after_it() -> None:
+    # the aligned run after 没有 is only a place (在议会); what it denies, 获得通过, the quote does not repeat
+    assert quote_conflict("该法案没有在议会获得通过。", "该法案在议会表决中被否决。", "zh") is None
+    assert quote_conflict("该法案没有在议会获得通过。", "该法案在议会获得通过。", "zh") == Conflict(
+        "negation", "没有在", "")
+
+
 def test_no_longer_negates_the_word_after_it() -> None:
     sentence = "The company no longer manufactures typewriters at its Ohio plant."
     affirms = "The company manufactures typewriters at its Ohio plant in large numbers."
