@@ -25,9 +25,11 @@ def record_ranks(candidates: Sequence[tuple[int, float]], index: PassageIndex) -
     return {rec: (s / top if top > 0 else 0.0) for rec, s in best.items()}
 
 
-def select_sources(scored: list[Candidate], index: PassageIndex, options: TraceOptions) -> list[Candidate]:
-    """Best passage per source, above the threshold, within the margin of the best, capped. A
-    passage whose quote contradicts the sentence is never chosen, whatever the threshold."""
+def select_sources(scored: list[Candidate], index: PassageIndex, options: TraceOptions,
+                   extra_floor: float = 0.0) -> list[Candidate]:
+    """Best passage per source, above the threshold, within the margin of the best, capped; a
+    source after the best also at or above `extra_floor`. A passage whose quote contradicts the
+    sentence is never chosen, whatever the threshold."""
     by_source: dict[str, Candidate] = {}
     for cand in scored:
         if cand.support.match == CONTRADICTED:
@@ -40,8 +42,8 @@ def select_sources(scored: list[Candidate], index: PassageIndex, options: TraceO
     kept = [c for c in ranked if c.support.score >= options.threshold]
     if not kept:
         return []
-    floor = kept[0].support.score - options.tuning.second_source_margin
-    return [c for c in kept if c.support.score >= floor][: options.max_sources]
+    floor = max(kept[0].support.score - options.tuning.second_source_margin, extra_floor)
+    return [kept[0], *(c for c in kept[1:] if c.support.score >= floor)][: options.max_sources]
 
 
 def _with_evidence(sentence: Sentence, picked: list[Candidate], verifier: Verifier) -> list[Candidate]:
@@ -72,7 +74,10 @@ def match_deterministic(
         if not cands:
             continue
         scored = _checked(s, _score_all(s, cands, index, verifier), verifier, options.threshold)
-        picked = select_sources(scored, index, options)
+        # A sentence's second and third sources need the calibrated default threshold even when
+        # the request lowers `min_score`: below it, a source that is not the sentence's best is
+        # right far less often than its score says (docs/quality.md).
+        picked = select_sources(scored, index, options, extra_floor=options.tuning.min_score)
         if picked:
             chosen[s.id] = _with_evidence(s, picked, verifier)
         elif closest is not None and scored:

@@ -253,6 +253,38 @@ def test_select_sources_threshold_margin_cap_and_one_per_source() -> None:
     assert select_sources([cand(1, 0.3)], index, opts) == []                              # threshold
     one = TraceOptions(max_sources=1)
     assert len(select_sources([cand(0, 0.9), cand(1, 0.89)], index, one)) == 1           # cap
+    # a lower min_score lets the best source in; the others also need extra_floor
+    low = TraceOptions(min_score=0.4)
+    assert select_sources([cand(1, 0.55), cand(2, 0.5)], index, low) == [cand(1, 0.55), cand(2, 0.5)]
+    assert select_sources([cand(1, 0.7), cand(2, 0.5), cand(0, 0.66)], index, low, extra_floor=0.64) == [
+        cand(1, 0.7), cand(0, 0.66)]
+    assert select_sources([cand(1, 0.55), cand(2, 0.5)], index, low, extra_floor=0.64) == [cand(1, 0.55)]
+
+
+def test_a_lower_min_score_cites_a_weaker_best_source_but_no_weak_second_one() -> None:
+    """Below the calibrated default threshold only a sentence's best source may be cited: a
+    second source there is right far less often than its score says (docs/quality.md)."""
+    from tracer.options import Mode
+    from tracer.pipeline import explain_support
+
+    claim = "The Hollow Creek bridge was opened to traffic in 1937 after four years of construction work."
+    texts = ["Traffic first crossed the Hollow Creek bridge after years of work.",
+             "The county opened the Hollow Creek bridge to traffic.",
+             "The Millbrook tunnel was dug under the ridge by hand in 1950.",
+             "Rainfall in the valley averages 900 millimetres a year.",
+             "The county library holds old maps of the creek and the mill.",
+             "A ferry crossed the river before the roads were paved."]
+    records = [{"url": f"https://r{i}.example/b", "title": "Hollow Creek" if i < 2 else "Other", "content": t}
+               for i, t in enumerate(texts)]
+    best, second = (explain_support(claim, records, i) for i in (0, 1))
+    assert best is not None and second is not None
+    default = Tuning().min_score
+    # both below the default threshold, the second within the margin of the best
+    assert 0.4 <= second.score < best.score < default
+    assert best.score - second.score <= Tuning().second_source_margin
+    assert not trace(claim, records, TraceOptions(mode=Mode.DETERMINISTIC)).citations
+    low = trace(claim, records, TraceOptions(mode=Mode.DETERMINISTIC, min_score=0.4))
+    assert [[s.record_index for s in c.sources] for c in low.citations] == [[0]]
 
 
 def test_verify_proposals_rejects_unsupported_and_invalid_pairs() -> None:
