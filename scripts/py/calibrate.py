@@ -161,7 +161,8 @@ def score(rows: list[Row], w: np.ndarray) -> np.ndarray:
 
 def evaluate(cases: list[dict[str, Any]], rows: list[Row], scores: np.ndarray, tuning: Tuning,
              threshold: float) -> dict[str, Tally]:
-    """Metrics on gold sentences with the engine's selection rule (threshold, margin, cap 3)."""
+    """Metrics on gold sentences with the engine's selection rule (threshold, margin, cap 3; a
+    source after the best also at or above the default threshold, `tuning.min_score`)."""
     by_gold: dict[tuple[int, int], list[tuple[float, Row]]] = {}
     for r, s in zip(rows, scores, strict=True):
         by_gold.setdefault((r.case, r.gold), []).append((float(s), r))
@@ -172,7 +173,8 @@ def evaluate(cases: list[dict[str, Any]], rows: list[Row], scores: np.ndarray, t
             cands = sorted(by_gold.get((ci, gi), []), key=lambda c: -c[0])
             kept = [c for c in cands if c[0] >= threshold]
             if kept:
-                kept = [c for c in kept if c[0] >= kept[0][0] - tuning.second_source_margin][:3]
+                floor = max(kept[0][0] - tuning.second_source_margin, tuning.min_score)
+                kept = [kept[0], *(c for c in kept[1:] if c[0] >= floor)][:3]
             t.emitted += len(kept)
             t.correct += sum(c[1].label for c in kept)
             if g.get("supporting_urls") or g.get("partially_supporting_urls"):
