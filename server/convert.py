@@ -110,6 +110,7 @@ def result_to_pb(result: TraceResult, request_id: str = "") -> pb.TraceResponse:
                     number=_i32(s.number), url=s.url, title=s.title, record_index=_i32(s.record_index),
                     score=float(s.score), match=s.match, evidence=s.evidence,
                     evidence_start=_i32(s.evidence_start), evidence_end=_i32(s.evidence_end),
+                    unstated=list(s.unstated), quote_figures=list(s.quote_figures),
                 )
                 for s in c.sources
             ],

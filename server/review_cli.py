@@ -114,7 +114,8 @@ def result_from_json(data: Any, label: str) -> TraceResult:
             Citation(c["sentence"], int(c["start"]), int(c["end"]), tuple(
                 CitedSource(int(s["number"]), s["url"], s["title"], int(s["record_index"]),
                             float(s["score"]), s["match"], s["evidence"], int(s["evidence_start"]),
-                            int(s["evidence_end"]))
+                            int(s["evidence_end"]), tuple(s.get("unstated", ())),
+                            tuple(s.get("quote_figures", ())))
                 for s in c.get("sources", [])
             ))
             for c in data.get("citations", [])

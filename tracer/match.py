@@ -47,10 +47,18 @@ def select_sources(scored: list[Candidate], index: PassageIndex, options: TraceO
 
 
 def _with_evidence(sentence: Sentence, picked: list[Candidate], verifier: Verifier) -> list[Candidate]:
-    """Locate evidence only for the sources actually cited (alignment is the costly part)."""
-    return [
-        replace(c, support=verifier.with_evidence_span(sentence.text, c.passage, c.support)) for c in picked
-    ]
+    """Locate evidence only for the sources actually cited (alignment is the costly part), with
+    the sentence's figures each record does not state and what its quote states instead."""
+    out = []
+    for c in picked:
+        support = verifier.with_evidence_span(sentence.text, c.passage, c.support)
+        unstated = tuple(verifier.unstated_numbers_in(sentence.text, c.record))
+        if unstated:
+            quote = verifier.records[c.record].content[support.evidence_start:support.evidence_end]
+            instead = tuple(verifier.figures_instead_in(sentence.text, c.record, quote))
+            support = replace(support, unstated=unstated, quote_figures=instead)
+        out.append(replace(c, support=support))
+    return out
 
 
 def match_deterministic(

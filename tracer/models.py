@@ -87,6 +87,10 @@ class Support:
     match: str                        # "exact" | "fuzzy" | "lexical" | "existing" | "contradicted"
     evidence_start: int               # offsets into the record's content
     evidence_end: int
+    # For a cited pair: the sentence's figures the record does not state, and the quote's figures
+    # of their sorts (`CitedSource.unstated`, `CitedSource.quote_figures`).
+    unstated: tuple[str, ...] = ()
+    quote_figures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +105,12 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class CitedSource:
+    """A record cited for a sentence. `unstated` lists the sentence's numbers, dates and
+    quantities that this record does not state (a citation may still be made: a sentence with
+    one figure its record leaves out or states otherwise is partly supported), and
+    `quote_figures` the figures its quote states of the same sorts, as in `NearMiss`: a reviewer
+    sees which figure the source does not back and what it says instead."""
+
     number: int
     url: str
     title: str
@@ -110,6 +120,8 @@ class CitedSource:
     evidence: str
     evidence_start: int
     evidence_end: int
+    unstated: tuple[str, ...] = ()
+    quote_figures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

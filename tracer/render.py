@@ -534,7 +534,7 @@ def _assemble(
                 es = max(0, min(e.support.evidence_start, len(rec.content)))
                 ee = max(es, min(e.support.evidence_end, len(rec.content)))
                 src = CitedSource(n, rec.url, rec.title, rec.index, e.support.score, e.support.match,
-                                  rec.content[es:ee], es, ee)
+                                  rec.content[es:ee], es, ee, e.support.unstated, e.support.quote_figures)
             else:
                 src = CitedSource(n, rec.url, rec.title, rec.index, 0.0, "existing", "", 0, 0)
             if n not in first_cited or (not first_cited[n].evidence and src.evidence):

@@ -252,7 +252,8 @@ class _Page:
         return str(md.renderer.render(tokens, md.options, {}))
 
     def _source_html(self, ref: Reference | None, number: int, src_score: float | None, match: str,
-                     evidence: str, ev_start: int, ev_end: int, record_index: int) -> str:
+                     evidence: str, ev_start: int, ev_end: int, record_index: int,
+                     unstated: tuple[str, ...] = (), quote_figures: tuple[str, ...] = ()) -> str:
         title = html.escape(display_title(ref)) if ref else f"Source {number}"
         if ref is not None and ref.is_link and is_http_url(ref.url):
             head = (f'<a href="{html.escape(ref.url, quote=True)}" target="_blank" '
@@ -267,6 +268,10 @@ class _Page:
         if match:
             kind = html.escape(match, quote=True)
             meta.append(f'<span class="match match-{kind}">{kind}</span>')
+        if unstated:  # a figure of the sentence this source does not back
+            instead = f" (its quote states {', '.join(quote_figures)})" if quote_figures else ""
+            lacks = html.escape(", ".join(unstated) + instead)
+            meta.append(f'<span class="unstated">does not state {lacks}</span>')
         rec = self.records.get(record_index)
         if evidence and rec is not None and rec.content[ev_start:ev_end] == evidence:
             before = rec.content[max(0, ev_start - _CONTEXT):ev_start]
@@ -293,7 +298,7 @@ class _Page:
                 for s in sorted(m.citation.sources, key=lambda s: s.number):
                     inner.append(self._source_html(
                         self.refs.get(s.number), s.number, s.score, s.match, s.evidence, s.evidence_start,
-                        s.evidence_end, s.record_index,
+                        s.evidence_end, s.record_index, s.unstated, s.quote_figures,
                     ))
             else:
                 for n in m.numbers:
@@ -385,7 +390,7 @@ white-space:pre-wrap;font-size:.9rem}
 mark.evidence{background:var(--ev);color:#000;padding:0 1px}
 .refs li,.unsupported-list li{margin:.2rem 0;word-break:break-word}
 .closest{font-size:.85rem;color:var(--muted);margin:.2rem 0 .4rem}
-.closest .unstated{color:var(--warn,#b45309)}
+.closest .unstated,.meta .unstated{color:var(--warn,#b45309)}
 .closest blockquote{margin:.2rem 0 0;padding:.2rem .5rem;border-left:3px dashed var(--line);
 white-space:pre-wrap}
 """

@@ -147,3 +147,19 @@ def test_render_json_that_is_not_a_trace_result(tmp_path: Path, capsys: pytest.C
     assert main(["render", str(other), "--html", str(tmp_path / "x.html")]) == 2
     err = capsys.readouterr().err
     assert "not a trace result" in err and "markdown report" not in err
+
+
+def test_a_cited_source_that_does_not_state_a_figure_says_so_in_json_and_on_the_page(tmp_path: Path) -> None:
+    from tests.server.test_service import PENDLETON, PENDLETON_RECORDS
+
+    report, records = tmp_path / "r.md", tmp_path / "records.json"
+    report.write_text(PENDLETON + "\n", encoding="utf-8")
+    records.write_text(json.dumps(PENDLETON_RECORDS), encoding="utf-8")
+    result, page = tmp_path / "r.json", tmp_path / "r.html"
+    assert main(["trace", str(report), str(records), "--format", "json", "-o", str(result),
+                 "--mode", "deterministic"]) == 0
+    (cit,) = json.loads(result.read_text(encoding="utf-8"))["citations"]
+    assert cit["sources"][0]["unstated"] == ["2001"] and cit["sources"][0]["quote_figures"] == ["2002"]
+    assert main(["render", str(result), str(records), "--html", str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert '<span class="unstated">does not state 2001 (its quote states 2002)</span>' in html

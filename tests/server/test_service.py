@@ -96,6 +96,39 @@ def test_a_near_miss_names_the_figures_its_record_does_not_state(stub) -> None:
                         "1200 m)")
 
 
+PENDLETON = "The Pretty Things guitarist Brian Pendleton died in Maidstone, Kent, in 2001 at the age of 57."
+PENDLETON_RECORDS = [
+    {"url": "https://g.example/obit", "title": "Brian Pendleton obituary",
+     "content": "Brian Pendleton, who played guitar in the Pretty Things, has died at the age of 57 in "
+                "Maidstone, Kent, the band said in 2002."},
+    *({"url": f"https://f{i}.example/x", "title": "Other", "content": text} for i, text in enumerate((
+        "The Millbrook tunnel was dug under the ridge by hand in 1950.",
+        "Rainfall in the valley averages 900 millimetres a year.",
+        "The county library holds old maps of the creek and the mill.",
+        "A ferry crossed the river before the roads were paved.",
+        "The band released its first album in 1965 on the Fontana label.",
+        "Kent is a county in South East England."))),
+]
+
+
+def test_a_cited_source_names_the_figures_its_record_does_not_state(stub) -> None:
+    """Partly supported: cited, and the response says which figure the source does not back."""
+    resp = stub.Trace(pb.TraceRequest(report=PENDLETON, records=records_pb(PENDLETON_RECORDS)))
+    (cit,) = resp.citations
+    (src,) = cit.sources
+    assert src.record_index == 0 and src.score >= 0.64
+    assert list(src.unstated) == ["2001"] and list(src.quote_figures) == ["2002"]
+    # a source that states every figure of its sentence lists none
+    full = [dict(PENDLETON_RECORDS[0], content=PENDLETON_RECORDS[0]["content"].replace("2002", "2001")),
+            *PENDLETON_RECORDS[1:]]
+    (cit,) = stub.Trace(pb.TraceRequest(report=PENDLETON, records=records_pb(full))).citations
+    assert list(cit.sources[0].unstated) == [] and list(cit.sources[0].quote_figures) == []
+    # strict_figures refuses the partly supported citation instead
+    strict = stub.Trace(pb.TraceRequest(report=PENDLETON, records=records_pb(PENDLETON_RECORDS),
+                                        options=pb.TraceOptions(strict_figures=True)))
+    assert not strict.citations
+
+
 def test_strict_figures_rejects_an_english_figure_the_record_states_otherwise(stub) -> None:
     records = [{"url": "https://a.example/supor", "title": "Supor results", "content": (
         "According to the flash report, Supor posted revenue of 8.849 billion yuan in the first half of "

@@ -100,7 +100,7 @@ class TraceRequest(_message.Message):
     def __init__(self, report: _Optional[str] = ..., records: _Optional[_Iterable[_Union[Record, _Mapping]]] = ..., options: _Optional[_Union[TraceOptions, _Mapping]] = ..., id: _Optional[str] = ...) -> None: ...
 
 class CitedSource(_message.Message):
-    __slots__ = ("number", "url", "title", "record_index", "score", "match", "evidence", "evidence_start", "evidence_end")
+    __slots__ = ("number", "url", "title", "record_index", "score", "match", "evidence", "evidence_start", "evidence_end", "unstated", "quote_figures")
     NUMBER_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
     TITLE_FIELD_NUMBER: _ClassVar[int]
@@ -110,6 +110,8 @@ class CitedSource(_message.Message):
     EVIDENCE_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_START_FIELD_NUMBER: _ClassVar[int]
     EVIDENCE_END_FIELD_NUMBER: _ClassVar[int]
+    UNSTATED_FIELD_NUMBER: _ClassVar[int]
+    QUOTE_FIGURES_FIELD_NUMBER: _ClassVar[int]
     number: int
     url: str
     title: str
@@ -119,7 +121,9 @@ class CitedSource(_message.Message):
     evidence: str
     evidence_start: int
     evidence_end: int
-    def __init__(self, number: _Optional[int] = ..., url: _Optional[str] = ..., title: _Optional[str] = ..., record_index: _Optional[int] = ..., score: _Optional[float] = ..., match: _Optional[str] = ..., evidence: _Optional[str] = ..., evidence_start: _Optional[int] = ..., evidence_end: _Optional[int] = ...) -> None: ...
+    unstated: _containers.RepeatedScalarFieldContainer[str]
+    quote_figures: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, number: _Optional[int] = ..., url: _Optional[str] = ..., title: _Optional[str] = ..., record_index: _Optional[int] = ..., score: _Optional[float] = ..., match: _Optional[str] = ..., evidence: _Optional[str] = ..., evidence_start: _Optional[int] = ..., evidence_end: _Optional[int] = ..., unstated: _Optional[_Iterable[str]] = ..., quote_figures: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class Citation(_message.Message):
     __slots__ = ("sentence", "start", "end", "sources")
