@@ -678,7 +678,8 @@ def test_an_acronym_a_joined_spelling_or_another_name_of_a_country_is_no_swap() 
 
 def test_faithful_negative_paraphrases_the_check_reads_as_agreeing() -> None:
     """A sentence that denies what its quote puts in other terms: a restricting word ("only"), an
-    impossibility, a rejection, a delay, a negative form. (Other faithful negative paraphrases,
+    impossibility, a rejection, a delay (the restricting word next to the spot and the negative
+    form "flightless" have tests of their own above). (Other faithful negative paraphrases,
     whose quote uses a plain word such as "single" or "endemic", are still read as unanswered
     denials: docs/quality.md.)"""
     for sentence, quote, lang in (
@@ -690,10 +691,6 @@ def test_faithful_negative_paraphrases_the_check_reads_as_agreeing() -> None:
          "The acidic soil of the region made wheat cultivation impossible for early settlers.", "en"),
         ("The treaty was never ratified by the Senate, so the United States did not join the league.",
          "The Senate rejected the treaty, and the United States stayed out of the league.", "en"),
-        ("The vaccine does not contain live virus, so it cannot cause the disease it prevents.",
-         "Because the vaccine contains only inactivated virus, it is unable to cause the disease.", "en"),
-        ("Penguins cannot fly, but they are excellent swimmers that hunt fish underwater.",
-         "Penguins are flightless birds and excellent swimmers that hunt fish underwater.", "en"),
         ("不是所有患者都需要手术治疗，多数可以通过药物控制症状。",
          "多数患者可以通过药物控制症状，只有少数患者需要手术治疗。", "zh"),
         # words that deny in other terms: kept confidential, endemic, a flop, delayed, died
