@@ -377,15 +377,24 @@ class ProcessWorkers:
         multiprocessing's forkserver (and everything it forks) never acts on them: a stop signal
         sent to the whole process group (systemd's default, `timeout`, Ctrl-C) is for the server,
         which drains and then closes the pool. Blocked here, the signals still reach the server's
-        main thread."""
+        main thread.
+
+        One worker starts first, alone: when workers cannot start at all, the pool breaks on it
+        before any other call is submitted. (CPython 3.11's pool breaks in its manager thread,
+        which walks the pool's process table while `submit` may still be adding a process to
+        it: "dictionary changed size during iteration".)"""
+        first = self._submit_blocking_stop_signals(1)
+        first[0].result(timeout=120)
+        for f in self._submit_blocking_stop_signals(self.size * 4):
+            f.result(timeout=120)
+
+    def _submit_blocking_stop_signals(self, n: int) -> list[Future[int]]:
         stop_signals = {signal.SIGTERM, signal.SIGINT}
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
         try:
-            futures = [self._pool.submit(os.getpid) for _ in range(self.size * 4)]
+            return [self._pool.submit(os.getpid) for _ in range(n)]
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        for f in futures:
-            f.result(timeout=120)
 
     def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
         out: Done = Future()

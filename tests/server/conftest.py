@@ -92,7 +92,12 @@ class InProcessServer:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
-        self.running = asyncio.run_coroutine_threadsafe(start_server(config, **kwargs), self.loop).result(30)
+        try:
+            started = asyncio.run_coroutine_threadsafe(start_server(config, **kwargs), self.loop)
+            self.running = started.result(30)
+        except BaseException:
+            self._stop_loop()
+            raise
         self.port = self.running.port
         self.address = f"127.0.0.1:{self.port}"
 
@@ -108,8 +113,16 @@ class InProcessServer:
 
     def close(self, grace: float = 1.0) -> None:
         asyncio.run_coroutine_threadsafe(self.running.drain(grace), self.loop).result(30)
+        self._stop_loop()
+
+    def _stop_loop(self) -> None:
+        async def stop_default_executor() -> None:  # run_in_executor's threads
+            await self.loop.shutdown_default_executor()
+
+        asyncio.run_coroutine_threadsafe(stop_default_executor(), self.loop).result(30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
+        self.loop.close()
 
 
 def base_config(**changes: Any) -> ServerConfig:

@@ -257,6 +257,25 @@ def test_explicit_process_mode_fails_to_start_when_workers_cannot() -> None:
         InProcessServer(base_config(workers=2, worker_mode="process"), trace_fn=plain_trace)
 
 
+def test_workers_that_cannot_start_break_the_pool_without_a_thread_error(monkeypatch) -> None:
+    """The pool breaks in its manager thread; no `submit` may be adding a process meanwhile
+    (CPython 3.11: "dictionary changed size during iteration", about one start in three when
+    every warm-up call was submitted at once)."""
+    import threading
+
+    from server.app import StartupError
+    from tests.server.worker_fns_unloadable import plain_trace
+
+    caught: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: caught.append(args.exc_value))
+    baseline = threading.active_count()
+    for _ in range(20):
+        with pytest.raises(StartupError, match="worker processes could not start"):
+            InProcessServer(base_config(workers=6, worker_mode="process"), trace_fn=plain_trace)
+    wait_until(lambda: caught or threading.active_count() <= baseline, what="the pools' threads to end")
+    assert caught == []
+
+
 @pytest.mark.parametrize(("workers", "stream_concurrency", "expected"), [(6, 0, 6), (2, 0, 4), (6, 3, 3)])
 def test_one_stream_can_keep_every_worker_busy(workers: int, stream_concurrency: int, expected: int) -> None:
     config = base_config(workers=workers, worker_mode="thread", stream_concurrency=stream_concurrency)
