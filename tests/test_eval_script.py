@@ -193,6 +193,31 @@ def test_perturb_edits_the_first_or_with_last_the_last_number_verb_and_opposite(
     assert zh["opposite"] == "销量在2019年增长，在2020年增长。"
 
 
+def test_perturb_abbreviate_writes_the_first_name_as_its_initials_and_counts_those_still_cited(
+        tmp_path: Path) -> None:
+    from perturb import abbreviated
+
+    sentence = "In 1958 the Hollow Creek Bridge Authority repainted the old bridge for the county."
+    assert abbreviated(sentence, "") == "In 1958 the HCBA repainted the old bridge for the county."
+    assert abbreviated(sentence, "the HCBA said") is None  # the record writes the initials itself
+    assert abbreviated("The Hollow Creek bridge opened.", "") == "The HC bridge opened."  # not "THC"
+    assert abbreviated("Officials at the bridge met.", "") is None  # no run of capitalised words
+    cited = ("In 1958 the Hollow Creek Bridge Authority repainted the old steel bridge over the Mill River "
+             "at a cost of 40,000 dollars.")
+    records = [{"url": "https://a.example/bridge", "title": "Bridge",
+                "content": f"History. {cited} It was opened in 1937."},
+               {"url": "https://m.example/tunnel", "title": "Tunnel",
+                "content": "The Millbrook tunnel was dug under the ridge by hand in 1910."},
+               {"url": "https://b.example/bread", "title": "Bread",
+                "content": "Knead the dough for ten minutes and let it rest for an hour before baking."}]
+    path = _bench_file(tmp_path, _case("wice-a1", "en", [cited], records, [["https://a.example/bridge"]]))
+    script = ROOT / "scripts" / "py" / "perturb.py"
+    out = subprocess.run([sys.executable, str(script), str(path), "--abbreviate"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("(min_score 0.64): 1 made, 1 still cited (1.00)"), out.stdout
+
+
 def test_perturb_faithful_lists_each_paraphrase_and_counts_those_read_as_a_conflict() -> None:
     from perturb import FAITHFUL
 

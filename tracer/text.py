@@ -197,6 +197,61 @@ def content_tokens(text: str) -> list[str]:
     return out
 
 
+# Acronyms and the names they abbreviate ("NASA" for "National Aeronautics and Space
+# Administration", "FDA" for "Food and Drug Administration", "DOD" for "Department of Defense").
+ACRONYM = re.compile(r"\b([A-Z]{2,6})s?\b")
+_NAME_JOINERS = frozenset({"of", "and", "for", "the", "on", "in", "de", "du", "la", "&"})
+_NAME_RUN = re.compile(
+    r"\b[A-Z][a-z]+(?:[ \t]+(?:(?:of|and|for|the|on|in|de|du|la|&)[ \t]+){0,2}[A-Z][a-z]+)+")
+_RUN_WORD = re.compile(r"\S+")
+
+
+def acronyms(text: str) -> list[str]:
+    """The all-capital words of 2-6 letters ("NASA", "EU"; a plural "s" dropped), unless the
+    text is mostly capitals (a shouted heading is not a row of acronyms)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if sum(ch.isupper() for ch in letters) > len(letters) / 2:
+        return []
+    return list(dict.fromkeys(ACRONYM.findall(text)))
+
+
+def abbreviations(text: str) -> list[tuple[int, str, list[str]]]:
+    """Each run of 2+ capitalised words (optionally joined by "of", "and", "the"...) with the
+    acronyms it may be written as: (start offset, acronym, the run's capitalised words). Every
+    sub-run counts ("the Yesterday National Aeronautics..." still gives NASA), spelled with the
+    capitals' initials and, when joiners sit inside, with theirs too ("DD" and "DOD")."""
+    out: list[tuple[int, str, list[str]]] = []
+    for m in _NAME_RUN.finditer(text):
+        words = [(w.start(), w.group()) for w in _RUN_WORD.finditer(m.group())]
+        caps = [i for i, (_, w) in enumerate(words) if w not in _NAME_JOINERS]
+        for a in range(len(caps)):
+            for b in range(a + 1, min(len(caps), a + 8)):
+                part = words[caps[a]:caps[b] + 1]
+                named = [w for w in part if w[1] not in _NAME_JOINERS]
+                start = m.start() + part[0][0]
+                spellings = {"".join(w[0] for _, w in named), "".join(w[0].upper() for _, w in part)}
+                for acr in spellings:
+                    if 2 <= len(acr) <= 6:
+                        out.append((start, acr, [w for _, w in named]))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def spelled_out(acronym: str) -> re.Pattern[str]:
+    """A pattern for the run of capitalised words `acronym` may stand for (the run's first word
+    is group 1): "NASA" finds "National Aeronautics and Space Administration", "DOD" finds
+    "Department of Defense" (a joiner may give a letter, never the first or the last)."""
+    gap = r"(?:[ \t]+(?:of|and|for|the|on|in|de|du|la|&))*[ \t]+"
+    parts = []
+    for i, letter in enumerate(acronym):
+        word = f"{letter}[a-z]+"
+        joiners = [j for j in sorted(_NAME_JOINERS) if j[0] == letter.lower()]
+        if 0 < i < len(acronym) - 1 and joiners:
+            word = f"(?:{word}|{'|'.join(joiners)})"
+        parts.append(f"({word})" if i == 0 else word)
+    return re.compile(r"\b" + gap.join(parts) + r"\b")
+
+
 @lru_cache(maxsize=200_000)
 def _content_stem(word: str) -> str:
     """The stem of a Latin word, or "" for stop words and one-letter words."""

@@ -22,8 +22,11 @@ from tracer.models import Record, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
 from tracer.text import (
+    ACRONYM,
     Quantity,
     StatedUnits,
+    abbreviations,
+    acronyms,
     cjk_bigrams,
     code_stated,
     content_tokens,
@@ -35,6 +38,7 @@ from tracer.text import (
     numbers_and_units,
     numeric_dates,
     spelled_numbers,
+    spelled_out,
     stated_numbers,
     stated_units,
     unstated_numbers,
@@ -114,6 +118,11 @@ class _Claim:
     units: dict[str, Quantity]  # the unit of each number that has one
     entities: frozenset[str]
     negated: bool
+    # Written as an acronym or spelled out, a name is the same name: the claim's acronyms with
+    # their word token ("NASA", "nasa"), and its runs of capitalised words with the acronyms
+    # they may be written as and their word tokens ("FDA", ("food", "drug", "administr")).
+    acronyms: tuple[tuple[str, str], ...] = ()
+    expansions: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def sentence_query(text: str) -> str:
@@ -153,6 +162,8 @@ class Verifier:
         self._passage_positions: dict[int, dict[str, list[int]]] = {}
         self._passage_cache: dict[int, tuple[str, str, bool]] = {}
         self._passage_units: dict[int, tuple[list[tuple[int, int]], list[frozenset[str]]]] = {}
+        self._passage_spelled: dict[tuple[int, str], list[int]] = {}
+        self._passage_written: dict[int, dict[str, list[int]]] = {}
         self._claims: dict[str, _Claim] = {}
         self._spans: dict[tuple[str, int], tuple[int, int]] = {}
         self._conflicts: dict[tuple[str, int], Conflict | None] = {}
@@ -329,9 +340,53 @@ class Verifier:
                 units=units,
                 entities=frozenset(e.lower() for e in _CAPITALISED.findall(text)),
                 negated=bool(_NEGATION.search(text)),
+                acronyms=tuple((a, t[0]) for a in acronyms(text) if len(t := content_tokens(a)) == 1),
+                expansions=tuple(dict.fromkeys(
+                    (acr, tuple(content_tokens(" ".join(words)))) for _, acr, words in abbreviations(text))),
             )
             self._claims[sentence] = claim
         return claim
+
+    def _spelled_out_in(self, pid: int, acronym: str) -> list[int]:
+        """Where the passage spells out the name `acronym` stands for (token positions of the
+        name's first word), or [] (cached)."""
+        key = (pid, acronym)
+        got = self._passage_spelled.get(key)
+        if got is None:
+            m = spelled_out(acronym).search(self.index.passages[pid].text)
+            first = content_tokens(m.group(1)) if m else []
+            got = self._passage_spelled[key] = self._positions_of(pid).get(first[0], []) if first else []
+        return got
+
+    def _acronyms_written_of(self, pid: int) -> dict[str, list[int]]:
+        """The acronyms the passage writes, each with where (token positions), cached."""
+        got = self._passage_written.get(pid)
+        if got is None:
+            got = {}
+            text = self.index.passages[pid].text
+            n = len(self.index.tokens[pid])
+            for m in ACRONYM.finditer(text):
+                tok = content_tokens(m.group(1))
+                at = self._positions_of(pid).get(tok[0], []) if tok else []
+                # a stop word ("US", "WHO") has no token: where it stands, by its share of the text
+                got.setdefault(m.group(1), []).extend(at or [min(n, n * m.start() // max(1, len(text)))])
+            self._passage_written[pid] = got
+        return got
+
+    def _abbreviated(self, c: _Claim, pid: int, ptoks: frozenset[str]) -> dict[str, list[int]]:
+        """The claim's words the passage lacks but states in other letters, with where: an
+        acronym of the claim that the passage spells out, or a name of the claim that the passage
+        writes as its acronym. Both count as found."""
+        found: dict[str, list[int]] = {}
+        for acr, tok in c.acronyms:
+            if tok not in ptoks and (spelled := self._spelled_out_in(pid, acr)):
+                found[tok] = spelled
+        for acr, toks in c.expansions:
+            missing = [t for t in toks if t not in ptoks and t not in found]
+            if missing and (written := self._acronyms_written_of(pid).get(acr)):
+                for t in missing:
+                    found[t] = written
+        return found
 
     def _passage_text(self, pid: int) -> tuple[str, str, bool]:
         """(normalised text, lower-cased text, negated?) of a passage, cached."""
@@ -347,6 +402,13 @@ class Verifier:
         c = self._claim(sentence)
         p_norm, p_lower, p_negated = self._passage_text(pid)
         ptoks = self.index.token_set(pid)
+        positions = self._positions_of(pid)
+        other_letters = self._abbreviated(c, pid, ptoks) if c.acronyms or c.expansions else {}
+        if other_letters:
+            ptoks = ptoks | other_letters.keys()
+            positions = dict(positions)
+            for tok, at in other_letters.items():
+                positions[tok] = sorted([*positions.get(tok, ()), *at])
         total = c.total or 1.0
         coverage = sum(w for t, w in zip(c.toks, c.weights, strict=True) if t in ptoks) / total
 
@@ -368,13 +430,12 @@ class Verifier:
             nums = 1.0
 
         if c.entities:
-            entity = sum(1 for e in c.entities if e in p_lower) / len(c.entities)
+            entity = sum(1 for e in c.entities if e in p_lower or (
+                other_letters and all(t in ptoks for t in content_tokens(e)))) / len(c.entities)
         else:
             entity = coverage
 
-        window, matched_mass = window_coverage(
-            c.toks, c.weights, self._positions_of(pid), max(12, 2 * len(c.toks) + 8)
-        )
+        window, matched_mass = window_coverage(c.toks, c.weights, positions, max(12, 2 * len(c.toks) + 8))
         exact = len(c.core) >= 20 and c.core in self._norm_of(passage.record)
         return PairFeatures(
             coverage=coverage,

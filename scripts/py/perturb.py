@@ -3,6 +3,7 @@ its own.
 
     scripts/perturb [BENCH.jsonl] [--min-score X] [--explain] [--only PREFIX] [--last] [--strict-figures]
     scripts/perturb --faithful
+    scripts/perturb --abbreviate [BENCH.jsonl] [--min-score X] [--explain]
 
 For every gold sentence the tracer cites from one of its annotated supporting records (score at
 or above `min_score`), the sentence is edited once in each of four ways, each of which makes it
@@ -20,6 +21,12 @@ Each edited sentence is scored against the same record exactly as a trace scores
 (`tracer.pipeline.explain_support`); it counts as still cited at or above `min_score`. An edit that
 does not apply to a sentence (no number, no auxiliary) is not made. The edits are deterministic:
 the same benchmark gives the same table.
+
+`--abbreviate` makes a faithful edit instead, and counts how often the sentence is still cited
+(here higher is better): in an English sentence, the first run of two or more capitalised words
+("Field Training Detachment", "Food and Drug Administration") written as its initials ("FTD",
+"FDA"), where the record never writes those initials itself, so that only reading an acronym as
+the name it stands for keeps the citation.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ from tracer.conflict import (  # noqa: E402
 )
 from tracer.options import TraceOptions  # noqa: E402
 from tracer.pipeline import explain_support  # noqa: E402
+from tracer.text import abbreviations  # noqa: E402
 from tracer.verify import sentence_query  # noqa: E402
 
 KINDS = ("figure", "negation", "opposite", "name")
@@ -239,6 +247,22 @@ FAITHFUL = (
 )
 
 
+def abbreviated(sentence: str, record_text: str) -> str | None:
+    """`sentence` with its first run of capitalised words written as its initials (the whole run,
+    after any opening word such as "The"), or None when it has none or the record writes those
+    initials itself."""
+    runs = [(start, acr, words) for start, acr, words in abbreviations(sentence)
+            if start > 0 and words[0] not in _NOT_NAMES and len(acr) == len(words)]
+    if not runs:
+        return None
+    first = min(start for start, _, _ in runs)
+    start, acr, words = max((r for r in runs if r[0] == first), key=lambda r: len(r[2]))
+    end = sentence.index(words[-1], start) + len(words[-1])
+    if re.search(rf"\b{acr}s?\b", record_text):
+        return None
+    return sentence[:start] + acr + sentence[end:]
+
+
 def faithful() -> int:
     """Print how the conflict check reads each FAITHFUL pair, and how many it reads as conflicts."""
     read = 0
@@ -263,6 +287,9 @@ def main() -> int:
     ap.add_argument("--faithful", action="store_true",
                     help="instead: how many of a built-in set of faithful negative paraphrases the conflict "
                          "check reads as a conflict")
+    ap.add_argument("--abbreviate", action="store_true",
+                    help="instead: how often a right citation survives its sentence writing a name as "
+                         "its initials")
     args = ap.parse_args()
     if args.faithful:
         return faithful()
@@ -287,6 +314,18 @@ def main() -> int:
                 if base is None or base.score < threshold:
                     continue
                 bases += 1
+                if args.abbreviate:
+                    english = case["lang"] == "en"
+                    short = abbreviated(sentence, f"{rec.title} {rec.content}") if english else None
+                    if short is not None:
+                        got = explain_support(short, case["records"], rec.index, options, case["lang"])
+                        kept = got is not None and got.score >= threshold
+                        counts[("abbreviated",)] += 1
+                        counts[("abbreviated", "cited")] += kept
+                        if args.explain and not kept:
+                            print(f"  NOT CITED [{case['id']}] score={got.score if got else 0:.3f} "
+                                  f"(was {base.score:.3f})\n     sentence: {short}")
+                    continue
                 quote = rec.content[base.evidence_start:base.evidence_end]
                 repeats = aligned_share(sentence_query(sentence), quote, case["lang"]) >= 0.5
                 seed = sum(map(ord, case["id"])) + gi
@@ -308,6 +347,11 @@ def main() -> int:
                                   f"     sentence: {edit.sentence}\n     quote:    {quote[:300]!r}")
                     elif got.match == "contradicted":
                         counts[key + ("contradicted",)] += 1
+    if args.abbreviate:
+        made, kept = counts[("abbreviated",)], counts[("abbreviated", "cited")]
+        print(f"English sentences with a name written as its initials, from {bases} right citations "
+              f"(min_score {threshold:.2f}): {made} made, {kept} still cited ({kept / max(made, 1):.2f})")
+        return 0
     print(f"one-edit unfaithful sentences made from {bases} right citations (min_score {threshold:.2f}):")
     print("(the last two columns: only sentences whose right citation quotes them, at least half of")
     print(" their words in order, the case the word-level conflict check reads)")

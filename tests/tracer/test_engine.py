@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -108,6 +109,28 @@ def test_evidence_in_one_long_unbroken_block_is_cut_around_the_claim() -> None:
     quote = content[start:end]
     assert len(quote) <= 2 * Tuning().evidence_context
     assert "the reactor reached criticality at 3.25 pm" in quote
+
+
+def test_a_name_written_as_its_acronym_or_spelled_out_is_the_same_name() -> None:
+    records = [
+        {"url": "https://example.org/rovers", "title": "Rovers",
+         "content": "The National Aeronautics and Space Administration picked three companies in 2023 "
+                    "to design lunar rovers for the Artemis astronauts."},
+        {"url": "https://example.org/spray", "title": "Spray",
+         "content": "In March 2023 the FDA approved the first over-the-counter naloxone nasal spray."},
+        {"url": "https://example.org/bread", "title": "Bread",
+         "content": "Knead the dough for ten minutes and let it rest for an hour before baking."},
+    ]
+    index, ver = build(records, "en")
+    rovers, spray = (next(p.id for p in index.passages if p.record == r) for r in (0, 1))
+    written = ver.features("In 2023 NASA picked three companies to design lunar rovers.", rovers, 1.0)
+    assert (written.coverage, written.window, written.entity) == pytest.approx((1.0, 1.0, 1.0))
+    spelled = ver.features("The Food and Drug Administration approved a naloxone nasal spray.", spray, 1.0)
+    assert (spelled.coverage, spelled.window, spelled.entity) == pytest.approx((1.0, 1.0, 1.0))
+    # other initials are another name: "NOAA" is not the administration the record spells out
+    other = ver.features("In 2023 NOAA picked three companies to design lunar rovers.", rovers, 1.0)
+    assert other.coverage < 1.0 and other.entity < 1.0
+    assert ver.score(other) < ver.score(written)
 
 
 def test_verify_conflicting_number_counts_against_support() -> None:

@@ -4,6 +4,8 @@ from hypothesis import strategies as st
 
 from tracer.text import (
     StatedUnits,
+    abbreviations,
+    acronyms,
     cjk_bigrams,
     content_tokens,
     detect_language,
@@ -458,3 +460,19 @@ def test_a_code_is_stated_in_any_case_and_spacing_but_not_by_another_model() -> 
     assert code_stated("c:F6", "F5F6F7") and code_stated("c:H5", "H5N1")
     assert code_stated("c:PM2.5", "今日PM2.5指数") and not code_stated("c:PM2.5", "PM25")
     assert glued_numbers("RTX4090 and FY2021, 3.5") == {"4090", "2021"}
+
+
+def test_acronyms_are_all_capital_words_unless_the_text_shouts() -> None:
+    assert acronyms("NASA and the EU fined two FDAs, not Nasa or A.") == ["NASA", "EU", "FDA"]
+    assert acronyms("BREAKING NEWS: NASA LAUNCHES ROVER") == []
+
+
+def test_a_run_of_capitalised_words_gives_the_acronyms_it_may_be_written_as() -> None:
+    text = "Officials at the Department of Defense and the Food and Drug Administration met."
+    found = {acr: (start, words) for start, acr, words in abbreviations(text)}
+    assert found["DD"] == found["DOD"] == (text.index("Department"), ["Department", "Defense"])
+    assert found["FDA"] == (text.index("Food"), ["Food", "Drug", "Administration"])
+    assert found["FADA"][1] == ["Food", "Drug", "Administration"]  # the joiner's initial too
+    assert found["DA"] == (text.index("Drug"), ["Drug", "Administration"])  # every sub-run
+    assert all(not acr.startswith("O") for acr in found)  # "Officials at the": no run
+    assert abbreviations("nothing capitalised here") == []
