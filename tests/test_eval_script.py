@@ -233,3 +233,11 @@ def test_perturb_faithful_lists_each_paraphrase_and_counts_those_read_as_a_confl
     # those the check reads as agreeing (tests/tracer/test_conflict.py) are listed so
     agreeing = [s for s, line in zip(FAITHFUL, lines, strict=False) if line.split()[0] == "agrees"]
     assert any("flightless" in quote for _s, quote, _l in agreeing)
+
+
+def test_bench_llm_names_an_unknown_fake_model_before_running_anything() -> None:
+    script = ROOT / "scripts" / "py" / "bench_llm.py"
+    out = subprocess.run([sys.executable, str(script), "--dev", "--models", "oracle,http500"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert "--models: unknown http500 (known: hallucinate, plausible, garbage, 500, slow" in out.stderr

@@ -103,8 +103,11 @@ def main() -> int:
                     help="--dev: llm.keep_score for sentences the model left uncited (off, or a score)")
     args = ap.parse_args()
     if args.dev:
-        from eval_llm import evaluate
+        from eval_llm import MODELS, evaluate
 
+        unknown = [m for m in args.models.split(",") if m not in MODELS]
+        if unknown:
+            ap.error(f"--models: unknown {', '.join(unknown)} (known: {', '.join(MODELS)})")
         floor = None if args.llm_min_score == "auto" else float(args.llm_min_score)
         keep = None if args.llm_keep_score == "off" else float(args.llm_keep_score)
         evaluate(args.models.split(","), limit=args.limit, min_score=floor, keep_score=keep)
