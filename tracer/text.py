@@ -219,7 +219,9 @@ def abbreviations(text: str) -> list[tuple[int, str, list[str]]]:
     """Each run of 2+ capitalised words (optionally joined by "of", "and", "the"...) with the
     acronyms it may be written as: (start offset, acronym, the run's capitalised words). Every
     sub-run counts ("the Yesterday National Aeronautics..." still gives NASA), spelled with the
-    capitals' initials and, when joiners sit inside, with theirs too ("DD" and "DOD")."""
+    capitals' initials and, when joiners sit inside, with theirs too ("DD" and "DOD"). Two
+    letters are too common a spelling for a part of a longer name ("RS" in "Prime Minister Rishi
+    Sunak"): a two-letter acronym comes only from a whole name (`whole_name`)."""
     out: list[tuple[int, str, list[str]]] = []
     for m in _NAME_RUN.finditer(text):
         words = [(w.start(), w.group()) for w in _RUN_WORD.finditer(m.group())]
@@ -229,11 +231,28 @@ def abbreviations(text: str) -> list[tuple[int, str, list[str]]]:
                 part = words[caps[a]:caps[b] + 1]
                 named = [w for w in part if w[1] not in _NAME_JOINERS]
                 start = m.start() + part[0][0]
+                end = m.start() + part[-1][0] + len(part[-1][1])
                 spellings = {"".join(w[0] for _, w in named), "".join(w[0].upper() for _, w in part)}
                 for acr in spellings:
-                    if 2 <= len(acr) <= 6:
+                    if 3 <= len(acr) <= 6 or (len(acr) == 2 and whole_name(text, start, end)):
                         out.append((start, acr, [w for _, w in named]))
     return out
+
+
+_NAME_BEFORE = re.compile(r"([A-Z][a-z]+)[ \t]+$")
+_NAME_AFTER = re.compile(r"^[ \t]+[A-Z][a-z]")
+# capitalised words that open a sentence or clause rather than belong to the name after them
+_NOT_NAME_WORDS = frozenset(
+    "The A An In On At For Of And But Or By From With As To This That These Its Their His Her Our".split())
+
+
+def whole_name(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is a whole name: no capitalised word of a longer name right before
+    it (an opening "The" or "In" does not count) or right after it."""
+    before = _NAME_BEFORE.search(text, max(0, start - 40), start)
+    if before is not None and before.group(1) not in _NOT_NAME_WORDS:
+        return False
+    return _NAME_AFTER.match(text[end:end + 3]) is None
 
 
 @lru_cache(maxsize=4096)

@@ -42,6 +42,7 @@ from tracer.text import (
     stated_numbers,
     stated_units,
     unstated_numbers,
+    whole_name,
 )
 
 _MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】|<sup>.*?</sup>")
@@ -353,7 +354,9 @@ class Verifier:
         key = (pid, acronym)
         got = self._passage_spelled.get(key)
         if got is None:
-            m = spelled_out(acronym).search(self.index.passages[pid].text)
+            text = self.index.passages[pid].text
+            m = next((m for m in spelled_out(acronym).finditer(text)
+                      if len(acronym) > 2 or whole_name(text, m.start(), m.end())), None)
             first = content_tokens(m.group(1)) if m else []
             got = self._passage_spelled[key] = self._positions_of(pid).get(first[0], []) if first else []
         return got

@@ -13,6 +13,7 @@ from tracer.text import (
     normalize_for_match,
     numbers,
     tokens,
+    whole_name,
 )
 
 
@@ -476,3 +477,13 @@ def test_a_run_of_capitalised_words_gives_the_acronyms_it_may_be_written_as() ->
     assert found["DA"] == (text.index("Drug"), ["Drug", "Administration"])  # every sub-run
     assert all(not acr.startswith("O") for acr in found)  # "Officials at the": no run
     assert abbreviations("nothing capitalised here") == []
+
+
+def test_two_letters_stand_only_for_a_whole_name() -> None:
+    text = "Prime Minister Rishi Sunak met the European Union and The United Kingdom in Geneva."
+    found = {acr for _, acr, _ in abbreviations(text)}
+    assert {"EU", "UK", "PMRS"} <= found  # an opening "The" is not part of the name
+    assert not {"PM", "RS", "MR"} & found  # parts of a longer name
+    assert whole_name(text, text.index("European"), text.index(" and"))
+    assert not whole_name(text, text.index("Rishi"), text.index(" met"))  # "Minister" before it
+    assert not whole_name(text, 0, text.index(" Rishi"))  # "Rishi" after it
