@@ -36,7 +36,7 @@ from functools import lru_cache
 import rjieba
 from rapidfuzz.distance import Levenshtein
 
-from tracer.text import EN_STOPWORDS, _cn_value, _stem
+from tracer.text import EN_STOPWORDS, NAME_JOINERS, _cn_value, _stem
 
 _EN_OPPOSITES = """
 increase:decrease increase:reduce increase:decline increase:drop increase:fall rise:fall rise:decline
@@ -350,7 +350,9 @@ def _acronym(short: str, long: str) -> bool:
     return letters in (every, major)
 
 
-_ACRONYM_SKIPS = frozenset("of the and for in on at to a an".split())
+# Two names already known to stand in the same place may differ by any small word; a run of
+# capitalised words in running text is joined only by NAME_JOINERS ("Officials at the ..." is no name).
+_ACRONYM_SKIPS = NAME_JOINERS | {"at", "to", "a", "an"}
 # a few places whose names share no letters ("US", "America"); compared as `_letters` gives them
 _EN_SAME_PLACE = tuple(frozenset(g.split()) for g in (
     "us usa america unitedstates unitedstatesofamerica", "uk britain greatbritain unitedkingdom",

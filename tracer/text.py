@@ -200,9 +200,10 @@ def content_tokens(text: str) -> list[str]:
 # Acronyms and the names they abbreviate ("NASA" for "National Aeronautics and Space
 # Administration", "FDA" for "Food and Drug Administration", "DOD" for "Department of Defense").
 ACRONYM = re.compile(r"\b([A-Z]{2,6})s?\b")
-_NAME_JOINERS = frozenset({"of", "and", "for", "the", "on", "in", "de", "du", "la", "&"})
-_NAME_RUN = re.compile(
-    r"\b[A-Z][a-z]+(?:[ \t]+(?:(?:of|and|for|the|on|in|de|du|la|&)[ \t]+){0,2}[A-Z][a-z]+)+")
+# small words inside a name, which its acronym may skip ("Department of Defense": "DD" or "DOD")
+NAME_JOINERS = frozenset("of the and for in on de du la &".split())
+_JOINER = "|".join(re.escape(j) for j in sorted(NAME_JOINERS, key=len, reverse=True))
+_NAME_RUN = re.compile(rf"\b[A-Z][a-z]+(?:[ \t]+(?:(?:{_JOINER})[ \t]+){{0,2}}[A-Z][a-z]+)+")
 _RUN_WORD = re.compile(r"\S+")
 
 
@@ -225,11 +226,11 @@ def abbreviations(text: str) -> list[tuple[int, str, list[str]]]:
     out: list[tuple[int, str, list[str]]] = []
     for m in _NAME_RUN.finditer(text):
         words = [(w.start(), w.group()) for w in _RUN_WORD.finditer(m.group())]
-        caps = [i for i, (_, w) in enumerate(words) if w not in _NAME_JOINERS]
+        caps = [i for i, (_, w) in enumerate(words) if w not in NAME_JOINERS]
         for a in range(len(caps)):
             for b in range(a + 1, min(len(caps), a + 8)):
                 part = words[caps[a]:caps[b] + 1]
-                named = [w for w in part if w[1] not in _NAME_JOINERS]
+                named = [w for w in part if w[1] not in NAME_JOINERS]
                 start = m.start() + part[0][0]
                 end = m.start() + part[-1][0] + len(part[-1][1])
                 spellings = {"".join(w[0] for _, w in named), "".join(w[0].upper() for _, w in part)}
@@ -260,11 +261,11 @@ def spelled_out(acronym: str) -> re.Pattern[str]:
     """A pattern for the run of capitalised words `acronym` may stand for (the run's first word
     is group 1): "NASA" finds "National Aeronautics and Space Administration", "DOD" finds
     "Department of Defense" (a joiner may give a letter, never the first or the last)."""
-    gap = r"(?:[ \t]+(?:of|and|for|the|on|in|de|du|la|&))*[ \t]+"
+    gap = rf"(?:[ \t]+(?:{_JOINER}))*[ \t]+"
     parts = []
     for i, letter in enumerate(acronym):
         word = f"{letter}[a-z]+"
-        joiners = [j for j in sorted(_NAME_JOINERS) if j[0] == letter.lower()]
+        joiners = [j for j in sorted(NAME_JOINERS) if j[0] == letter.lower()]
         if 0 < i < len(acronym) - 1 and joiners:
             word = f"(?:{word}|{'|'.join(joiners)})"
         parts.append(f"({word})" if i == 0 else word)
