@@ -261,7 +261,7 @@ def spelled_out(acronym: str) -> re.Pattern[str]:
     """A pattern for the run of capitalised words `acronym` may stand for (the run's first word
     is group 1): "NASA" finds "National Aeronautics and Space Administration", "DOD" finds
     "Department of Defense" (a joiner may give a letter, never the first or the last)."""
-    gap = rf"(?:[ \t]+(?:{_JOINER}))*[ \t]+"
+    gap = rf"(?:[ \t]+(?:{_JOINER})){{0,2}}[ \t]+"  # bounded: no backtracking blow-up
     parts = []
     for i, letter in enumerate(acronym):
         word = f"{letter}[a-z]+"

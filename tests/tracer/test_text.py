@@ -12,6 +12,7 @@ from tracer.text import (
     language_caveat,
     normalize_for_match,
     numbers,
+    spelled_out,
     tokens,
     whole_name,
 )
@@ -487,3 +488,11 @@ def test_two_letters_stand_only_for_a_whole_name() -> None:
     assert whole_name(text, text.index("European"), text.index(" and"))
     assert not whole_name(text, text.index("Rishi"), text.index(" met"))  # "Minister" before it
     assert not whole_name(text, 0, text.index(" Rishi"))  # "Rishi" after it
+
+
+def test_an_acronym_stands_for_a_name_with_at_most_two_small_words_in_a_row() -> None:
+    assert spelled_out("DOI").search("the Department of the Interior")
+    assert spelled_out("DD").search("the Department of the Defense")
+    # three in a row is no name; the bound also keeps the search linear on text full of small
+    # words (an unbounded gap backtracks polynomially: 80 "and"s took 1.6 s, 160 about a minute)
+    assert spelled_out("DD").search("Department of the and Defense") is None
