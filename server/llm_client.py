@@ -394,7 +394,7 @@ class OpenAIChatClient:
         started = time.monotonic()
         while True:
             try:
-                return await self._call(messages, timeout - (time.monotonic() - started), schema, form)
+                return await self._call(messages, timeout, started, schema, form)
             except openai.APIStatusError as exc:
                 refused = negotiated and form != "none" and _refuses_format(exc)
                 if (negotiated and form != "none" and not refused and exc.status_code in (400, 422)
@@ -411,7 +411,7 @@ class OpenAIChatClient:
         answered. If none is, the error was not about `response_format`: raise the first one."""
         for lower in FORM_LADDER[FORM_LADDER.index(form) + 1:]:
             try:
-                reply = await self._call(messages, timeout - (time.monotonic() - started), schema, lower)
+                reply = await self._call(messages, timeout, started, schema, lower)
             except openai.APIStatusError as exc:
                 if exc.status_code in (400, 422):
                     continue
@@ -420,25 +420,27 @@ class OpenAIChatClient:
             return reply
         raise _chat_error(first) from None
 
-    async def _call(self, messages: list[ChatMessage], timeout: float, schema: ReplySchema | None,
-                    form: str) -> ChatReply:
+    async def _call(self, messages: list[ChatMessage], timeout: float, started: float,
+                    schema: ReplySchema | None, form: str) -> ChatReply:
+        """One request in one `response_format` form, with what is left of the call's `timeout`
+        (which began at `started`); a timeout names the call's whole timeout."""
         extra: dict[str, Any] = {}
         response_format = _response_format(form, schema)
         if response_format is not None:
             extra["response_format"] = response_format
         if self.config.max_output_tokens:
             extra[self.config.output_tokens_field] = self.config.max_output_tokens
-        timeout = max(0.001, timeout)
+        left = max(0.001, timeout - (time.monotonic() - started))
         try:
             resp = await self._client.chat.completions.create(
                 model=self.config.model,
                 messages=messages,  # type: ignore[arg-type]
                 temperature=self.config.temperature,
-                timeout=timeout,
+                timeout=left,
                 **extra,
             )
         except openai.APITimeoutError:
-            raise ChatError(f"timeout after {timeout:g}s", retryable=True) from None
+            raise ChatError(f"timeout after {timeout:.3g}s", retryable=True) from None
         except openai.APIConnectionError as exc:
             why = str(exc.__cause__ or exc) or "connection error"
             raise ChatError(f"connection failed: {why}", retryable=True) from None
