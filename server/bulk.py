@@ -591,6 +591,23 @@ CRASHED = ("worker process died while tracing this item (crashed or killed; it w
            "died again)")
 
 
+def started(pool: ProcessPoolExecutor, size: int) -> ProcessPoolExecutor:
+    """Start every worker of a new pool before any item is submitted: one alone first, then the
+    rest. Workers that cannot start at all (a failing start-up, no memory) then stop the run at
+    once, resumably, before any item is blamed. (Starting them alone also keeps CPython 3.11's
+    pool from breaking in its manager thread while `submit` is still adding a process to it,
+    as server/workers.py's warm-up explains.)"""
+    try:
+        pool.submit(os.getpid).result()
+        for f in [pool.submit(os.getpid) for _ in range(size * 2)]:
+            f.result()
+    except BrokenProcessPool:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise BulkError("worker processes fail to start (see the error above; a failing start-up or "
+                        "no memory?)", resumable=True) from None
+    return pool
+
+
 def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
               llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
               timeout_s: float, window: int = 0, work: Work = trace_item) -> None:
@@ -630,7 +647,7 @@ def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
         finally:
             solo.shutdown(wait=True, cancel_futures=True)
 
-    pool = new_pool(workers)
+    pool = started(new_pool(workers), workers)
     in_flight: dict[Future[bytes], Item] = {}
 
     def drain(block_until: int) -> None:
@@ -651,7 +668,7 @@ def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
                 in_flight.clear()
                 pool.shutdown(wait=True, cancel_futures=True)
                 isolate(failed)
-                pool = new_pool(workers)
+                pool = started(new_pool(workers), workers)
 
     try:
         for item in items:

@@ -457,6 +457,30 @@ def test_in_order_releases_each_line_once_after_all_earlier_ones() -> None:
     assert written == numbers and in_order.held == 0
 
 
+def test_workers_that_cannot_start_stop_the_run_before_any_item_is_sent(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A worker start-up that fails (here an [llm] section the parent never checked) stops the
+    run at once with a resumable error saying so: no item is sent, none is blamed."""
+    import argparse
+
+    from server.bulk import Item, run_local
+    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+
+    items = [Item(line=i + 1, id=f"x{i}",
+                  request=pb.TraceRequest(id=f"x{i}", report="A b c.").SerializeToString())
+             for i in range(4)]
+    written: list[bytes] = []
+    with pytest.raises(BulkError) as err:
+        run_local(iter(items), lambda _n, line, _ok: written.append(line), workers=2, shape="source-tracer",
+                  llm_args=argparse.Namespace(), llm_section={"no_such_key": 1}, timeout_s=0)
+    assert err.value.resumable and "fail to start" in str(err.value)
+    assert written == []
+    errors = capfd.readouterr().err
+    assert "no_such_key" in errors  # the worker's own error is shown, not swallowed
+    assert "dictionary changed size" not in errors
+
+
 def test_workers_that_die_on_everything_stop_the_run_without_blaming_items() -> None:
     from bulk_cases import always_dies
 
