@@ -99,6 +99,30 @@ def test_match_maps_local_ids_back_and_sends_only_top_k_candidates() -> None:
     assert client.closed == 1
 
 
+def test_a_client_without_the_schema_keyword_is_called_without_it() -> None:
+    """A ChatClient written to the older protocol (`complete(messages, *, timeout)`) keeps
+    working: the backend reads its signature and sends no schema, instead of failing every call
+    with a TypeError and degrading every trace."""
+
+    class OldClient:
+        def __init__(self) -> None:
+            self.calls = 0
+
+        async def complete(self, messages: list[ChatMessage], *, timeout: float) -> ChatReply:
+            self.calls += 1
+            return first_candidate(messages[-1]["content"], self.calls)
+
+        async def aclose(self) -> None:
+            pass
+
+    sents, passages, cands = fixture()
+    client = OldClient()
+    b = ChatBackend(lambda: client, LLMSettings(backoff=0.0, retries=0, top_k=2, chunk_passages=4))
+    proposals, failed, warnings = b.match(sents, cands, passages, TraceOptions(), Stats(), None)
+    assert failed == set() and warnings == [] and client.calls == 3
+    assert proposals == {i: [cands[i][0]] for i in range(6)}
+
+
 def test_each_call_names_its_reply_schema() -> None:
     sents, passages, cands = fixture()
     client = MemoryClient(lambda p, n: ChatReply(json.dumps({"sentences_needing_citation": [1]}))

@@ -10,6 +10,7 @@ after the in-flight calls have been cancelled.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import random
 import threading
 import time
@@ -68,6 +69,16 @@ class _Slots:
             self._sem.release()
 
 
+def _takes_schema(client: ChatClient) -> bool:
+    """Whether the client's `complete` accepts the `schema` keyword (or any keyword). An older
+    client without it still works: it is called without a schema, as before the keyword existed."""
+    try:
+        params = inspect.signature(client.complete).parameters
+    except (TypeError, ValueError):  # no signature to read (a C callable): assume the protocol
+        return True
+    return "schema" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
 class _Session:
     """State of one backend call: the client, the shared concurrency gate and the per-trace budget."""
 
@@ -76,6 +87,7 @@ class _Session:
         deadline: float | None = None,
     ) -> None:
         self.client = client
+        self.takes_schema = _takes_schema(client)
         self.settings = settings
         self.stats = stats
         self.slots = slots
@@ -113,8 +125,11 @@ class _Session:
                 bound = s.timeout * 1.5 + 1.0 if left is None else min(s.timeout * 1.5 + 1.0, left)
                 try:
                     async with asyncio.timeout(bound):
-                        reply = await self.client.complete(
-                            messages, timeout=timeout, schema=ReplySchema(prompt, REPLY_SCHEMAS[prompt]))
+                        if self.takes_schema:
+                            reply = await self.client.complete(
+                                messages, timeout=timeout, schema=ReplySchema(prompt, REPLY_SCHEMAS[prompt]))
+                        else:  # a client written before `schema` existed: it is sent no schema
+                            reply = await self.client.complete(messages, timeout=timeout)
                 except TimeoutError:
                     error: ChatError | None = ChatError(f"timeout after {timeout:.3g}s", retryable=True)
                 except ChatError as exc:
