@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import collections
 import fcntl
+import importlib.util
 import math
 import multiprocessing
 import os
@@ -756,6 +757,7 @@ class _Lane(threading.Thread):
         self.auto_window = auto_window
         self.emit, self.metadata, self.retries, self.tls_ca = emit, metadata, retries, tls_ca
         self.failure: str | None = None
+        self.refused = False  # the server refused the call itself (auth, wrong service): a retry cannot help
 
     def run(self) -> None:
         import grpc
@@ -798,6 +800,7 @@ class _Lane(threading.Thread):
                 code = getattr(exc, "code", None)
                 if callable(code) and code() in _FATAL_STREAM_CODES:
                     failures = self.retries + 1  # retrying cannot help (auth, wrong service)
+                    self.refused = True
                 if failures > self.retries:
                     self.failure = f"{self.target}: {_rpc_error_text(exc)}"
                     return
@@ -905,6 +908,9 @@ def run_servers(items: Iterator[Item], emit: Emit, *, targets: list[str], shape:
     def check_alive() -> None:
         if not any(lane.is_alive() for lane in lanes):
             failures = "; ".join(lane.failure or "stopped" for lane in lanes)
+            if all(lane.refused for lane in lanes):  # the same run would be refused again
+                raise BulkError(f"every server refused the run ({failures}); fix that (--auth-token, "
+                                f"--server-tls-ca, the address), then rerun with --resume to finish")
             raise BulkError(f"every server failed ({failures})", resumable=True)
 
     try:
@@ -1005,6 +1011,8 @@ def _run(args: argparse.Namespace) -> int:
         raise BulkError("--server and --engine ray are alternatives; pick one")
     if args.workers < 0 or args.window < 0 or args.timeout < 0:
         raise BulkError("--workers, --window and --timeout must be >= 0")
+    if args.engine == "ray" and importlib.util.find_spec("ray") is None:  # before OUT is touched
+        raise BulkError("--engine ray needs the optional extra: pip install 'source-tracer[ray]'")
     workers = args.workers or default_workers()
     shape = args.output_shape
     default_style = openjiuwen.MARKER_STYLE if shape == "openjiuwen" else ""

@@ -457,6 +457,25 @@ def test_in_order_releases_each_line_once_after_all_earlier_ones() -> None:
     assert written == numbers and in_order.held == 0
 
 
+def test_engine_ray_without_ray_installed_stops_before_writing(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Without the ray extra, `--engine ray` is refused before OUT is created, so the same command
+    runs once the extra is installed (no "OUT is not empty")."""
+    import importlib.util
+
+    from server import bulk as bulk_module
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(bulk_module.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "ray" else real(name, *a))
+    write_cases(tmp_path / "in.jsonl", 2, extra=["not json"], every=1)
+    code = bulk_module.main([str(tmp_path / "in.jsonl"), str(tmp_path / "out.jsonl"), "--engine", "ray"])
+    assert code == 2
+    assert "pip install 'source-tracer[ray]'" in capsys.readouterr().err
+    assert not (tmp_path / "out.jsonl").exists()
+
+
 def test_workers_that_cannot_start_stop_the_run_before_any_item_is_sent(
     capfd: pytest.CaptureFixture[str],
 ) -> None:

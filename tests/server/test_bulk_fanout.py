@@ -93,6 +93,21 @@ def test_all_servers_down_stops_resumably(tmp_path: Path) -> None:
     assert read_out(tmp_path / "out.jsonl") == []
 
 
+def test_a_server_that_refuses_the_token_stops_the_run_saying_what_to_fix(tmp_path: Path) -> None:
+    """UNAUTHENTICATED is no outage: the run stops at once (exit 2, nothing written) and says to
+    fix the token before resuming, instead of only "rerun with --resume"."""
+    write_cases(tmp_path / "in.jsonl", 3)
+    srv = InProcessServer(base_config(auth_token="right-token"))
+    try:
+        r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--server", srv.address,
+                 "--auth-token", "wrong-token")
+    finally:
+        srv.close()
+    assert r.returncode == 2, r.stderr
+    assert "refused the run" in r.stderr and "UNAUTHENTICATED" in r.stderr and "--auth-token" in r.stderr
+    assert read_out(tmp_path / "out.jsonl") == []
+
+
 @pytest.mark.parametrize("sig", ["SIGKILL", "SIGTERM"])
 def test_a_server_killed_mid_run_hands_its_items_to_the_other(tmp_path: Path, sig: str) -> None:
     import os
