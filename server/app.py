@@ -7,6 +7,7 @@ import gc
 import logging
 import signal
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -197,14 +198,30 @@ async def start_server(
     return RunningServer(server, service, health, workers, config, port, metrics, metrics_http)
 
 
-async def serve(config: ServerConfig, llm: LLMBackend | None = None) -> int:
-    """Run until SIGTERM/SIGINT, then drain. Returns the process exit code."""
+async def _check_llm(check: Callable[[], Awaitable[str | None]]) -> None:
+    try:
+        problem = await check()
+    except Exception as exc:  # the check must never take the server down
+        problem = f"{type(exc).__name__}: {exc}"
+    if problem:
+        log("llm endpoint not answering", logging.WARNING, error=problem,
+            effect="traces degrade to the deterministic engine until it answers")
+
+
+async def serve(config: ServerConfig, llm: LLMBackend | None = None,
+                llm_check: Callable[[], Awaitable[str | None]] | None = None) -> int:
+    """Run until SIGTERM/SIGINT, then drain. Returns the process exit code. `llm_check`, when
+    given, asks the model's endpoint once after start-up; a failure is logged as a warning (the
+    server serves either way: each trace degrades to the deterministic engine while the model is down)."""
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):  # before "serving" is logged: no signal is missed
         loop.add_signal_handler(sig, stop.set)
     running = await start_server(config, llm, tune_collector=True)
+    check = asyncio.create_task(_check_llm(llm_check)) if llm_check is not None else None
     await stop.wait()
+    if check is not None:
+        check.cancel()
     log("signal received; draining")
     await running.drain()
     return 0

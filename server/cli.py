@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from types import ModuleType
 from typing import Any
 
@@ -246,10 +246,17 @@ def run_serve(args: argparse.Namespace) -> int:
         config = load_config(args)
         setup_logging(config.log_level)
         llm = llm_client.build_backend(args, config.llm)
+        llm_config = llm_client.resolve_config(args, config.llm) if llm is not None else None
     except ConfigError as exc:
         return _fail(str(exc), EXIT_INPUT)
+    llm_check = None
+    if llm_config is not None:
+        resolved = llm_config
+
+        def llm_check() -> Awaitable[str | None]:
+            return llm_client.check_endpoint(resolved)
     try:
-        return asyncio.run(serve(config, llm))
+        return asyncio.run(serve(config, llm, llm_check))
     except ConfigError as exc:
         return _fail(str(exc), EXIT_INPUT)
     except StartupError as exc:

@@ -278,6 +278,28 @@ def build_backend(
     return backend_from_config(config)
 
 
+async def check_endpoint(config: LLMConfig, timeout: float = 5.0) -> str | None:
+    """Whether the model's endpoint answers, asked once (`GET {base_url}/models`): None when it
+    answers anything but an auth refusal (a gateway without `/models` answers 404, which is
+    fine), else why not. For a start-up warning only: a server whose model is down still serves,
+    each trace degrading to the deterministic engine until the model answers."""
+    client = openai.AsyncOpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed",
+                                max_retries=0, timeout=timeout)
+    try:
+        await client.models.list()
+    except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+        return f"it refused the API key ({_status_text(exc)})"
+    except openai.APIStatusError:
+        return None
+    except openai.APITimeoutError:
+        return f"no answer within {timeout:g} s"
+    except openai.APIConnectionError as exc:
+        return f"cannot connect: {exc.__cause__ or exc}"
+    finally:
+        await client.close()
+    return None
+
+
 def backend_from_config(config: LLMConfig) -> ChatBackend:
     forms = FormNegotiation()  # shared by the backend's clients (one per event loop)
 

@@ -353,8 +353,8 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     id_key, rid = _pick(item, _OPTIONAL_KEYS["id"])
     # A local search result may carry only an id: it is then identified (and numbered) by it.
     has_id = id_key is not None and bool(_clean_title(_optional_str(rid) or ""))
-    missing = [name for name, key in (("url", url_key), ("content", content_key))
-               if key is None and not (name == "url" and has_id)]
+    missing = [name for name, key in (("url (or id)", url_key), ("content", content_key))
+               if key is None and not (name == "url (or id)" and has_id)]
     if missing:
         warnings.append(f"record {index} dropped: missing {', '.join(missing)}")
         return None

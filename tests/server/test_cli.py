@@ -254,3 +254,22 @@ def test_serve_on_a_taken_port_fails_cleanly() -> None:
         assert f"cannot listen on 127.0.0.1:{first.port}" in err and "Traceback" not in err
     finally:
         first.close()
+
+
+def test_serve_warns_at_start_when_its_model_does_not_answer() -> None:
+    """A configured model that is down does not stop the server (traces degrade to the
+    deterministic engine), but the operator is told at start-up rather than by slow traces."""
+    from tests.fake_openai import free_port
+    from tests.server.conftest import SubprocessServer, wait_until
+
+    srv = SubprocessServer(env={"OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1",
+                                "SOURCE_TRACER_LLM_MODEL": "some-model"})
+    try:
+        serving = next(e for e in srv.logs if e.get("event") == "serving")
+        assert serving["llm"] is True
+        wait_until(lambda: any(e.get("event") == "llm endpoint not answering" for e in srv.logs),
+                   timeout=30, what="the start-up warning")
+        warning = next(e for e in srv.logs if e.get("event") == "llm endpoint not answering")
+        assert warning["level"] == "warning" and warning["error"].startswith("cannot connect")
+    finally:
+        srv.close()

@@ -328,3 +328,42 @@ def test_concurrency_limit_is_shared_by_concurrent_requests() -> None:
         level += d
         peak = max(peak, level)
     assert peak == 3
+
+
+def test_the_endpoint_check_tells_a_down_or_refusing_model_from_one_that_answers() -> None:
+    """`serve` asks the model's endpoint once at start-up (server/app.py logs a warning when it
+    fails): a closed port cannot connect, a 401 refuses the key, and a server that answers
+    anything else (the fake has no GET /models) counts as up."""
+    import asyncio
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from server.llm_client import check_endpoint
+
+    def check(url: str) -> str | None:
+        return asyncio.run(check_endpoint(LLMConfig(base_url=url, model="m", api_key="sk-x"), timeout=5.0))
+
+    with FakeOpenAI(candidates_first) as model:
+        assert check(model.base_url) is None
+    problem = check(f"http://127.0.0.1:{free_port()}/v1")
+    assert problem is not None and problem.startswith("cannot connect")
+
+    class Refuses(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            body = b'{"error": {"message": "Incorrect API key provided", "type": "invalid_request_error"}}'
+            self.send_response(401)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Refuses)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        problem = check(f"http://127.0.0.1:{httpd.server_address[1]}/v1")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert problem is not None and "refused the API key" in problem and "401" in problem

@@ -178,7 +178,7 @@ def test_empty_or_null_title_falls_back_to_url_name() -> None:
 @pytest.mark.parametrize(
     ("item", "reason"),
     [
-        ({"title": "T", "content": "C."}, "missing url"),
+        ({"title": "T", "content": "C."}, "missing url (or id)"),
         ({"url": None, "title": "T", "content": "C."}, "empty url"),
         ({"url": "", "id": "  ", "title": "T", "content": "C."}, "empty url"),
         ({"url": "https://a.com", "title": "T"}, "missing content"),
@@ -203,7 +203,7 @@ def test_indices_count_dropped_records_in_grouped_input() -> None:
     raw = {"web": [rec("https://a.com/0"), {"title": "x"}], "local": [rec("/d/e.txt")]}
     recs, warnings = normalize_records(raw)
     assert [r.index for r in recs] == [0, 2]
-    assert warnings == ["record 1 dropped: missing url, content"]
+    assert warnings == ["record 1 dropped: missing url (or id), content"]
 
 
 def test_missing_title_falls_back_to_a_name_from_the_url() -> None:
