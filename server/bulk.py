@@ -310,8 +310,10 @@ def init_worker(llm_args: argparse.Namespace | None, llm_section: Mapping[str, A
 
 def _init_pool_worker(llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
                       timeout_s: float) -> None:
+    from server.logs import setup_cli_logging
     from server.workers import exit_with_parent, tune_gc
 
+    setup_cli_logging()  # a worker's warnings read like the driver's
     exit_with_parent()  # a bulk run killed outright must not leave its pool behind
     init_worker(llm_args, llm_section, timeout_s)
     import tracer.pipeline  # noqa: F401  (loaded before the collector is tuned, as in the service)

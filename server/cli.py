@@ -289,6 +289,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.func is not run_serve:  # serve sets up its JSON logs itself
+        from server.logs import setup_cli_logging
+
+        setup_cli_logging()
     try:
         return int(args.func(args))
     except KeyboardInterrupt:

@@ -273,3 +273,19 @@ def test_serve_warns_at_start_when_its_model_does_not_answer() -> None:
         assert warning["level"] == "warning" and warning["error"].startswith("cannot connect")
     finally:
         srv.close()
+
+
+def test_trace_prints_the_engines_log_lines_readably(files: dict[str, Path]) -> None:
+    """A one-shot command shows the engine's warnings as `source-tracer: event (key=value)`,
+    not as JSON and not as Python's bare last-resort line ("llm structured output refused")."""
+    from tests.fake_openai import FakeOpenAI
+    from tests.server.test_llm_client import refusing
+
+    with FakeOpenAI(refusing("json_schema")) as model:
+        r = run_cli("trace", str(files["en_report"]), str(files["en_records"]),
+                    "--llm-base-url", model.base_url, "--llm-model", "m")
+    err = r.stderr.decode()
+    assert r.returncode == 0, err
+    lines = [ln for ln in err.splitlines() if "structured output refused" in ln]
+    assert lines and all(ln.startswith("source-tracer: llm structured output refused (") for ln in lines), err
+    assert "refused=json_schema" in lines[0] and "now=json_object_schema" in lines[0]
