@@ -15,6 +15,10 @@ sys.path.insert(0, str(ROOT / "scripts" / "py"))
 
 from baseline import naive_trace, tokens  # noqa: E402
 
+from tracer.options import Tuning  # noqa: E402
+
+DEFAULT_MIN_SCORE = Tuning().min_score
+
 RIGHT = "The Hollow Creek bridge opened to traffic in 1937 after four years of work."
 SWAPPED = "The Hollow Creek bridge was repainted in 1952 by the county."
 RECORDS = [
@@ -165,7 +169,7 @@ def test_perturb_edits_right_citations_once_and_counts_those_still_cited(tmp_pat
     out = subprocess.run([sys.executable, str(script), str(path), "--explain"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert "made from 2 right citations (min_score 0.64)" in out.stdout
+    assert f"made from 2 right citations (min_score {DEFAULT_MIN_SCORE:.2f})" in out.stdout
     rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.stdout.splitlines()
             if line.startswith(("en ", "zh "))}
     # 1938 for 1937, "was not opened", "before" for "after", Millbrook for Hollow: each contradicts
@@ -215,7 +219,8 @@ def test_perturb_abbreviate_writes_the_first_name_as_its_initials_and_counts_tho
     out = subprocess.run([sys.executable, str(script), str(path), "--abbreviate"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip().endswith("(min_score 0.64): 1 made, 1 still cited (1.00)"), out.stdout
+    tail = f"(min_score {DEFAULT_MIN_SCORE:.2f}): 1 made, 1 still cited (1.00)"
+    assert out.stdout.strip().endswith(tail), out.stdout
 
 
 def test_perturb_faithful_lists_each_paraphrase_and_counts_those_read_as_a_conflict() -> None:

@@ -33,7 +33,7 @@ class Tuning:
     passage_overlap: int = 200       # characters shared by consecutive passages
     retrieve_top_k: int = 8          # candidate passages per sentence
     idf_floor: int = 0               # IDF computed as if there were at least this many passages
-    min_score: float = 0.64          # support score a pair needs to be cited
+    min_score: float = 0.66          # support score a pair needs to be cited
     second_source_margin: float = 0.2  # extra sources must score within this of the best
     near_miss_floor: float = 0.1       # an unsupported sentence names its closest record from this score
     evidence_context: int = 300      # a quote longer than twice this is cut around the claim

@@ -168,7 +168,7 @@ PROPOSED = {"Battery storage": 4, "Hydropower output": 3, "Global solar": 0}
 
 
 @pytest.mark.parametrize(("floor", "request_min", "cited"), [
-    (None, None, {"Global solar"}),                        # the request's threshold, 0.64
+    (None, None, {"Global solar"}),                        # the request's threshold, the default 0.66
     (0.3, None, {"Global solar", "Battery storage"}),      # the model's reading is trusted down to 0.3
     (0.9, None, {"Global solar"}),                         # never more than the request asks
     (0.3, 0.8, {"Global solar", "Battery storage"}),       # a stricter request: still min(0.3, 0.8)
