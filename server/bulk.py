@@ -369,7 +369,11 @@ class Output:
         self.truncated_bytes = 0
         self._lock = threading.Lock()
         self._last_sync = time.monotonic()
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        self._failed = False  # a write failed: nothing more is written (no line after a torn one)
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError as exc:
+            raise BulkError(f"{path}: cannot open for writing: {exc.strerror or exc}") from None
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released by the kernel on any exit
         except BlockingIOError:
@@ -389,13 +393,17 @@ class Output:
                 raise
 
     def _scan_and_repair(self) -> None:
-        with open(self.path, "rb") as fh:
-            data = fh.read()
-        end = data.rfind(b"\n") + 1
-        if end < len(data):
-            self.truncated_bytes = len(data) - end
+        """Cut a torn last line, then read the ids line by line (memory: one line, not OUT)."""
+        size = os.fstat(self._fd).st_size
+        end = _after_last_newline(self.path, size)
+        if end < size:
+            self.truncated_bytes = size - end
             os.truncate(self.path, end)
-        for n, raw in enumerate(data[:end].splitlines(), 1):
+        with open(self.path, "rb") as fh:
+            self._read_ids(fh)
+
+    def _read_ids(self, fh: IO[bytes]) -> None:
+        for n, raw in enumerate(fh, 1):
             if not raw.strip():
                 continue
             try:
@@ -412,23 +420,54 @@ class Output:
                 self.done_ids.add(str(item_id))
 
     def write(self, line: bytes) -> None:
+        """Append one line. A failed write (a full disk) stops the run resumably: the torn line it
+        may leave is the file's last, which a resumed run cuts away, so nothing more is written."""
         data = line + b"\n"
         with self._lock:
-            view = memoryview(data)
-            while view:
-                n = os.write(self._fd, view)
-                view = view[n:]
-            now = time.monotonic()
-            due = self.fsync == "interval" and now - self._last_sync >= self.fsync_every
-            if self.fsync == "always" or due:
-                os.fsync(self._fd)
-                self._last_sync = now
+            if self._failed:
+                raise BulkError(f"{self.path}: an earlier write failed", resumable=True)
+            try:
+                view = memoryview(data)
+                while view:
+                    n = os.write(self._fd, view)
+                    view = view[n:]
+                now = time.monotonic()
+                due = self.fsync == "interval" and now - self._last_sync >= self.fsync_every
+                if self.fsync == "always" or due:
+                    os.fsync(self._fd)
+                    self._last_sync = now
+            except OSError as exc:
+                self._failed = True
+                raise BulkError(f"cannot write {self.path}: {exc.strerror or exc} (free space or fix it)",
+                                resumable=True) from None
 
     def close(self) -> None:
         with self._lock:
-            if self.fsync != "never":
-                os.fsync(self._fd)
-            os.close(self._fd)
+            try:
+                if self.fsync != "never" and not self._failed:
+                    try:
+                        os.fsync(self._fd)
+                    except OSError as exc:
+                        self._failed = True
+                        raise BulkError(f"cannot write {self.path}: {exc.strerror or exc}",
+                                        resumable=True) from None
+            finally:
+                os.close(self._fd)
+
+
+def _after_last_newline(path: str, size: int, block: int = 1 << 16) -> int:
+    """The offset just after the last newline of the file's first `size` bytes (0 if none),
+    read backwards in blocks."""
+    with open(path, "rb") as fh:
+        pos = size
+        while pos > 0:
+            start = max(0, pos - block)
+            fh.seek(start)
+            i = fh.read(pos - start).rfind(b"\n")
+            if i >= 0:
+                return start + i + 1
+            pos = start
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -653,8 +692,16 @@ def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
     pool = started(new_pool(workers), workers)
     in_flight: dict[Future[bytes], Item] = {}
 
-    def drain(block_until: int) -> None:
+    def restart(failed: list[Item]) -> None:
+        """The pool is broken: every item still in it fails the same way; retry them alone."""
         nonlocal pool
+        failed.extend(in_flight.values())
+        in_flight.clear()
+        pool.shutdown(wait=True, cancel_futures=True)
+        isolate(failed)
+        pool = started(new_pool(workers), workers)
+
+    def drain(block_until: int) -> None:
         while len(in_flight) > block_until:
             done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
             failed: list[Item] = []
@@ -666,17 +713,16 @@ def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
                     failed.append(item)
                     continue
                 emit(item.line, line, _is_ok(line))
-            if failed:  # the pool is broken: every item still in it fails the same way
-                failed.extend(in_flight.values())
-                in_flight.clear()
-                pool.shutdown(wait=True, cancel_futures=True)
-                isolate(failed)
-                pool = started(new_pool(workers), workers)
+            if failed:
+                restart(failed)
 
     try:
         for item in items:
             drain(window - 1)
-            in_flight[pool.submit(work, item.line, item.request, shape)] = item
+            try:
+                in_flight[pool.submit(work, item.line, item.request, shape)] = item
+            except BrokenProcessPool:  # a worker died since the last drain: the pool takes no work
+                restart([item])
         drain(0)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -708,6 +754,7 @@ class _FanOut:
         self.retry: collections.deque[Item] = collections.deque()
         self.fed_all = threading.Event()
         self.stop = threading.Event()
+        self.error: BulkError | None = None  # what stopped the run, other than the servers
         self._lock = threading.Lock()
         self.outstanding = 0
         self._attempts: dict[str, int] = {}
@@ -722,6 +769,12 @@ class _FanOut:
             self._attempts[item.id] = n
         self.retry.append(item)
         return True
+
+    def fail(self, error: BulkError) -> None:
+        with self._lock:
+            if self.error is None:
+                self.error = error
+        self.stop.set()
 
     def fed(self) -> None:
         with self._lock:
@@ -789,8 +842,12 @@ class _Lane(threading.Thread):
                     item, req = entry
                     if resp.status.code in _RETRY_ITEM_CODES and self.state.retry_item(item):
                         continue  # e.g. the server is draining: another server (or this one later)
-                    self.emit(item.line, response_line(req, item.line, resp, self.shape),
-                              resp.status.code == 0)
+                    try:
+                        self.emit(item.line, response_line(req, item.line, resp, self.shape),
+                                  resp.status.code == 0)
+                    except BulkError as exc:  # OUT cannot be written: no server's fault; stop the run
+                        self.state.fail(exc)
+                        return
                     self.state.answered()
                     failures = 0
                 if stream.empty() and (self.state.finished() or self.state.stop.is_set()):
@@ -820,6 +877,7 @@ class _Stream:
         self.slots = threading.Semaphore(window)
         self.lock = threading.Lock()
         self.in_flight: dict[str, tuple[Item, pb.TraceRequest]] = {}
+        self.closed = False  # taken back: the call is over, and gRPC would drop what it still reads
 
     def widen(self, window: int) -> None:
         """Allow `window` items in flight from now on (never fewer than before)."""
@@ -829,8 +887,11 @@ class _Stream:
             self.slots.release(extra)
 
     def requests(self) -> Iterator[pb.TraceRequest]:
+        """What gRPC sends, read on gRPC's own thread. That thread may still be waiting here for an
+        item after the call broke and `take_back` ran: an item it then takes goes back to the
+        queue (gRPC would drop it unsent, and the run would wait for its answer forever)."""
         state = self.state
-        while not state.stop.is_set():
+        while not (state.stop.is_set() or self.closed):
             if state.finished():
                 return  # closes our side; the server then ends the stream
             if not self.slots.acquire(timeout=0.1):
@@ -841,6 +902,9 @@ class _Stream:
                 continue
             req = pb.TraceRequest.FromString(item.request)
             with self.lock:
+                if self.closed:
+                    state.retry.appendleft(item)
+                    return
                 self.in_flight[item.id] = (item, req)
             yield req
 
@@ -856,7 +920,9 @@ class _Stream:
             return not self.in_flight
 
     def take_back(self) -> list[Item]:
+        """Close the stream to new items and return the unanswered ones."""
         with self.lock:
+            self.closed = True
             back = [item for item, _ in self.in_flight.values()]
             self.in_flight.clear()
         return back
@@ -908,6 +974,8 @@ def run_servers(items: Iterator[Item], emit: Emit, *, targets: list[str], shape:
         lane.start()
 
     def check_alive() -> None:
+        if state.error is not None:
+            raise state.error
         if not any(lane.is_alive() for lane in lanes):
             failures = "; ".join(lane.failure or "stopped" for lane in lanes)
             if all(lane.refused for lane in lanes):  # the same run would be refused again

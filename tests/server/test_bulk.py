@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -474,6 +475,48 @@ def test_engine_ray_without_ray_installed_stops_before_writing(tmp_path: Path,
     assert code == 2
     assert "pip install 'source-tracer[ray]'" in capsys.readouterr().err
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_a_worker_that_dies_between_submissions_costs_one_error_line_not_the_run() -> None:
+    """Input read slower than items finish: the pool breaks while the driver is between two
+    submissions, and the next `submit` itself raises. That item and those in flight are retried
+    alone like any others; only the poison item gets an error line."""
+    from bulk_cases import poison_work
+
+    from server.bulk import CRASHED, Item, run_local
+    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+
+    def items() -> Iterator[Item]:
+        for i in range(6):
+            c = case(i)
+            cid = c["id"] + ("-poison" if i == 1 else "")
+            req = pb.TraceRequest(id=cid, report=c["report"], records=[pb.Record(**r) for r in c["records"]])
+            yield Item(line=i + 1, id=cid, request=req.SerializeToString())
+            time.sleep(0.4)
+
+    out: list[tuple[dict[str, object], bool]] = []
+    run_local(items(), lambda _n, line, ok: out.append((json.loads(line), ok)), workers=2,
+              shape="source-tracer", llm_args=None, llm_section=None, timeout_s=0, work=poison_work)
+    assert sorted(str(o["id"]) for o, _ in out) == sorted(
+        case(i)["id"] + ("-poison" if i == 1 else "") for i in range(6))
+    bad = [o for o, ok in out if not ok]
+    assert [o["id"] for o in bad] == ["case-0001-poison"] and bad[0]["error"]["message"] == CRASHED
+
+
+def test_an_output_path_that_cannot_be_opened_is_a_usage_error(tmp_path: Path) -> None:
+    write_cases(tmp_path / "in.jsonl", 2)
+    for out in (tmp_path, tmp_path / "missing" / "out.jsonl"):
+        r = bulk(tmp_path / "in.jsonl", out)
+        assert r.returncode == 2, r.stderr
+        assert f"{out}: cannot open for writing" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_full_disk_stops_the_run_resumably(tmp_path: Path) -> None:
+    write_cases(tmp_path / "in.jsonl", 2)
+    r = bulk(tmp_path / "in.jsonl", "/dev/full", "--workers", "1")
+    assert r.returncode == 1, r.stderr
+    assert "cannot write /dev/full: No space left on device" in r.stderr and "--resume" in r.stderr
+    assert "Traceback" not in r.stderr
 
 
 def test_workers_that_cannot_start_stop_the_run_before_any_item_is_sent(

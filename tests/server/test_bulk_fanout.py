@@ -179,3 +179,59 @@ def test_the_default_window_keeps_a_big_server_busy(
         assert held.peak == peak
     finally:
         srv.close()
+
+
+def test_a_broken_stream_loses_no_item_its_sender_was_waiting_for() -> None:
+    """gRPC reads a stream's requests on its own thread, which may be waiting for an item when
+    the call breaks. The item it takes after the lane took the stream's items back must go back
+    to the queue: gRPC drops it unsent, and the run would wait for its answer forever."""
+    import itertools
+    from concurrent import futures
+
+    import grpc
+
+    from server.bulk import Item, run_servers
+    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+    from server.pb.source_tracer.v1 import tracer_pb2_grpc
+
+    calls = itertools.count()
+
+    class BreaksFirstStream(tracer_pb2_grpc.SourceTracerServicer):
+        def TraceStream(self, requests: Any, context: Any) -> Any:  # noqa: N802 (gRPC's name)
+            first = next(calls) == 0
+            for i, req in enumerate(requests):
+                yield pb.TraceResponse(id=req.id, report="ok")
+                if first and i == 2:
+                    context.abort(grpc.StatusCode.UNAVAILABLE, "restarting")
+
+    fake = grpc.server(futures.ThreadPoolExecutor(8))
+    tracer_pb2_grpc.add_SourceTracerServicer_to_server(BreaksFirstStream(), fake)
+    port = fake.add_insecure_port("127.0.0.1:0")
+    fake.start()
+
+    def items() -> Iterator[Item]:  # fed slowly: the stream has free slots and waits for work
+        for i in range(20):
+            yield Item(i + 1, f"i{i}", pb.TraceRequest(id=f"i{i}", report="x").SerializeToString())
+            time.sleep(0.03)
+
+    got: list[int] = []
+    runner = threading.Thread(target=run_servers, args=(items(), lambda n, _line, _ok: got.append(n)),
+                              kwargs={"targets": [f"127.0.0.1:{port}"], "shape": "source-tracer",
+                                      "window": 8}, daemon=True)
+    try:
+        runner.start()
+        runner.join(30)
+        assert not runner.is_alive(), f"hung with {sorted(set(range(1, 21)) - set(got))} unanswered"
+        assert sorted(got) == list(range(1, 21))
+    finally:
+        fake.stop(0)
+
+
+def test_an_output_that_cannot_be_written_stops_the_run_as_such_not_as_a_server_failure(
+        tmp_path: Path, servers: list[SubprocessServer]) -> None:
+    """A full disk (/dev/full) is no server's fault: the run stops resumably naming OUT."""
+    write_cases(tmp_path / "in.jsonl", 3)
+    r = bulk(tmp_path / "in.jsonl", "/dev/full", "--server", servers[0].address)
+    assert r.returncode == 1, r.stderr
+    assert "cannot write /dev/full: No space left on device" in r.stderr and "--resume" in r.stderr
+    assert "every server failed" not in r.stderr and "Traceback" not in r.stderr
