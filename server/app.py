@@ -182,12 +182,18 @@ async def start_server(
         workers.shutdown()
         what = " (or the TLS certificate/key is invalid)" if config.tls else ""
         raise StartupError(f"server: cannot listen on {address}: address in use or not available{what}")
+    metrics_http = None
+    if config.metrics_port:  # before the gRPC server starts: a port in use stops nothing half-started
+        metrics_host = config.metrics_host or config.host
+        try:
+            metrics_http = metrics.serve(metrics_host, config.metrics_port)
+        except OSError as exc:
+            workers.shutdown()
+            where = _address(metrics_host, config.metrics_port)
+            raise StartupError(f"server: cannot serve metrics on {where}: {exc.strerror or exc}") from None
     await server.start()
     await health.set("", health_pb2.HealthCheckResponse.SERVING)
     await health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-    metrics_http = None
-    if config.metrics_port:
-        metrics_http = metrics.serve(config.metrics_host or config.host, config.metrics_port)
     if tune_collector:
         tune_gc()
     log("serving", host=config.host, port=port, tls=config.tls, mtls=bool(config.tls_ca),

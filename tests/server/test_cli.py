@@ -289,3 +289,19 @@ def test_trace_prints_the_engines_log_lines_readably(files: dict[str, Path]) -> 
     lines = [ln for ln in err.splitlines() if "structured output refused" in ln]
     assert lines and all(ln.startswith("source-tracer: llm structured output refused (") for ln in lines), err
     assert "refused=json_schema" in lines[0] and "now=json_object_schema" in lines[0]
+
+
+def test_serve_with_its_metrics_port_taken_fails_cleanly() -> None:
+    """The metrics endpoint starts before the gRPC server: a taken port is a clean start-up
+    error (exit 1, no traceback), and nothing is left serving."""
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = run_cli("serve", "--port", "0", "--metrics-port", str(port), "--workers", "1")
+    err = proc.stderr.decode()
+    assert proc.returncode == 1, err
+    assert f"cannot serve metrics on 127.0.0.1:{port}: Address already in use" in err
+    assert "Traceback" not in err and "never awaited" not in err
