@@ -59,7 +59,7 @@ class RunningServer:
         finish within `grace` seconds, then close the server."""
         grace = self.config.grace_s if grace is None else grace
         t0 = time.monotonic()
-        self.service.draining = True
+        self.service.begin_drain()
         await self.health.enter_graceful_shutdown()
         log("draining", in_flight=self.service.in_flight, grace_s=grace)
         while self.service.in_flight > 0 and time.monotonic() - t0 < grace:

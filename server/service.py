@@ -126,6 +126,12 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         self._lock = threading.Lock()
         self._in_flight = 0  # accepted calls whose work has not finished (workers included)
         self.draining = False
+        self._drain_started = asyncio.Event()  # wakes open streams so they stop reading items
+
+    def begin_drain(self) -> None:
+        """Refuse new calls from now on, and have open streams stop reading new items."""
+        self.draining = True
+        self._drain_started.set()
 
     # ---- admission ---------------------------------------------------------------------
 
@@ -330,15 +336,37 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             await done.put(resp)
 
         async def read() -> None:
+            # A drain stops the reading: the items in progress finish and are answered, then
+            # the stream ends (OK); an item that arrives with the drain is answered UNAVAILABLE,
+            # and the client resends what is unanswered elsewhere. (Reading on would hold the
+            # drain for its whole grace period, then cut the stream and waste the work.)
+            items = request_iterator.__aiter__()
+            drain = asyncio.ensure_future(self._drain_started.wait())
             try:
-                async for request in request_iterator:
+                while not drain.done():
+                    nxt = asyncio.ensure_future(items.__anext__())
+                    await asyncio.wait((nxt, drain), return_when=asyncio.FIRST_COMPLETED)
+                    if not nxt.done():
+                        nxt.cancel()
+                        break
+                    try:
+                        request = nxt.result()
+                    except StopAsyncIteration:
+                        break
                     await slots.acquire()
+                    if self.draining:
+                        await done.put(pb.TraceResponse(
+                            id=request.id, engine_version=__version__,
+                            status=pb.Status(code=grpc.StatusCode.UNAVAILABLE.value[0],
+                                             message="server is shutting down; retry elsewhere")))
+                        break
                     task = asyncio.create_task(one(request))
                     tasks.add(task)
                     task.add_done_callback(tasks.discard)
                 while tasks:
                     await asyncio.gather(*list(tasks))
             finally:
+                drain.cancel()
                 await done.put(None)
 
         reader = asyncio.create_task(read())

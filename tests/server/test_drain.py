@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import socket
+from collections.abc import Iterator
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -92,3 +93,44 @@ def test_sigint_when_idle_exits_zero() -> None:
         assert srv.logs[-1]["event"] == "stopped"
     finally:
         srv.close()
+
+
+def test_a_drain_ends_an_open_stream_once_its_items_in_progress_are_answered() -> None:
+    """A bulk client keeps a TraceStream open while it has input. A drain stops reading new items:
+    the ones in progress are answered (an item that raced the drain gets UNAVAILABLE, which the
+    client resends elsewhere), then the stream ends OK, well before the grace period, instead of
+    tracing on until the grace runs out and then being cut."""
+    import threading
+    import time
+
+    from tests.server.conftest import InProcessServer, base_config
+
+    srv = InProcessServer(base_config(grace_s=20.0, workers=2, worker_mode="thread"))
+    answers: list[tuple[str, int]] = []
+    ended: dict[str, str] = {}
+
+    def endless() -> Iterator[pb.TraceRequest]:
+        i = 0
+        while True:
+            yield pb.TraceRequest(id=str(i), report=EN_REPORT, records=[pb.Record(**r) for r in EN_RECORDS])
+            i += 1
+
+    def client() -> None:
+        try:
+            for resp in srv.stub().TraceStream(endless(), timeout=60):
+                answers.append((resp.id, resp.status.code))
+            ended["how"] = "OK"
+        except grpc.RpcError as exc:
+            ended["how"] = f"{exc.code().name}: {exc.details()}"
+
+    reader = threading.Thread(target=client, daemon=True)
+    reader.start()
+    wait_until(lambda: len(answers) >= 5, timeout=30, what="a few answers")
+    t0 = time.monotonic()
+    srv.close(grace=20.0)
+    took = time.monotonic() - t0
+    reader.join(10)
+    assert ended.get("how") == "OK", ended
+    assert took < 10, f"the drain waited {took:.1f} s for an open stream"
+    assert {code for _, code in answers} <= {0, grpc.StatusCode.UNAVAILABLE.value[0]}
+    assert len({i for i, _ in answers}) == len(answers)  # each item answered once
