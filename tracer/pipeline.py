@@ -37,7 +37,7 @@ from tracer.models import (
 )
 from tracer.options import Mode, TraceOptions
 from tracer.retrieve import PassageIndex
-from tracer.text import detect_language, language_caveat
+from tracer.text import clear_language, detect_language, language_caveat
 from tracer.verify import Verifier, sentence_query, sentences_around
 
 
@@ -142,6 +142,13 @@ def trace(
 
     head = report[: min(layout.body_end, 20_000)]  # as much of the body as either looks at
     lang = options.language or detect_language(head)
+    if options.language and (clear := clear_language(head)) is not None and clear != options.language:
+        names = {"en": "English", "zh": "Chinese"}
+        warnings.append(
+            f"options.language is {options.language!r} but the report reads as {names[clear]} ({clear!r}): "
+            f"it is segmented and matched as {names[options.language]}, so expect fewer citations; "
+            "leave language unset to detect it"
+        )
     caveat = language_caveat(head, lang)
     if caveat is not None:
         warnings.append(

@@ -72,6 +72,20 @@ def detect_language(text: str) -> str:
     return "zh" if cjk and cjk >= 0.2 * (cjk + latin / 5) else "en"
 
 
+def clear_language(text: str) -> str | None:
+    """'en' or 'zh' when the text is clearly that (CJK characters under a twentieth of the
+    letters, or over half, counting five Latin letters as one character, as `detect_language`
+    does), else None (a short or mixed text)."""
+    sample = text[:20000]
+    cjk = len(_CJK_CHAR.findall(sample))
+    latin = len(_LATIN_LETTER.findall(sample))
+    weight = cjk + latin / 5
+    if weight < 40:  # about 200 Latin letters or 40 Chinese characters: too short to tell
+        return None
+    share = cjk / weight
+    return "zh" if share > 0.5 else "en" if share < 0.05 else None
+
+
 # Scripts the engine is not tuned for (language_caveat), by Unicode block.
 _KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")

@@ -310,3 +310,19 @@ def test_explain_support_scores_one_record_as_the_trace_does() -> None:
     launch = explain_support(launched, RECORDS, 0)
     assert launch is not None and launch.score >= TraceOptions().threshold
     assert explain_support(mirror, RECORDS, 1) is None, "record 1 is dropped (no url)"
+
+
+def test_a_forced_language_that_the_report_contradicts_is_warned_about() -> None:
+    english = ("The bridge opened to traffic in 1937 after four years of construction work. "
+               "It carries about forty thousand vehicles on an average weekday, the county says. ") * 3
+    chinese = "该桥于1937年建成通车，此前施工历时四年。据县政府统计，工作日平均每天约有四万辆车通过。" * 2
+    records = [{"url": "https://a.example/bridge", "title": "Bridge", "content": english + chinese}]
+
+    def warned(report: str, language: str) -> bool:
+        result = trace(report, records, TraceOptions(language=language))
+        return any(w.startswith("options.language is") for w in result.warnings)
+
+    assert warned(english, "zh") and warned(chinese, "en")
+    assert not warned(english, "en") and not warned(chinese, "zh")
+    assert not warned("A short line.", "zh")  # too short to tell: no warning
+    assert not warned(english, "")  # detected, not forced
