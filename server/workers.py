@@ -447,10 +447,16 @@ class ProcessWorkers:
         return out
 
     def _replace(self, broken: ProcessPoolExecutor) -> None:
+        """A new pool for a broken one. Its processes are all started here, before any call can
+        reach it (as `warm_up` does at start), so that no later `submit` adds a process while the
+        pool's manager thread may be walking its process table (CPython 3.11's race, above)."""
         with self._lock:
             if self._pool is not broken or self._closed:
                 return
-            self._pool = self._new_pool()
+            fresh = self._new_pool()
+            for _ in range(self.size):
+                fresh.submit(os.getpid)  # each starts a process while none is idle
+            self._pool = fresh
         broken.shutdown(wait=False, cancel_futures=True)
 
     def shutdown(self, wait: bool = False) -> None:

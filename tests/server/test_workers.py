@@ -133,6 +133,9 @@ def test_a_crashed_worker_fails_only_its_call_and_is_replaced(procs) -> None:
     assert "worker process running this trace died" in err.value.details()
     assert "crash-1" in err.value.details()
     assert procs.running.metrics.registry.get_sample_value("source_tracer_worker_crashes_total") == 1
+    # the new pool's processes were all started with it, before the next call (white box: the
+    # number the pool has started, which a later `submit` would otherwise add to)
+    assert len(procs.running.workers._pool._processes) == procs.running.workers.size
     after = [_pid(stub.Trace(_request("#!pid"), timeout=60)) for _ in range(3)]
     assert before not in after, "the pool was rebuilt with new processes"
     wait_until(lambda: procs.service.in_flight == 0, what="slots released")
