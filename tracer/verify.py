@@ -63,6 +63,8 @@ NEAR_EXACT_SCORE = 0.9
 # is labelled CONTRADICTED, which no threshold selects: it is never cited, and may stay a near
 # miss with the conflict as its reason.
 CONFLICT_SCORE = 0.3
+# The most a claim made only of figures can score short of an exact quote (`_Claim.figures_only`).
+FIGURES_ONLY_SCORE = 0.3
 CONTRADICTED = "contradicted"
 AROUND_QUOTE = 200  # characters of the record either side of a quote that may answer a negation
 
@@ -124,6 +126,12 @@ class _Claim:
     # they may be written as and their word tokens ("FDA", ("food", "drug", "administr")).
     acronyms: tuple[tuple[str, str], ...] = ()
     expansions: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    @property
+    def figures_only(self) -> bool:
+        """The claim says nothing but figures ("It was 40% in 2023."): no word and no Chinese
+        character of it can match, so a record stating the same figures supports nothing."""
+        return bool(self.toks) and not self.cjk and all(t[:1].isdigit() for t in self.toks)
 
 
 def sentence_query(text: str) -> str:
@@ -472,6 +480,8 @@ class Verifier:
         Without `with_evidence` the span is left empty; `with_evidence_span` fills it later."""
         f = self.features(sentence, pid, rank)
         s = self.score(f)
+        if not f.exact and self._claim(sentence).figures_only:
+            s = min(s, FIGURES_ONLY_SCORE)  # never cited from its figures alone
         if f.exact:
             kind = "exact"
         elif f.fuzzy >= 0.9:

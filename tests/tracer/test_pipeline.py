@@ -326,3 +326,19 @@ def test_a_forced_language_that_the_report_contradicts_is_warned_about() -> None
     assert not warned(english, "en") and not warned(chinese, "zh")
     assert not warned("A short line.", "zh")  # too short to tell: no warning
     assert not warned(english, "")  # detected, not forced
+
+
+def test_a_sentence_of_figures_alone_is_never_cited_from_its_figures() -> None:
+    """"It was 40% in 2023." says nothing a record could support but its figures; a table that
+    states the same figures is no source for it (the Chinese model, which weighs figures heavily,
+    scored it 0.93 before)."""
+    banana = "香蕉是一种黄色的热带水果，富含钾元素。"
+    records = [{"url": "https://a.example/table", "title": "统计表",
+                "content": "附表：40% 2023 2021 100 200 6.5 18"},
+               {"url": "https://a.example/banana", "title": "香蕉", "content": banana}]
+    report = "香蕉是一种黄色的热带水果，富含钾元素。\n\nIt was 40% in 2023.\n"
+    for language in ("", "zh", "en"):
+        result = trace(report, records, TraceOptions(language=language))
+        cited = {c.sentence: [s.url for s in c.sources] for c in result.citations}
+        assert "It was 40% in 2023." not in cited, (language, cited)
+    assert trace(report, records).citations[0].sources[0].url == "https://a.example/banana"
