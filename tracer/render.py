@@ -406,9 +406,12 @@ def render_report(
     # 3. positions first (so numbers follow the text order of the markers), each at a spot
     #    where the style's marker cannot join the following markdown.
     placed: list[_Anchor] = []
+    # A superscript marker may become "[citation:n]" below (when the report defines numeric link
+    # labels); place it where a bracketed marker is safe too ("[the filing][citation:1]" is a link).
+    place_style = "citation" if style == "superscript" and _link_definition_labels(report, layout) else style
     for a in anchors:
         if a.sentence is None:
-            if _hazard(text, a.pos, style):  # a kept marker outside any sentence, e.g. "- [1]: x"
+            if _hazard(text, a.pos, place_style):  # a kept marker outside any sentence, e.g. "- [1]: x"
                 warnings.append(
                     f"existing citation at offset {a.pos}: re-numbered in place it would join the "
                     "following markdown; removed"
@@ -417,7 +420,7 @@ def render_report(
             placed.append(a)
             continue
         options_at = _positions(text, a.sentence, old_by_sentence.get(a.sentence.id, []), options.placement)
-        safe = next((p for p in options_at if not _hazard(text, p, style)), None)
+        safe = next((p for p in options_at if not _hazard(text, p, place_style)), None)
         if safe is None:  # e.g. "fact(note)" with no punctuation: no spot avoids "[1](note)"
             warnings.append(
                 f"sentence at offset {a.sentence.start}: no marker position avoids joining the following "

@@ -583,6 +583,20 @@ def test_marker_never_follows_a_closing_bracket(style: str) -> None:
     assert out.references
 
 
+def test_a_superscript_marker_that_falls_back_to_brackets_never_follows_a_closing_bracket() -> None:
+    # With "[1]: url" defined in the body, superscript markers become "[citation:n]"; placed where a
+    # superscript is safe, "[launch report]" + "[citation:1]" read as one (broken) reference link.
+    from tracer.pipeline import trace
+
+    report = ("Webb launched aboard an Ariane 5 rocket, says the [launch report].\n\n"
+              "[1]: https://esa.example/other\n[launch report]: https://esa.example/launch\n")
+    fact = "Webb launched aboard an Ariane 5 rocket"
+    records = [{"url": "https://a.example/jwst", "title": "JWST", "content": fact + "."}]
+    result = trace(report, records, TraceOptions(style="superscript"))
+    assert result.report.startswith(fact + ", says the [launch report].[citation:1]")
+    assert any("link label" in w for w in result.warnings)
+
+
 def test_footnote_fallback_also_avoids_body_link_labels() -> None:
     from tracer.pipeline import trace
 
