@@ -12,6 +12,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bulk_cases import case, comparable, read_out, write_cases
@@ -519,6 +520,16 @@ def test_a_full_disk_stops_the_run_resumably(tmp_path: Path) -> None:
     assert "Traceback" not in r.stderr
 
 
+def _trivial_items(n: int) -> list[Any]:
+    """n one-sentence requests with no records, as bulk items."""
+    from server.bulk import Item
+    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+
+    return [Item(line=i + 1, id=f"x{i}",
+                 request=pb.TraceRequest(id=f"x{i}", report="A b c.").SerializeToString())
+            for i in range(n)]
+
+
 def test_workers_that_cannot_start_stop_the_run_before_any_item_is_sent(
     capfd: pytest.CaptureFixture[str],
 ) -> None:
@@ -526,12 +537,9 @@ def test_workers_that_cannot_start_stop_the_run_before_any_item_is_sent(
     run at once with a resumable error saying so: no item is sent, none is blamed."""
     import argparse
 
-    from server.bulk import Item, run_local
-    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+    from server.bulk import run_local
 
-    items = [Item(line=i + 1, id=f"x{i}",
-                  request=pb.TraceRequest(id=f"x{i}", report="A b c.").SerializeToString())
-             for i in range(4)]
+    items = _trivial_items(4)
     written: list[bytes] = []
     with pytest.raises(BulkError) as err:
         run_local(iter(items), lambda _n, line, _ok: written.append(line), workers=2, shape="source-tracer",
@@ -546,12 +554,9 @@ def test_workers_that_cannot_start_stop_the_run_before_any_item_is_sent(
 def test_workers_that_die_on_everything_stop_the_run_without_blaming_items() -> None:
     from bulk_cases import always_dies
 
-    from server.bulk import Item, run_local
-    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+    from server.bulk import run_local
 
-    items = [Item(line=i + 1, id=f"x{i}",
-                  request=pb.TraceRequest(id=f"x{i}", report="A b c.").SerializeToString())
-             for i in range(4)]
+    items = _trivial_items(4)
     written: list[bytes] = []
     with pytest.raises(BulkError) as err:
         run_local(iter(items), lambda _n, line, _ok: written.append(line), workers=2, shape="source-tracer",
