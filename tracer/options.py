@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 from tracer.errors import InvalidInputError
 
@@ -97,7 +98,20 @@ class TraceOptions:
         return self.tuning.min_score if self.min_score is None else self.min_score
 
     def validated(self) -> TraceOptions:
-        """Return self, or raise InvalidInputError naming the bad field."""
+        """Return self (with `mode`, `existing` and `placement` given as plain strings turned into
+        their enums: "keep" is ExistingPolicy.KEEP), or raise InvalidInputError naming the bad field."""
+        coerced: dict[str, Any] = {}
+        for name, enum in (("mode", Mode), ("existing", ExistingPolicy), ("placement", Placement)):
+            value = getattr(self, name)
+            if not isinstance(value, enum):
+                try:
+                    coerced[name] = enum(value)
+                except ValueError:
+                    allowed = ", ".join(repr(m.value) for m in enum)
+                    raise InvalidInputError(
+                        f"options.{name}", f"must be one of {allowed}, got {value!r}") from None
+        if coerced:
+            return replace(self, **coerced).validated()
         if not 1 <= self.max_sources <= 20:
             raise InvalidInputError("options.max_sources", f"must be 1..20, got {self.max_sources}")
         if self.min_score is not None and not 0.0 <= self.min_score <= 1.0:

@@ -342,3 +342,19 @@ def test_a_sentence_of_figures_alone_is_never_cited_from_its_figures() -> None:
         cited = {c.sentence: [s.url for s in c.sources] for c in result.citations}
         assert "It was 40% in 2023." not in cited, (language, cited)
     assert trace(report, records).citations[0].sources[0].url == "https://a.example/banana"
+
+
+def test_enum_options_given_as_plain_strings_mean_the_same_and_bad_ones_are_refused() -> None:
+    """TraceOptions(existing="keep") is ExistingPolicy.KEEP, not a silent replace (the engine
+    compares enums); an unknown value is an InvalidInputError naming the field."""
+    from tracer.options import ExistingPolicy, Placement
+
+    report = "It launched on 25 December 2021 [1].\n\n## References\n\n[1] https://a.example/x\n"
+    records = [{"url": "https://a.example/x", "title": "t", "content": "It launched on 25 December 2021."}]
+    as_strings = trace(report, records, TraceOptions(existing="keep", placement="before"))  # type: ignore[arg-type]
+    enums = TraceOptions(existing=ExistingPolicy.KEEP, placement=Placement.BEFORE_PUNCT)
+    as_enums = trace(report, records, enums)
+    assert as_strings.report == as_enums.report and as_strings.stats.existing_citations == 1
+    with pytest.raises(InvalidInputError) as err:
+        trace(report, records, TraceOptions(existing="bogus"))  # type: ignore[arg-type]
+    assert err.value.field == "options.existing"
