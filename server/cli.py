@@ -15,9 +15,10 @@ file or field and the problem; never a traceback).
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -245,16 +246,12 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         config = load_config(args)
         setup_logging(config.log_level)
-        llm = llm_client.build_backend(args, config.llm)
-        llm_config = llm_client.resolve_config(args, config.llm) if llm is not None else None
+        llm_config = llm_client.resolve_config(args, config.llm)
+        llm = llm_client.backend_from_config(llm_config) if llm_config.enabled else None
     except ConfigError as exc:
         return _fail(str(exc), EXIT_INPUT)
-    llm_check = None
-    if llm_config is not None:
-        resolved = llm_config
-
-        def llm_check() -> Awaitable[str | None]:
-            return llm_client.check_endpoint(resolved)
+    # asked once after start-up: a model that does not answer is logged, not fatal
+    llm_check = functools.partial(llm_client.check_endpoint, llm_config) if llm is not None else None
     try:
         return asyncio.run(serve(config, llm, llm_check))
     except ConfigError as exc:
