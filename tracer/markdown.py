@@ -373,11 +373,13 @@ def _trailing_definitions(text: str, lines: list[_Line], blocks: list[Span]) -> 
     return first
 
 
-def unclosed_fence(text: str, layout: Layout) -> str:
-    """The fence ("```", "~~~~", ...) left open at the end of the body, or "".
+def unclosed_block(text: str, layout: Layout) -> str:
+    """What closes the block left open at the end of the body ("```", "-->", "</pre>", ...), or "".
 
-    Whatever is appended after such a body would render as code, so a caller appending a
-    section must close the fence first. Agrees with `scan_markdown` by construction.
+    An unclosed code fence, HTML comment or raw HTML block (`<pre>`, `<script>`, `<style>`,
+    `<textarea>`) runs to the end of the document, so whatever is appended after such a body
+    would render as code, stay hidden or print raw: a caller appending a section must close the
+    block first. Agrees with `scan_markdown` by construction.
     """
     if not layout.protected:
         return ""
@@ -386,6 +388,12 @@ def unclosed_fence(text: str, layout: Layout) -> str:
         return ""
     first_nl = text.find("\n", start, end)
     first = text[start:end if first_nl < 0 else first_nl].rstrip("\r")
+    if _HTML_COMMENT_OPEN.match(first):
+        return "" if "-->" in text[text.find("<!--", start) + 4:end] else "-->"
+    rm = _HTML_RAW_OPEN.match(first)
+    if rm:
+        closer = f"</{rm.group(1).lower()}>"
+        return "" if closer in text[start:end].lower() else closer
     fm = _FENCE_OPEN.match(first)
     if not fm or (fm.group(1)[0] == "`" and "`" in fm.group(2)):
         return ""
@@ -523,4 +531,4 @@ def _trim_url(text: str, s: int, e: int) -> int:
     return e
 
 
-__all__ = ["scan_markdown", "is_references_title", "heading_title", "unclosed_fence"]
+__all__ = ["scan_markdown", "is_references_title", "heading_title", "unclosed_block"]

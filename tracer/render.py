@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from tracer.errors import InvalidInputError
 from tracer.existing import _footnote_definitions, strip_markers
-from tracer.markdown import unclosed_fence
+from tracer.markdown import unclosed_block
 from tracer.models import (
     Candidate,
     Citation,
@@ -475,15 +475,21 @@ def render_report(
     insertions = [
         (anchors[i].pos, i, _format_marker(style, sorted(set(anchors[i].numbers)), refs)) for i in order
     ]
-    fence = unclosed_fence(report, layout)  # the scan's own notion of fences, any indentation
+    fence = unclosed_block(report, layout)  # the scan's own notion of blocks, any indentation
     if fence:  # close it at the opener's indentation, or a list item's fence would stay open
         opener = report[layout.protected[-1][0]:]
         fence = opener[: len(opener) - len(opener.lstrip(" \t"))] + fence
+        warnings.append(
+            f"the report ends inside an unclosed {_BLOCK_KIND.get(fence.strip(), 'code fence')}; "
+            f"closed it with {fence.strip()} before the references section"
+        )
     return _assemble(
         body, anchors, order, insertions, refs, recs, style, fmt, options, lang, text, warnings, fence
     )
 
 
+_BLOCK_KIND = {"-->": "HTML comment", "</pre>": "<pre> block", "</script>": "<script> block",
+               "</style>": "<style> block", "</textarea>": "<textarea> block"}
 _LINK_DEF_LINE = re.compile(r" {0,3}\[(\d{1,4})\]:")
 
 
@@ -559,7 +565,8 @@ def _assemble(
         else:
             lines.append(f"[{n}] {entry}")
     marked = "".join(out)
-    if fence:  # close a code block left open at the end, or the list would be code
+    if fence:  # close a code block, comment or raw HTML block left open at the end, or the list
+        # would be code, hidden or raw text
         sep = ("" if marked.endswith("\n") else nl) + fence + nl + nl
     else:
         sep = _separator(marked, nl)

@@ -28,7 +28,7 @@ from tracer.segment import segment_sentences
 
 # What the renderer may append to the body: nothing, or the closer of a fence left open
 # (as long as its opener: "````" needs "````").
-_CLOSER = re.compile(r"|`{3,}|~{3,}")
+_CLOSER = re.compile(r"|`{3,}|~{3,}|-->|</(?:pre|script|style|textarea)>")
 
 EN_FACTS = [
     "Revenue rose 5.2% to $30.8 billion in 2023.",
@@ -235,6 +235,7 @@ TOKENS = [
     "مرحبا.", "e\u0301", "👨‍👩‍👧", "\u2028", "\x0c", "\r", "\\[1]", "![img](https://x.example/i.png)",
     "<https://a.example.com/x>", "~~old.~~", "1) ", "+ ", "&#91;1&#93;", "Fig. 3.", "e.g.", "⋯",
     "「引用。」", "（注：见上。）", "[1][2]", "[1]。", "。[1]", "[12]", "[a]", "````", "~~~~", "$$\n",
+    "\n<!-- ", "\n<pre>\n", "\n<script>\n", "-->",
 ]
 
 

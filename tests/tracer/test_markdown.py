@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tracer.markdown import is_references_title, scan_markdown, unclosed_fence
+from tracer.markdown import is_references_title, scan_markdown, unclosed_block
 from tracer.models import Layout
 
 
@@ -101,7 +101,7 @@ def test_leading_rule_is_not_front_matter() -> None:
     assert not touched(layout, text, "Paragraph one.")
 
 
-def test_unclosed_fence_runs_to_end() -> None:
+def test_unclosed_block_runs_to_end() -> None:
     text = "Prose.\n\n```\ncode\n## References\n[1] x https://a.com\n"
     layout = scan_markdown(text)
     assert layout.references is None
@@ -308,10 +308,19 @@ def test_fence_nested_in_list_item() -> None:
         ("Prose with ``` inline.\n", ""),
         ("```\n", "```"),
         ("Prose.\n\n```\ncode\n\n## References\n[1] A https://a.com\n", "```"),
+        ("Prose.\n\n<!-- draft\n\n## References\n[1] A https://a.com\n", "-->"),
+        ("Prose.\n\n<!-- a --> b\n", ""),
+        ("Prose.\n\n<!--\nnote\n-->\n", ""),
+        ("Prose.\n\n  <PRE>\ncode\n", "</pre>"),
+        ("Prose.\n\n<pre>\ncode\n</PRE>\n", ""),
+        ("Prose.\n\n<script>\nx = 1\n", "</script>"),
+        ("Prose.\n\n<style>\np {}\n", "</style>"),
+        ("Prose.\n\n<textarea>\ntext\n", "</textarea>"),
+        ("Prose.\n\n<div>\ntext\n", ""),
     ],
 )
-def test_unclosed_fence(text: str, fence: str) -> None:
-    assert unclosed_fence(text, scan_markdown(text)) == fence
+def test_unclosed_block(text: str, fence: str) -> None:
+    assert unclosed_block(text, scan_markdown(text)) == fence
 
 
 def test_unnumbered_citation_lines_and_a_footer() -> None:

@@ -175,6 +175,27 @@ def test_crlf_report_gets_crlf_section_and_unclosed_fence_is_closed() -> None:
     assert "      code\n      ```\n\n## References" in run(nested, {0: [cand(0, 0)]}, [rec(0)]).report
 
 
+@pytest.mark.parametrize(
+    ("opener", "closer", "kind"),
+    [("<!-- draft", "-->", "HTML comment"), ("<pre>", "</pre>", "<pre> block"),
+     ("<script>", "</script>", "<script> block")],
+)
+def test_an_unclosed_comment_or_raw_html_block_is_closed_before_the_section(
+    opener: str, closer: str, kind: str
+) -> None:
+    # the block runs to the end of the document, so the section would be hidden or print raw
+    d = doc(["A fact."], tail=f"\n\n{opener}\nnote\n")
+    d = Doc(d.report, d.sentences, scan_markdown(d.report))
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)])
+    assert f"{opener}\nnote\n{closer}\n\n## References\n" in out.report
+    assert any(f"unclosed {kind}; closed it with {closer}" in w for w in out.warnings)
+    closed = doc(["A fact."], tail=f"\n\n{opener}\nnote\n{closer}\n")
+    closed = Doc(closed.report, closed.sentences, scan_markdown(closed.report))
+    out = run(closed, {0: [cand(0, 0)]}, [rec(0)])
+    assert f"{closer}\n\n## References" in out.report and f"{closer}\n{closer}" not in out.report
+    assert not any("unclosed" in w for w in out.warnings)
+
+
 def test_heading_by_language_and_override() -> None:
     d = doc(["营收增长。"])
     assert "\n## 参考文献\n" in run(d, {0: [cand(0, 0)]}, [rec(0)], lang="zh").report
