@@ -101,6 +101,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     starts = [s.start for s in sentences]
     jiuwen_ids: dict[str, int] = {}   # synthetic (negative) numbers of number-less markers
     body_notes, ref_notes = _footnote_definitions(text, layout)
+    link_defs = _link_definitions(text, layout)
     out: list[ExistingMarker] = []
     attach_end: dict[int, int] = {}    # sentence id -> end of the last marker attached after it
     for m in MARKER_RE.finditer(text, 0, body_end):
@@ -113,6 +114,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         jm = _JIUWEN.search(raw)
         urls: tuple[str, ...] = ()
         numbers: tuple[int, ...]
+        linked = False
         if raw.startswith("[^"):
             label = raw[2:-1]
             if label in body_notes:
@@ -132,12 +134,16 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             if not numbers:
                 continue
             urls = tuple(u for u in _URL_IN.findall(raw) if u)
-            if not _plausible(text, s, e, numbers, raw):
+            label = raw[1:-1].strip().casefold()
+            if raw.startswith("[") and label in link_defs:
+                # "[1]" with "[1]: url" in the body is a shortcut reference link: it cites that url
+                urls, linked = (link_defs[label],), True
+            elif not _plausible(text, s, e, numbers, raw):
                 continue
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
         if sid is not None:
             attach_end[sid] = e
-        out.append(ExistingMarker(s, e, numbers, urls, sid))
+        out.append(ExistingMarker(s, e, numbers, urls, sid, linked))
     return out
 
 
@@ -163,6 +169,24 @@ def _footnote_definitions(text: str, layout: Layout) -> tuple[set[str], dict[str
             urls += [u.group(0).rstrip(".,;:") for u in _BARE_URL.finditer(_MD_LINK.sub(" ", rest))]
             refs.setdefault(m.group(1), urls)
     return body, refs
+
+
+_LINK_DEF = re.compile(r" {0,3}\[([^\[\]\n]{1,40})\]:[ \t]*<?([^\s>]*)")
+
+
+def _link_definitions(text: str, layout: Layout) -> dict[str, str]:
+    """Casefolded label -> url of the link reference definitions ("[1]: url") in the body."""
+    out: dict[str, str] = {}
+    if "]:" not in text:
+        return out
+    for ps, pe in layout.protected:
+        if ps >= layout.body_end:
+            break
+        if ps == 0 or text[ps - 1] == "\n":
+            m = _LINK_DEF.match(text, ps, pe)
+            if m and not m.group(1).startswith("^"):
+                out.setdefault(m.group(1).strip().casefold(), m.group(2))  # the first one wins
+    return out
 
 
 def _outside_code(
@@ -318,6 +342,9 @@ def resolve_existing(
             if out.get(n) is not None:
                 continue
             hit = by_urls(m.urls)
+            if m.linked:               # the link goes where its body definition says, nowhere else
+                out[n] = hit
+                continue
             if hit is None and n in entries:
                 urls, titles = entries[n]
                 hit = by_urls(urls)

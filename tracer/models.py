@@ -77,6 +77,7 @@ class ExistingMarker:
     numbers: tuple[int, ...]
     urls: tuple[str, ...] = ()        # for "[[1]](url)" style markers
     sentence: int | None = None       # Sentence.id it belongs to, if any
+    linked: bool = False              # "[1]" whose label the body defines ("[1]: url"): a link
 
 
 @dataclass(frozen=True, slots=True)

@@ -164,6 +164,17 @@ def trace(
         old_markers = existing_stage.find_existing_markers(report, layout, sentences)
         resolved = existing_stage.resolve_existing(old_markers, removed, recs)
         stats.existing_citations = len(old_markers)
+        # "[2]" with "[2]: url" in the body is the author's link; when that url is none of the
+        # records it is left as it is (removing it would lose the link), whatever the policy.
+        links = [m for m in old_markers if m.linked and all(resolved.get(n) is None for n in m.numbers)]
+        for m in links:
+            warnings.append(
+                f"existing citation {report[m.start:m.end]!r} at offset {m.start} links to "
+                f"{m.urls[0] or 'an empty url'} (defined in the report), which is none of the records; "
+                "left in place"
+            )
+        if links:
+            old_markers = [m for m in old_markers if m not in links]
 
     with timer.stage("recognize"):
         needs: set[int] | None = None

@@ -358,3 +358,24 @@ def test_enum_options_given_as_plain_strings_mean_the_same_and_bad_ones_are_refu
     with pytest.raises(InvalidInputError) as err:
         trace(report, records, TraceOptions(existing="bogus"))  # type: ignore[arg-type]
     assert err.value.field == "options.existing"
+
+
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+def test_an_author_link_to_a_url_outside_the_records_is_left_in_place(existing: str) -> None:
+    # "[2]" with "[2]: url" in the body is a working reference link, not a stray citation
+    report = (
+        "The James Webb Space Telescope launched on 25 December 2021 aboard an Ariane 5 rocket [1].\n\n"
+        "[1]: https://example.org/webb\n\nWebb was named after a NASA administrator [2].\n\n"
+        "[2]: https://elsewhere.example/nasa\n\nThe end of the brief.\n"
+    )
+    result = trace(report, RECORDS, TraceOptions(existing=existing))
+    body = result.report[: result.report.index("## References")]
+    assert "administrator [2].\n\n[2]: https://elsewhere.example/nasa\n" in body
+    assert any("'[2]'" in w and "https://elsewhere.example/nasa" in w and "left in place" in w
+               for w in result.warnings)
+    assert not any("does not resolve" in w for w in result.warnings)
+    # "[1]" links to a record: it is an existing citation of that record, renumbered as usual
+    assert [(c.sentence[:20], [s.url for s in c.sources]) for c in result.citations] == [
+        ("The James Webb Space", ["https://example.org/webb"])
+    ]
+    assert "rocket [citation:1].\n" in body
