@@ -1075,8 +1075,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if not os.path.isfile(args.input):
-        raise BulkError(f"{args.input}: no such file")
+    if os.path.isdir(args.input):
+        raise BulkError(f"{args.input}: is a directory, not a JSONL file")
+    try:  # before OUT is touched, so a bad IN leaves no output behind
+        with open(args.input, "rb"):
+            pass
+    except OSError as exc:
+        raise BulkError(f"{args.input}: cannot read: {exc.strerror or exc}") from None
     if args.server and args.engine == "ray":
         raise BulkError("--server and --engine ray are alternatives; pick one")
     if args.workers < 0 or args.window < 0 or args.timeout < 0:

@@ -563,3 +563,17 @@ def test_workers_that_die_on_everything_stop_the_run_without_blaming_items() -> 
                   llm_args=None, llm_section=None, timeout_s=0, work=always_dies)
     assert err.value.resumable and "trivial request" in str(err.value)
     assert written == []  # no item was blamed: a resumed run traces them all
+
+
+def test_an_input_that_cannot_be_read_is_a_usage_error_and_leaves_no_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from server import bulk as bulk_module
+
+    (tmp_path / "dir.jsonl").mkdir()
+    for src, says in ((tmp_path / "missing.jsonl", "cannot read: No such file or directory"),
+                      (tmp_path / "dir.jsonl", "is a directory, not a JSONL file")):
+        code = bulk_module.main([str(src), str(tmp_path / "out.jsonl")])
+        assert code == 2
+        assert f"{src}: {says}" in capsys.readouterr().err
+        assert not (tmp_path / "out.jsonl").exists()
