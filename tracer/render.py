@@ -218,6 +218,8 @@ def _hazard(text: _Text, p: int, style: str) -> bool:
     prv = text.prev_char(p)
     if prv == "\\" or (prv == "!" and style == "link"):  # "\\[1]" escapes, "![[1]](u)" is an image
         return True
+    if prv == "]" and nxt == "(":  # between the halves of a link the scan did not take for one
+        return True
     if style == "superscript":
         return False
     if prv == "]":  # "[the filing]" + "[1]" reads as the reference link "[the filing][1]"

@@ -142,6 +142,11 @@ def test_marker_never_forms_an_inline_link() -> None:
     assert out.citations == () and any("left out" in w for w in out.warnings)
     out = run(d, {0: [cand(0, 0)]}, [rec(0)], style="superscript")
     assert out.report.startswith("A fact<sup>[1]</sup>(note)")
+    # "[text](url)" that the scan did not mark (brackets nested too deep): no style splits it
+    d = doc(["[A fact]", "(https://x.example/a)"], sep="")
+    for style in ("superscript", "numeric"):
+        out = run(d, {0: [cand(0, 0)]}, [rec(0)], style=style)
+        assert out.report == d.report and any("left out" in w for w in out.warnings)
 
 
 def test_abbreviation_at_sentence_end_keeps_marker_outside() -> None:
