@@ -384,8 +384,8 @@ def unclosed_block(text: str, layout: Layout) -> str:
     if not layout.protected:
         return ""
     start, end = layout.protected[-1]
-    if end != layout.body_end:
-        return ""
+    if end != layout.body_end or (start > 0 and text[start - 1] != "\n"):
+        return ""  # closed, or an inline region (a code span running to the end is no block)
     first_nl = text.find("\n", start, end)
     first = text[start:end if first_nl < 0 else first_nl].rstrip("\r")
     if _HTML_COMMENT_OPEN.match(first):

@@ -317,6 +317,8 @@ def test_fence_nested_in_list_item() -> None:
         ("Prose.\n\n<style>\np {}\n", "</style>"),
         ("Prose.\n\n<textarea>\ntext\n", "</textarea>"),
         ("Prose.\n\n<div>\ntext\n", ""),
+        ("Prose. Run ```pip install\nevstats```", ""),
+        ("Prose. Run ```pip\n", ""),
     ],
 )
 def test_unclosed_block(text: str, fence: str) -> None:
