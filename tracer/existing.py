@@ -14,6 +14,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterable
 
+from tracer.markdown import inline_regions
 from tracer.models import ExistingMarker, Layout, Record, Sentence
 
 _MAX_RANGE = 50                        # "[1-3]" expands; "[1-9999]" is not a citation
@@ -102,11 +103,12 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     jiuwen_ids: dict[str, int] = {}   # synthetic (negative) numbers of number-less markers
     body_notes, ref_notes = _footnote_definitions(text, layout)
     link_defs = _link_definitions(text, layout)
+    inner: dict[int, list[tuple[int, int]]] = {}
     out: list[ExistingMarker] = []
     attach_end: dict[int, int] = {}    # sentence id -> end of the last marker attached after it
     for m in MARKER_RE.finditer(text, 0, body_end):
         s, e = m.start(), m.end()
-        if not _outside_code(text, prot, prot_starts, s, e):
+        if not _outside_code(text, layout, prot_starts, s, e, inner):
             continue
         raw = m.group(0)
         if text.startswith(":", e) and not text[text.rfind("\n", 0, s) + 1:s].strip():
@@ -190,20 +192,26 @@ def _link_definitions(text: str, layout: Layout) -> dict[str, str]:
 
 
 def _outside_code(
-    text: str, prot: tuple[tuple[int, int], ...], prot_starts: list[int], s: int, e: int
+    text: str, layout: Layout, prot_starts: list[int], s: int, e: int, inner: dict[int, list[tuple[int, int]]]
 ) -> bool:
     """True unless [s, e) lies inside code, HTML, math, front matter or an inline link / URL.
 
     Link-shaped markers ("[[1]](url)") are exactly one inline region, which is fine; block
-    regions (ending at a line end) that are not code — headings, tables — are searched.
+    regions (ending at a line end) that are not code — headings, tables — are searched, but
+    not the code spans, links, URLs and math inside them (`inner` caches those by block).
     """
+    prot = layout.protected
     k = bisect.bisect_right(prot_starts, s) - 1
     if k >= 0 and prot[k][1] > s:
         ps, pe = prot[k]
         if ps == s and pe <= e:
             return True
         block = pe == len(text) or text[pe - 1] == "\n"
-        return block and not _is_code_region(text, ps)
+        if not block or _is_code_region(text, ps):
+            return False
+        if ps not in inner:
+            inner[ps] = inline_regions(text, ps, pe, layout.link_labels)
+        return not any(a < e and s < b and not (a == s and b <= e) for a, b in inner[ps])
     return True
 
 

@@ -336,7 +336,8 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
 
     protected = _with_inline(text, blocks.spans, body_end, link_labels)
     headings = tuple(h for h in blocks.headings if h[0] < body_end)
-    return Layout(body_end=body_end, references=references, protected=protected, headings=headings)
+    return Layout(body_end=body_end, references=references, protected=protected, headings=headings,
+                  link_labels=frozenset(link_labels))
 
 
 _NUMBERED_DEF = re.compile(r"^ {0,3}\[(\d{1,4})\]:[ \t]*\S")
@@ -492,7 +493,16 @@ def _with_inline(text: str, blocks: list[Span], body_end: int, link_labels: set[
     return tuple(merged)
 
 
-def _inline_spans(text: str, start: int, end: int, link_labels: set[str]) -> list[Span]:
+def inline_regions(text: str, start: int, end: int, link_labels: frozenset[str] | set[str]) -> list[Span]:
+    """Inline regions (code spans, links, URLs, math, HTML) in text[start:end], such as a table row.
+
+    The scan protects table rows and headings whole; a caller that looks inside them for
+    citation markers uses this to keep out of the code, links and math they hold.
+    """
+    return _inline_spans(text, start, end, link_labels)
+
+
+def _inline_spans(text: str, start: int, end: int, link_labels: frozenset[str] | set[str]) -> list[Span]:
     spans: list[Span] = []
     for m in _INLINE.finditer(text, start, end):
         kind = m.lastgroup
@@ -531,4 +541,4 @@ def _trim_url(text: str, s: int, e: int) -> int:
     return e
 
 
-__all__ = ["scan_markdown", "is_references_title", "heading_title", "unclosed_block"]
+__all__ = ["scan_markdown", "is_references_title", "heading_title", "unclosed_block", "inline_regions"]

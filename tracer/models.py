@@ -54,6 +54,7 @@ class Layout:
     references: Span | None           # the trailing references section, cut verbatim
     protected: tuple[Span, ...]       # sorted, disjoint regions that are never prose
     headings: tuple[Span, ...] = ()   # heading lines (also inside `protected`)
+    link_labels: frozenset[str] = frozenset()  # casefolded labels of "[label]: url" in the body
 
 
 @dataclass(frozen=True, slots=True)

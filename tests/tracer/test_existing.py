@@ -267,3 +267,12 @@ def test_a_numeric_label_defined_in_the_body_is_a_link_to_its_url() -> None:
 def test_a_link_definition_inside_code_makes_no_link() -> None:
     ms = find("Claim [1].\n\n```\n[1]: https://example.com/a\n```\n")
     assert [(m.urls, m.linked) for m in ms] == [((), False)]
+
+
+def test_markers_inside_code_links_and_math_of_tables_and_headings_are_not_markers() -> None:
+    # table rows and headings are protected whole; the code, links and math inside them still count
+    text = (
+        "| A | B |\n|---|---|\n| `xs[2]` | $x_[2]$ |\n| [see [2]](https://z.com) | ![img [2]](i.png) |\n"
+        "| <https://e.com/[2]> | fact [3] |\n\n## Indexing with `xs[2]` [4]\n\nProse.\n"
+    )
+    assert found(text) == [("[3]", (3,)), ("[4]", (4,))]
