@@ -104,6 +104,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     body_notes, ref_notes = _footnote_definitions(text, layout)
     link_defs = _link_definitions(text, layout)
     inner: dict[int, list[tuple[int, int]]] = {}
+    entry_numbers: set[int] | None = None
     out: list[ExistingMarker] = []
     attach_end: dict[int, int] = {}    # sentence id -> end of the last marker attached after it
     for m in MARKER_RE.finditer(text, 0, body_end):
@@ -135,6 +136,13 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             numbers = _numbers(raw)
             if not numbers:
                 continue
+            if raw.startswith("<sup>") and "[" not in raw:
+                # "mc<sup>2</sup>" is an exponent: a bare superscript number cites only what the
+                # references section lists
+                if entry_numbers is None:
+                    entry_numbers = set(parse_reference_entries(text[body_end:]))
+                if not set(numbers) <= entry_numbers:
+                    continue
             urls = tuple(u for u in _URL_IN.findall(raw) if u)
             label = raw[1:-1].strip().casefold()
             if raw.startswith("[") and label in link_defs:
@@ -173,6 +181,7 @@ def _footnote_definitions(text: str, layout: Layout) -> tuple[set[str], dict[str
     return body, refs
 
 
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LINK_DEF = re.compile(r" {0,3}\[([^\[\]\n]{1,40})\]:[ \t]*<?([^\s>]*)")
 
 
@@ -307,7 +316,8 @@ def _title_candidates(plain: str) -> Iterable[str]:
         yield q[0] or q[1]
     for part in re.split(r" - | — | \| |，|, |\. |。", s):
         part = part.strip().strip('"“”*_').strip()
-        if len(part) >= 4 and part != s:
+        # a part must be title-sized: "Tesla" or "News" from "Tesla, Inc. … News" names no record
+        if part != s and len(part) >= (4 if _CJK.search(part) else 10):
             yield part
 
 
@@ -356,7 +366,7 @@ def resolve_existing(
             if hit is None and n in entries:
                 urls, titles = entries[n]
                 hit = by_urls(urls)
-                if hit is None:
+                if hit is None and not urls:  # an entry's own url says what it was: no title guess
                     hit = next((by_title[t] for t in map(_norm_title, titles) if t in by_title), None)
             if hit is None and n > 0 and n not in entries and not m.urls:
                 hit = by_id.get(str(n))    # only when nothing else defines what [n] was

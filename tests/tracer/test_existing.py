@@ -45,7 +45,7 @@ def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
     ],
 )
 def test_marker_forms(marker: str, numbers: tuple[int, ...]) -> None:
-    text = f"Revenue rose 5%{marker}. Next sentence.\n"
+    text = f"Revenue rose 5%{marker}. Next sentence.\n\n## References\n\n[1] A https://a.com/x\n[2] B https://b.com\n"
     assert found(text) == [(marker, numbers)]
     m = find(text)[0]
     assert m.sentence == 0
@@ -276,3 +276,24 @@ def test_markers_inside_code_links_and_math_of_tables_and_headings_are_not_marke
         "| <https://e.com/[2]> | fact [3] |\n\n## Indexing with `xs[2]` [4]\n\nProse.\n"
     )
     assert found(text) == [("[3]", (3,)), ("[4]", (4,))]
+
+
+def test_a_bare_superscript_number_is_a_marker_only_when_the_references_list_it() -> None:
+    text = "E = mc<sup>2</sup> holds. Water is 10<sup>3</sup> m deep. Fact<sup>1</sup>.\n"
+    assert found(text) == []                      # exponents, not citations
+    refs = "\n## References\n\n1. A https://a.com/x\n2. B https://b.com/y\n"
+    assert found(text + refs) == [("<sup>2</sup>", (2,)), ("<sup>1</sup>", (1,))]
+    assert found("Fact<sup>[3]</sup>.\n") == [("<sup>[3]</sup>", (3,))]  # brackets say it is one
+
+
+def test_an_entry_with_its_own_url_is_never_resolved_by_a_title_fragment() -> None:
+    recs = [rec(0, "https://en.wikipedia.org/wiki/Tesla,_Inc.", "Tesla"),
+            rec(1, "https://www.who.int/news", "News"),
+            rec(2, "https://example.com/c", "World Malaria Report 2023")]
+    refs = (
+        "## References\n\n[1] Tesla, Inc. 2023 Annual Report (Form 10-K), https://ir.tesla.com/x/tsla-10k.pdf\n"
+        "[2] World Malaria Report 2023. World Health Organization. News, https://www.who.int/teams/wmr-2023\n"
+        "[3] Tesla, Inc. Annual Report. News\n"      # no url: only a title-sized part may match
+        "[4] Annual digest. World Malaria Report 2023. WHO\n"
+    )
+    assert resolve_existing(markers(1, 2, 3, 4), refs, recs) == {1: None, 2: None, 3: None, 4: 2}
