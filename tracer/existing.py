@@ -83,7 +83,7 @@ def _numbers(marker: str) -> tuple[int, ...]:
     return tuple(n for n in out if not (n in seen or seen.add(n)))  # type: ignore[func-returns-value]
 
 
-def _is_code_region(text: str, start: int) -> bool:
+def is_code_region(text: str, start: int) -> bool:
     """Does the protected region starting at `start` hold code, HTML, math or front matter?"""
     head = text[start:start + 4]
     if start == 0 and head.startswith(("---", "+++")):
@@ -112,8 +112,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         if not _outside_code(text, layout, prot_starts, s, e, inner):
             continue
         raw = m.group(0)
-        if text.startswith(":", e) and not text[text.rfind("\n", 0, s) + 1:s].strip():
-            continue                   # "[1]: url" defines a link / footnote; it cites nothing
+        if text.startswith(":", e) and _CONTAINER.fullmatch(text, text.rfind("\n", 0, s) + 1, s):
+            continue                   # "[1]: url" (also in a quote or list item) defines a link / footnote
         jm = _JIUWEN.search(raw)
         urls: tuple[str, ...] = ()
         numbers: tuple[int, ...]
@@ -181,6 +181,7 @@ def _footnote_definitions(text: str, layout: Layout) -> tuple[set[str], dict[str
     return body, refs
 
 
+_CONTAINER = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)*")  # "> ", "- ", "1. " prefixes
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _LINK_DEF = re.compile(r" {0,3}\[([^\[\]\n]{1,40})\]:[ \t]*<?([^\s>]*)")
 
@@ -216,7 +217,7 @@ def _outside_code(
         if ps == s and pe <= e:
             return True
         block = pe == len(text) or text[pe - 1] == "\n"
-        if not block or _is_code_region(text, ps):
+        if not block or is_code_region(text, ps):
             return False
         if ps not in inner:
             inner[ps] = inline_regions(text, ps, pe, layout.link_labels)
@@ -258,7 +259,7 @@ def _sentence_of(
 
 _REF_LINE = re.compile(
     r"^[ \t]*(?:[-*+•][ \t]+)?"
-    r"(?:\[\^?(\d{1,4})\]:?|【(\d{1,4})】|(\d{1,4})[.)、]|[(（](\d{1,4})[)）])[ \t]*(.*)$"
+    r"(?:\\?\[\^?(\d{1,4})\\?\]:?|【(\d{1,4})】|(\d{1,4})[.)、]|[(（](\d{1,4})[)）])[ \t]*(.*)$"
 )
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((" + _URL + r")(?:\s+\"[^\"]*\")?\)")
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`)\]\u3000-\u303f\uff00-\uffef]+")

@@ -270,8 +270,8 @@ def trace(
 
     unsupported = tuple(Unsupported(s.text, s.start, s.end, _unsupported_reason(bool(recs), near.get(s.id)),
                                     near.get(s.id)) for s in left)
-    if out.report == report:
-        removed = ""  # nothing cited: the report comes back byte-identical
+    if not out.references and out.report == report:
+        removed = ""  # nothing cited: the report comes back byte-identical, its section included
     stats.unsupported = len(unsupported)
     stats.cited_sentences = len(citations)
     stats.citations = sum(len(c.sources) for c in citations)

@@ -9,12 +9,12 @@ per canonical source (`Record.source_key`), so chunks and URL variants of a page
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tracer.errors import InvalidInputError
-from tracer.existing import _footnote_definitions, strip_markers
+from tracer.existing import _footnote_definitions, is_code_region, strip_markers
 from tracer.markdown import unclosed_block
 from tracer.models import (
     Candidate,
@@ -464,9 +464,10 @@ def render_report(
                 "used numeric markers so the labels do not collide"
             )
             style = "numeric"
+    defined = _link_definition_labels(report, layout)
     if style in ("numeric", "numeric-comma", "superscript", "link"):
         # "[1]: url" defined in the body would make a bare "[1]" marker a link to that url
-        clash = sorted(n for n in _link_definition_labels(report, layout) if n in refs)
+        clash = sorted(n for n in defined if n in refs)
         if clash:
             labels = ", ".join(f"[{n}]" for n in clash)
             warnings.append(
@@ -486,32 +487,38 @@ def render_report(
             f"closed it with {fence.strip()} before the references section"
         )
     return _assemble(
-        body, anchors, order, insertions, refs, recs, style, fmt, options, lang, text, warnings, fence
+        body, anchors, order, insertions, refs, recs, style, fmt, options, lang, text, warnings, fence,
+        defined,
     )
 
 
 _BLOCK_KIND = {"-->": "HTML comment", "</pre>": "<pre> block", "</script>": "<script> block",
                "</style>": "<style> block", "</textarea>": "<textarea> block"}
-_LINK_DEF_LINE = re.compile(r" {0,3}\[(\d{1,4})\]:")
+# "[1]: url", also in a quote or list item, with spaces in the label or the url on the next line:
+# erring towards finding one only costs a fallback style, missing one turns markers into links
+_LINK_DEF_LINE = re.compile(
+    r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)*\[[ \t]*(\d{1,4})[ \t]*\]:", re.MULTILINE
+)
 
 
 def _link_definition_labels(report: str, layout: Layout) -> set[int]:
-    """Numeric labels of link reference definitions ("[1]: url") in the body."""
+    """Numeric labels of link reference definitions ("[1]: url") in the body, outside code."""
     out: set[int] = set()
-    for ps, pe in layout.protected:
-        if ps >= layout.body_end:
-            break
-        if ps == 0 or report[ps - 1] == "\n":
-            m = _LINK_DEF_LINE.match(report, ps, pe)
-            if m:
-                out.add(int(m.group(1)))
+    if "]:" not in report:
+        return out
+    starts = [ps for ps, _ in layout.protected]
+    for m in _LINK_DEF_LINE.finditer(report, 0, layout.body_end):
+        k = bisect_right(starts, m.start(1)) - 1
+        if k >= 0 and layout.protected[k][1] > m.start(1) and is_code_region(report, starts[k]):
+            continue
+        out.add(int(m.group(1)))
     return out
 
 
 def _assemble(
     body: str, anchors: list[_Anchor], order: list[int], insertions: list[tuple[int, int, str]],
     refs: dict[int, Reference], recs: list[Record], style: str, fmt: str, options: TraceOptions, lang: str,
-    text: _Text, warnings: list[str], fence: str,
+    text: _Text, warnings: list[str], fence: str, defined: set[int],
 ) -> Rendered:
     # Body: deletions and insertions applied left to right over the original bytes.
     events: list[tuple[int, int, int, str]] = [(a, 1, b, "") for a, b in text.deletions]
@@ -564,6 +571,8 @@ def _assemble(
         if style in ("footnote", "footnote-evidence"):
             quote = _evidence_quote(first_cited.get(n)) if style == "footnote-evidence" else ""
             lines.append(f"[^{n}]: {entry}{quote}")
+        elif n in defined:  # "[1] …" would be a shortcut link to the body's own "[1]: url"
+            lines.append(f"[{n}\\] {entry}")  # not "\\[1\\]": that is display math to many renderers
         else:
             lines.append(f"[{n}] {entry}")
     marked = "".join(out)

@@ -297,3 +297,8 @@ def test_an_entry_with_its_own_url_is_never_resolved_by_a_title_fragment() -> No
         "[4] Annual digest. World Malaria Report 2023. WHO\n"
     )
     assert resolve_existing(markers(1, 2, 3, 4), refs, recs) == {1: None, 2: None, 3: None, 4: 2}
+
+
+@pytest.mark.parametrize("prefix", ["", "   ", "> ", ">> ", "- ", "1. ", "> - "])
+def test_a_definition_in_a_quote_or_list_item_is_not_a_marker(prefix: str) -> None:
+    assert found(f"Prose.\n\n{prefix}[1]: https://x.example.com/a\n\nMore text.\n") == []

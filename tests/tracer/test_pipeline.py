@@ -379,3 +379,25 @@ def test_an_author_link_to_a_url_outside_the_records_is_left_in_place(existing: 
         ("The James Webb Space", ["https://example.org/webb"])
     ]
     assert "rocket [citation:1].\n" in body
+
+
+FACT = "The James Webb Space Telescope launched on 25 December 2021 aboard an Ariane 5 rocket."
+
+
+@pytest.mark.parametrize(
+    "definition",
+    ["[1]: https://elsewhere.example/x", "- note\n  [1]: https://elsewhere.example/x",
+     "[ 1 ]: https://elsewhere.example/x", "[1]:\n  https://elsewhere.example/x", "> [1]: https://elsewhere.example/x"],
+)
+@pytest.mark.parametrize("style", ["numeric", "openjiuwen"])
+def test_no_marker_or_reference_line_becomes_a_link_to_the_authors_own_definition(definition: str,
+                                                                                   style: str) -> None:
+    report = f"{FACT} See [the agency][1].\n\n{definition}\n\nMore prose.\n"
+    result = trace(report, RECORDS, TraceOptions(style=style))
+    assert result.references and definition in result.report
+    section = result.report[result.report.index("## References"):]
+    assert "\n[1\\] [Webb launch](https://example.org/webb)\n" in section   # escaped: not "[1]" the link
+    if style == "numeric":
+        assert "rocket[citation:1]." in result.report
+    again = trace(result.report, RECORDS, TraceOptions(style=style))  # the escaped section is one
+    assert again.report == result.report and again.removed_references == section
