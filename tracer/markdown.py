@@ -296,7 +296,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
         # link reference / footnote definitions (with indented continuation lines)
         dm = _LINK_DEF.match(t)
         if dm and para_start < 0:
-            link_labels.add(dm.group(1).strip().casefold())
+            link_labels.add(" ".join(dm.group(1).split()).casefold())
             j = i
             while j + 1 < n and lines[j + 1].text.strip() and _INDENTED.match(lines[j + 1].text):
                 j += 1

@@ -130,8 +130,10 @@ class _Anchor:
 class _Text:
     """The body with the spans that will be deleted, seen as the output will see it."""
 
-    def __init__(self, body: str, deletions: list[Span], protected: Sequence[Span]) -> None:
+    def __init__(self, body: str, deletions: list[Span], protected: Sequence[Span],
+                 link_labels: frozenset[str] = frozenset()) -> None:
         self.body = body
+        self.link_labels = link_labels
         self.deletions = deletions
         self.del_end = {b: a for a, b in deletions}
         self.del_start = {a: b for a, b in deletions}
@@ -153,6 +155,17 @@ class _Text:
         while p > 0 and p in self.del_end:
             p = self.del_end[p]
         return self.body[p - 1] if p > 0 else "\n"
+
+    def reference_label_at(self, p: int) -> bool:
+        """Does a "[label]" that the body defines ("[label]: url") follow p?"""
+        while p in self.del_start:
+            p = self.del_start[p]
+        if not self.link_labels or not self.body.startswith("[", p):
+            return False
+        q = self.body.find("]", p + 1, p + 1000)
+        if q < 0 or "\n\n" in self.body[p:q] or "[" in self.body[p + 1:q]:
+            return False
+        return " ".join(self.body[p + 1:q].split()).casefold() in self.link_labels
 
     def next_char(self, p: int) -> str:
         while p in self.del_start:
@@ -222,6 +235,8 @@ def _hazard(text: _Text, p: int, style: str) -> bool:
         return True
     if style == "superscript":
         return False
+    if nxt == "[" and text.reference_label_at(p):  # "[1][统计局]" is a link with the text "1"
+        return True
     if prv == "]":  # "[the filing]" + "[1]" reads as the reference link "[the filing][1]"
         return True
     if nxt == "(":  # "[1](x)" would become a link
@@ -361,7 +376,7 @@ def render_report(
             kept.setdefault(m.sentence, []).extend(found)
             old_by_sentence.setdefault(m.sentence, []).append(m)
 
-    text = _Text(body, deletions, layout.protected)
+    text = _Text(body, deletions, layout.protected, layout.link_labels)
 
     # 2. sources per sentence: kept old ones first, then new ones, deduped by canonical source.
     anchors: list[_Anchor] = []

@@ -149,6 +149,22 @@ def test_marker_never_forms_an_inline_link() -> None:
         assert out.report == d.report and any("left out" in w for w in out.warnings)
 
 
+_ONE = {"numeric": "[1]", "footnote": "[^1]", "citation": "[citation:1]"}
+
+
+@pytest.mark.parametrize("style", ["numeric", "footnote", "citation"])
+def test_marker_never_turns_a_following_shortcut_reference_into_its_own_link(style: str) -> None:
+    # "[1][agency]" would be a full reference link with the text "1": the marker goes elsewhere
+    d = doc(["A fact.", "[the  Agency] agreed."], sep="", tail="\n\n[The Agency]: https://x.example/a\n")
+    d = Doc(d.report, d.sentences, scan_markdown(d.report))
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)], style=style, placement="after")
+    assert out.report.startswith("A fact" + _ONE[style] + ".[the  Agency] agreed.")
+    plain = doc(["A fact.", "[not defined] here."], sep="")
+    plain = Doc(plain.report, plain.sentences, scan_markdown(plain.report))
+    out = run(plain, {0: [cand(0, 0)]}, [rec(0)], style=style, placement="after")
+    assert out.report.startswith("A fact." + _ONE[style] + "[not defined] here.")
+
+
 def test_abbreviation_at_sentence_end_keeps_marker_outside() -> None:
     d = doc(["Output grew in the U.S."])
     out = run(d, {0: [cand(0, 0)]}, [rec(0)])
