@@ -450,7 +450,10 @@ def _is_trailing(
             prose += 1
             continue
         strong = bool(_STRONG_REF.search(t))
-        weak = strong or bool(_REF_ENTRY.match(t)) or (len(t) <= 250 and bool(_CITATION_HINT.search(t)))
+        weak = strong or (
+            (bool(_REF_ENTRY.match(t)) or (len(t) <= 250 and bool(_CITATION_HINT.search(t))))
+            and not _prose_like(t)
+        )
         continuation = prev_entry and t[:1] in (" ", "\t")
         if under_other_heading:
             if strong or continuation:
@@ -467,6 +470,36 @@ def _is_trailing(
     if plain:
         return entries > 0 and prose == 0
     return prose == 0 or (entries >= 2 and prose <= max(1, entries // 3))
+
+
+_LEAD = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*)?")
+_BIB = re.compile(
+    r"《|\bet al\b|\bretrieved\b|\baccessed\b|访问|检索|出版社|\[[JMRDCNZ]\]|[(（](?:19|20)\d\d[a-z]?[)）]"
+    r"|\b(?:vol|pp|no|ed|eds)\.|\bdoi\b|\bisbn\b|\bjournal\b|\bproceedings\b|\bpress\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+
+
+def _prose_like(line: str) -> bool:
+    """Does a line (minus its bullet or number) read as a sentence rather than a reference entry?
+
+    "Police issued 4,512 citations in 2023, up 12% from 2022." and "收入在2023年增长了5%。" do;
+    "Smith, J. (2020). The oceans. Journal of Climate, 12(3)." and "《报告》，国家统计局，2023" do not.
+    """
+    t = _LEAD.sub("", line, count=1).strip()
+    if _BIB.search(t):
+        return False
+    t = t.rstrip("*_”’\"'）)」』 ")
+    if t.endswith(("。", "！", "？")):
+        return True                    # a Chinese sentence (Chinese entries end in "." or nothing)
+    if not t.endswith((".", "!", "?")):
+        return False
+    words = _WORD.findall(t)
+    if len(words) < 6:
+        return False
+    lower = sum(1 for w in words if w[0].islower())
+    return lower / len(words) >= 0.6 and t.count(". ") <= 1
 
 
 def _with_inline(text: str, blocks: list[Span], body_end: int, link_labels: set[str]) -> tuple[Span, ...]:

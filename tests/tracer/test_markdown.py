@@ -279,6 +279,37 @@ def test_plain_references_line_needs_entries_and_no_prose() -> None:
     assert scan_markdown("Intro.\n\nReferences:\n").references is None
 
 
+@pytest.mark.parametrize(
+    "section",
+    [
+        "## Citations\n\nPolice issued 4,512 citations in 2023, up 12% from 2022.\n",
+        "## 引用\n\n他说：“我们会赢。”\n",
+        "## 来源\n\n1. 收入在2023年增长了5%。\n2. 成本在2022年下降了3%。\n",
+        "References:\n\nThe data were collected in 2023 by the national statistics office.\n",
+        "## Sources\n\n- According to the agency, sales reached 14 million in 2023.\n",
+    ],
+)
+def test_a_section_of_sentences_is_body_even_under_a_references_title(section: str) -> None:
+    # a year or a number makes a line look like an entry; a sentence is still a sentence
+    assert scan_markdown("Intro.\n\n" + section).references is None
+
+
+@pytest.mark.parametrize(
+    "section",
+    [
+        "## References\n\n1. Smith, J. (2020). The oceans are warming. Journal of Climate, 12(3), 45-67.\n"
+        "2. Lee, K. et al. Global trends in electric vehicles. 2021.\n",
+        "## 参考文献\n\n[1] 张三. 电动汽车发展报告[R]. 北京: 科学出版社, 2020.\n"
+        "[2] 《新能源汽车年鉴》，国家统计局，2023\n",
+        "## Sources\n\n- Norwegian Road Federation, new car registrations, 2023\n"
+        "- IEA Global EV Outlook 2024\n",
+        "## References\n\n1. The agency reported that sales rose in 2023. https://a.example/x\n",
+    ],
+)
+def test_entries_that_read_like_references_are_still_a_section(section: str) -> None:
+    assert scan_markdown("Intro.\n\n" + section).references is not None
+
+
 def test_dash_line_after_list_item_is_not_setext() -> None:
     text = "- item\n---\n"
     layout = scan_markdown(text)
