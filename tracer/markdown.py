@@ -350,12 +350,15 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
                   link_labels=frozenset(link_labels))
 
 
+_FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[\w.-]{1,40}\]:[ \t]*\S")
+_SOURCE_LINK = re.compile(r"https?://|\bwww\.|\]\(|\bdoi\.org/|\bdoi:", re.IGNORECASE)
 _NUMBERED_DEF = re.compile(r"^ {0,3}\[(\d{1,4})\]:[ \t]*\S")
 _TEXT_REFLINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\[[ \t]*(\d{1,4})[ \t]*\]")
 
 
 def _trailing_definitions(text: str, lines: list[_Line], blocks: list[Span]) -> int | None:
-    """First line of a headingless references list made of "[1]: url" definitions at the end.
+    """First line of a headingless references list made of "[1]: url" definitions at the end,
+    or of footnote definitions that each give a URL ("[^1]: [Title](url)").
 
     Left in the body, such definitions would turn the new "[1]" markers into links to the
     author's old (differently numbered) sources. Not when the body uses one of the labels in a
@@ -367,12 +370,21 @@ def _trailing_definitions(text: str, lines: list[_Line], blocks: list[Span]) -> 
         j -= 1
     first: int | None = None
     labels: set[str] = set()
+    below = ""                           # continuation lines under the definition above them
     while j >= 0 and lines[j].text.strip():
-        dm = _NUMBERED_DEF.match(lines[j].text)
-        if dm and lines[j].start in block_starts:
+        t = lines[j].text
+        dm = _NUMBERED_DEF.match(t)
+        fm = _FOOTNOTE_DEF.match(t)
+        if (dm or fm) and lines[j].start in block_starts:
+            if fm and not _SOURCE_LINK.search(t + below):
+                return None              # a footnote that is a note, not a source
             first = j
-            labels.add(dm.group(1))
-        elif not _INDENTED.match(lines[j].text):
+            if dm:
+                labels.add(dm.group(1))
+            below = ""
+        elif _INDENTED.match(t):
+            below = t + below
+        else:
             return None                  # prose or another construct in the same block
         j -= 1
     if first is None or first != j + 1:

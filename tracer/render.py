@@ -366,7 +366,7 @@ def render_report(
         if missing or not m.numbers:
             warnings.append(
                 f"existing citation {report[m.start:m.end]!r} at offset {m.start}: "
-                f"{', '.join(str(n) for n in missing) or 'it'} does not resolve to a record; removed"
+                f"{', '.join(str(n) for n in missing if n > 0) or 'it'} does not resolve to a record; removed"
             )
         if not found:
             continue

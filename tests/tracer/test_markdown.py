@@ -408,3 +408,13 @@ def test_trailing_numbered_link_definitions_are_the_references() -> None:
     # but not when the body links through them, or when prose shares the block
     for text in ("See [docs][1].\n\n[1]: https://z.example.com\n", "Fact.\n\nNote\n[1]: https://z.example.com\n"):
         assert scan_markdown(text).references is None
+
+
+def test_trailing_footnote_definitions_that_give_urls_are_the_references() -> None:
+    # how many writers emit their sources: left in the body they make a second list
+    body = "Fact one.[^1] Fact two.[^src]\n\n"
+    text = body + "[^1]: [Alpha](https://a.example.com/x)\n[^src]: Beta,\n    https://b.example.com/y\n"
+    assert scan_markdown(text).references == (len(body), len(text))
+    # a footnote that is a note keeps the whole block in the body
+    for notes in ("[^1]: A note on the figure.\n", "[^1]: https://a.example.com/x\n[^2]: Only a note.\n"):
+        assert scan_markdown("Fact.[^1]\n\n" + notes).references is None
