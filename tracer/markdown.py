@@ -56,6 +56,8 @@ _INLINE = re.compile(
     | (?P<math>(?<![\\$])\$(?=[^\s$])(?:[^$\n\\]|\\.)+?(?<=[^\s\\])\$(?!\d))
     | (?P<pmath>\\\((?:(?!\n[ \t]*\r?\n)[\s\S])+?\\\)|\\\[(?:(?!\n[ \t]*\r?\n)[\s\S])+?\\\])
     | (?P<url>(?:https?://|www\.)[^\s<>"`\[\]\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+)
+    | (?P<entity>&(?:[A-Za-z][A-Za-z0-9]{1,31}|\#[0-9]{1,7}|\#[xX][0-9A-Fa-f]{1,6});)
+    | (?P<shortcode>(?<![\w:]):[a-z][a-z0-9_+-]{0,40}:(?![\w:]))
     """,
     re.VERBOSE,
 )
@@ -213,6 +215,8 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
             j = min(j, n - 1)
             blocks.add(lines, i, j)
             para_start = -1
+            if t[:1] not in (" ", "\t"):
+                list_ctx = False          # a fence at the margin ends the list
             i = j + 1
             continue
         if indented and para_start < 0 and not list_ctx:
@@ -228,7 +232,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
             list_ctx = False
         # math block
         mm = _MATH_BLOCK_OPEN.match(t)
-        if mm and para_start < 0:
+        if mm and (para_start < 0 or t.strip() in ("$$", "\\[")):  # an opener alone breaks a paragraph
             closer = "$$" if mm.group(1) == "$$" else "\\]"
             rest = t[mm.end():]
             j = i

@@ -57,6 +57,9 @@ _ABBREV_TAIL = re.compile(
     r"(?:\b[A-Za-z]\.){1,}[A-Za-z]?$|\b(?:e\.g|i\.e|etc|vs|Inc|Ltd|Co|Corp|Dept|Mr|Mrs|Ms|Dr|St|No)$"
 )
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_YEAR_BRACKET_AFTER = re.compile(r"\[\d{4}\]|【\d{4}】")
+_YEAR_BRACKET_BEFORE = re.compile(r"(?:\[\d{4}\]|【\d{4}】)\Z")
+_FOOTNOTE_REF_BEFORE = re.compile(r"\[\^[\w.-]{1,40}\]\Z")
 _CONTAINER_PREFIX = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)+")
 
 _MARKER_PATTERNS: dict[str, str] = {
@@ -156,6 +159,20 @@ class _Text:
             p = self.del_end[p]
         return self.body[p - 1] if p > 0 else "\n"
 
+    def year_bracket_near(self, p: int) -> bool:
+        """Is p right next to a bracketed big number ("[2020]", "【2023】")?
+
+        Next to a marker such a number reads as one more citation ("[1][2020]"), so tracing
+        the output again would delete the author's year.
+        """
+        q = p
+        while q in self.del_start:
+            q = self.del_start[q]
+        r = p
+        while r > 0 and r in self.del_end:
+            r = self.del_end[r]
+        return bool(_YEAR_BRACKET_AFTER.match(self.body, q) or _YEAR_BRACKET_BEFORE.search(self.body, 0, r))
+
     def reference_label_at(self, p: int) -> bool:
         """Does a "[label]" that the body defines ("[label]: url") follow p?"""
         while p in self.del_start:
@@ -233,8 +250,13 @@ def _hazard(text: _Text, p: int, style: str) -> bool:
         return True
     if prv == "]" and nxt == "(":  # between the halves of a link the scan did not take for one
         return True
+    if nxt == ":" and prv == "]" and _FOOTNOTE_REF_BEFORE.search(text.body, 0, p):
+        return True  # "x [^1]" + marker + ":" would make the author's "[^1]" read as a marker
     if style == "superscript":
         return False
+    if nxt in "[【" or prv == "】":
+        if text.year_bracket_near(p):
+            return True
     if nxt == "[" and text.reference_label_at(p):  # "[1][统计局]" is a link with the text "1"
         return True
     if prv == "]":  # "[the filing]" + "[1]" reads as the reference link "[the filing][1]"

@@ -418,3 +418,29 @@ def test_trailing_footnote_definitions_that_give_urls_are_the_references() -> No
     # a footnote that is a note keeps the whole block in the body
     for notes in ("[^1]: A note on the figure.\n", "[^1]: https://a.example.com/x\n[^2]: Only a note.\n"):
         assert scan_markdown("Fact.[^1]\n\n" + notes).references is None
+
+
+def test_entities_and_emoji_shortcodes_are_inline_regions() -> None:
+    # a marker placed before their ";" or ":" would split them ("&nbsp[1];", ":tada[1]:")
+    text = "A trial&nbsp;. B &amp; C &#91;1&#93; &#x2014; :tada: :+1: ok. Time 10:30:45, note: this: here.\n"
+    layout = scan_markdown(text)
+    for needle in ("&nbsp;", "&amp;", "&#91;", "&#93;", "&#x2014;", ":tada:"):
+        assert covered(layout, text, needle), needle
+    for needle in ("10:30:45", "note: this: here", "&#91;1"):
+        assert not covered(layout, text, needle), needle
+
+
+def test_a_fence_at_the_margin_ends_the_list() -> None:
+    # so an indented block after it is code again, not a list item's paragraph
+    text = "- item one.\n\n```\ncode\n```\n\n    Wheat prices rose 18% in 2022.\n"
+    assert covered(scan_markdown(text), text, "    Wheat prices rose 18% in 2022.")
+    nested = "- item one.\n\n  ```\n  code\n  ```\n\n    continued paragraph of the item.\n"
+    assert not touched(scan_markdown(nested), nested, "continued paragraph")
+
+
+def test_a_display_math_opener_alone_on_its_line_breaks_a_paragraph() -> None:
+    text = "这一点值得进一步研究\n$$\nx = 1\n$$\n"
+    layout = scan_markdown(text)
+    assert covered(layout, text, "$$\nx = 1\n$$") and not touched(layout, text, "这一点值得进一步研究")
+    inline = "Energy is $$E = mc^2$$ here.\n"
+    assert covered(scan_markdown(inline), inline, "$$E = mc^2$$")

@@ -165,6 +165,20 @@ def test_marker_never_turns_a_following_shortcut_reference_into_its_own_link(sty
     assert out.report.startswith("A fact." + _ONE[style] + "[not defined] here.")
 
 
+@pytest.mark.parametrize("year", ["[2020]", "【2023】"])
+def test_no_marker_goes_next_to_a_bracketed_year(year: str) -> None:
+    # "[1][2020]" reads as two markers, so a second trace would delete the author's year
+    d = doc(["Revenue rose in 2023."], tail=year + "\n")
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)], placement="after")
+    assert out.report.startswith("Revenue rose in 2023[1]." + year)
+
+
+def test_no_marker_goes_between_a_footnote_reference_and_a_colon() -> None:
+    d = doc(["Prices rose 18% in 2022 [^1]:"], tail="\n\nNext.\n")
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)], style="superscript")
+    assert out.report.startswith("Prices rose 18% in 2022 [^1]:<sup>[1]</sup>\n")
+
+
 def test_abbreviation_at_sentence_end_keeps_marker_outside() -> None:
     d = doc(["Output grew in the U.S."])
     out = run(d, {0: [cand(0, 0)]}, [rec(0)])
