@@ -424,7 +424,7 @@ def test_entities_and_emoji_shortcodes_are_inline_regions() -> None:
     # a marker placed before their ";" or ":" would split them ("&nbsp[1];", ":tada[1]:")
     text = "A trial&nbsp;. B &amp; C &#91;1&#93; &#x2014; :tada: :+1: ok. Time 10:30:45, note: this: here.\n"
     layout = scan_markdown(text)
-    for needle in ("&nbsp;", "&amp;", "&#91;", "&#93;", "&#x2014;", ":tada:"):
+    for needle in ("&nbsp;", "&amp;", "&#91;", "&#93;", "&#x2014;", ":tada:", ":+1:"):
         assert covered(layout, text, needle), needle
     for needle in ("10:30:45", "note: this: here", "&#91;1"):
         assert not covered(layout, text, needle), needle
