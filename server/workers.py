@@ -337,8 +337,9 @@ def _work_in_process(data: bytes, slot: int) -> tuple[TraceSummary, bytes]:
 class ProcessWorkers:
     """Traces in `size` worker processes (forkserver), so concurrent calls use that many cores.
 
-    A worker that dies takes down the calls it was running (WorkerCrashed, answered INTERNAL);
-    the pool is then rebuilt for the calls that follow."""
+    A worker that dies breaks the pool, and every call on it with it: the pool is rebuilt and
+    each of those calls is tried once more on it, so only a trace that kills its worker twice
+    fails (WorkerCrashed, answered INTERNAL)."""
 
     mode = "process"
 
@@ -407,7 +408,7 @@ class ProcessWorkers:
                 raise RuntimeError("no free cancel slot for a new trace")
             slot = self._free.pop()
             self._flags[slot] = 0
-            pool = self._pool
+        data = request.SerializeToString()
         state = {"done": False}
         forget: Callable[[], None] = lambda: None  # noqa: E731
 
@@ -416,34 +417,63 @@ class ProcessWorkers:
                 if not state["done"]:
                     self._flags[slot] = 1
 
-        def finished(f: Future[tuple[TraceSummary, bytes]]) -> None:
+        def complete(result: tuple[TraceSummary, pb.TraceResponse] | None, exc: BaseException | None) -> None:
             with self._lock:
                 state["done"] = True
                 self._free.append(slot)
             forget()
-            if f.cancelled():  # queued when the pool shut down
-                out.set_exception(PoolClosed("the server is shutting down; retry elsewhere"))
-                return
-            exc = f.exception()
             if exc is None:
-                summary, data = f.result()
-                out.set_result((summary, pb.TraceResponse.FromString(data)))
-            elif isinstance(exc, BrokenProcessPool):
-                self._replace(pool)
-                out.set_exception(WorkerCrashed(
-                    "the worker process running this trace died (killed, out of memory or crashed)"))
+                assert result is not None
+                out.set_result(result)
             else:
                 out.set_exception(exc)
 
-        try:
-            future = pool.submit(_work_in_process, request.SerializeToString(), slot)
-        except BrokenProcessPool:
+        def crashed() -> WorkerCrashed:
+            return WorkerCrashed("the worker process running this trace died (killed, out of memory or "
+                                 "crashed), here and when the trace was tried again")
+
+        def run(retries: int) -> None:
+            """Hand the trace to the current pool. When a worker dies, the pool breaks and every
+            call on it fails with it; each is tried once more on the rebuilt pool, so only a trace
+            that kills its worker again (or a call cancelled meanwhile) fails."""
             with self._lock:
-                self._free.append(slot)
-            self._replace(pool)
-            raise WorkerCrashed("the worker pool was broken by a crashed worker; retry") from None
+                pool, closed = self._pool, self._closed
+            if closed:
+                complete(None, PoolClosed("the server is shutting down; retry elsewhere"))
+                return
+            try:
+                future = pool.submit(_work_in_process, data, slot)
+            except BrokenProcessPool:
+                self._replace(pool)
+                if retries and not self._flags[slot]:
+                    run(retries - 1)
+                else:
+                    complete(None, crashed())
+                return
+            except RuntimeError:  # shut down between the check above and the submit
+                complete(None, PoolClosed("the server is shutting down; retry elsewhere"))
+                return
+            future.add_done_callback(lambda f: finished(f, pool, retries))
+
+        def finished(f: Future[tuple[TraceSummary, bytes]], pool: ProcessPoolExecutor, retries: int) -> None:
+            if f.cancelled():  # queued when the pool shut down
+                complete(None, PoolClosed("the server is shutting down; retry elsewhere"))
+                return
+            exc = f.exception()
+            if exc is None:
+                summary, payload = f.result()
+                complete((summary, pb.TraceResponse.FromString(payload)), None)
+            elif isinstance(exc, BrokenProcessPool):
+                self._replace(pool)
+                if retries and not self._flags[slot]:
+                    run(retries - 1)
+                else:
+                    complete(None, crashed())
+            else:
+                complete(None, exc)
+
         forget = cancel.on_set(cancelled)
-        future.add_done_callback(finished)
+        run(1)
         return out
 
     def _replace(self, broken: ProcessPoolExecutor) -> None:

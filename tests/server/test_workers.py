@@ -141,6 +141,21 @@ def test_a_crashed_worker_fails_only_its_call_and_is_replaced(procs) -> None:
     wait_until(lambda: procs.service.in_flight == 0, what="slots released")
 
 
+def test_a_worker_killed_from_outside_costs_no_call(procs, tmp_path: Path) -> None:
+    """A dead worker breaks the whole pool: the calls on it, its own included, are tried once
+    more on the rebuilt pool, so a worker the OOM killer took fails no call."""
+    stub = procs.stub()
+    crashes = procs.running.metrics.registry.get_sample_value("source_tracer_worker_crashes_total") or 0.0
+    other = stub.Trace.future(_request("#!sleep 1.5"), timeout=60)  # busy on the other worker
+    wait_until(lambda: procs.service.in_flight == 1, what="the first call in flight")
+    killed = stub.Trace(_request(f"#!crash-once {tmp_path}"), timeout=60)
+    assert (tmp_path / "crashed").exists() and killed.citations
+    assert other.result().citations
+    registry = procs.running.metrics.registry
+    assert (registry.get_sample_value("source_tracer_worker_crashes_total") or 0.0) == crashes
+    wait_until(lambda: procs.service.in_flight == 0, what="slots released")
+
+
 def test_worker_processes_tune_their_collector_after_loading(procs) -> None:
     response = procs.stub().Trace(_request("#!gc"), timeout=60)
     *_, pid, collector = response.warnings

@@ -6,6 +6,8 @@ pickle by reference). The first line of the report scripts what happens:
     #!wait-cancel DIR        wait for the call's cancel flag, write DIR/cancelled, stop
     #!wait-cancel-slow DIR   the same, but take 2 s to stop after DIR/cancelled (then DIR/stopped)
     #!crash                  kill the worker process
+    #!crash-once DIR         kill the worker process unless DIR/crashed exists (then create it)
+    #!sleep S                as #!pid, after sleeping S seconds
     #!bug                    raise an unexpected exception
     #!gc                     as #!pid, then "gc=<gen0 threshold>,<objects frozen>" as the last warning
 """
@@ -49,6 +51,13 @@ def scripted_trace(report: str, records: Any, options: Any, **kw: Any) -> TraceR
             raise CancelledError("cancelled while waiting")
     elif what == "#!crash":
         os.kill(os.getpid(), signal.SIGKILL)
+    elif what == "#!crash-once":
+        flag = Path(words[1]) / "crashed"
+        if not flag.exists():
+            flag.touch()
+            os.kill(os.getpid(), signal.SIGKILL)
+    elif what == "#!sleep":
+        time.sleep(float(words[1]))
     elif what == "#!bug":
         raise KeyError("simulated bug")
     result = trace(report, records, options, **kw)
