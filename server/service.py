@@ -84,6 +84,9 @@ def add_to_server(service: SourceTracerService, server: grpc.aio.Server) -> None
     server.add_registered_method_handlers(name, handlers)
 
 
+_FRAME_RESERVE = 64  # bytes of a message's gRPC framing, kept free under max_message_bytes
+
+
 @dataclass(slots=True)
 class _Outcome:
     code: grpc.StatusCode
@@ -218,6 +221,13 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         except Exception:
             log("internal error", logging.ERROR, request_id=rid, traceback=_format_exc())
             return _Outcome(grpc.StatusCode.INTERNAL, f"internal error (request id {rid})")
+        size, limit = response.ByteSize(), self._config.max_message_bytes - _FRAME_RESERVE
+        if size > limit:
+            # gRPC would refuse to send it, after all the work, and end a stream with it
+            return _Outcome(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                            f"response: {size} bytes, over the server's max_message_bytes "
+                            f"({self._config.max_message_bytes}); ask for fewer sources "
+                            "(options.max_sources) or send a shorter report", None, summary)
         return _Outcome(grpc.StatusCode.OK, "", response, summary, (time.perf_counter() - submitted) * 1000)
 
     def _record(

@@ -287,6 +287,30 @@ def test_message_over_transport_limit_is_resource_exhausted() -> None:
         srv.close()
 
 
+def test_a_response_over_the_message_limit_is_an_answer_not_a_broken_call() -> None:
+    """The request fits but its answer would not: gRPC would refuse to send it after all the
+    work (and end a stream with it). The call, or that stream item, gets RESOURCE_EXHAUSTED."""
+    srv = InProcessServer(base_config(max_message_bytes=1024))
+    try:
+        big = pb.TraceRequest(id="big", report=EN_REPORT, records=records_pb(EN_RECORDS))
+        assert big.ByteSize() < 1024
+        with pytest.raises(grpc.RpcError) as err:
+            srv.stub().Trace(big, metadata=(("x-request-id", "big-1"),), timeout=30)
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        details = err.value.details()
+        assert "max_message_bytes (1024)" in details and "options.max_sources" in details
+        trailers = err.value.trailing_metadata()
+        assert ("grpc-retry-pushback-ms", "-1") in trailers and ("x-request-id", "big-1") in trailers
+        items = [pb.TraceRequest(id="a", report="Plain text."), big,
+                 pb.TraceRequest(id="c", report="More text.")]
+        got = {r.id: r.status for r in srv.stub().TraceStream(iter(items), timeout=30)}
+        assert set(got) == {"a", "big", "c"}
+        assert got["big"].code == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
+        assert got["a"].code == got["c"].code == 0
+    finally:
+        srv.close()
+
+
 class StreamCountingProxy:
     """A TCP proxy in front of a server that counts the HTTP/2 streams (calls and their
     retry attempts) the client opens: HEADERS frames on a new odd stream id."""
