@@ -1022,7 +1022,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=0, help="local worker processes (default: number of cores)")
     p.add_argument("--engine", choices=("local", "ray"), default="local")
     p.add_argument("--ray-address", default="", help="Ray cluster address (default: start a local Ray)")
-    p.add_argument("--server", default="", metavar="HOST:PORT[,HOST:PORT...]",
+    p.add_argument("--server", default=None, metavar="HOST:PORT[,HOST:PORT...]",
                    help="fan the work out to running services over TraceStream")
     p.add_argument("--window", type=int, default=0,
                    help="items in flight per worker pool / per server (default: 4 x workers; per server "
@@ -1082,16 +1082,19 @@ def _run(args: argparse.Namespace) -> int:
             pass
     except OSError as exc:
         raise BulkError(f"{args.input}: cannot read: {exc.strerror or exc}") from None
-    if args.server and args.engine == "ray":
+    if args.server is not None and args.engine == "ray":
         raise BulkError("--server and --engine ray are alternatives; pick one")
-    if args.workers < 0 or args.window < 0 or args.timeout < 0:
+    if args.workers < 0 or args.window < 0 or not (math.isfinite(args.timeout) and args.timeout >= 0):
         raise BulkError("--workers, --window and --timeout must be >= 0")
+    if args.server is not None and args.timeout:
+        raise BulkError("--timeout is for the local and ray engines; with --server, each service's "
+                        "own deadlines apply (drop --timeout)")
     if args.engine == "ray" and importlib.util.find_spec("ray") is None:  # before OUT is touched
         raise BulkError("--engine ray needs the optional extra: pip install 'source-tracer[ray]'")
     workers = args.workers or default_workers()
     shape = args.output_shape
     default_style = openjiuwen.MARKER_STYLE if shape == "openjiuwen" else ""
-    targets = _parse_targets(args.server) if args.server else []
+    targets = _parse_targets(args.server) if args.server is not None else []
     llm_args, llm_section = _llm_config(args)
     tls_ca: bytes | None = None
     if args.server_tls_ca:

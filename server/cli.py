@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import math
 import sys
 from collections.abc import Callable
 from types import ModuleType
@@ -166,8 +167,8 @@ def run_trace(args: argparse.Namespace) -> int:
     from tracer.pipeline import trace
 
     try:
-        if args.timeout < 0:
-            raise InputError(f"--timeout: must be >= 0, got {args.timeout:g}")
+        if not (math.isfinite(args.timeout) and args.timeout >= 0):  # NaN too
+            raise InputError(f"--timeout: must be >= 0 seconds, got {args.timeout:g}")
         if args.report == "-" and args.records == "-":
             raise InputError("REPORT and RECORDS cannot both be stdin")
         report = read_text(args.report, "report")

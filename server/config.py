@@ -68,8 +68,10 @@ class ServerConfig:
         if self.stream_concurrency < 0:
             raise ConfigError("server.stream_concurrency: must be >= 0 (0 = max(4, workers)), "
                               f"got {self.stream_concurrency}")
-        if self.grace_s < 0:
-            raise ConfigError(f"server.grace: must be >= 0, got {self.grace_s}")
+        if not (0 <= self.grace_s <= 86_400):  # NaN fails too
+            raise ConfigError(f"server.grace: must be 0..86400 seconds, got {self.grace_s}")
+        if not 0 <= self.metrics_port <= 65535:
+            raise ConfigError(f"server.metrics_port: must be 0..65535 (0 = none), got {self.metrics_port}")
         if self.max_message_bytes < 1024:
             raise ConfigError(f"server.max_message_bytes: must be >= 1024, got {self.max_message_bytes}")
         for f in fields(Limits):
@@ -120,6 +122,10 @@ def _coerce(name: str, value: Any, typ: type) -> Any:
             raise ValueError(value)
         if typ is int and isinstance(value, bool):
             raise ValueError(value)
+        if typ is int and isinstance(value, float):
+            if not value.is_integer():
+                raise ValueError(value)  # "workers = 2.5" is no count of workers
+            return int(value)
         return typ(value)
     except (TypeError, ValueError):
         raise ConfigError(f"{name}: expected {typ.__name__}, got {value!r}") from None

@@ -577,3 +577,18 @@ def test_an_input_that_cannot_be_read_is_a_usage_error_and_leaves_no_output(
         assert code == 2
         assert f"{src}: {says}" in capsys.readouterr().err
         assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_server_flag_values_that_would_be_ignored_are_usage_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from server import bulk as bulk_module
+
+    write_cases(tmp_path / "in.jsonl", 1)
+    for extra, says in ((["--server", ""], "--server: no host:port given"),
+                        (["--server", "127.0.0.1:1", "--timeout", "5"], "--timeout is for the local and ray"),
+                        (["--timeout", "nan"], "--timeout must be >= 0")):
+        code = bulk_module.main([str(tmp_path / "in.jsonl"), str(tmp_path / "out.jsonl"), *extra])
+        assert code == 2
+        assert says in capsys.readouterr().err
+        assert not (tmp_path / "out.jsonl").exists()

@@ -215,6 +215,11 @@ def test_config_precedence(tmp_path: Path) -> None:
         ("[tls]\ncert = 'a'\n", "tls"),
         ("[nope]\na = 1\n", "[nope]"),
         ("not toml [", "invalid TOML"),
+        ("[server]\ngrace = nan\n", "server.grace: must be 0..86400"),
+        ("[server]\ngrace = inf\n", "server.grace: must be 0..86400"),
+        ("[server]\nworkers = 2.5\n", "workers: expected int, got 2.5"),
+        ("[server]\nmetrics_port = 70000\n", "server.metrics_port: must be 0..65535"),
+        ("[server]\nmetrics_port = -5\n", "server.metrics_port: must be 0..65535"),
     ],
 )
 def test_bad_config_names_the_key(tmp_path: Path, toml: str, needle: str) -> None:
@@ -223,6 +228,22 @@ def test_bad_config_names_the_key(tmp_path: Path, toml: str, needle: str) -> Non
     with pytest.raises(ConfigError) as err:
         load_config(_args(config=path), env={})
     assert needle in str(err.value)
+
+
+def test_a_whole_float_is_a_count_and_env_values_are_checked_alike(tmp_path: Path) -> None:
+    path = tmp_path / "c.toml"
+    path.write_text("[server]\nworkers = 2.0\n")
+    assert load_config(_args(config=path), env={}).workers == 2
+    for key, value, needle in (("GRACE", "nan", "server.grace"),
+                               ("METRICS_PORT", "70000", "server.metrics_port")):
+        with pytest.raises(ConfigError, match=needle):
+            load_config(None, env={f"SOURCE_TRACER_{key}": value})
+
+
+def test_trace_timeout_must_be_a_number_of_seconds(files, capsys) -> None:
+    code, err = run_main("trace", str(files["en_report"]), str(files["en_records"]), "--timeout", "nan",
+                         capsys=capsys)
+    assert code == 2 and "--timeout: must be >= 0 seconds, got nan" in err
 
 
 def test_serve_bad_config_exits_2(tmp_path: Path) -> None:
