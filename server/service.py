@@ -288,9 +288,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         try:
             outcome = await self._run_one(request, slot, cancel, deadline, rid)
         except asyncio.CancelledError:
-            passed = deadline is not None and time.monotonic() >= deadline
-            code = grpc.StatusCode.DEADLINE_EXCEEDED if passed else grpc.StatusCode.CANCELLED
-            self._record("Trace", rid, request, _Outcome(code, "call cancelled by the client"), t0)
+            self._record("Trace", rid, request, _ended(deadline), t0)
             raise
         finally:
             if timer is not None:
@@ -335,7 +333,11 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
 
         async def one(request: pb.TraceRequest) -> None:
             t0 = time.perf_counter()
-            outcome = await self._run_one(request, slot, cancel, deadline, rid)
+            try:
+                outcome = await self._run_one(request, slot, cancel, deadline, rid)
+            except asyncio.CancelledError:  # the stream ended under it: still one log line an item
+                self._record("TraceStream", rid, request, _ended(deadline), t0)
+                raise
             self._record("TraceStream", rid, request, outcome, t0)
             if outcome.response is None:
                 resp = pb.TraceResponse(id=request.id, status=pb.Status(code=outcome.code.value[0],
@@ -352,6 +354,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
             # drain for its whole grace period, then cut the stream and waste the work.)
             items = request_iterator.__aiter__()
             drain = asyncio.ensure_future(self._drain_started.wait())
+            nxt: asyncio.Future[pb.TraceRequest] | None = None
             try:
                 while not drain.done():
                     nxt = asyncio.ensure_future(items.__anext__())
@@ -377,6 +380,11 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
                     await asyncio.gather(*list(tasks))
             finally:
                 drain.cancel()
+                if nxt is not None and not nxt.done():
+                    # a read left pending may still end (StopAsyncIteration, an error): take its
+                    # outcome, or asyncio prints "Task exception was never retrieved" on stderr
+                    nxt.cancel()
+                    nxt.add_done_callback(_consume)
                 await done.put(None)
 
         reader = asyncio.create_task(read())
@@ -416,6 +424,18 @@ class _Slot:
             last = self._holds == 0
         if last:
             self._service._slot_released()
+
+
+def _ended(deadline: float | None) -> _Outcome:
+    """The outcome of a call or stream item that ended before its trace did."""
+    if deadline is not None and time.monotonic() >= deadline:
+        return _Outcome(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline exceeded")
+    return _Outcome(grpc.StatusCode.CANCELLED, "call cancelled by the client")
+
+
+def _consume(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def _format_exc() -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import signal
 import socket
+import time
 from collections.abc import Iterator
 
 import grpc
@@ -134,3 +135,30 @@ def test_a_drain_ends_an_open_stream_once_its_items_in_progress_are_answered() -
     assert took < 10, f"the drain waited {took:.1f} s for an open stream"
     assert {code for _, code in answers} <= {0, grpc.StatusCode.UNAVAILABLE.value[0]}
     assert len({i for i, _ in answers}) == len(answers)  # each item answered once
+
+
+def test_a_stream_the_client_cancels_logs_every_item_it_started_and_only_json() -> None:
+    """Items in progress when the client goes away get their `trace` line (CANCELLED), and the
+    read the stream had pending leaves nothing for asyncio to print ("Task exception was never
+    retrieved") on the server's JSON-lines stderr."""
+    srv = SubprocessServer("--grace", "30")
+    try:
+        with grpc.insecure_channel(srv.address) as channel:
+            stub = tracer_pb2_grpc.SourceTracerStub(channel)
+
+            def items() -> Iterator[pb.TraceRequest]:
+                yield from (_heavy_request(i) for i in range(6))
+                time.sleep(30)  # keep the stream open: the server has a read pending
+
+            call = stub.TraceStream(items(), timeout=60)
+            next(call)
+            call.cancel()
+        wait_until(lambda: sum(e.get("method") == "TraceStream" for e in srv.logs) >= 4,
+                   what="a trace line for each item the stream worked on", timeout=30)
+        srv.terminate(signal.SIGTERM)
+        assert srv.wait() == 0
+        lines = [e for e in srv.logs if e.get("method") == "TraceStream"]
+        assert "CANCELLED" in {e["code"] for e in lines}
+        assert [e for e in srv.logs if "raw" in e] == []
+    finally:
+        srv.close()
