@@ -5,12 +5,15 @@ Request ids, logs and metrics live in the servicer (they need the call's outcome
 from __future__ import annotations
 
 import hmac
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
 
+from server.logs import log
 from server.metrics import Metrics
+from server.service import request_id_of
 
 # Generic clients and orchestrators must reach these without a token.
 OPEN_METHOD_PREFIXES = (
@@ -51,15 +54,20 @@ class BearerTokenAuth(grpc.aio.ServerInterceptor):
             return handler
         if self._metrics is not None:
             self._metrics.rejected.labels(reason="auth").inc()
-        return _deny_like(handler)
+        return _deny_like(handler, method)
 
 
-def _deny_like(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
-    """A handler of the same shape as `handler` that answers UNAUTHENTICATED."""
+def _deny_like(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+    """A handler of the same shape as `handler` that answers UNAUTHENTICATED, with the call's
+    request id in its trailers and a log line, like every other answer."""
     message = "missing or invalid 'authorization: Bearer <token>' metadata"
 
     async def deny(_request: Any, context: grpc.aio.ServicerContext) -> None:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+        rid = request_id_of(context)
+        log("auth refused", logging.WARNING, request_id=rid, method=method.rsplit("/", 1)[-1],
+            code="UNAUTHENTICATED")
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message,
+                            trailing_metadata=(("x-request-id", rid),))
 
     kwargs = {
         "request_deserializer": handler.request_deserializer,

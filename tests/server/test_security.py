@@ -42,6 +42,22 @@ def test_no_token_is_unauthenticated(auth_server) -> None:
     assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
 
+def test_a_refused_call_carries_its_request_id_and_is_logged(auth_server, monkeypatch) -> None:
+    from server import interceptors
+
+    logged: list[tuple[str, dict[str, object]]] = []
+    monkeypatch.setattr(interceptors, "log", lambda event, level, **fields: logged.append((event, fields)))
+    with pytest.raises(grpc.RpcError) as err:
+        auth_server.stub().Trace(_request(), metadata=(("x-request-id", "job-9"),))
+    assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert ("x-request-id", "job-9") in err.value.trailing_metadata()
+    assert logged == [("auth refused", {"request_id": "job-9", "method": "Trace", "code": "UNAUTHENTICATED"})]
+    with pytest.raises(grpc.RpcError) as err:
+        list(auth_server.stub().TraceStream(iter([_request()])))
+    generated = dict(err.value.trailing_metadata())["x-request-id"]
+    assert len(generated) == 32 and logged[-1][1]["request_id"] == generated
+
+
 def test_wrong_token_is_unauthenticated(auth_server) -> None:
     for value in ("Bearer nope", TOKEN, f"bearer {TOKEN}x", "Basic abc"):
         with pytest.raises(grpc.RpcError) as err:
