@@ -34,6 +34,7 @@ from google.protobuf import json_format
 from server.convert import STREAM_CONCURRENCY_KEY
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from tracer import __version__, openjiuwen
+from tracer import records as records_stage
 from tracer.errors import InvalidInputError
 
 # ---------------------------------------------------------------------------------------------
@@ -142,27 +143,52 @@ def _wire_record(item: object, group: str = "") -> pb.Record:
     return rec
 
 
-def _flat_records(obj: Mapping[str, Any]) -> list[tuple[str, object]]:
+def _flat_records(obj: Mapping[str, Any]) -> tuple[list[tuple[str, object]], list[str]]:
     """(source_type group, record) for the line's records in order: a list, a
-    {source_type: [records]} mapping, or openJiuwen's classified_content."""
+    {source_type: [records]} mapping, or openJiuwen's classified_content; and the warnings for
+    what the flattening skipped (the records stage's own rules, as for `trace`)."""
     if openjiuwen.is_openjiuwen_input(obj):
         items = obj["classified_content"]
         if not isinstance(items, list):
             raise InvalidInputError("classified_content", "must be a list")
-        return [("", r) for r in openjiuwen.records_from_classified_content(items)]
+        return [("", r) for r in openjiuwen.records_from_classified_content(items)], []
     raw = obj.get("records")
     if raw is None:
-        return []
-    if isinstance(raw, list):
-        return [("", r) for r in raw]
-    if isinstance(raw, Mapping):
-        out: list[tuple[str, object]] = []
-        for group, items in raw.items():
-            if not isinstance(items, list):
-                raise InvalidInputError(f"records.{group}", "must be a list of records")
-            out.extend((str(group), r) for r in items)
-        return out
-    raise InvalidInputError("records", "must be a list of records or a {source_type: [records]} object")
+        return [], []
+    if not isinstance(raw, (list, Mapping)):
+        raise InvalidInputError("records", "must be a list of records or a {source_type: [records]} object")
+    return records_stage.flatten_records(raw)
+
+
+def _record_notes(
+    raw: object, flat: list[tuple[str, object]], skipped: list[str]
+) -> tuple[tuple[str, ...], set[int]]:
+    """The records stage's warnings for this line when the wire form would lose their reason
+    (a record that is not an object, a url, title or content that is not a string, a skipped
+    group): the wire Record has only strings, so such a record arrives empty and would be
+    reported as "empty url". Also the positions the records stage drops, which must arrive
+    empty so that they are dropped on the wire too. ((), set()) when nothing is lost (the common
+    case, checked cheaply)."""
+    lossy = bool(skipped)
+    for _group, item in flat:
+        if lossy:
+            break
+        if not isinstance(item, Mapping):
+            lossy = True
+            break
+        for aliases in (_RECORD_ALIASES["url"], _RECORD_ALIASES["title"], _RECORD_ALIASES["content"]):
+            if any(not isinstance(item.get(k), (str, type(None))) for k in aliases):
+                lossy = True
+                break
+        meta = item.get("metadata")
+        if meta is not None and (not isinstance(meta, Mapping)
+                                 or any(_scalar_str(v) is None for v in meta.values())):
+            lossy = True
+    if not lossy:
+        return (), set()
+    # the stage's own run over the same flattening: its warnings, in its order
+    kept, warnings = records_stage.normalize_records(raw if raw is not None else [r for _g, r in flat])
+    return tuple(warnings), set(range(len(flat))) - {r.index for r in kept}
 
 
 def _enum_option(key: str, value: object) -> Any:
@@ -219,6 +245,7 @@ class Item:
     line: int
     id: str
     request: bytes  # pb.TraceRequest, serialized (cheap to ship to processes and Ray)
+    notes: tuple[str, ...] = ()  # the records warnings the wire form loses (see _record_notes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,13 +280,17 @@ def parse_line(line: int, raw: bytes, default_style: str = "") -> Item | BadLine
         return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: report: must be a string")
     try:
         options = options_to_pb(obj.get("options"))
-        records = [_wire_record(r, group) for group, r in _flat_records(obj)]
+        flat, skipped = _flat_records(obj)
+        notes, dropped = _record_notes(
+            None if openjiuwen.is_openjiuwen_input(obj) else obj.get("records"), flat, skipped)
+        records = [pb.Record() if i in dropped else _wire_record(r, group)
+                   for i, (group, r) in enumerate(flat)]
     except InvalidInputError as exc:
         return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: {exc}")
     if default_style and not options.style:
         options.style = default_style
     req = pb.TraceRequest(report=obj["report"], records=records, options=options, id=item_id)
-    return Item(line, item_id, req.SerializeToString())
+    return Item(line, item_id, req.SerializeToString(), notes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,6 +316,19 @@ def response_line(req: pb.TraceRequest, line: int, resp: pb.TraceResponse, shape
         )
         return orjson.dumps({"id": req.id, **out, "warnings": d["warnings"]})
     return orjson.dumps({"id": d.pop("id"), **d})
+
+
+def with_record_notes(line: bytes, notes: tuple[str, ...]) -> bytes:
+    """An answered line with its records warnings replaced by the records stage's own (`notes`),
+    at their place (first, where the records stage puts them)."""
+    d = orjson.loads(line)
+    warnings = d.get("warnings")
+    if not isinstance(warnings, list):
+        return line
+    at = next((i for i, w in enumerate(warnings) if w.startswith(("record ", "records"))), 0)
+    kept = [w for w in warnings if not w.startswith(("record ", "records"))]
+    d["warnings"] = [*kept[:at], *notes, *kept[at:]]
+    return orjson.dumps(d)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1111,9 +1155,20 @@ def _run(args: argparse.Namespace) -> int:
     total = max(0, count_lines(args.input) - out.lines_present)
     progress = Progress(total, args.progress, args.progress_every, sys.stderr)
 
-    def write(_n: int, line: bytes, ok: bool) -> None:
+    notes: dict[int, tuple[str, ...]] = {}  # line -> records warnings to put back in its output
+
+    def write(n: int, line: bytes, ok: bool) -> None:
+        noted = notes.pop(n, None)
+        if noted and ok:
+            line = with_record_notes(line, noted)
         out.write(line)
         progress.add(ok)
+
+    def noting(items: Iterator[Item]) -> Iterator[Item]:
+        for item in items:
+            if item.notes:
+                notes[item.line] = item.notes
+            yield item
 
     emit: Emit = write
     dispatched: Callable[[int], None] | None = None
@@ -1121,7 +1176,7 @@ def _run(args: argparse.Namespace) -> int:
         in_order = InOrder(write)
         emit, dispatched = in_order, in_order.dispatched
     try:
-        items = read_items(args.input, out, emit, progress, default_style, dispatched)
+        items = noting(read_items(args.input, out, emit, progress, default_style, dispatched))
         if targets:
             metadata: tuple[tuple[str, str], ...] = ()
             if args.auth_token:

@@ -27,6 +27,7 @@ from tracer.models import Passage, Record
 
 __all__ = [
     "canonical_url",
+    "flatten_records",
     "is_link",
     "normalize_records",
     "parse_records_text",
@@ -400,6 +401,14 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
         metadata=_metadata(item.get("metadata"), index, warnings),
         source_key=source_key(url) if url else "id:" + opt["id"],
     )
+
+
+def flatten_records(raw: object) -> tuple[list[tuple[str, object]], list[str]]:
+    """`raw` flattened as `normalize_records` flattens it: (group source_type, item) pairs in
+    request order (their positions are the records' indices), and the warnings for what was
+    skipped (a non-list group such as ``"query": "…"``). Raises InvalidInputError like it."""
+    warnings: list[str] = []
+    return list(_flatten(raw, warnings)), warnings
 
 
 def normalize_records(raw: object) -> tuple[list[Record], list[str]]:

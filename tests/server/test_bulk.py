@@ -592,3 +592,28 @@ def test_server_flag_values_that_would_be_ignored_are_usage_errors(
         assert code == 2
         assert says in capsys.readouterr().err
         assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_bad_records_are_reported_as_the_trace_command_reports_them(tmp_path: Path) -> None:
+    """The wire Record holds only strings, so a record that is no object (or has a number for a
+    url) would arrive empty; bulk still words each drop, and drops the same records, as `trace`."""
+    from tracer import trace
+
+    fact = "In 2023, battery electric vehicles accounted for 82.4% of new car sales in Norway."
+    good = {"url": "https://b.example.com/ev", "title": "EV", "content": fact}
+    cases = {
+        "list": [1, None, {"url": "x"}, {"url": 5, "id": "k", "content": "c"}, good, dict(good)],
+        "grouped": {"web": [good, {"url": "https://c.example.com", "content": 7}], "query": "q"},
+        "metadata": [{**good, "metadata": {"tags": {"a": 1}, "n": 3}}],
+    }
+    (tmp_path / "in.jsonl").write_text(
+        "".join(json.dumps({"id": k, "report": fact, "records": v}) + "\n" for k, v in cases.items()))
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    got = by_id([json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()])
+    for key, records in cases.items():
+        want = trace(fact, records)
+        assert got[key]["warnings"] == list(want.warnings), key
+        assert got[key]["stats"]["records_dropped"] == want.stats.records_dropped, key
+        assert [s["record_index"] for c in got[key]["citations"] for s in c["sources"]] == [
+            s.record_index for c in want.citations for s in c.sources], key
