@@ -18,7 +18,7 @@ from tracer.models import Layout, Sentence, Span
 
 _PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
 _LIST = re.compile(
-    r"(?:[-*+•·][ \t]+|\d{1,3}[.)][ \t]+|\d{1,3}、[ \t]*|[(（]\d{1,2}[)）][ \t]*"
+    r"(?:[-*+•·][ \t]+|\d{1,3}[.)][ \t]+|\d{1,3}[、．）][ \t]*|[(（]\d{1,2}[)）][ \t]*"
     r"|[一二三四五六七八九十]{1,3}、[ \t]*|[①-⑳][ \t]*)(?:\[[ xX]\][ \t]+)?"
 )
 _PSEUDO_HEADING = re.compile(r"(\*\*|__)[^*_\n].*?\1[ \t]*[:：]?[ \t]*")
@@ -35,14 +35,15 @@ _HAS_WORD = re.compile(r"[^\W_]", re.UNICODE)
 
 # abbreviations after which a period never ends a sentence
 _NEVER_END = frozenset(
-    """mr mrs ms dr prof sr jr st vs v e.g i.e cf al fig figs dept approx ca vol vols pp ed eds gen gov
-    sen rep mt ave blvd op ref refs eq eqs sec ch art para viz resp esp incl min max govt assn univ
-    est dist hon rev capt col lt sgt cmdr adm maj messrs mme mlle""".split()
+    """mr mrs ms dr prof vs v e.g i.e cf al fig figs dept approx vols pp eds gov sen rep mt blvd refs
+    eq eqs viz resp esp incl govt assn univ dist hon capt lt sgt cmdr adm maj messrs mme mlle""".split()
 )
-# a period after these ends a sentence only before a typical sentence opener
+# a period after these ends a sentence only before a typical sentence opener (some are words or
+# units too: "state-of-the-art.", "HBO Max.", "18 min.", "Martin Luther King Jr. He")
 _MAYBE_END = frozenset(
     """etc inc ltd co corp llc plc bros u.s u.k u.n e.u a.m p.m ph.d u.s.a p.r.c no nos jan feb mar
-    apr jun jul aug sep sept oct nov dec""".split()
+    apr jun jul aug sep sept oct nov dec sr jr st ca vol ed gen ave op ref sec ch art para min max
+    est rev col""".split()
 )
 # names whose "!" is part of the name: it ends a sentence only before a typical sentence opener
 _BANG_NAMES = frozenset("yahoo jeopardy shout panic wham oklahoma airplane oliver".split())
@@ -212,16 +213,27 @@ class _Splitter:
             if p[0] == "…" and q < unit_end and follow.isspace() and nx_ch.islower():
                 return False
             return True
-        if not follow.isspace():
-            # "3.5", "e.g.,", "U.S.-China", "example.com": no boundary; "数据.下一句" / "Yes!是的" are
-            if not _CJK.match(follow):
-                return False
-            return p != "." or (p_start > 0 and bool(_CJK.match(text[p_start - 1])))
         wm = _WORD_BEFORE.search(text, max(0, p_start - 40), p_start)
         word = wm.group(0).lower() if wm else ""
+        if wm is not None and len(wm.group(0)) > 1 and wm.group(0).isupper() and "." not in wm.group(0):
+            word = "ACRONYM"  # "the SEC.", "in CA.", "on MMLU.": no abbreviation
+        elif wm is not None and wm.start() > 0 and text[wm.start() - 1] == "-":
+            word = "COMPOUND"  # "state-of-the-art."
+        if not follow.isspace():
+            # "3.5", "e.g.,", "U.S.-China", "example.com": no boundary; "数据.下一句" / "Yes!是的" /
+            # "增长37.9%.渗透率" / "Sonnet.该模型" are, but not "图1.所示" or "Inc.发布"
+            if not _CJK.match(follow):
+                return False
+            if p != ".":
+                return True
+            prev = text[p_start - 1] if p_start > 0 else ""
+            return not prev.isdigit() and word not in _NEVER_END and word not in _MAYBE_END \
+                and "." not in word
         nw = _NEXT_WORD.match(text, nx)
         next_word = nw.group(0).lower() if nw else ""
         starter = next_word in _STARTERS and nx_ch.isupper()
+        if nx_ch.islower() and nw is not None and any(c.isupper() for c in nw.group(0)[1:]):
+            nx_ch = nx_ch.upper()  # "mRNA", "iPhone", "eBay" open a sentence like capitals do
         if p == "!" and wm is not None and word in _BANG_NAMES and wm.group(0)[0].isupper():
             return starter or bool(_CJK.match(nx_ch))  # "Shout! Factory released" vs "Yahoo! The firm"
         if "!" in p or "?" in p:
@@ -241,6 +253,46 @@ class _Splitter:
         return not nx_ch.islower()
 
 
+_AMBIGUOUS_CLOSERS = "*_\"'"
+
+
+def _closing(text: str, start: int, p: int, closers: str) -> int:
+    """How many of the closers after the punctuation at p end the sentence that began at start.
+
+    Quotes and brackets always do; "*", "_", '"' and "'" open as often as they close, so a run of
+    them stays with the sentence only when the sentence has one open: "**Bold.**" keeps its "**",
+    "增长37.9%。**值得注意的是**" leaves it to the next sentence.
+    """
+    n = 0
+    while n < len(closers):
+        ch = closers[n]
+        run = len(closers[n:]) - len(closers[n:].lstrip(ch)) if ch in _AMBIGUOUS_CLOSERS else 1
+        if ch in _AMBIGUOUS_CLOSERS:
+            before = text[start:p]
+            if ch == "'":  # apostrophes ("it's") are no quotes
+                opened = sum(1 for i, c in enumerate(before) if c == "'" and not (
+                    0 < i < len(before) - 1 and before[i - 1].isalpha() and before[i + 1].isalpha()))
+                is_open = opened % 2 == 1
+            else:
+                is_open = before.count(ch) % (2 * run) != 0
+            if not is_open:
+                break
+        n += run
+    return n
+
+
+def _still_open(text: str, start: int, ps: int, b: int, punct: str) -> bool:
+    """Is the punctuation at ps inside a title or bracket that is still open?
+
+    "《AI会取代人类吗？》一书指出" is one sentence; so is "（数据来源：IDC；Gartner）显示".
+    """
+    head = text[start:ps]
+    if head.count("《") > head.count("》"):
+        return True
+    seg = text[start:b]
+    return punct[0] in "；;" and seg.count("（") + seg.count("(") > seg.count("）") + seg.count(")")
+
+
 def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
     """Sentence spans of the body, in order, ids 0..n-1 (see docs/segmentation.md)."""
     sp = _Splitter(text, layout)
@@ -251,8 +303,11 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
         cur = sp.next_content(unit, unit_start)
         for rs, re_ in unit.ranges:
             for m in _BOUNDARY.finditer(text, rs, re_):
-                ps, b = m.start(), m.end()
+                ps = m.start()
                 if ps < cur or sp.cursor.inside(ps):
+                    continue
+                b = m.end("p") + _closing(text, cur, ps, m.group("c"))
+                if _still_open(text, cur, ps, b, m.group("p")):
                     continue
                 if sp.is_boundary(unit, ps, m.group("p"), b):
                     _emit(text, sp, spans, cur, b, unit)

@@ -225,3 +225,37 @@ def test_large_report_linear() -> None:
     sents = seg(text)
     assert len(sents) == 3 * 1500
     assert sents[-1].end <= len(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # bold or a quote opening the next sentence is not the previous one's closer
+        ("销量增长37.9%。**值得注意的是**，渗透率已达31.6%。",
+         ["销量增长37.9%。", "**值得注意的是**，渗透率已达31.6%。"]),
+        ("销量增长。\"新能源\"一词流行。", ["销量增长。", "\"新能源\"一词流行。"]),
+        ("**Bold claim.** Next one.", ["**Bold claim.**", "Next one."]),
+        ("He said \"it works.\" Then left.", ["He said \"it works.\"", "Then left."]),
+        ("It's *done.* Next.", ["It's *done.*", "Next."]),
+        # acronyms, compounds and words that are also abbreviations
+        ("GPT-4o is state-of-the-art. It scored 88.7%.", ["GPT-4o is state-of-the-art.", "It scored 88.7%."]),
+        ("It filed with the SEC. It grew.", ["It filed with the SEC.", "It grew."]),
+        ("It streams on HBO Max. The show ended.", ["It streams on HBO Max.", "The show ended."]),
+        ("Martin Luther King Jr. He spoke.", ["Martin Luther King Jr.", "He spoke."]),
+        ("See Fig. 2 and Dr. Jones. Done.", ["See Fig. 2 and Dr. Jones.", "Done."]),
+        # a lower-case word with a capital inside opens a sentence
+        ("Revenue fell 64%. mRNA demand collapsed.", ["Revenue fell 64%.", "mRNA demand collapsed."]),
+        ("Sales rose. iPhone sales fell.", ["Sales rose.", "iPhone sales fell."]),
+        # an ASCII period right before Chinese ends a sentence, unless a number or abbreviation
+        ("销量增长37.9%.渗透率达31.6%.", ["销量增长37.9%.", "渗透率达31.6%."]),
+        ("模型是Claude Sonnet.该模型更强。", ["模型是Claude Sonnet.", "该模型更强。"]),
+        ("见图1.所示。Apple Inc.发布了新品。", ["见图1.所示。", "Apple Inc.发布了新品。"]),
+        # no boundary inside a book title, nor at a semicolon inside brackets
+        ("《AI会取代人类吗？》一书指出，岗位将减少。", ["《AI会取代人类吗？》一书指出，岗位将减少。"]),
+        ("（数据来源：IDC；Gartner）显示增长。", ["（数据来源：IDC；Gartner）显示增长。"]),
+        # full-width list numbering
+        ("1．比亚迪份额约为35%\n2．特斯拉份额约为8%\n", ["比亚迪份额约为35%", "特斯拉份额约为8%"]),
+    ],
+)
+def test_boundaries_found_in_research_reports(text: str, expected: list[str]) -> None:
+    assert texts(text) == expected
