@@ -244,7 +244,7 @@ class _Splitter:
             return not nx_ch.islower()  # "in 2020. The" / "grew 5." ; "p. 5" has a word before
         if word in _NEVER_END:
             return False
-        if word in _MAYBE_END or (word and "." in word):
+        if word in _MAYBE_END or (word and "." in word and all(len(w) == 1 for w in word.split("."))):
             if word in ("no", "nos") and wm is not None and wm.group(0)[0].isupper() and nx_ch.isdigit():
                 return False
             return starter or bool(_CJK.match(nx_ch))

@@ -243,6 +243,9 @@ def test_large_report_linear() -> None:
         ("It streams on HBO Max. The show ended.", ["It streams on HBO Max.", "The show ended."]),
         ("Martin Luther King Jr. He spoke.", ["Martin Luther King Jr.", "He spoke."]),
         ("See Fig. 2 and Dr. Jones. Done.", ["See Fig. 2 and Dr. Jones.", "Done."]),
+        ("It runs on Node.js. Developers like it.", ["It runs on Node.js.", "Developers like it."]),
+        ("Saved as data.csv. Analysts read it.", ["Saved as data.csv.", "Analysts read it."]),
+        ("Made in the U.S.A. Sales rose.", ["Made in the U.S.A. Sales rose."]),
         # a lower-case word with a capital inside opens a sentence
         ("Revenue fell 64%. mRNA demand collapsed.", ["Revenue fell 64%.", "mRNA demand collapsed."]),
         ("Sales rose. iPhone sales fell.", ["Sales rose.", "iPhone sales fell."]),
