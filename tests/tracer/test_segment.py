@@ -256,6 +256,9 @@ def test_large_report_linear() -> None:
         # no boundary inside a book title, nor at a semicolon inside brackets
         ("《AI会取代人类吗？》一书指出，岗位将减少。", ["《AI会取代人类吗？》一书指出，岗位将减少。"]),
         ("（数据来源：IDC；Gartner）显示增长。", ["（数据来源：IDC；Gartner）显示增长。"]),
+        # an attribution after a quote belongs to it
+        ("“市场化阶段。”——中汽协陈士华", ["“市场化阶段。”——中汽协陈士华"]),
+        ("\"AI is here.\" — Jensen Huang, 2024. Next.", ["\"AI is here.\" — Jensen Huang, 2024.", "Next."]),
         # full-width list numbering
         ("1．比亚迪份额约为35%\n2．特斯拉份额约为8%\n", ["比亚迪份额约为35%", "特斯拉份额约为8%"]),
     ],
