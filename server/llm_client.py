@@ -468,22 +468,46 @@ class OpenAIChatClient:
             raise ChatError(f"connection failed: {why}", retryable=True) from None
         except openai.APIStatusError:
             raise
-        except (openai.OpenAIError, ValueError, TypeError) as exc:
+        except (openai.OpenAIError, ValueError, TypeError, RecursionError) as exc:
             raise ChatError(f"bad reply ({type(exc).__name__})", retryable=False) from None
-        choices = getattr(resp, "choices", None)
-        if not choices:
-            raise ChatError("empty reply (no choices)", retryable=False)
-        text = choices[0].message.content or ""
-        usage = getattr(resp, "usage", None)
-        return ChatReply(
-            text=text,
-            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-            truncated=getattr(choices[0], "finish_reason", None) == "length",
-        )
+        return _reply_of(resp)
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _reply_of(resp: Any) -> ChatReply:
+    """The reply of a parsed response; any shape the protocol does not allow (a null choice or
+    message, content that is not text, usage counts that are not numbers) is a bad reply of
+    this call, never an error of the whole stage."""
+    choices = getattr(resp, "choices", None)
+    if not choices:
+        raise ChatError("empty reply (no choices)", retryable=False)
+    try:
+        choice = choices[0]
+        text = choice.message.content
+        finish = getattr(choice, "finish_reason", None)
+        usage = getattr(resp, "usage", None)
+        prompt = _count(getattr(usage, "prompt_tokens", 0))
+        completion = _count(getattr(usage, "completion_tokens", 0))
+    except (AttributeError, TypeError, IndexError, KeyError) as exc:
+        raise ChatError(f"bad reply ({type(exc).__name__}: a field of the response is missing or "
+                        "of the wrong type)", retryable=False) from None
+    if text is not None and not isinstance(text, str):
+        raise ChatError(f"bad reply (message content is {type(text).__name__}, not text)", retryable=False)
+    if not text and finish == "content_filter":
+        raise ChatError("reply withheld by the server's content filter", retryable=False)
+    return ChatReply(text=text or "", prompt_tokens=prompt, completion_tokens=completion,
+                     truncated=finish == "length")
+
+
+def _count(value: object) -> int:
+    """A token count from a usage field; what is not a count reads 0."""
+    try:
+        n: int = int(value or 0)  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return 0
+    return max(0, n)
 
 
 def _status_text(exc: openai.APIStatusError) -> str:

@@ -298,3 +298,45 @@ def test_a_model_cannot_cite_a_quote_that_contradicts_the_sentence() -> None:
     (u,) = result.unsupported
     assert u.closest is not None and "its quote says \"decreased\"" in u.closest.conflict
     assert result.stats.llm_pairs_rejected > 0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b'{"choices": [{"message": null}]}', b'{"choices": "x"}',
+     b'{"choices": [{"message": {"role": "assistant", "content": ["a"]}}]}',
+     b'{"choices": [{"message": {"role": "assistant", "content": "{}"}}], "usage": {"prompt_tokens": "abc"}}',
+     b'{"choices": [{"message": {"role": "assistant", "content": "' + b"[" * 5000 + b'"}}]}'],
+)
+def test_a_malformed_response_fails_only_its_own_chunk(body: bytes) -> None:
+    """A response the protocol does not allow (a null message, content that is no text, usage
+    that is no number, a reply nested thousands deep) is that call's bad reply: the model's
+    answers for the other chunks are kept."""
+    def script(req: dict[str, Any], n: int) -> Reply:
+        if any(t.startswith("Offshore wind") for t in sentence_texts(req).values()):
+            return Reply(raw_body=body)
+        return candidates_first(req, n)
+
+    with FakeOpenAI(script) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM),
+                       llm=llm(srv.base_url, recognize=False, chunk_sentences=2))
+    failed = [w for w in result.warnings if "failed" in w]
+    assert result.degraded and len(failed) == 1, result.warnings
+    assert "its 2 sentences used the deterministic matcher" in failed[0]
+    assert not any("internal error" in w for w in result.warnings)
+    assert pairs(result) == pairs(deterministic())  # the gate keeps the same citations either way
+
+
+def test_a_reply_cut_off_while_the_model_was_still_thinking_is_no_answer() -> None:
+    draft = ('<think>First guess {"source_traced_results": [{"sentence": 1, "matched_source_indices": [1]}]} '
+             "but I still need to check the other sentences")
+    with FakeOpenAI([Reply(draft, finish_reason="length")]) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url, recognize=False))
+    assert result.degraded
+    assert any("cut off at the output-token cap" in w for w in result.warnings)
+    recognise = '{"sentences_needing_citation": [1]}'  # a list cut short: the sentences after it are unknown
+    with FakeOpenAI([Reply(recognise, finish_reason="length"), Reply(status=500)]) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url, retries=0))
+    cut = "LLM recognition batch 1/1: reply cut off at the output-token cap (llm.max_output_tokens)"
+    assert cut in result.warnings
+    assert "LLM recognition failed; used the rule-based recogniser" in result.warnings
+    assert result.stats.needs_citation == deterministic().stats.needs_citation

@@ -111,3 +111,14 @@ def test_a_reply_cut_off_at_the_cap_keeps_its_complete_items() -> None:
     whole = parse_match_reply(full, S, P, truncated=True)  # a whole object is never "cut"
     assert whole is not None and not whole.cut and set(whole.matches) == {1, 2, 3}
     assert parse_match_reply('{"source_traced_results": [{"sente', S, P, truncated=True) is None
+
+
+def test_drafts_are_dropped_in_linear_time_and_an_unclosed_one_takes_the_rest() -> None:
+    from tracer.llm.parsing import without_drafts
+
+    assert without_drafts('a<think>x</think>b<THINK>y</think>c') == "abc"
+    assert without_drafts('{"k": 1} <think>draft {"k": 2}') == '{"k": 1} '
+    assert extract_json_object('<think>draft {"k": 2} and more', "k") is None
+    assert extract_json_object("<think>" * 40000, "k") is None          # was quadratic: 36 s
+    assert extract_json_object("[" * 5000, "k") is None                 # was a RecursionError
+    assert extract_json_object("{x} " * 100_000 + '{"k": 1}', "k") is None  # starts tried are capped

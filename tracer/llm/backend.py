@@ -238,6 +238,8 @@ class ChatBackend:
             reply = await session.call(messages, "recognize")
         except (ChatError, _Budget) as exc:
             return None, exc.cause
+        if reply.truncated:  # the sentences after the cut are unknown: a partial list cannot be trusted
+            return None, "reply cut off at the output-token cap (llm.max_output_tokens)"
         parsed = parse_recognize_reply(reply.text, local.keys())
         if parsed is None:
             return None, _garbage(reply)

@@ -12,33 +12,57 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)  # reasoning models' drafts
+_MAX_REPLY_CHARS = 1_000_000
+_MAX_STARTS = 200  # "{" positions tried amid prose: each try may read to the end of the reply
+
+
+def without_drafts(text: str) -> str:
+    """`text` without reasoning models' `<think>…</think>` drafts, in linear time; a draft that
+    is never closed (a reply cut off while the model was still thinking) takes the rest of the
+    text with it: what it holds is no answer."""
+    low = text.lower()
+    if "<think>" not in low:
+        return text
+    out: list[str] = []
+    pos = 0
+    while True:
+        i = low.find("<think>", pos)
+        if i < 0:
+            out.append(text[pos:])
+            return "".join(out)
+        out.append(text[pos:i])
+        j = low.find("</think>", i + 7)
+        if j < 0:
+            return "".join(out)
+        pos = j + 8
 
 
 def extract_json_object(text: str, key: str) -> dict[str, object] | None:
     """The first JSON object in `text` having `key`: inside code fences, bare, or amid prose."""
     if not isinstance(text, str) or not text.strip():
         return None
-    text = _THINK.sub("", text)
+    text = without_drafts(text[:_MAX_REPLY_CHARS])  # far over any output cap: the start is enough
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     decoder = json.JSONDecoder()
     for chunk in candidates:
         stripped = chunk.strip()
         try:
             value = json.loads(stripped)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested thousands deep
             value = None
         if isinstance(value, dict) and key in value:
             return value
-        for pos, ch in enumerate(chunk):
-            if ch != "{":
-                continue
+        tries = 0
+        pos = chunk.find("{")
+        while pos >= 0 and tries < _MAX_STARTS:
+            tries += 1
             try:
                 value, _ = decoder.raw_decode(chunk, pos)
-            except ValueError:
-                continue
+            except (ValueError, RecursionError):
+                value = None
             if isinstance(value, dict) and key in value:
                 return value
+            pos = chunk.find("{", pos + 1)
     return None
 
 
@@ -92,7 +116,7 @@ _RESULTS_ARRAY = re.compile(r'"source_traced_results"\s*:\s*\[')
 
 def salvage_items(text: str) -> list[object]:
     """The complete items of the `source_traced_results` array of a reply cut off mid-array."""
-    text = _THINK.sub("", text)
+    text = without_drafts(text)
     m = _RESULTS_ARRAY.search(text)
     if m is None:
         return []
@@ -106,7 +130,7 @@ def salvage_items(text: str) -> list[object]:
             return items
         try:
             value, pos = decoder.raw_decode(text, pos)
-        except ValueError:  # the item the cut went through
+        except (ValueError, RecursionError):  # the item the cut went through
             return items
         items.append(value)
 
