@@ -391,3 +391,12 @@ def test_nothing_to_match_makes_no_call() -> None:
     assert b.match(sents, {0: [], 1: []}, passages, TraceOptions(), Stats(), None) == ({}, set(), [])
     assert b.match([], {}, passages, TraceOptions(), Stats(), None) == ({}, set(), [])
     assert client.calls == [] and client.closed == 0
+
+
+def test_the_token_estimate_counts_a_chinese_character_as_a_token() -> None:
+    from tracer.llm.backend import _estimate_tokens
+
+    zh = _estimate_tokens([{"role": "user", "content": "新能源汽车渗透率已达百分之三十" * 100}])
+    en = _estimate_tokens([{"role": "user", "content": "Solar capacity grew fast. " * 100}])
+    assert zh >= 1500          # 1,500 characters: at least as many tokens (was 516)
+    assert 700 <= en <= 900    # 2,600 characters of English: about a third

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import random
+import re
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -44,9 +45,18 @@ class _Budget(Exception):
         super().__init__(cause)
 
 
+_WIDE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
 def _estimate_tokens(messages: Sequence[ChatMessage]) -> int:
-    # ~4 characters a token in English, ~1 in Chinese; the budget only needs an upper-ish bound.
-    return sum(len(m["content"]) for m in messages) // 3 + 16
+    # ~4 characters a token in English, about one a character in Chinese (a third of that was
+    # counted, and concurrent Chinese calls overspent `max_tokens`); an upper-ish bound.
+    total = wide = 0
+    for m in messages:
+        text = m["content"]
+        total += len(text)
+        wide += len(_WIDE.findall(text))
+    return wide + (total - wide) // 3 + 16
 
 
 class _Slots:
