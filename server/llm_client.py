@@ -9,6 +9,7 @@ returns a `tracer.llm.ChatBackend` over `OpenAIChatClient`, or None when no mode
 from __future__ import annotations
 
 import argparse
+import asyncio
 import email.utils
 import logging
 import os
@@ -454,14 +455,17 @@ class OpenAIChatClient:
             extra[self.config.output_tokens_field] = self.config.max_output_tokens
         left = max(0.001, timeout - (time.monotonic() - started))
         try:
-            resp = await self._client.chat.completions.create(
-                model=self.config.model,
-                messages=messages,  # type: ignore[arg-type]
-                temperature=self.config.temperature,
-                timeout=left,
-                **extra,
-            )
-        except openai.APITimeoutError:
+            # httpx's timeout bounds each read, so a server trickling its reply a byte at a time
+            # would hold the call far longer: the call's own clock is the bound.
+            async with asyncio.timeout(left):
+                resp = await self._client.chat.completions.create(
+                    model=self.config.model,
+                    messages=messages,  # type: ignore[arg-type]
+                    temperature=self.config.temperature,
+                    timeout=left,
+                    **extra,
+                )
+        except (openai.APITimeoutError, TimeoutError):
             raise ChatError(f"timeout after {timeout:.3g}s", retryable=True) from None
         except openai.APIConnectionError as exc:
             why = str(exc.__cause__ or exc) or "connection error"

@@ -367,3 +367,52 @@ def test_the_endpoint_check_tells_a_down_or_refusing_model_from_one_that_answers
         httpd.shutdown()
         httpd.server_close()
     assert problem is not None and "refused the API key" in problem and "401" in problem
+
+
+def test_a_reply_trickled_a_byte_at_a_time_is_bounded_by_the_call_timeout() -> None:
+    """httpx's timeout bounds each read, and a server sending its reply a byte every 50 ms never
+    trips it: the call's own clock must. (The reply takes 2 s; the timeout is 1 s, and the
+    backend's backstop for a hung client, 1.5 x 1 + 1 s, would let it through.)"""
+    import socket
+    import time
+
+    message = {"role": "assistant", "content": match_json({1: [1]})}
+    body = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                       "choices": [{"index": 0, "finish_reason": "stop", "message": message}]}).encode()
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            with conn:
+                conn.recv(65536)
+                head = ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+                try:
+                    conn.sendall(head)
+                    pause = 2.0 / len(body)
+                    for i in range(len(body)):
+                        if stop.is_set():
+                            return
+                        conn.sendall(body[i:i + 1])
+                        time.sleep(pause)
+                except OSError:
+                    pass  # the client hung up: what the test wants
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        port = listener.getsockname()[1]
+        backend = make(f"http://127.0.0.1:{port}/v1", timeout=1.0, retries=0)
+        proposals, failed, warnings, _ = run_match(backend)
+    finally:
+        stop.set()
+        thread.join(5)
+        listener.close()
+    assert failed == {0, 1, 2, 3} and proposals == {}
+    assert "timeout after 1s" in warnings[0]
