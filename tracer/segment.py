@@ -211,7 +211,6 @@ class _Splitter:
         nx_ch = text[nx]
         if nx_ch == "—":
             return False  # an attribution: '“…。”——中汽协副秘书长陈士华', '"…." — Jensen Huang'
-
         if cjk_p:
             if p[0] == "…" and q < unit_end and follow.isspace() and nx_ch.islower():
                 return False
