@@ -331,6 +331,7 @@ class FormNegotiation:
         self._lock = threading.Lock()
         self._form = FORM_LADDER[0]
         self._probed = False
+        self.probing = False  # a probe is out: other calls' bare 400s wait for what it finds
 
     @property
     def form(self) -> str:
@@ -356,8 +357,11 @@ class FormNegotiation:
         with self._lock:
             if self._probed:
                 return False
-            self._probed = True
+            self._probed = self.probing = True
             return True
+
+    def probe_finished(self) -> None:
+        self.probing = False
 
     def accepted(self, refused: str, form: str, why: str) -> None:
         """A probe found that the server answers `form` after refusing `refused` unnamed."""
@@ -420,9 +424,16 @@ class OpenAIChatClient:
                 return await self._call(messages, timeout, started, schema, form)
             except openai.APIStatusError as exc:
                 refused = negotiated and form != "none" and _refuses_format(exc)
-                if (negotiated and form != "none" and not refused and exc.status_code in (400, 422)
-                        and self._forms.claim_probe()):
-                    return await self._probe(messages, timeout, started, schema, form, exc)
+                if negotiated and form != "none" and not refused and exc.status_code in (400, 422):
+                    if self._forms.claim_probe():
+                        return await self._probe(messages, timeout, started, schema, form, exc)
+                    # another call is probing (or has probed): send this one again in what it
+                    # found, rather than fail it for the form
+                    while self._forms.probing and time.monotonic() - started < timeout:
+                        await asyncio.sleep(0.02)
+                    if FORM_LADDER.index(self._forms.form) > FORM_LADDER.index(form):
+                        form = self._forms.form
+                        continue
                 following = self._forms.refused(form, _status_text(exc)) if refused else None
                 if following is None:
                     raise _chat_error(exc) from None
@@ -432,16 +443,19 @@ class OpenAIChatClient:
                      schema: ReplySchema | None, form: str, first: openai.APIStatusError) -> ChatReply:
         """A bare 400/422 under `auto`: send the call in each lower form; keep the first one
         answered. If none is, the error was not about `response_format`: raise the first one."""
-        for lower in FORM_LADDER[FORM_LADDER.index(form) + 1:]:
-            try:
-                reply = await self._call(messages, timeout, started, schema, lower)
-            except openai.APIStatusError as exc:
-                if exc.status_code in (400, 422):
-                    continue
-                raise _chat_error(exc) from None
-            self._forms.accepted(form, lower, _status_text(first))
-            return reply
-        raise _chat_error(first) from None
+        try:
+            for lower in FORM_LADDER[FORM_LADDER.index(form) + 1:]:
+                try:
+                    reply = await self._call(messages, timeout, started, schema, lower)
+                except openai.APIStatusError as exc:
+                    if exc.status_code in (400, 422):
+                        continue
+                    raise _chat_error(exc) from None
+                self._forms.accepted(form, lower, _status_text(first))
+                return reply
+            raise _chat_error(first) from None
+        finally:
+            self._forms.probe_finished()
 
     async def _call(self, messages: list[ChatMessage], timeout: float, started: float,
                     schema: ReplySchema | None, form: str) -> ChatReply:

@@ -416,3 +416,21 @@ def test_a_reply_trickled_a_byte_at_a_time_is_bounded_by_the_call_timeout() -> N
         listener.close()
     assert failed == {0, 1, 2, 3} and proposals == {}
     assert "timeout after 1s" in warnings[0]
+
+
+def test_calls_that_meet_a_bare_400_while_another_probes_wait_for_what_it_finds() -> None:
+    """A fresh process sends its first calls at once; one probes the bare 400, the others are
+    sent again in the form it finds instead of failing (all four chunks answered)."""
+    refuse = bare_refusing("json_schema", "json_object_schema")
+
+    def slow(body: dict[str, Any], n: int) -> Reply:
+        reply = refuse(body, n)
+        reply.delay = 0.1
+        return reply
+
+    with FakeOpenAI(slow) as srv:
+        proposals, failed, warnings, _ = run_match(make(srv.base_url, retries=0, chunk_sentences=1,
+                                                        max_concurrency=4))
+    assert failed == set() and warnings == []
+    assert proposals == {0: [0], 1: [2], 2: [4], 3: [6]}
+    assert [form_of(e.body) for e in srv.log].count("json_schema") == 4  # all four went out at once
