@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -419,14 +419,18 @@ class OpenAIChatClient:
     ) -> ChatReply:
         form, negotiated = self._form()
         started = time.monotonic()
+        sent = 0
         while True:
             try:
-                return await self._call(messages, timeout, started, schema, form)
+                sent += 1
+                reply = await self._call(messages, timeout, started, schema, form)
+                return replace(reply, requests=sent) if sent > 1 else reply
             except openai.APIStatusError as exc:
                 refused = negotiated and form != "none" and _refuses_format(exc)
                 if negotiated and form != "none" and not refused and exc.status_code in (400, 422):
                     if self._forms.claim_probe():
-                        return await self._probe(messages, timeout, started, schema, form, exc)
+                        reply = await self._probe(messages, timeout, started, schema, form, exc)
+                        return replace(reply, requests=sent + reply.requests)
                     # another call is probing (or has probed): send this one again in what it
                     # found, rather than fail it for the form
                     while self._forms.probing and time.monotonic() - started < timeout:
@@ -452,7 +456,7 @@ class OpenAIChatClient:
                         continue
                     raise _chat_error(exc) from None
                 self._forms.accepted(form, lower, _status_text(first))
-                return reply
+                return replace(reply, requests=FORM_LADDER.index(lower) - FORM_LADDER.index(form))
             raise _chat_error(first) from None
         finally:
             self._forms.probe_finished()

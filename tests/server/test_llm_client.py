@@ -186,7 +186,8 @@ def test_auto_steps_down_to_the_form_the_server_accepts_and_stays_there() -> Non
     assert first[1] == second[1] == set() and first[2] == second[2] == []
     # the refused call is sent again at once in the next form; later calls start there
     assert [form_of(e.body) for e in srv.log] == ["json_schema", "json_object_schema", "json_object_schema"]
-    assert first[3].llm_calls == 1 and first[3].llm_retries == 0
+    # llm_calls counts HTTP requests: the one sent again in the next form too (not a retry)
+    assert first[3].llm_calls == 2 and first[3].llm_retries == 0 and second[3].llm_calls == 1
 
 
 def test_auto_ends_at_no_response_format_on_a_server_that_refuses_every_form() -> None:
@@ -219,6 +220,7 @@ def test_auto_probes_a_bare_400_once_and_keeps_the_form_answered(status: int) ->
     assert first[1] == second[1] == set() and first[2] == []
     assert [form_of(e.body) for e in srv.log] == [
         "json_schema", "json_object_schema", "json_object", "json_object"]
+    assert first[3].llm_calls + second[3].llm_calls == len(srv.log) == 4
 
 
 def test_a_bare_400_that_every_form_gets_is_not_about_the_form() -> None:
@@ -429,8 +431,9 @@ def test_calls_that_meet_a_bare_400_while_another_probes_wait_for_what_it_finds(
         return reply
 
     with FakeOpenAI(slow) as srv:
-        proposals, failed, warnings, _ = run_match(make(srv.base_url, retries=0, chunk_sentences=1,
-                                                        max_concurrency=4))
+        proposals, failed, warnings, stats = run_match(make(srv.base_url, retries=0, chunk_sentences=1,
+                                                            max_concurrency=4))
     assert failed == set() and warnings == []
     assert proposals == {0: [0], 1: [2], 2: [4], 3: [6]}
     assert [form_of(e.body) for e in srv.log].count("json_schema") == 4  # all four went out at once
+    assert stats.llm_calls == len(srv.log)

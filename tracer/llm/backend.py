@@ -149,6 +149,7 @@ class _Session:
                 finally:
                     self.reserved -= estimate
             if error is None:
+                self.stats.llm_calls += max(0, reply.requests - 1)  # sent again in another form
                 self.stats.llm_prompt_tokens += max(0, reply.prompt_tokens)
                 self.stats.llm_completion_tokens += max(0, reply.completion_tokens)
                 return reply

@@ -16,12 +16,15 @@ from tracer.llm.prompts import ChatMessage
 @dataclass(frozen=True, slots=True)
 class ChatReply:
     """The assistant's text and the token usage the API reported (0 when it reported none).
-    `truncated`: the reply stopped at the request's output-token cap (finish_reason "length")."""
+    `truncated`: the reply stopped at the request's output-token cap (finish_reason "length").
+    `requests`: HTTP requests the call took (more than 1 when a refused `response_format` made
+    the client send it again), counted in `Stats.llm_calls`."""
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
     truncated: bool = False
+    requests: int = 1
 
 
 @dataclass(frozen=True, slots=True)
