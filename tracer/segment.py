@@ -31,6 +31,7 @@ _BOUNDARY = re.compile(
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _WORD_BEFORE = re.compile(r"(?:[A-Za-z]+\.)*[A-Za-z]+$")
 _NEXT_WORD = re.compile(r"[A-Za-z]+")
+_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _HAS_WORD = re.compile(r"[^\W_]", re.UNICODE)
 
 # abbreviations after which a period never ends a sentence
@@ -207,6 +208,8 @@ class _Splitter:
                 break
             q = mm.end()
         follow = text[q] if q < len(text) else " "
+        if follow == "<" and _BREAK.match(text, q):
+            follow = " "  # "Fact one.<br>Fact two.": a line break
         cjk_p = any(ch in "。！？；…" for ch in p)
         nx_ch = text[nx]
         if nx_ch == "—":
