@@ -14,7 +14,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterable
 
-from tracer.markdown import inline_regions
+from tracer.markdown import inline_regions, is_code_region, link_definitions
 from tracer.models import ExistingMarker, Layout, Record, Sentence
 
 _MAX_RANGE = 50                        # "[1-3]" expands; "[1-9999]" is not a citation
@@ -83,26 +83,15 @@ def _numbers(marker: str) -> tuple[int, ...]:
     return tuple(n for n in out if not (n in seen or seen.add(n)))  # type: ignore[func-returns-value]
 
 
-def is_code_region(text: str, start: int) -> bool:
-    """Does the protected region starting at `start` hold code, HTML, math or front matter?"""
-    head = text[start:start + 4]
-    if start == 0 and head.startswith(("---", "+++")):
-        return True
-    if head.startswith(("    ", "\t")):
-        return True
-    s = head.lstrip(" ")
-    return s.startswith(("`", "~~~", "<", "$", "\\[", "\\("))
-
-
 def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) -> list[ExistingMarker]:
     """Citation markers in the body (outside code), each attached to its sentence if any."""
     body_end = layout.body_end
     prot = layout.protected
     prot_starts = [s for s, _ in prot]
     starts = [s.start for s in sentences]
-    jiuwen_ids: dict[str, int] = {}   # synthetic (negative) numbers of number-less markers
+    jiuwen_ids: dict[str, int] = {}   # synthetic (negative) numbers: number-less markers, links
     body_notes, ref_notes = _footnote_definitions(text, layout)
-    link_defs = _link_definitions(text, layout)
+    link_defs = link_definitions(text, layout)
     inner: dict[int, list[tuple[int, int]]] = {}
     entry_numbers: set[int] | None = None
     out: list[ExistingMarker] = []
@@ -144,10 +133,12 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 if not set(numbers) <= entry_numbers:
                     continue
             urls = tuple(u for u in _URL_IN.findall(raw) if u)
-            label = raw[1:-1].strip().casefold()
+            label = " ".join(raw[1:-1].split()).casefold()
             if raw.startswith("[") and label in link_defs:
-                # "[1]" with "[1]: url" in the body is a shortcut reference link: it cites that url
+                # "[1]" with "[1]: url" in the body is a shortcut reference link: it cites that url,
+                # under a synthetic number of its own, so it never shares one with a "[citation:1]"
                 urls, linked = (link_defs[label],), True
+                numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
@@ -183,24 +174,6 @@ def _footnote_definitions(text: str, layout: Layout) -> tuple[set[str], dict[str
 
 _CONTAINER = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)*")  # "> ", "- ", "1. " prefixes
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_LINK_DEF = re.compile(r" {0,3}\[([^\[\]\n]{1,40})\]:[ \t]*<?([^\s>]*)")
-
-
-def _link_definitions(text: str, layout: Layout) -> dict[str, str]:
-    """Casefolded label -> url of the link reference definitions ("[1]: url") in the body."""
-    out: dict[str, str] = {}
-    if "]:" not in text:
-        return out
-    for ps, pe in layout.protected:
-        if ps >= layout.body_end:
-            break
-        if ps == 0 or text[ps - 1] == "\n":
-            m = _LINK_DEF.match(text, ps, pe)
-            if m and not m.group(1).startswith("^"):
-                out.setdefault(m.group(1).strip().casefold(), m.group(2))  # the first one wins
-    return out
-
-
 def _outside_code(
     text: str, layout: Layout, prot_starts: list[int], s: int, e: int, inner: dict[int, list[tuple[int, int]]]
 ) -> bool:

@@ -10,6 +10,7 @@ See docs/segmentation.md.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -553,6 +554,42 @@ def _with_inline(text: str, blocks: list[Span], body_end: int, link_labels: set[
     return tuple(merged)
 
 
+def is_code_region(text: str, start: int) -> bool:
+    """Does the protected region starting at `start` hold code, HTML, math or front matter?"""
+    head = text[start:start + 4]
+    if start == 0 and head.startswith(("---", "+++")):
+        return True
+    if head.startswith(("    ", "\t")):
+        return True
+    s = head.lstrip(" ")
+    return s.startswith(("`", "~~~", "<", "$", "\\[", "\\("))
+
+
+# "[label]: url", also in a quote or list item, with spaces in the label or the url on the next
+# line: for reading authors' links and keeping markers from becoming links, erring towards finding
+# one only costs a fallback style, missing one turns a marker into a link
+_ANY_LINK_DEF = re.compile(
+    r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)*\[([^\[\]\n^][^\[\]\n]{0,39})\]:"
+    r"[ \t]*(?:\r?\n[ \t>]*)?<?([^\s>]*)",
+    re.MULTILINE,
+)
+
+
+def link_definitions(text: str, layout: Layout) -> dict[str, str]:
+    """Label (whitespace collapsed, casefolded) -> url of the link reference definitions in the
+    body, outside code; the first definition of a label wins, as in CommonMark."""
+    out: dict[str, str] = {}
+    if "]:" not in text:
+        return out
+    starts = [ps for ps, _ in layout.protected]
+    for m in _ANY_LINK_DEF.finditer(text, 0, layout.body_end):
+        k = bisect.bisect_right(starts, m.start(1)) - 1
+        if k >= 0 and layout.protected[k][1] > m.start(1) and is_code_region(text, starts[k]):
+            continue
+        out.setdefault(" ".join(m.group(1).split()).casefold(), m.group(2))
+    return out
+
+
 def inline_regions(text: str, start: int, end: int, link_labels: frozenset[str] | set[str]) -> list[Span]:
     """Inline regions (code spans, links, URLs, math, HTML) in text[start:end], such as a table row.
 
@@ -601,4 +638,5 @@ def _trim_url(text: str, s: int, e: int) -> int:
     return e
 
 
-__all__ = ["scan_markdown", "is_references_title", "heading_title", "unclosed_block", "inline_regions"]
+__all__ = ["scan_markdown", "is_references_title", "heading_title", "unclosed_block", "inline_regions",
+           "is_code_region", "link_definitions"]

@@ -9,13 +9,13 @@ per canonical source (`Record.source_key`), so chunks and URL variants of a page
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tracer.errors import InvalidInputError
-from tracer.existing import _footnote_definitions, is_code_region, strip_markers
-from tracer.markdown import unclosed_block
+from tracer.existing import _footnote_definitions, strip_markers
+from tracer.markdown import link_definitions, unclosed_block
 from tracer.models import (
     Candidate,
     Citation,
@@ -447,7 +447,8 @@ def render_report(
     placed: list[_Anchor] = []
     # A superscript marker may become "[citation:n]" below (when the report defines numeric link
     # labels); place it where a bracketed marker is safe too ("[the filing][citation:1]" is a link).
-    place_style = "citation" if style == "superscript" and _link_definition_labels(report, layout) else style
+    defined = {int(k) for k in link_definitions(report, layout) if k.isdigit() and len(k) <= 4}
+    place_style = "citation" if style == "superscript" and defined else style
     for a in anchors:
         if a.sentence is None:
             if _hazard(text, a.pos, place_style):  # a kept marker outside any sentence, e.g. "- [1]: x"
@@ -501,7 +502,6 @@ def render_report(
                 "used numeric markers so the labels do not collide"
             )
             style = "numeric"
-    defined = _link_definition_labels(report, layout)
     if style in ("numeric", "numeric-comma", "superscript", "link"):
         # "[1]: url" defined in the body would make a bare "[1]" marker a link to that url
         clash = sorted(n for n in defined if n in refs)
@@ -531,27 +531,6 @@ def render_report(
 
 _BLOCK_KIND = {"-->": "HTML comment", "</pre>": "<pre> block", "</script>": "<script> block",
                "</style>": "<style> block", "</textarea>": "<textarea> block"}
-# "[1]: url", also in a quote or list item, with spaces in the label or the url on the next line:
-# erring towards finding one only costs a fallback style, missing one turns markers into links
-_LINK_DEF_LINE = re.compile(
-    r"^[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)*\[[ \t]*(\d{1,4})[ \t]*\]:", re.MULTILINE
-)
-
-
-def _link_definition_labels(report: str, layout: Layout) -> set[int]:
-    """Numeric labels of link reference definitions ("[1]: url") in the body, outside code."""
-    out: set[int] = set()
-    if "]:" not in report:
-        return out
-    starts = [ps for ps, _ in layout.protected]
-    for m in _LINK_DEF_LINE.finditer(report, 0, layout.body_end):
-        k = bisect_right(starts, m.start(1)) - 1
-        if k >= 0 and layout.protected[k][1] > m.start(1) and is_code_region(report, starts[k]):
-            continue
-        out.add(int(m.group(1)))
-    return out
-
-
 def _assemble(
     body: str, anchors: list[_Anchor], order: list[int], insertions: list[tuple[int, int, str]],
     refs: dict[int, Reference], recs: list[Record], style: str, fmt: str, options: TraceOptions, lang: str,

@@ -254,14 +254,15 @@ def test_an_unclosed_sup_with_many_numbers_is_read_in_linear_time() -> None:
 def test_a_numeric_label_defined_in_the_body_is_a_link_to_its_url() -> None:
     text = "Claim [1]. Other [2]. Third [3].\n\n[1]: https://example.com/a\n[2]: <https://other.org/x>\n\nMore.\n"
     ms = find(text)
-    assert [(text[m.start:m.end], m.urls, m.linked) for m in ms] == [
-        ("[1]", ("https://example.com/a",), True),
-        ("[2]", ("https://other.org/x",), True),
-        ("[3]", (), False),
+    # a link gets a synthetic number of its own: it never shares one with a "[citation:1]"
+    assert [(text[m.start:m.end], m.numbers, m.urls, m.linked) for m in ms] == [
+        ("[1]", (-1,), ("https://example.com/a",), True),
+        ("[2]", (-2,), ("https://other.org/x",), True),
+        ("[3]", (3,), (), False),
     ]
     # the link goes where its definition says: never to the references section's entry [2]
     refs = "## References\n[1] Beta https://example.com/b\n[2] Alpha report https://example.com/a\n"
-    assert resolve_existing(ms, refs, RECS) == {1: 0, 2: None, 3: None}
+    assert resolve_existing(ms, refs, RECS) == {-1: 0, -2: None, 3: None}
 
 
 def test_a_link_definition_inside_code_makes_no_link() -> None:
