@@ -19,14 +19,19 @@ from tracer.models import Layout, Sentence, Span
 _PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
 _LIST = re.compile(
     r"(?:[-*+•·][ \t]+|\d{1,3}[.)][ \t]+|\d{1,3}[、．）][ \t]*|[(（]\d{1,2}[)）][ \t]*"
-    r"|[一二三四五六七八九十]{1,3}、[ \t]*|[①-⑳][ \t]*)(?:\[[ xX]\][ \t]+)?"
+    r"|[一二三四五六七八九十]{1,3}、[ \t]*|[①-⑳][ \t]*"
+    # an emoji or symbol bullet: "✅ Done", "🔹 Point", "➤ Step", "1️⃣ First", "🇨🇳 China"
+    r"|(?:[\u203b\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\U0001F000-\U0001FAFF]"
+    r"|[0-9#*]\ufe0f?\u20e3)[\u203b\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff"
+    r"\U0001F000-\U0001FAFF\ufe0f\u200d]*[ \t]+"
+    r")(?:\[[ xX]\][ \t]+)?"
 )
 _PSEUDO_HEADING = re.compile(r"(\*\*|__)[^*_\n].*?\1[ \t]*[:：]?[ \t]*")
 
 # terminal punctuation, then closing quotes / brackets / emphasis that stay with the sentence
 _BOUNDARY = re.compile(
     r"(?P<p>[。！？；!?]+[。！？；!?…]*|…+[。！？!?]*|\.{2,}|\.(?:[!?]+)?)"
-    r"(?P<c>[”’\"'」』）)\]】》〉*_]*)"
+    r"(?P<c>[”’\"'」』）)\]】》〉*_⁰¹²³⁴⁵⁶⁷⁸⁹]*)"
 )
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _WORD_BEFORE = re.compile(r"(?:[A-Za-z]+\.)*[A-Za-z]+$")
@@ -48,6 +53,21 @@ _MAYBE_END = frozenset(
 )
 # names whose "!" is part of the name: it ends a sentence only before a typical sentence opener
 _BANG_NAMES = frozenset("yahoo jeopardy shout panic wham oklahoma airplane oliver".split())
+# a capital letter after these is a label, not an initial: "Series A. Investors", "Vitamin D. Doctors"
+_LABELS = frozenset(
+    """series plan type class grade vitamin category phase group option part appendix section figure
+    table level tier round exhibit schedule hepatitis team block zone unit model stage step division
+    league""".split()
+)
+# a capitalised word after "9 a.m." that goes on with the time rather than opening a sentence
+_TIME_WORDS = frozenset(
+    """et est edt pt pst pdt ct cst cdt mt mst mdt gmt utc bst cet cest ist jst kst hkt sgt aest eastern
+    pacific central mountain atlantic greenwich monday tuesday wednesday thursday friday saturday
+    sunday january february march april may june july august september october november december jan
+    feb mar apr jun jul aug sep sept oct nov dec""".split()
+)
+_PREV_WORD = re.compile(r"([A-Za-z]+)[ \t]+$")
+_TIME_AFTER = re.compile(r"[A-Za-z]+[ \t]+(?:time|Time)\b")
 _STARTERS = frozenset(
     """the this that these those it its in on at as however but and he she they we i a an according
     meanwhile also for by with since while after before despite although overall moreover furthermore
@@ -249,11 +269,18 @@ class _Splitter:
             return not nx_ch.islower()  # "in 2020. The" / "grew 5." ; "p. 5" has a word before
         if word in _NEVER_END:
             return False
+        if word in ("a.m", "p.m") and wm is not None and nx_ch.isupper() \
+                and re.search(r"\d[ \t]*$", text[max(0, wm.start() - 4):wm.start()]):
+            # "at 9 a.m. Participants" ends; "9 a.m. Eastern Time", "9 a.m. Beijing time" go on
+            return next_word not in _TIME_WORDS and not _TIME_AFTER.match(text, nx)
         if word in _MAYBE_END or (word and "." in word and all(len(w) == 1 for w in word.split("."))):
             if word in ("no", "nos") and wm is not None and wm.group(0)[0].isupper() and nx_ch.isdigit():
                 return False
             return starter or bool(_CJK.match(nx_ch))
         if len(word) == 1:
+            pw = _PREV_WORD.search(text, max(0, p_start - 30), wm.start()) if wm is not None else None
+            if pw is not None and pw.group(1).lower() in _LABELS:
+                return not nx_ch.islower()  # "Series A. Investors": a label, not an initial
             return starter or bool(_CJK.match(nx_ch))  # "J. K. Rowling" vs "Plan B. The"
         return not nx_ch.islower()
 

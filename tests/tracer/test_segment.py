@@ -61,6 +61,18 @@ def test_spans_point_into_original_and_ids_are_ordered() -> None:
         ("Apples, pears, etc. are fruit.", ["Apples, pears, etc. are fruit."]),
         ("Sales rose 🚀. Profits fell 📉! Why?", ["Sales rose 🚀.", "Profits fell 📉!", "Why?"]),
         ("The U.S. President spoke. In the U.S. The end.", ["The U.S. President spoke.", "In the U.S.", "The end."]),  # noqa: E501
+        # a capital letter after a label word is no initial
+        ("It raised a Series A. Investors cheered.", ["It raised a Series A.", "Investors cheered."]),
+        ("Take vitamin D. Doctors agree.", ["Take vitamin D.", "Doctors agree."]),
+        ("John A. Smith came.", ["John A. Smith came."]),
+        # a time ends before a capitalised word that does not go on with it
+        ("We met at 9 a.m. Participants left.", ["We met at 9 a.m.", "Participants left."]),
+        ("At 9 a.m. Eastern Time it began. At 10 p.m. Beijing time it ended.",
+         ["At 9 a.m. Eastern Time it began.", "At 10 p.m. Beijing time it ended."]),
+        ("The a.m. Session ran late.", ["The a.m. Session ran late."]),
+        # superscript digits after the terminal are a note mark that stays with its sentence
+        ("Sales rose 40%.¹ Costs fell.²", ["Sales rose 40%.¹", "Costs fell.²"]),
+        ("E = mc². It holds.", ["E = mc².", "It holds."]),
     ],
 )
 def test_english_rules(text: str, expected: list[str]) -> None:
@@ -125,6 +137,19 @@ def test_list_items_are_own_units_without_bullets() -> None:
         ("two", True),
         ("task", True),
     ]
+
+
+def test_emoji_and_symbol_bullets_start_list_items() -> None:
+    # deep-research writers list facts behind emoji; without terminals the lines ran together
+    text = "✅ Fact one\n✅ Fact two\n1️⃣ First step\n🇨🇳 China grew\n➤ Next step\n※ 注意事项\n★★★☆☆ Good"
+    sents = seg(text)
+    assert [(s.text, s.in_list) for s in sents] == [
+        ("Fact one", True), ("Fact two", True), ("First step", True), ("China grew", True),
+        ("Next step", True), ("注意事项", True), ("Good", True),
+    ]
+    # an emoji glued to the word, or inside a line, is text
+    assert texts("🚀Launch day\nwent well.") == ["🚀Launch day\nwent well."]
+    assert texts("Sales rose 🚀 fast\nand then fell.") == ["Sales rose 🚀 fast\nand then fell."]
 
 
 def test_year_at_line_start_is_not_a_list_marker() -> None:
