@@ -487,6 +487,7 @@ _ZH_UNITS: tuple[tuple[str, str, str, float], ...] = (
     ("千克|公斤", "mass", "kg", 1.0),
     ("毫克", "mass", "mg", 1e-6),
     ("克(?!拉)", "mass", "g", 1e-3),  # not 克拉, carats
+    ("斤", "mass", "jin", 0.5),
     ("吨", "mass", "t", 1e3),
     ("毫升", "volume", "ml", 1e-3),
     ("摄氏度|℃", "temperature", "C", 1.0),
@@ -513,7 +514,7 @@ _EN_UNIT = re.compile(
     re.IGNORECASE,
 )
 _ZH_UNIT = re.compile(
-    r"[ \t]?[万亿]?(?:"
+    r"[ \t]?(?:[百千万]?[万亿])?(?:"  # "3万吨", "47.1万亿元", "5千万美元"
     + "|".join(f"(?P<u{i + len(_EN_UNITS)}>{pat})" for i, (pat, *_rest) in enumerate(_ZH_UNITS))
     + ")"
 )
@@ -921,11 +922,23 @@ def _range_scale(text: str, end: int, value: float) -> float | None:
     return scale if scale is not None and second > value else None
 
 
+_KILO_UNITS = frozenset("米克瓦卡焦伏帕赫兆字")
+
+
 def _scale_at(text: str, pos: int) -> float | None:
     """The scale word or character a number ending at `pos` takes ("million", "万"), if any."""
     tail = text[pos:pos + 12].lower()
     word = tail.lstrip()
-    return next((f for w, f in _SCALE.items() if word.startswith(w)), _CN_NUMBER_UNIT.get(tail[:1]))
+    scale = next((f for w, f in _SCALE.items() if word.startswith(w)), None)
+    if scale is not None:
+        return scale
+    if tail[:1] == "千" and tail[1:2] in _KILO_UNITS:
+        return None  # "3千米" is 3 km, "12千瓦时" 12 kWh: 千 is the unit's, not a scale
+    scale = _CN_NUMBER_UNIT.get(tail[:1])
+    larger = _CN_NUMBER_UNIT.get(tail[1:2])
+    if scale is not None and larger is not None and larger > scale:
+        return scale * larger  # "47.1万亿" (10^12), "3千亿", "5百万"; not "300万千瓦" (kilowatts)
+    return scale
 
 
 _EN_ONES = {w: i for i, w in enumerate(
@@ -1048,6 +1061,8 @@ def spelled_numbers(text: str, units: StatedUnits | None = None,
         after = text[m.end() : m.end() + 1]
         if run in ("百", "千") and text.startswith("分之", m.end()):
             continue  # the 百 of "百分之三十" (30%): its figure follows
+        if text[m.start() - 1 : m.start()].isdigit() and run.strip("百千万亿") == "":
+            continue  # the 万亿 of "47.1万亿" (the digits' reading has it), the 千 of "12千瓦时"
         per = _PER.get(text[max(0, m.start() - 3) : m.start()])  # "百分之三十" 30%, "千分之五" 0.5%
         percent = per is not None
         if len(run) == 1 and not percent and (
@@ -1250,7 +1265,10 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
 def _fmt(value: float) -> str:
     # 12 significant digits: exact for the figures prose states, and 30.8 * 1e9 (which floats
     # make 30800000000.000004) prints as 30800000000.
-    return f"{value:.12g}"
+    text = f"{value:.12g}"
+    if "e+" in text:  # "47.1万亿" is 47100000000000, not 4.71e+13
+        text = f"{float(text):.0f}"
+    return text
 
 
 def normalize_for_match(text: str) -> str:

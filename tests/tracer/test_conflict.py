@@ -315,6 +315,21 @@ def test_a_figure_the_record_lacks_where_its_quote_states_another_contradicts_a_
     assert all(u.closest is None or not u.closest.conflict for u in right.unsupported)
 
 
+def test_a_chinese_figure_in_trillions_is_no_figure_in_hundred_millions() -> None:
+    # 万亿 was read as 万 alone: "47.1万亿元" was 471,000 yuan and met no figure of its sort
+    record = {"url": "https://a.example/retail", "title": "统计公报",
+              "content": "全国社会消费品零售总额47.1亿元。"}
+    wrong = "全国社会消费品零售总额47.1万亿元。"
+    result = trace(f"## 消费\n\n{wrong}\n", [record, OTHER])
+    assert result.citations == ()
+    (u,) = result.unsupported
+    assert u.closest is not None and u.closest.conflict == (
+        "its quote states CNY 4,710,000,000 where the sentence says CNY 47,100,000,000,000, "
+        "which the record does not state")
+    right = trace(f"## 消费\n\n{wrong.replace('万亿', '亿')}\n", [record, OTHER])
+    assert [c.sentence for c in right.citations] == ["全国社会消费品零售总额47.1亿元。"]
+
+
 def test_a_range_in_the_quote_states_its_first_figure_in_the_second_ones_unit() -> None:
     record = {"url": "https://a.example/vote", "title": "公投", "content": (
         "赫尔松州行政机构副负责人称，赫尔松州将举行全民公投，至少60-70%的人将投票支持加入俄罗斯联邦。")}

@@ -131,6 +131,15 @@ def test_numbers_normalise_formats_and_scales() -> None:
     assert numbers("$5-10 million") == numbers("$5 million to $10 million") == {"5000000", "10000000"}
     assert numbers("3至5万人") == {"30000", "50000"}
     assert numbers("pages 5-10 of the report") == {"5", "10"}
+    # two Chinese scale characters multiply (万亿 is 10^12, not 10^4); a kilo unit's 千 is no scale
+    assert numbers("47.1万亿元") == numbers("47,100,000,000,000元") == {"47100000000000"}
+    assert numbers("3千亿元") == {"300000000000"} and numbers("5百万人") == {"5000000"}
+    assert numbers("300万千瓦") == {"3000000"}  # 3,000,000 kilowatts
+    assert numbers("3千米") == numbers("3 km") == {"3"} and numbers("12千瓦时") == {"12"}
+    from tracer.text import claim_units
+
+    assert claim_units("47.1万亿元")["47100000000000"].unit == "CNY"
+    assert claim_units("13908亿斤")["1390800000000"].kind == "mass"
 
 
 
@@ -360,6 +369,8 @@ def test_figures_written_in_words_are_read_on_the_record_side() -> None:
         "35000000", "120000000", "35000", "5", "10"}
     # Chinese numerals that do not count: "一些" (some), "三国" (a name), "十分" (very), "万一" (in case)
     assert spelled_numbers("一些人读三国，十分重要，万一下雨") == set()
+    # scale characters after digits belong to the digits' reading
+    assert spelled_numbers("47.1万亿元，12.0千瓦时，3亿人") == set()
     units = StatedUnits()
     spelled_numbers("It took four years, cost two million dollars and fifty percent more; 六公里", units)
     seen = {q.unit for k in ("4", "2000000", "50", "6") for q in units.units_of[k] if q}
