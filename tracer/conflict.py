@@ -479,6 +479,12 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
             if _affirms(said[0], quoted[0], negations) and not _negated(ka, *span_a, negations) \
                     and not _recurs(kb, j2):
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
+        # a Chinese word and its negated form ("不是" for "是", "没有" for "有", "并非" for "是")
+        if zh and tag == "replace" and before and after and len(said) == 1 and len(quoted) == 1:
+            if _zh_negated_form(said[0], quoted[0]) and not _negated(kb, *span_b, negations):
+                return Conflict("negation", _said(a, i1, i2 + 1), "")
+            if _zh_negated_form(quoted[0], said[0]) and not _negated(ka, *span_a, negations):
+                return Conflict("negation", "", _said(b, j1, j2 + 1))
         if tag == "replace" and before and (after or ends) and len(said) == 1 and len(quoted) == 1 \
                 and said[0] not in in_b:
             fx, fy = _figure_value(said[0]), _figure_value(quoted[0])
@@ -501,9 +507,9 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
             s1, s2 = _trimmed(a, i1, i2) if zh else (i1, i2)
             t1, t2 = _trimmed(b, j1, j2) if zh else (j1, j2)
             least, most = sorted((flank_before, flank_after))
-            if zh:
-                flanked = least >= 2 or (least >= 1 and most >= 2 and _is_proper(a[s1:s2])
-                                         and _is_proper(b[t1:t2]))
+            if zh:  # the end of both texts flanks a proper name ("总部位于上海。" for "…杭州。")
+                flanked = (least >= 2 or (least >= 1 and most >= 2) or ends) \
+                    and (least >= 2 or (_is_proper(a[s1:s2]) and _is_proper(b[t1:t2])))
             else:
                 flanked = least >= 1 and not (title_case or _title_case(b))
             if flanked and s1 < s2 and t1 < t2 and not set(ka[s1:s2]) & in_b \
@@ -865,6 +871,17 @@ _POSITIVE = {_stem(neg): frozenset(_stem(w) for w in pos.split()) for neg, pos i
     ("nor", "or and"), ("none", "all some"), ("no", "a an the some"))}
 
 
+_ZH_NEGATED = {"并非": "是", "并不是": "是", "无法": "能", "不可以": "可以"}
+
+
+def _zh_negated_form(word: str, other: str) -> bool:
+    """Whether the Chinese `word` is `other` negated: a negating character before it ("不是",
+    "没有", "未能", "不会"), or a negation that stands for it ("并非" for "是")."""
+    if word in ZH_NEGATIONS and _ZH_NEGATED.get(word) == other:
+        return True
+    return len(word) == len(other) + 1 and word[0] in "不没未无非" and word[1:] == other
+
+
 def _affirms(word: str, negation: str, negations: frozenset[str]) -> bool:
     """Whether `word` stands where `negation` (one of `negations`) would deny: an affirming
     adverb ("also", "always", "都") or the negation's positive form ("with" for "without")."""
@@ -892,10 +909,16 @@ def _opposite_chars(said: str, quoted: str, opposites: dict[str, frozenset[str]]
     m = 0
     while m < min(len(said), len(quoted)) - n and said[-1 - m] == quoted[-1 - m]:
         m += 1
-    x, y = said[n:len(said) - m], quoted[n:len(quoted) - m]
-    if not (n or m) or not x or not y or x in quote or y not in opposites.get(x, ()):
+    if not (n or m) or n == len(said) - m or n == len(quoted) - m:
         return None
-    return said, quoted
+    # the differing characters, or with a shared one beside them ("进口国" and "出口国" differ in
+    # 进 and 出, which say nothing alone; 进口 and 出口 are opposites)
+    for a in range(min(n, 1) + 1):
+        for b in range(min(m, 1) + 1):
+            x, y = said[n - a:len(said) - m + b], quoted[n - a:len(quoted) - m + b]
+            if x not in quote and y in opposites.get(x, ()):
+                return said, quoted
+    return None
 
 
 def _negated(keys: list[str], start: int, end: int, negations: frozenset[str]) -> bool:

@@ -315,6 +315,28 @@ def test_a_figure_the_record_lacks_where_its_quote_states_another_contradicts_a_
     assert all(u.closest is None or not u.closest.conflict for u in right.unsupported)
 
 
+def test_chinese_negated_forms_opposite_compounds_and_a_place_at_the_end_are_read() -> None:
+    quote = "中国是全球最大的汽车出口国。"
+    # a word and its negated form, either way round
+    for said in ("不是", "并非"):
+        assert quote_conflict(f"中国{said}全球最大的汽车出口国。", quote, "zh") == Conflict(
+            "negation", f"{said}全球", "")
+    assert quote_conflict(quote, "中国不是全球最大的汽车出口国。", "zh") == Conflict(
+        "negation", "", "不是全球")
+    assert quote_conflict("该公司没有盈利能力。", "该公司有盈利能力。", "zh") == Conflict(
+        "negation", "没有盈利", "")
+    # opposites inside longer words: 进口国 and 出口国 differ in 进 and 出
+    assert quote_conflict("中国是全球最大的汽车进口国。", quote, "zh") == Conflict(
+        "opposite", "进口国", "出口国")
+    # the end of both texts flanks another place, person or organisation
+    assert quote_conflict("阿里巴巴集团总部位于上海。", "阿里巴巴集团总部位于杭州。", "zh") == Conflict(
+        "name", "上海", "杭州")
+    # the same thing said otherwise is none of these
+    assert quote_conflict("阿里巴巴集团总部位于杭州市。", "阿里巴巴集团总部位于杭州。", "zh") is None
+    assert quote_conflict("中国是全球最大的汽车出口国家。", quote, "zh") is None
+    assert quote_conflict("中国仍是全球最大的汽车出口国。", quote, "zh") is None
+
+
 def test_a_chinese_figure_in_trillions_is_no_figure_in_hundred_millions() -> None:
     # 万亿 was read as 万 alone: "47.1万亿元" was 471,000 yuan and met no figure of its sort
     record = {"url": "https://a.example/retail", "title": "统计公报",
