@@ -141,6 +141,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
+            elif raw[0] in "[【" and raw[1:2].isdigit() and _is_entry_label(text, s, e):
+                continue               # "[1] Title https://…" opening a line labels a list entry
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
         if sid is not None:
             attach_end[sid] = e
@@ -170,6 +172,16 @@ def _footnote_definitions(text: str, layout: Layout) -> tuple[set[str], dict[str
             urls += [u.group(0).rstrip(".,;:") for u in _BARE_URL.finditer(_MD_LINK.sub(" ", rest))]
             refs.setdefault(m.group(1), urls)
     return body, refs
+
+
+_ENTRY_AFTER = re.compile(r"[ \t]+\S[^\n]*?(?:https?://|www\.|\]\()")
+
+
+def _is_entry_label(text: str, s: int, e: int) -> bool:
+    """Whether the marker at [s, e) opens a line whose rest gives a URL or a link: the label of a
+    references entry ("[1] 中国信通院 https://…") in a list that is not cut as the section."""
+    return bool(_ENTRY_AFTER.match(text, e)) and bool(
+        _CONTAINER.fullmatch(text, text.rfind("\n", 0, s) + 1, s))
 
 
 _CONTAINER = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)*")  # "> ", "- ", "1. " prefixes

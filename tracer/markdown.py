@@ -73,14 +73,17 @@ _REF_TITLES = frozenset(
         "citations", "reference articles", "further reading", "further readings", "reference list",
         "references and sources", "sources and references", "参考文献", "参考资料", "参考文章",
         "参考来源", "引用", "引用来源", "来源", "资料来源", "信息来源", "数据来源", "参考链接",
-        "引用文献", "参考", "reference links", "source links",
+        "引用文献", "参考", "reference links", "source links", "引文", "文献", "参考书目",
     }
 )
 _INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff]")
-_APPENDIX = re.compile(r"^(?:附录|appendix(?:\s+[a-z\d]{1,3})?)\s*[:：.、\-–—]\s*", re.IGNORECASE)
+_APPENDIX = re.compile(r"^(?:附录|附|appendix(?:\s+[a-z\d]{1,3})?)\s*[:：.、\-–—]\s*", re.IGNORECASE)
+# "主要参考文献", "参考文献列表", "参考文献（按引用顺序）", "References (selected)"
+_TITLE_MODIFIERS = re.compile(r"^主要|(?:列表|清单|目录)$|\s*[（(][^（）()]{1,20}[)）]$")
+_CHAPTER = re.compile(r"^第[一二三四五六七八九十百\d]{1,4}[章节部分篇]\s*[:：.、]?\s*")
 _CJK_SPACED = re.compile(r"(?<=[\u4e00-\u9fff])[ \t\u3000]+(?=[\u4e00-\u9fff])")
 _REF_COMPANIONS = frozenset(
-    {"notes", "links", "data", "further reading", "延伸阅读", "相关链接", "注释", "资料"}
+    {"notes", "links", "data", "further reading", "延伸阅读", "相关链接", "注释", "资料", "说明"}
 )
 _TITLE_JOINERS = re.compile(
     r"\s*(?:\band\b|&|/|与|和|及|、|,|，|[()（）])\s*"
@@ -146,8 +149,12 @@ def is_references_title(title: str) -> bool:
     s = _APPENDIX.sub("", s, count=1)         # "附录：参考文献", "Appendix: References"
     s = _CJK_SPACED.sub("", s)                # "参 考 文 献"
     s = _NUMBERING.sub("", s, count=1)
+    s = _CHAPTER.sub("", s, count=1)          # "第七章 参考文献"
     s = s.strip().strip("*_ \t").rstrip(":：").strip().strip("*_").strip().casefold()
     if s in _REF_TITLES:
+        return True
+    bare = _TITLE_MODIFIERS.sub("", s).strip()
+    if bare != s and bare in _REF_TITLES:
         return True
     # "References and Further Reading", "Notes & Sources", "参考文献与资料来源"
     parts = [p for p in _TITLE_JOINERS.split(s) if p]

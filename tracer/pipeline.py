@@ -35,7 +35,7 @@ from tracer.models import (
     TraceResult,
     Unsupported,
 )
-from tracer.options import Mode, TraceOptions
+from tracer.options import ExistingPolicy, Mode, TraceOptions
 from tracer.retrieve import PassageIndex
 from tracer.text import clear_language, detect_language, language_caveat
 from tracer.verify import Verifier, sentence_query, sentences_around
@@ -197,10 +197,10 @@ def trace(
             candidates[s.id] = index.search(sentence_query(s.text), k)
         verifier = Verifier(index, recs, options.verify_tuning)
 
-    kept_existing = {
+    kept_existing = {  # sentences whose author citations stay (existing=keep)
         m.sentence for m in old_markers
         if m.sentence is not None and any(resolved.get(n) is not None for n in m.numbers)
-    }
+    } if options.existing is ExistingPolicy.KEEP else set()
     chosen: dict[int, list[Candidate]] = {}
     closest: dict[int, Candidate] = {}  # best candidate of each sentence left without a source
     near: dict[int, NearMiss | None] = {}

@@ -440,7 +440,7 @@ def render_report(
         anchors.append(_Anchor(pos, None, entries))
 
     if not anchors:
-        return Rendered(report, (), (), tuple(w.replace("; removed", "") for w in warnings))
+        return _uncited(report, body, deletions, keep, warnings)
 
     # 3. positions first (so numbers follow the text order of the markers), each at a spot
     #    where the style's marker cannot join the following markdown.
@@ -471,7 +471,7 @@ def render_report(
         placed.append(a)
     anchors = placed
     if not anchors:
-        return Rendered(report, (), (), tuple(w.replace("; removed", "") for w in warnings))
+        return _uncited(report, body, deletions, keep, warnings)
     order = sorted(range(len(anchors)), key=lambda i: (anchors[i].pos, i))
 
     # 4. numbers by first appearance, one per canonical source.
@@ -527,6 +527,20 @@ def render_report(
         body, anchors, order, insertions, refs, recs, style, fmt, options, lang, text, warnings, fence,
         defined,
     )
+
+
+def _uncited(report: str, body: str, deletions: list[Span], keep: bool, warnings: list[str]) -> Rendered:
+    """Nothing to cite. The report comes back as it came, unless existing=replace removes old
+    markers (none of them verified): then they go, and with them the old references section."""
+    if keep or not deletions:
+        return Rendered(report, (), (), tuple(w.replace("; removed", "") for w in warnings))
+    out: list[str] = []
+    cur = 0
+    for a, b in deletions:
+        out.append(body[cur:a])
+        cur = b
+    out.append(body[cur:])
+    return Rendered("".join(out), (), (), tuple(warnings))
 
 
 _BLOCK_KIND = {"-->": "HTML comment", "</pre>": "<pre> block", "</script>": "<script> block",

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from rapidfuzz import fuzz
 
 from tracer.conflict import Conflict, quote_addition, quote_conflict
+from tracer.existing import MARKER_RE
 from tracer.models import Record, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
@@ -50,6 +51,9 @@ _TRAILING_PUNCT = re.compile(r"[\s.!?;:,。！？；：，…\"'”’)）\]]+$"
 # End of a record sentence: terminal punctuation (with closing quotes) before space, or a line break.
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)）\]]*(?=\s|$)|[。！？]+[”’）」』]*|\n+")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z\u00c0-\u024f]+(?:\s+[A-Z][a-zA-Z]+)*)")
+_LINK = re.compile(r"!?\[([^\[\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)")
+_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>\n]*>", re.DOTALL)
+_BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]（）【】。，；！？、“”]+")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有|未|无|非")
 
 # A near-verbatim quote (fuzzy alignment >= 0.95 over a sentence of 5+ content words, every
@@ -135,8 +139,16 @@ class _Claim:
 
 
 def sentence_query(text: str) -> str:
-    """The sentence without citation markers (they are not part of the claim)."""
-    return _MARKER.sub(" ", text)
+    """The claim a sentence makes: without citation markers (of every form `tracer.existing`
+    reads, "[[2]](url)" too), link and image targets (their text stays), HTML tags and bare URLs,
+    which say where something is, not what the sentence claims."""
+    if "[" in text or "<" in text or "【" in text:
+        text = MARKER_RE.sub(" ", _MARKER.sub(" ", text))
+        text = _LINK.sub(r" \1 ", text)
+        text = _HTML_TAG.sub(" ", text)
+    if "://" in text or "www." in text:
+        text = _BARE_URL.sub(" ", text)
+    return text
 
 
 def _may_be_in_words(value: str) -> bool:

@@ -112,6 +112,16 @@ def test_marker_attaches_to_preceding_sentence_across_space() -> None:
     assert [(text[m.start:m.end], m.sentence) for m in ms] == [("[1]", 0), ("[2]", None)]
 
 
+def test_a_number_opening_a_line_with_a_url_labels_an_entry() -> None:
+    # a references list that is not cut (a disclaimer follows it): its labels are no citations
+    text = ("Fact one [1].\n\n## 主要资料\n\n[1] 中国信通院 https://www.caict.ac.cn/b.pdf\n"
+            "- [2] [国务院](https://www.gov.cn/a.html)\n【3】 Title www.example.com\n\n"
+            "## 免责声明\n\n仅供参考。\n")
+    assert found(text) == [("[1]", (1,))]
+    # without a URL or link on the line it stays a marker (an orphan one)
+    assert found("Fact one.\n\n[2] Orphan paragraph.") == [("[2]", (2,))]
+
+
 def test_markers_in_references_section_are_ignored() -> None:
     text = "Fact.[1]\n\n## References\n[1] A https://a.com\n"
     assert found(text) == [("[1]", (1,))]

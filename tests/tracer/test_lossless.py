@@ -154,10 +154,15 @@ def split_output(report: str) -> tuple[str, Layout]:
 def test_trace_is_lossless_and_numbers_are_sound(c: tuple[str, list[dict[str, Any]], TraceOptions]) -> None:
     report, records, options = c
     result = trace(report, records, options)
-    if not result.references:
-        assert result.report == report          # nothing cited: byte-identical, no section added
-        return
     in_body = report[: scan_markdown(report).body_end]
+    if not result.references:
+        if options.existing is ExistingPolicy.KEEP or result.report == report:
+            assert result.report == report      # nothing cited: byte-identical, no section added
+            return
+        # existing=replace with nothing verified: the old markers go, and the old section with them
+        assert strip_markers(result.report) == strip_markers(in_body) != in_body
+        assert result.removed_references == report[len(in_body):]
+        return
     out_body, out_layout = split_output(result.report)
     assert result.removed_references == report[len(in_body):]
 
@@ -259,7 +264,10 @@ def test_trace_is_lossless_on_token_soup(
     in_body = report[: scan_markdown(report).body_end]
     out_body, _ = split_output(result.report)
     if not result.references:
-        assert result.report == report
+        if policy is ExistingPolicy.KEEP or result.report == report:
+            assert result.report == report
+        else:  # replace with nothing verified: the old markers and section go
+            assert strip_markers(result.report) == strip_markers(in_body) != in_body
         return
     assert result.removed_references == report[len(in_body):]
     assert strip_markers(out_body).startswith(strip_markers(in_body))

@@ -160,6 +160,15 @@ def test_table_without_leading_pipe() -> None:
         "**Sources**\u200b",
         "<h2>References</h2>",
         '<h3 id="refs">参考文献</h3>',
+        # Chinese headings with a modifier, a chapter number or a note in brackets
+        "## 主要参考文献",
+        "## 参考文献列表",
+        "## 附：参考资料",
+        "## 参考文献（按引用顺序）",
+        "## 第七章 参考文献",
+        "## 资料来源与说明",
+        "## 引文",
+        "## References (selected)",
     ],
 )
 def test_trailing_references_detected(heading: str) -> None:

@@ -401,3 +401,33 @@ def test_no_marker_or_reference_line_becomes_a_link_to_the_authors_own_definitio
         assert "rocket[citation:1]." in result.report
     again = trace(result.report, RECORDS, TraceOptions(style=style))  # the escaped section is one
     assert again.report == result.report and again.removed_references == section
+
+
+def test_replace_with_nothing_verified_removes_old_markers_and_reports_the_sentence() -> None:
+    from tracer import ExistingPolicy
+
+    weather = {"url": "https://a.example.cn/1", "title": "天气",
+               "content": "北京今天晴转多云，最高气温25摄氏度。"}
+    station = {"url": "https://c.example.cn/3", "title": "天宫",
+               "content": "天宫空间站于2022年底全面建成。"}
+    body = "中国的人口在2023年减少了208万人[1]。\n\n"
+    section = "## 参考文献\n\n[1] 天气 https://a.example.cn/1\n"
+    replaced = trace(body + section, [weather, station], TraceOptions(existing=ExistingPolicy.REPLACE))
+    assert replaced.report == strip_markers(body)          # the unverified marker goes, and its section
+    assert replaced.removed_references == section
+    assert [u.sentence for u in replaced.unsupported] == ["中国的人口在2023年减少了208万人[1]。"]
+    # keep: the author's marker stays, with a warning, and the report comes back as it came
+    kept = trace(body + section, [weather, station], TraceOptions(existing=ExistingPolicy.KEEP))
+    assert kept.report.startswith(body) and kept.unsupported == ()
+    assert any("is not supported by its record" in w for w in kept.warnings)
+
+
+def test_urls_and_markup_in_a_sentence_are_not_part_of_its_claim() -> None:
+    record = {"url": "https://www.gov.example.cn/a.html", "title": "国务院",
+              "content": "2022年我国数字经济规模达到50.2万亿元，占GDP比重达到41.5%。"}
+    url = "https://www.example.com/some/long/path/page-about-it.html"
+    for sentence in (f"数字经济占GDP比重达到41.5%[[2]]({url})。",
+                     '数字经济占GDP比重达到41.5%，详见<a href="https://a.example.cn/1">报告</a>。',
+                     f"数字经济占GDP比重达到41.5%，详见 {url} 。"):
+        result = trace(sentence + "\n", [record, RECORDS[0]])
+        assert [c.sources[0].url for c in result.citations] == [record["url"]], sentence
