@@ -101,7 +101,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         if not _outside_code(text, layout, prot_starts, s, e, inner):
             continue
         raw = m.group(0)
-        if text.startswith(":", e) and _CONTAINER.fullmatch(text, text.rfind("\n", 0, s) + 1, s):
+        if text.startswith(":", e) and _opens_line(text, s):
             continue                   # "[1]: url" (also in a quote or list item) defines a link / footnote
         jm = _JIUWEN.search(raw)
         urls: tuple[str, ...] = ()
@@ -180,8 +180,17 @@ _ENTRY_AFTER = re.compile(r"[ \t]+\S[^\n]*?(?:https?://|www\.|\]\()")
 def _is_entry_label(text: str, s: int, e: int) -> bool:
     """Whether the marker at [s, e) opens a line whose rest gives a URL or a link: the label of a
     references entry ("[1] 中国信通院 https://…") in a list that is not cut as the section."""
-    return bool(_ENTRY_AFTER.match(text, e)) and bool(
-        _CONTAINER.fullmatch(text, text.rfind("\n", 0, s) + 1, s))
+    return _opens_line(text, s) and bool(_ENTRY_AFTER.match(text, e))
+
+
+def _opens_line(text: str, s: int) -> bool:
+    """Whether only a container prefix ("> ", "- ", "1. ", indentation) stands before s on its
+    line. A prefix is short: the line start is looked for in the 64 characters before s only, so
+    a long line of markers is not searched back to its start for each one."""
+    ls = text.rfind("\n", max(0, s - 64), s)
+    if ls < 0 and s > 64:
+        return False
+    return bool(_CONTAINER.fullmatch(text, ls + 1, s))
 
 
 _CONTAINER = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)*")  # "> ", "- ", "1. " prefixes
@@ -340,6 +349,17 @@ def resolve_existing(
                 return hit
         return None
 
+    entry_hit: dict[int, int | None] = {}  # each entry is read once, however many markers cite it
+
+    def by_entry(n: int) -> int | None:
+        if n not in entry_hit:
+            urls, titles = entries[n]
+            hit = by_urls(urls)
+            if hit is None and not urls:  # an entry's own url says what it was: no title guess
+                hit = next((by_title[t] for t in map(_norm_title, titles) if t in by_title), None)
+            entry_hit[n] = hit
+        return entry_hit[n]
+
     out: dict[int, int | None] = {}
     for m in markers:
         for n in m.numbers:
@@ -350,10 +370,7 @@ def resolve_existing(
                 out[n] = hit
                 continue
             if hit is None and n in entries:
-                urls, titles = entries[n]
-                hit = by_urls(urls)
-                if hit is None and not urls:  # an entry's own url says what it was: no title guess
-                    hit = next((by_title[t] for t in map(_norm_title, titles) if t in by_title), None)
+                hit = by_entry(n)
             if hit is None and n > 0 and n not in entries and not m.urls:
                 hit = by_id.get(str(n))    # only when nothing else defines what [n] was
             out[n] = hit

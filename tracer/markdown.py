@@ -18,11 +18,13 @@ from tracer.models import Layout, Span
 
 # --- block-level patterns (matched against one line without its terminator) ---------------
 _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")  # any indent: fences nest in list items
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# group 2 keeps any closing "#"s (`_atx_text` drops them): a lazy title before an optional closing
+# sequence was tried at every length, and a heading with a long run of spaces took seconds
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _SETEXT_EQ = re.compile(r"^ {0,3}=+[ \t]*$")
 _SETEXT_DASH = re.compile(r"^ {0,3}-+[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
-_TABLE_DELIM = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_TABLE_DELIM = re.compile(r"^[ \t]*+\|?[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+$")
 _LINK_DEF = re.compile(r"^ {0,3}\[(\^?[^\]\n]+)\]:(?:[ \t]|$)")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+|\d{1,3}、)")
 _HTML_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
@@ -36,7 +38,7 @@ _HTML_BLOCK_TAGS = (
 )
 _HTML_BLOCK_OPEN = re.compile(rf"^ {{0,3}}</?(?:{_HTML_BLOCK_TAGS})(?:[\s/>]|$)", re.IGNORECASE)
 _HTML_LONE_TAG = re.compile(
-    r"^ {0,3}(?:<[A-Za-z][A-Za-z0-9-]*(?:\s+[^<>]*)?/?>|</[A-Za-z][A-Za-z0-9-]*\s*>)[ \t]*$"
+    r"^ {0,3}(?:<[A-Za-z][A-Za-z0-9-]*+(?:\s++[^<>]*+)?/?>|</[A-Za-z][A-Za-z0-9-]*+\s*+>)[ \t]*+$"
 )
 _MATH_BLOCK_OPEN = re.compile(r"^[ \t]*(\$\$|\\\[)")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
@@ -46,10 +48,9 @@ _FRONT_KEY = re.compile(r"^[A-Za-z_][\w.-]*[ \t]*[:=]")  # a YAML / TOML key ope
 # --- inline patterns (one alternation; leftmost match wins, alternatives in precedence order) ---
 _INLINE = re.compile(
     r"""
-      (?P<code>(?P<ticks>`+)(?:(?!\n[ \t]*\r?\n)[\s\S])+?(?<!`)(?P=ticks)(?!`))
-    | (?P<autolink><(?:https?|ftp|mailto):[^<>\s]+>|<[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}>)
+      (?P<autolink><(?:https?|ftp|mailto):[^<>\s]+>|<[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}>)
     | (?P<comment><!--[\s\S]*?-->)
-    | (?P<tag></?[A-Za-z][A-Za-z0-9-]*(?:\s+[^<>\n]*)?/?>)
+    | (?P<tag></?[A-Za-z][A-Za-z0-9-]*+(?:\s++[^<>\n]*+)?/?>)
     | (?P<link>!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]
           \((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\))
     | (?P<reflink>!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])+\]\[(?P<label>[^\[\]\n]*)\])
@@ -58,7 +59,7 @@ _INLINE = re.compile(
     | (?P<pmath>\\\((?:(?!\n[ \t]*\r?\n)[\s\S])+?\\\)|\\\[(?:(?!\n[ \t]*\r?\n)[\s\S])+?\\\])
     | (?P<url>(?:https?://|www\.)[^\s<>"`\[\]\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+)
     | (?P<entity>&(?:[A-Za-z][A-Za-z0-9]{1,31}|\#[0-9]{1,7}|\#[xX][0-9A-Fa-f]{1,6});)
-    | (?P<shortcode>(?<![\w:]):(?:[a-z][a-z0-9_+-]{0,40}|[+-]1):(?![\w:]))
+    | (?P<shortcode>(?<![A-Za-z0-9_:]):(?:[a-z][a-z0-9_+-]{0,40}|[+-]1):(?![A-Za-z0-9_:]))
     """,
     re.VERBOSE,
 )
@@ -92,7 +93,7 @@ _TITLE_JOINERS = re.compile(
 _NUMBERING = re.compile(
     r"^(?:\d+(?:\.\d+)*[.)、]?|[一二三四五六七八九十百]+[、.．]|[IVXLC]+[.)]|[（(][一二三四五六七八九十\d]+[)）])\s*"
 )
-_BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)(?P<text>[^*_\n].*?)(?:\1)[ \t]*[:：]?[ \t]*$")
+_BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)(?P<text>[^*_\n].*?)(?:\1)[ \t]*+(?:[:：][ \t]*+)?$")
 
 # a line that looks like an entry of a references list
 _REF_ENTRY = re.compile(
@@ -132,10 +133,19 @@ def _split_lines(text: str) -> list[_Line]:
     return lines
 
 
+def _atx_text(raw: str) -> str:
+    """An ATX heading's text without its closing sequence ("Sub ##" -> "Sub", "C#" stays)."""
+    t = raw.rstrip(" \t")
+    bare = t.rstrip("#")
+    if bare != t and (not bare or bare[-1] in " \t"):
+        t = bare.rstrip(" \t")
+    return t
+
+
 def heading_title(line: str) -> str:
     """The visible text of a heading line (ATX, setext text line or bold pseudo-heading)."""
     m = _ATX.match(line)
-    s = (m.group(2) or "") if m else line.strip()
+    s = _atx_text(m.group(2) or "") if m else line.strip()
     b = _BOLD_LINE.match(s)
     if b:
         s = b.group("text")
@@ -145,6 +155,8 @@ def heading_title(line: str) -> str:
 def is_references_title(title: str) -> bool:
     """True when a heading's text names a references section ("5. References:", "参考文献：")."""
     s = _INVISIBLE.sub("", title).strip().strip("*_ \t").strip()
+    if len(s) > 120:
+        return False                           # a sentence, not a title (and no regex runs over it)
     s = re.sub(r"^[^\w(（]+", "", s)          # leading emoji / symbols
     s = _APPENDIX.sub("", s, count=1)         # "附录：参考文献", "Appendix: References"
     s = _CJK_SPACED.sub("", s)                # "参 考 文 献"
@@ -190,6 +202,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
     link_labels: set[str] = set()
     n = len(lines)
     i = 0
+    last_line: dict[str, int] = {}  # a math closer -> the last line that holds it
 
     # front matter: only at the very start
     if n > 1 and _FRONT_OPEN.match(lines[0].text) and _FRONT_KEY.match(lines[1].text):
@@ -245,11 +258,13 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
             rest = t[mm.end():]
             j = i
             if closer not in rest:
-                j = i + 1
-                while j < n and closer not in lines[j].text:
-                    j += 1
-                if j >= n:            # unclosed: treat the opening line only as math
-                    j = i
+                if closer not in last_line:  # the last line holding it: none after it can close
+                    last_line[closer] = next((k for k in range(n - 1, -1, -1) if closer in lines[k].text), -1)
+                if last_line[closer] > i:
+                    j = i + 1
+                    while closer not in lines[j].text:
+                        j += 1
+                # else unclosed: only the opening line is math
             blocks.add(lines, i, j)
             i = j + 1
             continue
@@ -606,11 +621,111 @@ def inline_regions(text: str, start: int, end: int, link_labels: frozenset[str] 
     return _inline_spans(text, start, end, link_labels)
 
 
+_TICKS = re.compile(r"`+")
+_BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
+
+
+class _CodeSpans:
+    """Code spans of text[start:end], found as CommonMark does: a run of backticks opens one when
+    a later run of the same length closes it before a blank line; a run with no such closer is
+    literal text. Built in one pass (O(n log n)), then asked for the first span at or after a
+    position: a regex that looked for each opener's closer scanned on to the end of the paragraph
+    for every unclosed run, at every run length (a line of 1,000 backticks took 4 s)."""
+
+    def __init__(self, text: str, start: int, end: int) -> None:
+        found = text.find("`", start, end) >= 0
+        runs = [(m.start(), m.end()) for m in _TICKS.finditer(text, start, end)] if found else []
+        blanks = [m.start() for m in _BLANK_LINE.finditer(text, start, end)] if runs else []
+        last_of: dict[int, int] = {}
+        closer = [-1] * len(runs)
+        for j in range(len(runs) - 1, -1, -1):  # the next run of its length, if no blank line is first
+            a, b = runs[j]
+            c = last_of.get(b - a, -1)
+            if c >= 0:
+                k = bisect.bisect_left(blanks, b)
+                if k >= len(blanks) or blanks[k] >= runs[c][0]:
+                    closer[j] = c
+            last_of[b - a] = j
+        self.starts = [a for a, _ in runs]
+        self.spans: list[Span | None] = [None] * (len(runs) + 1)  # first span opening at run j or later
+        for j in range(len(runs) - 1, -1, -1):
+            c = closer[j]
+            self.spans[j] = (runs[j][0], runs[c][1]) if c >= 0 else self.spans[j + 1]
+
+    def first_from(self, pos: int) -> Span | None:
+        return self.spans[bisect.bisect_left(self.starts, pos)] if self.starts else None
+
+
+def _positions(text: str, token: str, start: int, end: int) -> list[int]:
+    out: list[int] = []
+    p = text.find(token, start, end)
+    while p >= 0:
+        out.append(p)
+        p = text.find(token, p + 1, end)
+    return out
+
+
+def _unclosable(text: str, start: int, end: int) -> list[int]:
+    """Openers in text[start:end] that nothing closes: "<!--" with no "-->" after it, "\\(" or
+    "\\[" with no "\\)" / "\\]" before the next blank line. The scan masks them: its regex
+    looked for each one's closer to the end of the region, for every opener (quadratic)."""
+    out: list[int] = []
+    if text.find("<!--", start, end) >= 0:
+        last = text.rfind("-->", start, end)
+        out += [p for p in _positions(text, "<!--", start, end) if last < p + 4]
+    if text.find("\\", start, end) < 0:
+        return out
+    blanks: list[int] | None = None
+    for opener, closer in (("\\(", "\\)"), ("\\[", "\\]")):
+        opens = _positions(text, opener, start, end)
+        if not opens:
+            continue
+        closes = _positions(text, closer, start, end)
+        if blanks is None:
+            blanks = [m.start() for m in _BLANK_LINE.finditer(text, start, end)]
+        for p in opens:
+            k = bisect.bisect_left(closes, p + 3)
+            if k == len(closes):
+                out.append(p)
+                continue
+            b = bisect.bisect_left(blanks, p + 2)
+            if b < len(blanks) and blanks[b] < closes[k]:
+                out.append(p)
+    return out
+
+
 def _inline_spans(text: str, start: int, end: int, link_labels: frozenset[str] | set[str]) -> list[Span]:
     spans: list[Span] = []
-    for m in _INLINE.finditer(text, start, end):
+    code = _CodeSpans(text, start, end)
+    # the regex runs over `src` from `shift` on: the text itself, or a copy of the region (and the
+    # character before it, for look-behinds) with each unclosable opener's first character masked
+    src, shift = text, 0
+    dead = _unclosable(text, start, end)
+    if dead:
+        shift = max(start - 1, 0)
+        chars = list(text[shift:end])
+        for p in dead:
+            chars[p - shift] = "\x01"
+        src = "".join(chars)
+
+    def search(at: int) -> re.Match[str] | None:
+        return _INLINE.search(src, at - shift, end - shift)
+
+    pos = start
+    m = search(pos)
+    while True:
+        c = code.first_from(pos)
+        if c is not None and (m is None or c[0] < m.start() + shift):
+            spans.append(c)  # leftmost wins: a code span before the next other region
+            pos = c[1]
+            if m is not None and m.start() + shift < pos:
+                m = search(pos)
+            continue
+        if m is None:
+            break
         kind = m.lastgroup
-        s, e = m.start(), m.end()
+        s, e = m.start() + shift, m.end() + shift
+        pos = e
         if kind == "reflink":
             label = m.group("label").strip().casefold()
             if not label:
@@ -622,10 +737,12 @@ def _inline_spans(text: str, start: int, end: int, link_labels: frozenset[str] |
                 # "[1][3]" is a pair of citation markers, not a reference link: rescan after "["
                 # ("[text][1]" with "[1]: url" defined stays a link)
                 spans.extend(_inline_spans(text, s + 1, e, link_labels))
+                m = search(pos)
                 continue
         elif kind == "url":
             e = _trim_url(text, s, e)
         spans.append((s, e))
+        m = search(pos)
     return spans
 
 

@@ -499,7 +499,7 @@ def _parse_jsonl(body: str, source: str, whole_err: orjson.JSONDecodeError) -> l
 # The leading lookahead lets the regex engine skip ahead to candidate characters (2x faster).
 _SENTENCE_END = re.compile(
     r"(?=[。！？….!?\n])"
-    r"(?:(?:[。！？…]+[”’」』）】》\"')\]]*|[.!?]+[”’\"')\]]*(?=\s))\s*|\n[^\S\n]*\n\s*)"
+    r"(?:(?:[。！？…]++[”’」』）】》\"')\]]*+|(?<![.!?])[.!?]++[”’\"')\]]*+(?=\s))\s*+|\n[^\S\n]*+\n\s*+)"
 )
 # Only inside a unit longer than a passage: single line breaks (hard-wrapped text, menus,
 # tables), then clause punctuation and whitespace.

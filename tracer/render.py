@@ -171,7 +171,8 @@ class _Text:
         r = p
         while r > 0 and r in self.del_end:
             r = self.del_end[r]
-        return bool(_YEAR_BRACKET_AFTER.match(self.body, q) or _YEAR_BRACKET_BEFORE.search(self.body, 0, r))
+        return bool(_YEAR_BRACKET_AFTER.match(self.body, q)
+                    or _YEAR_BRACKET_BEFORE.search(self.body, max(0, r - 6), r))
 
     def reference_label_at(self, p: int) -> bool:
         """Does a "[label]" that the body defines ("[label]: url") follow p?"""
@@ -190,8 +191,8 @@ class _Text:
         return self.body[p] if p < len(self.body) else "\n"
 
     def line_before(self, p: int) -> str:
-        """The text of p's line before p."""
-        return self.body[self.body.rfind("\n", 0, p) + 1:p]
+        """The text of p's line before p (its last 256 characters at most)."""
+        return self.body[self.body.rfind("\n", max(0, p - 256), p) + 1 or max(0, p - 256):p]
 
     def at_line_start(self, p: int) -> bool:
         while p > 0:
@@ -250,7 +251,7 @@ def _hazard(text: _Text, p: int, style: str) -> bool:
         return True
     if prv == "]" and nxt == "(":  # between the halves of a link the scan did not take for one
         return True
-    if nxt == ":" and prv == "]" and _FOOTNOTE_REF_BEFORE.search(text.body, 0, p):
+    if nxt == ":" and prv == "]" and _FOOTNOTE_REF_BEFORE.search(text.body, max(0, p - 44), p):
         return True  # "x [^1]" + marker + ":" would make the author's "[^1]" read as a marker
     if style == "superscript":
         return False

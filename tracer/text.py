@@ -659,8 +659,12 @@ def _claim_dates(text: str) -> tuple[set[str], str]:
                 year, month, day = readings[0]
                 found.add(f"d:{year}-{month}-{day}")
                 spans.append(m.span())
-        for start, end in spans:
-            rest = rest[:start] + " " * (end - start) + rest[end:]
+        if spans:  # one join, not a copy of the claim per date
+            pieces, prev = [], 0
+            for start, end in spans:
+                pieces += [rest[prev:start], " " * (end - start)]
+                prev = end
+            rest = "".join(pieces) + rest[prev:]
     # Blanked with a stop, not a space: "12 1)万" must not become "12 万" (120,000).
     return found, _ENUMERATOR.sub(lambda m: ";" * len(m.group()), rest)
 

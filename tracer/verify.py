@@ -46,13 +46,13 @@ from tracer.text import (
     whole_name,
 )
 
-_MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】|<sup>.*?</sup>")
+_MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】|<sup>[^<\n]{0,200}</sup>")
 _TRAILING_PUNCT = re.compile(r"[\s.!?;:,。！？；：，…\"'”’)）\]]+$")
 # End of a record sentence: terminal punctuation (with closing quotes) before space, or a line break.
-_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)）\]]*(?=\s|$)|[。！？]+[”’）」』]*|\n+")
+_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"'”’)）\]]*+(?=\s|$)|[。！？]++[”’）」』]*+|\n++")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z\u00c0-\u024f]+(?:\s+[A-Z][a-zA-Z]+)*)")
-_LINK = re.compile(r"!?\[([^\[\]\n]*)\]\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"\n]*\")?\)")
-_HTML_TAG = re.compile(r"<!--.*?-->|</?[A-Za-z][^<>\n]*>", re.DOTALL)
+_LINK = re.compile(r"!?\[([^\[\]\n]*+)\]\((?:[^()\s]++|\([^()\s]*+\))*+(?:\s+\"[^\"\n]*+\")?\)")
+_HTML_TAG = re.compile(r"<!--[\s\S]{0,400}?-->|</?[A-Za-z][^<>\n]{0,400}+>")  # bounded: linear
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]（）【】。，；！？、“”]+")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有|未|无|非")
 

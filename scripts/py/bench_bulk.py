@@ -16,13 +16,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchdata import DEFAULT_BENCH, require_bench  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_BENCH = ROOT.parent / "shared" / "bench" / "dev.jsonl"
 PY = sys.executable
 
 
 def build_input(bench: Path, n: int, dest: Path) -> None:
-    cases = [json.loads(line) for line in bench.read_text(encoding="utf-8").splitlines() if line.strip()]
+    cases = [json.loads(line) for line in require_bench(bench).read_text(encoding="utf-8").splitlines()
+             if line.strip()]
     with dest.open("w", encoding="utf-8") as fh:
         for i in range(n):
             c = cases[i % len(cases)]

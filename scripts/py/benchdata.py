@@ -12,8 +12,20 @@ import orjson
 DEFAULT_BENCH = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "dev.jsonl"
 
 
+def require_bench(path: Path) -> Path:
+    """`path`, or exit with a message saying where the benchmark comes from."""
+    if not path.is_file():
+        raise SystemExit(
+            f"benchmark file not found: {path}\n"
+            "Pass BENCH.jsonl as the first argument. The citation benchmark's dev split is not part of "
+            "this repository: the scripts look for it at ../shared/bench/dev.jsonl beside the checkout "
+            "(one JSON case per line; ../shared/bench/README.md defines the format and the metrics)."
+        )
+    return path
+
+
 def load_cases(path: Path) -> list[dict[str, Any]]:
-    with path.open("rb") as fh:
+    with require_bench(path).open("rb") as fh:
         return [orjson.loads(line) for line in fh if line.strip()]
 
 

@@ -453,3 +453,35 @@ def test_a_display_math_opener_alone_on_its_line_breaks_a_paragraph() -> None:
     assert covered(layout, text, "$$\nx = 1\n$$") and not touched(layout, text, "这一点值得进一步研究")
     inline = "Energy is $$E = mc^2$$ here.\n"
     assert covered(scan_markdown(inline), inline, "$$E = mc^2$$")
+
+
+def test_code_spans_pair_runs_of_equal_length_as_commonmark_does() -> None:
+    # a run opens a span when a later run of the same length closes it before a blank line;
+    # a run with no such closer is text, and shorter runs inside a longer one do not pair
+    text = "A ``x ` y`` and `z` but ``` alone, then `` two\n\nafter ``.\n"
+    layout = scan_markdown(text)
+    assert covered(layout, text, "``x ` y``") and covered(layout, text, "`z`")
+    assert not touched(layout, text, "``` alone") and not touched(layout, text, "after")
+    # a long run with nothing to close it is text: the sentence around it is prose
+    text = "Revenue " + "`" * 300 + " grew.\n"
+    assert scan_markdown(text).protected == ()
+    # a code span beside other inline regions: leftmost wins
+    text = "See [a `b](https://x.example/c) and `d [e](f)` too.\n"
+    layout = scan_markdown(text)
+    assert covered(layout, text, "[a `b](https://x.example/c)") and covered(layout, text, "`d [e](f)`")
+
+
+def test_unclosed_math_and_comment_openers_are_text_and_closed_ones_still_regions() -> None:
+    text = "x \\( a \\( b \\) c. <!-- open\n\nNext \\[ y \\] and <!-- shut --> end. \\( never\n"
+    layout = scan_markdown(text)
+    assert covered(layout, text, "\\( a \\( b \\)") and covered(layout, text, "\\[ y \\]")
+    assert covered(layout, text, "<!-- open\n\nNext \\[ y \\] and <!-- shut -->")
+    assert not touched(layout, text, "never")
+    text = "x \\( a\n\nb \\) c. " + "\\( d " * 500 + "<!-- e " * 500 + "\n"
+    assert not touched(scan_markdown(text), text, "a\n\nb")
+    assert scan_markdown(text).protected == ()
+
+
+def test_emoji_shortcodes_glued_to_chinese_text_are_inline_regions() -> None:
+    text = "2023年市场规模达到1.2万亿元:tada:。\n"
+    assert covered(scan_markdown(text), text, ":tada:")

@@ -1,0 +1,124 @@
+"""Hostile inputs: does any stage grow faster than its input? Prints numbers; asserts nothing.
+
+Each input is a generator of size n, traced at n and at 4n in a fresh subprocess (with a time
+limit, so a regression shows as TIMEOUT rather than a hung run). `chars x` is how much the input
+grew (4 for most), `time x` how much the trace time grew: linear work keeps them about equal. The
+stage that took longest at 4n is named. Inputs
+stay within the documented limits (docs/configuration.md). They come from an adversarial review
+that found catastrophic backtracking and quadratic loops (docs/performance.md, "Hostile inputs").
+
+    scripts/bench-hostile [--only NAME[,NAME]] [--scale K] [--timeout SEC]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import subprocess
+import sys
+from collections.abc import Callable
+from typing import Any
+
+P = "The Eiffel Tower is 330 metres tall.\n\n"
+S = "The Eiffel Tower is 330 metres tall"
+REC = [{"url": "https://a.example/1", "title": "A",
+        "content": "The Eiffel Tower is 330 metres tall. It was built in 1889 by Gustave Eiffel's company."}]
+
+Gen = Callable[[int], tuple[str, list[dict[str, str]]]]
+
+
+def _report(build: Callable[[int], str]) -> Gen:
+    return lambda n: (build(n), REC)
+
+
+def _record(build: Callable[[int], str]) -> Gen:
+    return lambda n: (P, [*REC, {"url": "https://b.example/1", "title": "B", "content": build(n)}])
+
+
+# name -> (generator, base n)
+CASES: dict[str, tuple[Gen, int]] = {
+    # markdown scan
+    "backtick run": (_report(lambda n: P + "a " + "`" * n + " b.\n"), 2_000),
+    "backtick runs of every length": (_report(lambda n: P + " ".join("`" * k for k in range(1, n))), 200),
+    "unclosed \\( openers": (_report(lambda n: P + "x " + "\\( a " * n + "end.\n"), 4_000),
+    "unclosed <!-- openers": (_report(lambda n: P + "x <!-- a\n" * n + "end.\n"), 4_000),
+    "unclosed \\[ math blocks": (_report(lambda n: P + "\\[\n" * n), 8_000),
+    "tag with spaces": (_report(lambda n: P + "x <a" + " " * n + "b\n"), 16_000),
+    "heading with spaces": (_report(lambda n: P + "# a" + " " * n + "b\n"), 16_000),
+    "bold line with spaces": (_report(lambda n: P + "**a**" + " " * n + "x\n"), 16_000),
+    "table delimiter with spaces": (_report(lambda n: P + "a|b\n" + " " * n + "x\n"), 16_000),
+    "runs of * _ [ $ <": (_report(lambda n: P + "x " + "*_[$<" * n + " y.\n"), 8_000),
+    # segmentation
+    "one sentence of '1.'": (_report(lambda n: P + "v" + "1." * n + "\n"), 32_000),
+    "one sentence of 'a.**b'": (_report(lambda n: P + "See " + "a.**b " * n + "\n"), 8_000),
+    "numeric dates in one sentence": (
+        _report(lambda n: P + "It opened " + " ".join(["2021.4.29"] * n) + ".\n"), 8_000),
+    # existing citations and rendering
+    "markers on one line": (_report(lambda n: P + "x" + " [1]:" * n + "\n"), 8_000),
+    "one entry cited by every line": (_report(
+        lambda n: "".join(f"Fact number {i} here [1].\n" for i in range(n))
+        + "\n## References\n\n1. Some title\n" + "   t\n" * n), 2_000),
+    "sentences before a bracketed label": (_report(lambda n: (S + "【a】. ") * n), 2_000),
+    "unclosed <sup> openers": (_report(lambda n: P + "Tower" + " <sup>" * n + " tall.\n"), 8_000),
+    # records
+    "record: a run of dots": (_record(lambda n: "Tower " + "." * n), 12_000),
+    "record: a run of !?": (_record(lambda n: "Tower " + "!?" * (n // 2)), 12_000),
+    "record: one letter": (_record(lambda n: "a" * n), 200_000),
+}
+
+_CHILD = r"""
+import pickle, resource, sys, time, json
+from tracer import trace
+report, records = pickle.load(sys.stdin.buffer)
+t = time.perf_counter()
+res = trace(report, records)
+took = time.perf_counter() - t
+stage = max(res.stats.stage_ms.items(), key=lambda kv: kv[1])[0]
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"s": took, "stage": stage, "rss": rss}))
+"""
+
+
+def _run(report: str, records: list[dict[str, str]], timeout: float) -> dict[str, Any] | None:
+    try:
+        p = subprocess.run([sys.executable, "-c", _CHILD], input=pickle.dumps((report, records)),
+                           capture_output=True, timeout=timeout, check=True)
+    except subprocess.TimeoutExpired:
+        return None
+    out: dict[str, Any] = json.loads(p.stdout.decode().strip().splitlines()[-1])
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="", help="comma-separated case names (substrings)")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply every base n")
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per trace")
+    args = ap.parse_args()
+    wanted = [w.strip() for w in args.only.split(",") if w.strip()]
+    print(f"{'input':38s} {'n':>8s} {'chars@4n':>9s} {'chars x':>7s} {'s at n':>8s} {'s at 4n':>8s} "
+          f"{'time x':>7s}  {'top stage at 4n':16s} {'RSS MiB':>7s}")
+    worst = 0.0
+    for name, (gen, base) in CASES.items():
+        if wanted and not any(w in name for w in wanted):
+            continue
+        n = max(1, int(base * args.scale))
+        small, big = _run(*gen(n), args.timeout), _run(*gen(4 * n), args.timeout)
+        size = [len(rep) + sum(len(r["content"]) for r in recs) for rep, recs in (gen(n), gen(4 * n))]
+        chars, ratio = size[1], size[1] / size[0]
+        if small is None or big is None:
+            first = "TIMEOUT" if small is None else f"{small['s']:.3f}"
+            print(f"{name:38s} {n:8d} {chars:9d} {ratio:7.1f} {first:>8s} {'TIMEOUT':>8s}")
+            worst = float("inf")
+            continue
+        growth = big["s"] / max(small["s"], 1e-3)
+        worst = max(worst, growth / ratio)
+        print(f"{name:38s} {n:8d} {chars:9d} {ratio:7.1f} {small['s']:8.3f} {big['s']:8.3f} {growth:7.1f}  "
+              f"{big['stage']:16s} {big['rss']:7.0f}")
+    print(f"worst (time x) / (chars x): {worst:.2f} (linear work is about 1 or less)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
