@@ -151,8 +151,9 @@ def load_file(path: str) -> dict[str, Any]:
         raise ConfigError(f"config file {path!r}: invalid TOML: {exc}") from None
 
 
-def _apply(cfg: ServerConfig, values: Mapping[str, Any], origin: str) -> ServerConfig:
-    """Apply a flat mapping {server key | 'limits.x' | 'tls.x' | 'auth.token' ...: value}."""
+def _apply(cfg: ServerConfig, values: Mapping[str, Any], origin: str, section: str = "") -> ServerConfig:
+    """Apply a flat mapping {server key | 'limits.x' | 'tls.x' | 'auth.token' ...: value};
+    `section` names a server key's table in messages ("server." for a config file)."""
     changes: dict[str, Any] = {}
     limits: dict[str, Any] = {}
     for key, value in values.items():
@@ -160,7 +161,7 @@ def _apply(cfg: ServerConfig, values: Mapping[str, Any], origin: str) -> ServerC
             continue
         if key in _SERVER_KEYS:
             attr, typ = _SERVER_KEYS[key]
-            changes[attr] = _coerce(f"{origin}{key}", value, typ)
+            changes[attr] = _coerce(f"{origin}{section}{key}", value, typ)
         elif key.startswith("limits."):
             name = key.split(".", 1)[1]
             if name not in _LIMIT_KEYS:
@@ -252,7 +253,7 @@ def load_config(
         if not isinstance(llm_section, Mapping):
             raise ConfigError(f"config file {path!r}: [llm] must be a table")
         llm = dict(llm_section)
-        cfg = _apply(cfg, _flatten_file(data, path), f"{path}: ")
+        cfg = _apply(cfg, _flatten_file(data, path), f"{path}: ", section="server.")
     cfg = _apply(cfg, _from_env(env), "env ")
     if args is not None:
         cfg = _apply(cfg, _from_args(args), "--")

@@ -733,7 +733,9 @@ def _inline_spans(text: str, start: int, end: int, link_labels: frozenset[str] |
                 label = inner[inner.find("[") + 1:inner.find("]")].casefold()
             inner = m.group(0)
             inner = inner[inner.find("[") + 1:inner.find("]")]
-            if label not in link_labels or (label.isdigit() and _NUMBERISH.fullmatch(inner)):
+            if label not in link_labels or label.startswith("^") \
+                    or (label.isdigit() and _NUMBERISH.fullmatch(inner)):
+                # "[^2][^3]": footnote references; "[^3]" is never a reference link's label
                 # "[1][3]" is a pair of citation markers, not a reference link: rescan after "["
                 # ("[text][1]" with "[1]: url" defined stays a link)
                 spans.extend(_inline_spans(text, s + 1, e, link_labels))

@@ -87,8 +87,9 @@ def to_openjiuwen_output(
     `report` is the traced report, already rendered in the ``openjiuwen`` or ``link`` style;
     `records` are the request's records (``CitedSource.record_index`` indexes them), whose
     content becomes each data's ``content``. ``chunk`` is the cited sentence without the
-    markers it carried in the input, ``score`` the verified support score (0 for a kept
-    existing citation); datas come in report order, sources in citation order.
+    markers it carried in the input, ``score`` the verified support score (for a kept
+    existing citation, the verifier's score of its record, which may be below ``min_score``);
+    datas come in report order, sources in citation order.
     """
     datas: list[dict[str, Any]] = []
     for citation in citations:

@@ -267,6 +267,9 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
         for item in recs:
             yield "", item
         return
+    if any(isinstance(raw.get(k), str) for k in _CONTENT_KEYS + _URL_KEYS):
+        yield "", raw  # a single record, even with a list field ("authors": ["A", "B"])
+        return
     groups = [(k, v) for k, v in raw.items() if isinstance(v, (list, tuple))]
     if groups:
         for key, value in raw.items():

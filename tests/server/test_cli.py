@@ -217,7 +217,7 @@ def test_config_precedence(tmp_path: Path) -> None:
         ("not toml [", "invalid TOML"),
         ("[server]\ngrace = nan\n", "server.grace: must be 0..86400"),
         ("[server]\ngrace = inf\n", "server.grace: must be 0..86400"),
-        ("[server]\nworkers = 2.5\n", "workers: expected int, got 2.5"),
+        ("[server]\nworkers = 2.5\n", "server.workers: expected int, got 2.5"),
         ("[server]\nmetrics_port = 70000\n", "server.metrics_port: must be 0..65535"),
         ("[server]\nmetrics_port = -5\n", "server.metrics_port: must be 0..65535"),
     ],

@@ -313,3 +313,12 @@ def test_an_entry_with_its_own_url_is_never_resolved_by_a_title_fragment() -> No
 @pytest.mark.parametrize("prefix", ["", "   ", "> ", ">> ", "- ", "1. ", "> - "])
 def test_a_definition_in_a_quote_or_list_item_is_not_a_marker(prefix: str) -> None:
     assert found(f"Prose.\n\n{prefix}[1]: https://x.example.com/a\n\nMore text.\n") == []
+
+
+def test_footnote_references_written_together_are_two_markers() -> None:
+    # "[^2][^3]" looked like a reference link to the defined label "^3", so neither was a marker
+    text = ("占有率达到31.6%[^2][^3]。\n\n## 参考文献\n\n[^1]: [甲](https://a.example.cn/1)\n"
+            "[^2]: [乙](https://b.example.cn/2)\n[^3]: [丙](https://c.example.cn/3)\n")
+    assert found(text) == [("[^2]", (2,)), ("[^3]", (3,))]
+    assert found("Fact[^a][^b].\n\n[^a]: https://a.example.com\n[^b]: https://b.example.com\n") == [
+        ("[^a]", (-1,)), ("[^b]", (-2,))]
