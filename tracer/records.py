@@ -71,12 +71,17 @@ _BAD_LINK_CHARS = re.compile(r"[\s\x00-\x1f\x7f<>\"`]")
 
 
 def _normalise_percent(part: str) -> str:
-    """Upper-case percent escapes and decode the ones that encode unreserved characters."""
+    """Upper-case percent escapes and decode the ones that encode unreserved characters; encode
+    non-ASCII characters as UTF-8 escapes, so ".../wiki/天宫" and ".../wiki/%E5%A4%A9%E5%AE%AB"
+    are one page."""
 
     def fix(m: re.Match[str]) -> str:
         ch = chr(int(m.group(0)[1:], 16))
         return ch if ch in _UNRESERVED else m.group(0).upper()
 
+    if not part.isascii():
+        part = "".join(ch if ch.isascii() else "".join(f"%{b:02X}" for b in ch.encode("utf-8", "replace"))
+                       for ch in part)
     return _PCT.sub(fix, part)
 
 

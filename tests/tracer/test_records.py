@@ -269,6 +269,11 @@ def test_exact_duplicates_dropped() -> None:
         ("https://www.example.com/a", "https://www.example.com/a"),  # www is a different host
         ("https://example.com./a", "https://example.com/a"),
         ("https://example.com/%7ejane/a%2fb", "https://example.com/~jane/a%2Fb"),
+        # an IRI and its percent-encoded form are one page
+        ("https://zh.wikipedia.org/wiki/天宫?q=中",
+         "https://zh.wikipedia.org/wiki/%E5%A4%A9%E5%AE%AB?q=%E4%B8%AD"),
+        ("https://zh.wikipedia.org/wiki/%e5%a4%a9%e5%ae%ab",
+         "https://zh.wikipedia.org/wiki/%E5%A4%A9%E5%AE%AB"),
         ("  https://example.com/a  ", "https://example.com/a"),
         ("https://doi.org/10.1038/NATURE12373", "doi:10.1038/nature12373"),
         ("http://dx.doi.org/10.1000/xyz123/", "doi:10.1000/xyz123"),
