@@ -33,7 +33,12 @@ _ONE = (
     # a footnote reference; "[^1]:" is a definition only where it opens a line
     rf"|\[\^[\w.-]{{1,40}}\](?!:)|(?<=\S)\[\^[\w.-]{{1,40}}\](?=:)"
     rf"|\[(?i:citation):\s*{_NUM_LIST}\]"
-    rf"|【{_NUM_LIST}】"
+    rf"|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
+    # one marker with what the author wrapped around or between its brackets, so that removing it
+    # leaves no "（）", "^" or "，" behind: "（[1]）", "([1], [2])", "^[1]", "[1]，[2]"
+    rf"|[(（]\s*\[{_NUM_LIST}\](?:\s*[,，、]?\s*\[{_NUM_LIST}\])*\s*[)）]"
+    rf"|\^\[{_NUM_LIST}\](?!\()"
+    rf"|\[{_NUM_LIST}\](?:\s*[,，、]\s*\[{_NUM_LIST}\])+(?!\()"
     rf"|\[{_NUM_LIST}\](?!\()"
 )
 # Atomic: the items between the tags split one way only. Tried every way ("1,2" as one list or
@@ -253,7 +258,8 @@ def _sentence_of(
 
 _REF_LINE = re.compile(
     r"^[ \t]*(?:[-*+•][ \t]+)?"
-    r"(?:\\?\[\^?(\d{1,4})\\?\]:?|【(\d{1,4})】|(\d{1,4})[.)、]|[(（](\d{1,4})[)）])[ \t]*(.*)$"
+    r"(?:\\?\[\^?(\d{1,4})\\?\]:?|[【［〔](\d{1,4})[】］〕]|(\d{1,4})[.)、]|[(（](\d{1,4})[)）]|([①-⑳]))"
+    r"[ \t]*(.*)$"
 )
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((" + _URL + r")(?:\s+\"[^\"]*\")?\)")
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`)\]\u3000-\u303f\uff00-\uffef]+")
@@ -279,8 +285,8 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
     for line in removed_references.splitlines():
         m = _REF_LINE.match(line)
         if m:
-            num = int(next(g for g in m.groups()[:4] if g))
-            rest = m.group(5)
+            num = int(next(g for g in m.groups()[:4] if g)) if not m.group(5) else ord(m.group(5)) - 0x245F
+            rest = m.group(6)
             last = num
             entry = entries.setdefault(num, ([], []))
         elif last is not None and line[:1] in (" ", "\t") and line.strip():
@@ -302,6 +308,10 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
     return entries
 
 
+# the document-type code a GB/T 7714 entry puts after its title: "报告[R]", "文章[J]", "网页[EB/OL]"
+_GBT_TYPE = re.compile(r"\s*\[(?:[A-Z]{1,2})(?:/OL)?\]\s*$")
+
+
 def _title_candidates(plain: str) -> Iterable[str]:
     s = plain.strip().strip('"“”').strip()
     if not s:
@@ -310,7 +320,7 @@ def _title_candidates(plain: str) -> Iterable[str]:
     for q in re.findall(r"《([^》]+)》|[\"“]([^\"”]+)[\"”]", s):
         yield q[0] or q[1]
     for part in re.split(r" - | — | \| |，|, |\. |。", s):
-        part = part.strip().strip('"“”*_').strip()
+        part = _GBT_TYPE.sub("", part.strip()).strip().strip('"“”*_').strip()
         # a part must be title-sized: "Tesla" or "News" from "Tesla, Inc. … News" names no record
         if part != s and len(part) >= (4 if _CJK.search(part) else 10):
             yield part

@@ -97,10 +97,12 @@ _BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)(?P<text>[^*_\n].*?)(?:\1)[ \t]*+(?:[:
 
 # a line that looks like an entry of a references list
 _REF_ENTRY = re.compile(
-    r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*|\\?\[\^?[\w.-]+\\?\]|【\d+】|[（(]\d+[)）]|\^\d+)"
+    r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*|\\?\[\^?[\w.-]+\\?\]|[【［〔]\d+[】］〕]|[（(]\d+[)）]"
+    r"|\^\d+|[①-⑳])"
 )
 _STRONG_REF = re.compile(
-    r"(?:https?://|www\.|\]\(|doi\.org|\bdoi:|arxiv|^[ \t]*(?:\\?\[\^?\d+\\?\]|【\d+】))", re.IGNORECASE
+    r"(?:https?://|www\.|\]\(|doi\.org|\bdoi:|arxiv|^[ \t]*(?:\\?\[\^?\d+\\?\]|[【［〔]\d+[】］〕]))",
+    re.IGNORECASE,
 )
 # an unnumbered citation line: 'Reuters, "Tesla deliveries", Jan 2024.' / 《报告》，国家统计局，2023
 _CITATION_HINT = re.compile(

@@ -42,11 +42,19 @@ def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
         ("<sup>[1]</sup>", (1,)),
         ("<sup>[1][2]</sup>", (1, 2)),
         ("<sup>1,2</sup>", (1, 2)),
+        # full-width brackets, and what the author wrapped around or between the brackets
+        ("［1］", (1,)),
+        ("〔1，2〕", (1, 2)),
+        ("（[1]）", (1,)),
+        (" ([1], [2])", (1, 2)),
+        ("^[1]", (1,)),
+        ("[1]，[2]", (1, 2)),
+        ("[1], [2]", (1, 2)),
     ],
 )
 def test_marker_forms(marker: str, numbers: tuple[int, ...]) -> None:
     text = f"Revenue rose 5%{marker}. Next sentence.\n\n## References\n\n[1] A https://a.com/x\n[2] B https://b.com\n"
-    assert found(text) == [(marker, numbers)]
+    assert found(text) == [(marker.strip(), numbers)]
     m = find(text)[0]
     assert m.sentence == 0
 
@@ -217,6 +225,10 @@ def test_marker_right_after_bare_url() -> None:
 def test_resolve_by_title_part_of_a_citation_line() -> None:
     refs = "## 参考文献\n[1] 中国汽车工业协会. Alpha report. 2024.\n[2] Smith J, \"Beta 研究\", Journal\n"
     assert resolve_existing(markers(1, 2), refs, RECS) == {1: 0, 2: 1}
+    # GB/T 7714: the document-type code after the title ("[R]", "[J]", "[EB/OL]") is no part of it
+    refs = ("## 参考文献\n[1] 中国汽车工业协会. Alpha report[R]. 北京, 2024.\n"
+            "[2] 张三. Beta 研究[EB/OL]. 2023.\n")
+    assert resolve_existing(markers(1, 2), refs, RECS) == {1: 0, 2: 1}
 
 
 def test_footnote_with_note_in_body_is_not_a_citation() -> None:
@@ -322,3 +334,12 @@ def test_footnote_references_written_together_are_two_markers() -> None:
     assert found(text) == [("[^2]", (2,)), ("[^3]", (3,))]
     assert found("Fact[^a][^b].\n\n[^a]: https://a.example.com\n[^b]: https://b.example.com\n") == [
         ("[^a]", (-1,)), ("[^b]", (-2,))]
+
+
+def test_entries_numbered_with_circled_or_full_width_labels_resolve() -> None:
+    refs = "## 参考文献\n① Alpha https://example.com/a\n［2］ Beta 研究 https://example.com/b\n〔3〕 Gamma\n"
+    entries = parse_reference_entries(refs)
+    assert sorted(entries) == [1, 2, 3]
+    assert resolve_existing(markers(1, 2), refs, RECS) == {1: 0, 2: 1}
+    text = "增长5%［1］。\n\n## 参考文献\n\n① Alpha https://example.com/a\n② Beta https://example.com/b\n"
+    assert scan_markdown(text).body_end == text.index("## 参考文献")
