@@ -36,7 +36,7 @@ from functools import lru_cache
 import rjieba
 from rapidfuzz.distance import Levenshtein
 
-from tracer.text import EN_STOPWORDS, NAME_JOINERS, _cn_value, _stem
+from tracer.text import EN_STOPWORDS, NAME_JOINERS, _cn_value, _stem, figure_near, hedge_of
 
 _EN_OPPOSITES = """
 increase:decrease increase:reduce increase:decline increase:drop increase:fall rise:fall rise:decline
@@ -488,13 +488,15 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
         if tag == "replace" and before and (after or ends) and len(said) == 1 and len(quoted) == 1 \
                 and said[0] not in in_b:
             fx, fy = _figure_value(said[0]), _figure_value(quoted[0])
-            if fx is not None and fy is not None and fx != fy:  # "2022款" where the quote has "2021款"
+            # "2022款" where the quote has "2021款"; not "约300" (or "302.4") where it has "302.44"
+            if fx is not None and fy is not None and fx != fy and not _near(a, i1, b[j1][1]):
                 return Conflict("figure", a[i1][1], b[j1][1])
         if tag == "replace" and before and (after or ends) and (len(said) > 1 or len(quoted) > 1):
             fa = [i for i in range(i1, i2) if _figure_value(ka[i]) is not None]
             fb = [j for j in range(j1, j2) if _figure_value(kb[j]) is not None]
             if len(fa) == 1 and len(fb) == 1 and ka[fa[0]] not in in_b \
                     and _figure_value(ka[fa[0]]) != _figure_value(kb[fb[0]]) \
+                    and not _near(a, fa[0], b[fb[0]][1]) \
                     and all(_minor(w, zh) for i, w in enumerate(a[i1:i2], i1) if i != fa[0]) \
                     and all(_minor(w, zh) for j, w in enumerate(b[j1:j2], j1) if j != fb[0]):
                 return Conflict("figure", a[fa[0]][1], b[fb[0]][1])
@@ -951,6 +953,14 @@ def _figure_value(key: str) -> str | None:
         value = int(numeral) if numeral.isdigit() else _cn_value(numeral)
         return None if value is None else f"{value}{classifier}"
     return None
+
+
+def _near(words: tuple[_Word, ...], at: int, quoted: str) -> bool:
+    """Whether the quote's figure `quoted` states what the sentence's figure at `at` says, as a
+    rounded or hedged figure ("约300" or "超过300" for "302.44", "302.4" for "302.44")."""
+    before = words[at - 1][1] if at > 0 else ""
+    after = words[at + 1][1] if at + 1 < len(words) else ""
+    return figure_near(hedge_of(before, after), words[at][1], quoted)
 
 
 def _said(words: tuple[_Word, ...], start: int, end: int) -> str:

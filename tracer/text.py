@@ -7,10 +7,12 @@ which survive paraphrase better than word cuts.
 
 from __future__ import annotations
 
+import bisect
 import operator
 import re
 import sys
 import unicodedata
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -704,6 +706,119 @@ def numbers_and_units(text: str) -> tuple[set[str], dict[str, Quantity]]:
     return found, out
 
 
+# Words that make a figure approximate, right before it (a currency sign may sit between) or, in
+# Chinese, after it: "约300万辆", "超过300万辆", "300多万", "20%左右", "about $10 billion".
+_HEDGE_BEFORE = re.compile(
+    r"(?:(?P<about>(?:约|大约|大概)(?:为|是|有)?|approximately|about|around|roughly)"
+    r"|(?P<above>超过|逾|多于|高于|over|more than|upwards of|in excess of|above|exceeding)"
+    r"|(?P<least>至少|不少于|不低于|at least)"
+    r"|(?P<below>不到|不足|少于|低于|less than|fewer than|under|below)"
+    r"|(?P<nearly>将近|接近|近|nearly|almost|close to))"
+    r"[ \t]*(?:US\$|HK\$|A\$|C\$|\$|€|£|¥|￥|RMB|USD)?[ \t]*$",
+    re.IGNORECASE,
+)
+_HEDGE_AFTER = re.compile(
+    r"(?:[万亿千百]{0,2}(?P<above>多|余))"
+    r"|[^\s，。；、,;!?！？]{0,5}?(?:(?P<about>左右|上下)|(?P<least>以上)|(?P<atmost>以下))"
+)
+# how far a figure so hedged reaches, as (lowest, highest) multiples of it; "round": rounding
+# ("an estimated 40 million" hedges the source's count, not the writer's: it is no approximation)
+_HEDGE_RANGE = {"about": (0.97, 1.03), "above": (1.0, 1.1), "least": (1.0, 1.1), "below": (0.9, 1.0),
+                "atmost": (0.9, 1.0), "nearly": (0.95, 1.0)}
+
+
+def hedge_of(before: str, after: str) -> str:
+    """How the words `before` and `after` a figure hedge it ("about", "above", "least", "below",
+    "atmost", "nearly"), or "round" when they do not."""
+    for m in (_HEDGE_BEFORE.search(before), _HEDGE_AFTER.match(after)):
+        if m is not None:
+            return next(k for k, v in m.groupdict().items() if v)
+    return "round"
+
+
+def _near_range(how: str, value: float, written: str) -> tuple[float, float]:
+    """The values a figure `value`, written `written` and hedged `how`, stands for."""
+    if how != "round":
+        a, b = _HEDGE_RANGE[how]
+        return value * a, value * b
+    scale = value / float(written)
+    decimals = len(written.partition(".")[2])
+    lo, hi = value - 0.5 * scale * 10 ** -decimals, value + 0.5 * scale * 10 ** -decimals
+    if decimals == 0:  # "62%" for 61.9%, not "5" for 5.3
+        lo, hi = max(lo, value * 0.99), min(hi, value * 1.01)
+    return lo, hi
+
+
+def _is_year(written: str) -> bool:
+    return "." not in written and len(written) == 4 and 1800 <= int(written) <= 2100
+
+
+def figure_near(how: str, written: str, other: str) -> bool:
+    """Whether the figure `other` states what the figure `written` (in the same unit, hedged
+    `how`) says: "302.44" for "302.4" or for "约300", "61.9" for "62"."""
+    written, other = written.replace(",", ""), other.replace(",", "")
+    if not (_PLAIN_DIGITS.fullmatch(written) and _PLAIN_DIGITS.fullmatch(other)) or _is_year(written):
+        return False
+    value, got = float(written), float(other)
+    if value <= 0 or got == value:
+        return False
+    lo, hi = _near_range(how, value, written)
+    if how == "above":
+        return value < got <= hi
+    if how == "below":
+        return lo <= got < value
+    return lo <= got <= hi
+
+
+_PLAIN_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def approximate_figures(text: str) -> dict[str, tuple[str, str]]:
+    """A claim's figures that a near value states too (keyed like `numbers`): how each is
+    hedged ("about", "above", "least", "below", "atmost", "nearly") or "round" when nothing hedges
+    it (a rounded figure: "302.4万" for 302.44万), and its digits as written. Dates and years are
+    never approximate."""
+    _found, rest = _claim_dates(text)
+    spans: dict[str, list[tuple[int, int]]] = {}
+    _plain_numbers(rest, spans=spans)
+    out: dict[str, tuple[str, str]] = {}
+    for key, where in spans.items():
+        for start, end in where:
+            written = text[start:end].replace(",", "")
+            if not _PLAIN_DIGITS.fullmatch(written) or _is_year(written):
+                continue
+            how = hedge_of(text[max(0, start - 16):start], text[end:end + 8])
+            if out.get(key, ("round", ""))[0] == "round":
+                out[key] = (how, written)
+    return out
+
+
+def near_figures(approx: dict[str, tuple[str, str]], missing: Iterable[str],
+                 stated: Sequence[float]) -> set[str]:
+    """Of a claim's `missing` figures, those a record states near enough (`stated`: its figures'
+    values, sorted): within the hedge's reach ("约300万" for 302.44万, "超过300万" for 302.44万),
+    or, for a figure nothing hedges, as the rounded form of a more precise value ("302.4万" or
+    "302万" for 302.44万, "62%" for 61.9%)."""
+    out: set[str] = set()
+    for key in missing:
+        got = approx.get(key)
+        if got is None:
+            continue
+        how, written = got
+        value = float(key)
+        if value <= 0:
+            continue
+        lo, hi = _near_range(how, value, written)
+        k = bisect.bisect_left(stated, lo)
+        while k < len(stated) and stated[k] <= hi:
+            t = stated[k]
+            if t != value and (how not in ("above", "below") or (t > value if how == "above" else t < value)):
+                out.add(key)
+                break
+            k += 1
+    return out
+
+
 def numbers_agreement(claimed: set[str], stated: set[str], claimed_units: dict[str, Quantity] | None = None,
                       stated_units: StatedUnits | None = None) -> float:
     """Share of a claim's numbers (from `numbers`) that a record states (from `stated_numbers`).
@@ -938,6 +1053,8 @@ def _scale_at(text: str, pos: int) -> float | None:
         return scale
     if tail[:1] == "千" and tail[1:2] in _KILO_UNITS:
         return None  # "3千米" is 3 km, "12千瓦时" 12 kWh: 千 is the unit's, not a scale
+    if tail[:1] in ("多", "余") and tail[1:2] in _CN_NUMBER_UNIT:
+        tail = tail[1:]  # "300多万" is three million and more
     scale = _CN_NUMBER_UNIT.get(tail[:1])
     larger = _CN_NUMBER_UNIT.get(tail[1:2])
     if scale is not None and larger is not None and larger > scale:

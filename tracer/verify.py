@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
 
@@ -28,12 +28,14 @@ from tracer.text import (
     StatedUnits,
     abbreviations,
     acronyms,
+    approximate_figures,
     cjk_bigrams,
     code_stated,
     content_tokens,
     display_number,
     figures_instead,
     glued_numbers,
+    near_figures,
     normalize_for_match,
     numbers_agreement,
     numbers_and_units,
@@ -51,6 +53,7 @@ _TRAILING_PUNCT = re.compile(r"[\s.!?;:,。！？；：，…\"'”’)）\]]+$"
 # End of a record sentence: terminal punctuation (with closing quotes) before space, or a line break.
 _SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"'”’)）\]]*+(?=\s|$)|[。！？]++[”’）」』]*+|\n++")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z\u00c0-\u024f]+(?:\s+[A-Z][a-zA-Z]+)*)")
+_PLAIN_FIGURE = re.compile(r"\d+(?:\.\d+)?")
 _LINK = re.compile(r"!?\[([^\[\]\n]*+)\]\((?:[^()\s]++|\([^()\s]*+\))*+(?:\s+\"[^\"\n]*+\")?\)")
 _HTML_TAG = re.compile(r"<!--[\s\S]{0,400}?-->|</?[A-Za-z][^<>\n]{0,400}+>")  # bounded: linear
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]（）【】。，；！？、“”]+")
@@ -130,6 +133,8 @@ class _Claim:
     # they may be written as and their word tokens ("FDA", ("food", "drug", "administr")).
     acronyms: tuple[tuple[str, str], ...] = ()
     expansions: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # figures a near value states too: hedged ("约300万", "about $10 billion") or rounded ("62%")
+    approx: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     @property
     def figures_only(self) -> bool:
@@ -177,6 +182,7 @@ class Verifier:
         self._record_glued: dict[int, set[str]] = {}
         self._record_codes: dict[tuple[int, str], bool] = {}
         self._record_read_more: dict[tuple[int, bool, bool], set[str]] = {}
+        self._record_values: dict[int, list[float]] = {}
         self._record_norm: dict[int, str] = {}
         self._passage_bigrams: dict[int, frozenset[tuple[str, str]]] = {}
         self._passage_cjk: dict[int, frozenset[str]] = {}
@@ -208,6 +214,8 @@ class Verifier:
         if not missing:
             return stated, units
         written = self._written_as_codes(record, missing)
+        if c.approx:  # "约300万辆" or "超过300万辆" for 302.44万, "62%" for 61.9%
+            written |= near_figures(c.approx, missing, self._values_of(record))
         if written:  # "RTX 4090" for the claim's "RTX4090", "RTX4090" for its "4090"
             missing = [v for v in missing if v not in written]
             if not missing:
@@ -230,6 +238,14 @@ class Verifier:
                 self._record_read_more[key] = more
             stated = more
         return (stated | written if written else stated), units
+
+    def _values_of(self, record: int) -> list[float]:
+        """The record's figures as sorted values, for near matches; read once."""
+        got = self._record_values.get(record)
+        if got is None:
+            got = sorted(float(v) for v in self._numbers_of(record) if _PLAIN_FIGURE.fullmatch(v))
+            self._record_values[record] = got
+        return got
 
     def _written_as_codes(self, record: int, missing: list[str]) -> set[str]:
         """Of a claim's figures that the record's plain reading lacks, those it writes in a code:
@@ -359,6 +375,7 @@ class Verifier:
                 core=_TRAILING_PUNCT.sub("", normalize_for_match(text)),
                 numbers=claimed,
                 units=units,
+                approx=approximate_figures(text) if claimed else {},
                 entities=frozenset(e.lower() for e in _CAPITALISED.findall(text)),
                 negated=bool(_NEGATION.search(text)),
                 acronyms=tuple((a, t[0]) for a in acronyms(text) if len(t := content_tokens(a)) == 1),

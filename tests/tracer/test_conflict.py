@@ -757,3 +757,20 @@ def test_no_longer_negates_the_word_after_it() -> None:
     assert quote_conflict(sentence, affirms, "en") == Conflict("negation", "no longer manufactures", "")
     other = "The company opened a new typewriter line at its Ohio plant last spring."
     assert quote_conflict(sentence, other, "en") == Conflict("unanswered", "no longer manufactures", "")
+
+
+def test_a_rounded_or_hedged_figure_is_stated_by_the_value_it_stands_for() -> None:
+    record = {"url": "https://a.example/byd", "title": "比亚迪公告",
+              "content": "比亚迪公告，2023年全年新能源汽车销量为302.44万辆，同比增长61.9%，稳居全球第一。"}
+
+    def cited(sentence: str) -> bool:
+        return bool(trace(f"## 销量\n\n{sentence}\n", [record, OTHER]).citations)
+
+    for near in ("超过300万辆", "约300万辆", "302.4万辆", "302万辆", "300多万辆"):
+        assert cited(f"比亚迪2023年新能源汽车销量为{near}。"), near
+    assert cited("比亚迪2023年新能源汽车销量同比增长约62%。")
+    for far in ("300万辆", "超过320万辆", "不到300万辆", "约290万辆"):
+        assert not cited(f"比亚迪2023年新能源汽车销量为{far}。"), far
+    assert quote_conflict("比亚迪销量约300万辆。", "比亚迪销量302.44万辆。", "zh") is None
+    assert quote_conflict("比亚迪销量300万辆。", "比亚迪销量302.44万辆。", "zh") == Conflict(
+        "figure", "300", "302.44")

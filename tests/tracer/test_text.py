@@ -507,3 +507,22 @@ def test_an_acronym_stands_for_a_name_with_at_most_two_small_words_in_a_row() ->
     # three in a row is no name; the bound also keeps the search linear on text full of small
     # words (an unbounded gap backtracks polynomially: 80 "and"s took 1.6 s, 160 about a minute)
     assert spelled_out("DD").search("Department of the and Defense") is None
+
+
+def test_rounded_and_hedged_figures_are_near_the_values_they_stand_for() -> None:
+    from tracer.text import approximate_figures, figure_near, near_figures
+
+    assert approximate_figures("销量约为302.4万辆，超过300万辆，300多万辆，占比62%左右，增长不到3%") == {
+        "3024000": ("about", "302.4"), "3000000": ("above", "300"), "62": ("about", "62"),
+        "3": ("below", "3")}
+    assert approximate_figures("about $10 billion in 2020, at least 5 people, nearly 18 million") == {
+        "10000000000": ("about", "10"), "5": ("least", "5"), "18000000": ("nearly", "18")}
+    assert approximate_figures("an estimated 41 million players in 2023") == {"41000000": ("round", "41")}
+    stated = sorted([3024400.0, 61.9, 2.94, 40000000.0])
+    near = near_figures({"3024000": ("round", "302.4"), "3000000": ("about", "300"), "62": ("round", "62"),
+                         "2.9": ("round", "2.9"), "41000000": ("round", "41")},
+                        ["3024000", "3000000", "62", "2.9", "41000000"], stated)
+    assert near == {"3024000", "3000000", "62", "2.9"}  # 40 million is no rounding of 41 million
+    assert figure_near("above", "300", "302.44") and not figure_near("above", "300", "300")
+    assert not figure_near("above", "300", "340") and not figure_near("round", "300", "302.44")
+    assert not figure_near("round", "2021", "2021.4")  # a year is never approximate
