@@ -57,6 +57,13 @@ _PLAIN_FIGURE = re.compile(r"\d+(?:\.\d+)?")
 _LINK = re.compile(r"!?\[([^\[\]\n]*+)\]\((?:[^()\s]++|\([^()\s]*+\))*+(?:\s+\"[^\"\n]*+\")?\)")
 _HTML_TAG = re.compile(r"<!--[\s\S]{0,400}?-->|</?[A-Za-z][^<>\n]{0,400}+>")  # bounded: linear
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]（）【】。，；！？、“”]+")
+# Brackets that say where a fact comes from, or what a Chinese name is in English, not what the
+# sentence claims: "（数据来源：中国汽车动力电池产业创新联盟）", "(Source: IEA)", "华为（Huawei）"
+_ASIDE = re.compile(
+    r"[（(][ \t]*(?:数据来源|资料来源|信息来源|来源|出处|source|sources|data source)[ \t]*[:：][^（）()\n]{0,80}[)）]"
+    r"|(?<=[\u4e00-\u9fff])[（(][A-Za-z][A-Za-z .&'’-]{0,40}[)）]",
+    re.IGNORECASE,
+)
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有|未|无|非")
 
 # A near-verbatim quote (fuzzy alignment >= 0.95 over a sentence of 5+ content words, every
@@ -146,13 +153,16 @@ class _Claim:
 def sentence_query(text: str) -> str:
     """The claim a sentence makes: without citation markers (of every form `tracer.existing`
     reads, "[[2]](url)" too), link and image targets (their text stays), HTML tags and bare URLs,
-    which say where something is, not what the sentence claims."""
+    which say where something is, not what the sentence claims, nor a bracketed source note
+    ("（数据来源：…）", "(Source: …)") or an English gloss of a Chinese name ("华为（Huawei）")."""
     if "[" in text or "<" in text or "【" in text:
         text = MARKER_RE.sub(" ", _MARKER.sub(" ", text))
         text = _LINK.sub(r" \1 ", text)
         text = _HTML_TAG.sub(" ", text)
     if "://" in text or "www." in text:
         text = _BARE_URL.sub(" ", text)
+    if "（" in text or "(" in text:
+        text = _ASIDE.sub(" ", text)
     return text
 
 
@@ -198,7 +208,8 @@ class Verifier:
     # -- cached record/passage data -------------------------------------------------
     def _numbers_of(self, record: int) -> set[str]:
         if record not in self._record_numbers:
-            self._record_numbers[record] = stated_numbers(self.records[record].content)
+            rec = self.records[record]
+            self._record_numbers[record] = stated_numbers(rec.content) | stated_numbers(rec.title)
         return self._record_numbers[record]
 
     def _stated_for(self, c: _Claim, record: int) -> tuple[set[str], StatedUnits | None]:

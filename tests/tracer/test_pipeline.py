@@ -431,3 +431,23 @@ def test_urls_and_markup_in_a_sentence_are_not_part_of_its_claim() -> None:
                      f"数字经济占GDP比重达到41.5%，详见 {url} 。"):
         result = trace(sentence + "\n", [record, RECORDS[0]])
         assert [c.sources[0].url for c in result.citations] == [record["url"]], sentence
+
+
+def test_a_source_note_a_gloss_and_figures_in_the_records_title_do_not_cost_the_claim() -> None:
+    battery = {"url": "https://a.example.cn/battery", "title": "2023年12月动力电池月度信息",
+               "content": "1-12月，我国动力电池累计装车量387.7GWh，累计同比增长31.6%。"}
+    huawei = {"url": "https://a.example.cn/huawei", "title": "华为",
+              "content": "华为技术有限公司成立于1987年，总部位于广东省深圳市龙岗区。"}
+    plan = {"url": "https://a.example.cn/plan",
+            "title": "国务院办公厅关于印发新能源汽车产业发展规划（2021—2035年）的通知",
+            "content": "到2025年，纯电动乘用车新车平均电耗降至12.0千瓦时/百公里，"
+                       "新能源汽车新车销售量达到汽车新车销售总量的20%左右。"}
+    for sentence, record in (
+        ("2023年，我国动力电池累计装车量387.7GWh，同比增长31.6%（数据来源：中国汽车动力电池产业创新联盟）。",
+         battery),
+        ("华为（Huawei）成立于1987年。", huawei),
+        ("《新能源汽车产业发展规划（2021—2035年）》提出，到2025年新能源汽车新车销售量达到"
+         "汽车新车销售总量的20%左右。", plan),
+    ):
+        result = trace(sentence + "\n", [record, RECORDS[0]])
+        assert [c.sources[0].url for c in result.citations] == [record["url"]], sentence
