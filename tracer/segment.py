@@ -33,6 +33,7 @@ _BOUNDARY = re.compile(
     r"(?P<p>[。！？；!?]+[。！？；!?…]*|…+[。！？!?]*|\.{2,}|\.(?:[!?]+)?)"
     r"(?P<c>[”’\"'」』）)\]】》〉*_⁰¹²³⁴⁵⁶⁷⁸⁹]*)"
 )
+_ENUMERATOR = re.compile(r"(?:\*\*|__|\*|_)?[ \t]*\d{1,2}")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _WORD_BEFORE = re.compile(r"(?:[A-Za-z]+\.)*[A-Za-z]+$")
 _NEXT_WORD = re.compile(r"[A-Za-z]+")
@@ -248,7 +249,8 @@ class _Splitter:
             # "3.5", "e.g.,", "U.S.-China", "example.com": no boundary; "数据.下一句" / "Yes!是的" /
             # "增长37.9%.渗透率" / "Sonnet.该模型" are, but not "图1.所示" or "Inc.发布"
             if not _CJK.match(follow):
-                return False
+                # "由OpenAI发布.GPT-4的参数量": a Chinese sentence's ASCII stop before a capital
+                return p == "." and follow.isupper() and p_start > 0 and bool(_CJK.match(text[p_start - 1]))
             if p != ".":
                 return True
             prev = text[p_start - 1] if p_start > 0 else ""
@@ -365,6 +367,8 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
                 ps = m.start()
                 if ps < cur or sp.cursor.inside(ps):
                     continue
+                if m.group("p") == "." and _ENUMERATOR.fullmatch(text, cur, ps):
+                    continue  # "**1. 市场规模：** …": a number opening the sentence enumerates
                 b = m.end("p") + _closing(counts, cur, ps, m.group("c"))
                 if _still_open(text, counts, cur, ps, b, m.group("p")):
                     continue

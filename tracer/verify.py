@@ -60,7 +60,8 @@ _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]（）【】。，；！
 # Brackets that say where a fact comes from, or what a Chinese name is in English, not what the
 # sentence claims: "（数据来源：中国汽车动力电池产业创新联盟）", "(Source: IEA)", "华为（Huawei）"
 _ASIDE = re.compile(
-    r"[（(][ \t]*(?:数据来源|资料来源|信息来源|来源|出处|source|sources|data source)[ \t]*[:：][^（）()\n]{0,80}[)）]"
+    r"[（(][ \t]*(?:数据来源|资料来源|信息来源|来源|出处|source|sources|data source)[ \t]*[:：]"
+    r"[^（）()\n]{0,80}[)）]"
     r"|(?<=[\u4e00-\u9fff])[（(][A-Za-z][A-Za-z .&'’-]{0,40}[)）]",
     re.IGNORECASE,
 )

@@ -92,6 +92,10 @@ def test_english_rules(text: str, expected: list[str]) -> None:
         ("（注：数据来自报告。）下一句。", ["（注：数据来自报告。）", "下一句。"]),
         ("Apple公司发布了iPhone。It sold well.", ["Apple公司发布了iPhone。", "It sold well."]),
         ("数据显示😀增长迅速。下一句🚀。", ["数据显示😀增长迅速。", "下一句🚀。"]),
+        # a bold numbered lead-in enumerates; an ASCII stop after Chinese ends before a capital
+        ("**1. 市场规模：** 2023年达到1.2万亿元。**2. 增长率：** 同比增长8.5%。",
+         ["**1. 市场规模：** 2023年达到1.2万亿元。", "**2. 增长率：** 同比增长8.5%。"]),
+        ("该模型由OpenAI发布.GPT-4的参数量未公开.", ["该模型由OpenAI发布.", "GPT-4的参数量未公开."]),
     ],
 )
 def test_chinese_rules(text: str, expected: list[str]) -> None:
