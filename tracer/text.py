@@ -357,7 +357,10 @@ def _cn_ordinals(text: str) -> set[str]:
 # A list enumerator inside a sentence ("1)", "(2)", "（3）", "4）"), at its start or after a space or
 # a clause's punctuation: it numbers the items, it states no fact. (A decimal's point is not
 # such punctuation: "(up from 1.5)" states 1.5.)
-_ENUMERATOR = re.compile(r"(?:^|(?<=[\s:;,!?：；，。！？])|(?<!\d\.)(?<=\.))[(（]?\d{1,2}[)）]")
+_ENUMERATOR = re.compile(
+    r"(?:^|(?<=[\s:;,!?：；，。！？])|(?<!\d\.)(?<=\.))[(（]?\d{1,2}[)）]"
+    r"|^(?:\*\*|__|\*|_)?[ \t]*\d{1,2}\.(?=[ \t])"  # "**2. 增长率：**" opening the sentence
+)
 
 
 @dataclass(frozen=True, slots=True)

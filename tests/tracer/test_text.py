@@ -509,6 +509,11 @@ def test_an_acronym_stands_for_a_name_with_at_most_two_small_words_in_a_row() ->
     assert spelled_out("DD").search("Department of the and Defense") is None
 
 
+def test_a_number_enumerating_the_sentence_is_no_figure_of_it() -> None:
+    assert numbers("**2. 增长率：** 同比增长8.5%。") == numbers("2. Growth rose 8.5%.") == {"8.5"}
+    assert numbers("It rose 2. Then it fell.") == {"2"}
+
+
 def test_rounded_and_hedged_figures_are_near_the_values_they_stand_for() -> None:
     from tracer.text import approximate_figures, figure_near, near_figures
 
