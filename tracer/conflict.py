@@ -57,6 +57,7 @@ improve:deteriorate expensive:cheap accurate:inaccurate significant:insignifican
 survive:die start:end begin:end began:ended
 """
 _ZH_OPPOSITES = """
+同比:环比 平均:最高 平均:最低
 增加:减少 增长:下降 增长:减少 上升:下降 提高:降低 升高:降低 扩大:缩小 高于:低于 多于:少于 加快:放缓 加速:减速
 最高:最低 最大:最小 最多:最少 之前:之后 以前:以后 增强:减弱 上涨:下跌 盈利:亏损 胜:负 赢:输 成功:失败
 支持:反对 允许:禁止 合法:非法 正面:负面 积极:消极 优点:缺点 开放:关闭 大于:小于 北部:南部 东部:西部

@@ -30,7 +30,7 @@ _TOKEN = re.compile(
 )
 _DIGIT = re.compile(r"\d")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?[ \t\u00a0]*(%|percent|％)?")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?[ \t\u00a0]*(%|percent(?!age)|％)?")
 _CN_NUMBER_UNIT = {"万": 1e4, "亿": 1e8, "千": 1e3, "百": 1e2}
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 # Scales a page abbreviates right after the digits ("5m users", "$3bn", "10k"): a record's side
@@ -477,6 +477,7 @@ _EN_UNITS: tuple[tuple[str, str, str, float], ...] = (
     (r"pounds? sterling|gbp", "money", "GBP", 1.0),
     (r"yuan|renminbi|rmb|cny", "money", "CNY", 1.0),
     (r"yen|jpy", "money", "JPY", 1.0),
+    (r"percentage points?|pp", "points", "pp", 1.0),  # not a percent: "rose 1.3 percentage points"
 )
 _ZH_UNITS: tuple[tuple[str, str, str, float], ...] = (
     ("平方公里|平方千米", "area", "km2", 1e6),
@@ -493,6 +494,7 @@ _ZH_UNITS: tuple[tuple[str, str, str, float], ...] = (
     ("毫克", "mass", "mg", 1e-6),
     ("克(?!拉)", "mass", "g", 1e-3),  # not 克拉, carats
     ("斤", "mass", "jin", 0.5),
+    ("个?百分点", "points", "pp", 1.0),  # "增长1.3个百分点" is no "增长1.3%"
     ("吨", "mass", "t", 1e3),
     ("毫升", "volume", "ml", 1e-3),
     ("摄氏度|℃", "temperature", "C", 1.0),
@@ -868,8 +870,8 @@ def _figure_kind(value: str, unit: Quantity | None) -> str:
     if value.startswith("c:"):  # a code of the same series: "RTX4080" for "RTX4090", not "i7"
         letters = _CODE_RUN.match(value, 2)
         return "code:" + (letters.group().lower() if letters else "")
-    if unit is not None:
-        return unit.kind
+    if unit is not None:  # percentage points stand where a percentage would
+        return "percent" if unit.kind == "points" else unit.kind
     if value.isdigit() and 1000 <= int(value) <= 2100:
         return "date"  # a year: a date or another year may stand in its place
     return "bare"

@@ -774,3 +774,15 @@ def test_a_rounded_or_hedged_figure_is_stated_by_the_value_it_stands_for() -> No
     assert quote_conflict("比亚迪销量约300万辆。", "比亚迪销量302.44万辆。", "zh") is None
     assert quote_conflict("比亚迪销量300万辆。", "比亚迪销量302.44万辆。", "zh") == Conflict(
         "figure", "300", "302.44")
+
+
+def test_year_on_year_for_month_on_month_and_points_for_percent_are_read() -> None:
+    assert quote_conflict("一季度GDP环比增长6.3%。", "一季度GDP同比增长6.3%。", "zh") == Conflict(
+        "opposite", "环比", "同比")
+    assert quote_conflict("全年失业率最高值5.2%。", "全年失业率平均值5.2%。", "zh") == Conflict(
+        "opposite", "最高值", "平均值")
+    record = {"url": "https://a.example/grain", "title": "统计公报",
+              "content": "2023年全国粮食总产量13908亿斤，比上年增长1.3%。"}
+    assert not trace("## 粮食\n\n2023年全国粮食总产量13908亿斤，比上年增长1.3个百分点。\n",
+                     [record, OTHER]).citations
+    assert trace("## 粮食\n\n2023年全国粮食总产量13908亿斤，比上年增长1.3%。\n", [record, OTHER]).citations
