@@ -141,6 +141,8 @@ class Conflict:
                     "which the record does not state")
         if self.kind == "addition":
             return f'the sentence adds "{self.sentence_says}", which the record never states'
+        if self.kind == "framed":
+            return f'its quote only reports it as a question or a claim ("{self.quote_says}")'
         if self.kind == "unanswered":
             return f'the sentence denies what its quote never denies ("{self.sentence_says}")'
         if self.kind == "negation":
@@ -797,6 +799,58 @@ _DENYING = frozenset({"缺乏", "缺少", "拒绝", "否认", "避免", "禁止"
     "abandon", "halt", "quit", "missing", "miss", "pending", "await", "zero", "neither", "unknown",
     "impossible", "against", "lose", "lost", "decline", "declined", "oppose", "opposed", "doubt", "unclear",
     "uncertain", "until", "yet")) | _MINIMIZING
+
+
+# Words that make what follows them in a quote a question, a denial or someone's claim rather
+# than a fact: "There is no evidence that the vaccine causes autism", "…are investigating
+# whether the drug reduces…", "该公司否认曾裁员", "是否会降息".
+_FRAME_EN = re.compile(
+    r"\b(?:whether|no evidence (?:that|of)|little evidence (?:that|of)|no proof that|allegations? that"
+    r"|alleged that|claims? that|claimed that|rumou?rs? that|den(?:y|ies|ied) that|myth that|not true that"
+    r"|falsely (?:claimed|said|reported|stated)|speculation that|hypothes[ie]s that"
+    r"|it is not the case that)\b",
+    re.IGNORECASE,
+)
+_FRAME_ZH = re.compile(r"是否|有无|并无证据|没有证据|尚无证据|无证据表明|传言|谣言|否认|辟谣|不实|是不是")
+_QUOTE_SENTENCE_END = re.compile(r"[.!?。！？]\s*")
+
+
+def framed(sentence: str, quote: str, lang: str) -> Conflict | None:
+    """Where the quote repeats the sentence (70% of its words or more, in order) but after words,
+    in the same quote sentence, that make what follows a question, a denial or someone's claim,
+    and the sentence does not carry them: "The vaccine causes autism." against "There is no
+    evidence that the vaccine causes autism."; "The company laid off 300 workers." against "The
+    company denied that it had laid off 300 workers."."""
+    pattern = _FRAME_ZH if lang == "zh" else _FRAME_EN
+    frame = pattern.search(quote)
+    if frame is None:
+        return None
+    unit = _FRAME_UNIT_ZH if lang == "zh" else _FRAME_UNIT_EN
+    a = [m.group(0).lower() for m in unit.finditer(sentence)]
+    qm = list(unit.finditer(quote))
+    b = [m.group(0).lower() for m in qm]
+    if len(a) < 4 or not b:
+        return None
+    blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+    if sum(x.size for x in blocks) < 0.7 * len(a):
+        return None
+    last = max((x for x in blocks if x.size), key=lambda x: x.b)
+    claim_at = qm[last.b].start()  # where the last run of the sentence's words starts in the quote
+    low = sentence.lower()
+    for f in pattern.finditer(quote, 0, claim_at):
+        head = quote[:f.start()]
+        # the frame governs the claim: close before it, with no clause break between
+        # ("…denied that the bridge was closed, saying it remains open" asserts the last part)
+        if claim_at - f.end() <= 60 and not _CLAUSE_BREAK.search(quote, f.end(), claim_at) \
+                and f.group(0).lower() not in low:
+            begin = max((m.end() for m in _QUOTE_SENTENCE_END.finditer(head)), default=0)
+            return Conflict("framed", "", quote[begin:f.end()].strip())
+    return None
+
+
+_CLAUSE_BREAK = re.compile(r"[.!?。！？,;，；:：]")
+_FRAME_UNIT_EN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+_FRAME_UNIT_ZH = re.compile(r"[\u4e00-\u9fff]|[A-Za-z0-9]+")
 
 
 def aligned_share(sentence: str, quote: str, lang: str) -> float:

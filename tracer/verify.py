@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
 
-from tracer.conflict import Conflict, quote_addition, quote_conflict
+from tracer.conflict import Conflict, framed, quote_addition, quote_conflict
 from tracer.existing import MARKER_RE
 from tracer.models import Record, Support
 from tracer.options import Tuning
@@ -536,9 +536,19 @@ class Verifier:
         """`support`, or, when the pair's evidence quote contradicts the sentence, the same capped
         at CONFLICT_SCORE and labelled CONTRADICTED. Checked only for pairs that could be cited or
         named (the check aligns the quote, which costs more than scoring)."""
-        if support.match in ("exact", CONTRADICTED) or self.conflict(sentence, pid) is None:
+        if support.match == CONTRADICTED:
+            return support
+        if support.match == "exact":  # verbatim, but maybe inside "no evidence that …"
+            if self._framed(sentence, pid) is None:
+                return support
+        elif self.conflict(sentence, pid) is None:
             return support
         return replace(support, score=min(support.score, CONFLICT_SCORE), match=CONTRADICTED)
+
+    def _framed(self, sentence: str, pid: int) -> Conflict | None:
+        start, end = self.evidence_span(sentence, pid)
+        quote = self.records[self.index.passages[pid].record].content[start:end]
+        return framed(sentence_query(sentence), quote, self.index.lang)
 
     def conflict(self, sentence: str, pid: int) -> Conflict | None:
         """Where the pair's evidence quote contradicts the sentence (`tracer.conflict`), if it does."""
@@ -558,7 +568,7 @@ class Verifier:
         Chinese, a noun or time the sentence adds that the record never states. `around` is the
         record's text next to the quote (`sentences_around`), which may answer a negation."""
         query = sentence_query(sentence)
-        got = quote_conflict(query, quote, self.index.lang, around)
+        got = framed(query, quote, self.index.lang) or quote_conflict(query, quote, self.index.lang, around)
         if got is None and self.index.lang in self.tuning.figure_conflicts:
             got = self._figures_instead(sentence, record, quote)
         if got is None and self.index.lang == "zh":

@@ -786,3 +786,25 @@ def test_year_on_year_for_month_on_month_and_points_for_percent_are_read() -> No
     assert not trace("## 粮食\n\n2023年全国粮食总产量13908亿斤，比上年增长1.3个百分点。\n",
                      [record, OTHER]).citations
     assert trace("## 粮食\n\n2023年全国粮食总产量13908亿斤，比上年增长1.3%。\n", [record, OTHER]).citations
+
+
+def test_a_quote_that_only_asks_denies_or_reports_a_claim_does_not_state_it() -> None:
+    from tracer.conflict import framed
+
+    quote = "A large review found no link. There is no evidence that the vaccine causes autism in children."
+    assert framed("The vaccine causes autism in children.", quote, "en") == Conflict(
+        "framed", "", "There is no evidence that")
+    denied = "The company denied that it had laid off 300 workers."
+    assert framed("The company had laid off 300 workers.", denied, "en") is not None
+    assert framed("央行将在下月降息。", "市场关注央行是否将在下月降息。", "zh") is not None
+    # the sentence carries the frame itself, or the quote states the fact plainly
+    assert framed("Scientists are investigating whether the drug reduces the risk.",
+                  "Scientists are investigating whether the drug reduces the risk.", "en") is None
+    said = "Regulators said that the vaccine is safe for children."
+    assert framed("The vaccine is safe for children.", said, "en") is None
+    # an exact quote inside the frame is not cited either
+    records = [{"url": "https://a.example/review", "title": "Review", "content": quote}, OTHER]
+    result = trace("## Vaccines\n\nThe vaccine causes autism in children.\n", records)
+    assert result.citations == ()
+    assert result.unsupported[0].closest is not None and result.unsupported[0].closest.conflict.startswith(
+        "its quote only reports it as a question or a claim")
