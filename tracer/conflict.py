@@ -55,7 +55,15 @@ largest:smallest biggest:smallest longest:shortest longer:shorter heavier:lighte
 effective:ineffective efficient:inefficient appreciate:depreciate inflation:deflation improve:worsen
 improve:deteriorate expensive:cheap accurate:inaccurate significant:insignificant visible:invisible
 survive:die start:end begin:end began:ended
+hire:lay hire:fire hired:laid hired:fired acquit:convict acquitted:convicted add:remove added:removed
+pass:reject passed:rejected pass:block passed:blocked early:late
 """
+# Words that move a figure up or down: every one of the first row is the opposite of every one of
+# the second ("lowered its forecast" for "raised", "plunged" for "surged").
+_EN_UP = """raise increase rise rose risen climb jump surge soar gain widen accelerate upgrade expand grow
+grew grown boost hike strengthen rally"""
+_EN_DOWN = """lower cut decrease reduce fall fell fallen drop slump plunge lose lost narrow slow decelerate
+downgrade shrink shrank contract weaken tumble sink sank decline dip slash trim"""
 _ZH_OPPOSITES = """
 同比:环比 平均:最高 平均:最低
 增加:减少 增长:下降 增长:减少 上升:下降 提高:降低 升高:降低 扩大:缩小 高于:低于 多于:少于 加快:放缓 加速:减速
@@ -76,7 +84,8 @@ def _opposites(pairs: str, stem: bool) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in out.items()}
 
 
-EN_OPPOSITES = _opposites(_EN_OPPOSITES, stem=True)
+EN_OPPOSITES = _opposites(
+    _EN_OPPOSITES + " ".join(f"{u}:{d}" for u in _EN_UP.split() for d in _EN_DOWN.split()), stem=True)
 ZH_OPPOSITES = _opposites(_ZH_OPPOSITES, stem=False)
 EN_NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "without", "none", "cannot"})
 ZH_NEGATIONS = frozenset(
@@ -445,7 +454,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
             if x in in_b:
                 continue
             for y in quoted:
-                if y in opposites.get(x, ()):
+                if y in opposites.get(x, ()) or (not zh and _prefixed_opposite(
+                        a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])):
                     return Conflict("opposite", a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])
         if zh and not double and tag == "replace":
             chars = _opposite_chars("".join(said), "".join(quoted), opposites, quote)
@@ -976,6 +986,23 @@ def _opposite_chars(said: str, quoted: str, opposites: dict[str, frozenset[str]]
             if x not in quote and y in opposites.get(x, ()):
                 return said, quoted
     return None
+
+
+_NEGATIVE_PREFIXES = ("un", "in", "im", "il", "ir", "non")
+_ADJECTIVE_END = re.compile(
+    r"(?:able|ible|al|ful|ive|ent|ant|ic|ous|ar|id|ate|ed|own|ly|ary|ory|ure|ite|ect|ial)$")
+_NOT_PREFIXED = frozenset({"inflammable", "invaluable", "infamous", "impassioned", "inhabitable",
+                           "unravelled", "irregardless"})
+
+
+def _prefixed_opposite(said: str, quoted: str) -> bool:
+    """An English adjective and its negative form: "valid" / "invalid", "achievable" /
+    "unachievable", "legal" / "illegal" (not "inflammable", which means "flammable")."""
+    x, y = said.lower(), quoted.lower()
+    short, long = (x, y) if len(x) < len(y) else (y, x)
+    if long in _NOT_PREFIXED or len(short) < 4 or not _ADJECTIVE_END.search(short):
+        return False
+    return any(long == p + short or long == p + "-" + short for p in _NEGATIVE_PREFIXES)
 
 
 def _negated(keys: list[str], start: int, end: int, negations: frozenset[str]) -> bool:

@@ -808,3 +808,20 @@ def test_a_quote_that_only_asks_denies_or_reports_a_claim_does_not_state_it() ->
     assert result.citations == ()
     assert result.unsupported[0].closest is not None and result.unsupported[0].closest.conflict.startswith(
         "its quote only reports it as a question or a claim")
+
+
+def test_english_words_that_move_a_figure_the_other_way_and_negative_adjectives_are_opposites() -> None:
+    for said, quoted in (("lowered", "raised"), ("plunged", "surged"), ("cut", "boosted"),
+                         ("slowed", "accelerated"), ("downgraded", "upgraded")):
+        got = quote_conflict(f"The company {said} its full-year forecast to $2 billion.",
+                             f"The company {quoted} its full-year forecast to $2 billion.", "en")
+        assert got == Conflict("opposite", said, quoted), said
+    assert quote_conflict("The contract was declared invalid by the court.",
+                          "The contract was declared valid by the court.", "en") == Conflict(
+        "opposite", "invalid", "valid")
+    assert quote_conflict("The firm hired 300 workers in March.", "The firm laid off 300 workers in March.",
+                          "en") == Conflict("opposite", "hired", "laid")
+    # words of one direction say the same; "inflammable" means "flammable"
+    assert quote_conflict("Revenue rose 5% to $3 billion.", "Revenue jumped 5% to $3 billion.", "en") is None
+    assert quote_conflict("The gas is inflammable at room temperature.",
+                          "The gas is flammable at room temperature.", "en") is None
