@@ -206,6 +206,21 @@ def _sentence_words(text: str, zh: bool) -> tuple[_Word, ...]:
     return _zh_words(text) if zh else _en_words(text)
 
 
+def _first_word_names(a: tuple[_Word, ...], b: tuple[_Word, ...], s1: int, s2: int, t1: int, t2: int,
+                      text: str) -> bool:
+    """Whether two English runs that open both texts are names, though an opening word is
+    capitalised whatever it is ("Researchers found" and "Scientists found" are no swap): the
+    record writes the quote's run capitalised inside a sentence ("…together with Pfizer."), and
+    neither it nor the sentence writes a word of the sentence's run in lower case."""
+    if not text or s2 - s1 > 3 or t2 - t1 > 3:
+        return False
+    if not re.search(rf"(?<=[\w,;:(] ){re.escape(_said(b, t1, t2))}\b", text):
+        return False
+    sentence = " ".join(w for _k, w, _t in a)
+    return not any(re.search(rf"\b{re.escape(w.lower())}\b", text) or w.lower() in sentence
+                   for _k, w, _t in a[s1:s2])
+
+
 def _is_name_run(words: tuple[_Word, ...], zh: bool) -> bool:
     if zh:  # nouns, names, places, times; at most five characters; not "now" in other words
         return all(tag[:1] in ("n", "t") and w not in _ZH_NOW for _k, w, tag in words) \
@@ -409,11 +424,13 @@ def _aligned(ka: list[str], kb: list[str]) -> tuple[Sequence[_Op], float]:
     return ops, same / len(ka) if ka else 0.0
 
 
-def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Conflict | None:
+def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
+                   record: str = "") -> Conflict | None:
     """The first spot where `quote` contradicts `sentence` (see the module's description), or
     None. `lang` is "zh" for Chinese (rjieba words and tags), anything else for English.
     `around`, the record's text next to the quote, may answer a negation that the quote leaves
-    out ("…was nominated in 2010. It did not win."): then the sentence's negation is no conflict."""
+    out ("…was nominated in 2010. It did not win."): then the sentence's negation is no conflict.
+    `record`, the whole record, tells whether an English sentence's first word is a name."""
     zh = lang == "zh"
     a = _sentence_words(sentence, zh)  # a sentence meets many quotes; each quote is read once
     b = _zh_words(quote) if zh else _en_words(quote)
@@ -538,7 +555,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "") -> Co
         # "但阿斯巴甜的争议"): the start is as good a flank as a word, if the words after it agree
         if tag == "replace" and i1 == 0 and j1 == 0 and flank_after >= (3 if zh else 2):
             s1, t1 = _after_connectives(a, 0, i2, zh), _after_connectives(b, 0, j2, zh)
-            if s1 < i2 and t1 < j2 and (zh or (t1 > 0 and not (title_case or _title_case(b)))) \
+            if s1 < i2 and t1 < j2 and (zh or (t1 > 0 and not (title_case or _title_case(b)))
+                                        or _first_word_names(a, b, s1, i2, t1, j2, record)) \
                     and not set(ka[s1:i2]) & in_b \
                     and _is_name_run(a[s1:i2], zh) and _is_name_run(b[t1:j2], zh) \
                     and not _part_of_a_name(a, i2, zh) \

@@ -568,7 +568,9 @@ class Verifier:
         Chinese, a noun or time the sentence adds that the record never states. `around` is the
         record's text next to the quote (`sentences_around`), which may answer a negation."""
         query = sentence_query(sentence)
-        got = framed(query, quote, self.index.lang) or quote_conflict(query, quote, self.index.lang, around)
+        content = self.records[record].content
+        got = framed(query, quote, self.index.lang) or quote_conflict(query, quote, self.index.lang, around,
+                                                                      content)
         if got is None and self.index.lang in self.tuning.figure_conflicts:
             got = self._figures_instead(sentence, record, quote)
         if got is None and self.index.lang == "zh":

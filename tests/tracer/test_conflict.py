@@ -825,3 +825,17 @@ def test_english_words_that_move_a_figure_the_other_way_and_negative_adjectives_
     assert quote_conflict("Revenue rose 5% to $3 billion.", "Revenue jumped 5% to $3 billion.", "en") is None
     assert quote_conflict("The gas is inflammable at room temperature.",
                           "The gas is flammable at room temperature.", "en") is None
+
+
+def test_another_name_opening_an_english_sentence_is_a_swap_when_the_record_shows_it_is_a_name() -> None:
+    record = ("Pfizer developed the vaccine together with the German company BioNTech. "
+              "The shot made by Pfizer was approved in 2020.")
+    quote = record.split(". ")[0] + "."
+    assert quote_conflict("Moderna developed the vaccine together with the German company BioNTech.", quote,
+                          "en", record=record) == Conflict("name", "Moderna", "Pfizer")
+    # without the record's evidence, or for common words, the opening word is no name
+    assert quote_conflict("Moderna developed the vaccine together with the German company BioNTech.", quote,
+                          "en") is None
+    study = "Scientists found that the drug lowered blood pressure. Other scientists agreed."
+    assert quote_conflict("Researchers found that the drug lowered blood pressure.", study.split(". ")[0],
+                          "en", record=study) is None
