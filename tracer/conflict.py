@@ -474,6 +474,14 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
                 if y in opposites.get(x, ()) or (not zh and _prefixed_opposite(
                         a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])):
                     return Conflict("opposite", a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])
+        # another quantity of the same things: "all" for "most", "several" for "none"
+        if not zh and tag == "replace" and after and (before or (i1 == 0 and j1 == 0)):
+            qa = [_QUANTIFIER_RANK[w[1].lower()] for w in a[i1:i2] if w[1].lower() in _QUANTIFIER_RANK]
+            qb = [_QUANTIFIER_RANK[w[1].lower()] for w in b[j1:j2] if w[1].lower() in _QUANTIFIER_RANK]
+            around_change = {w[1].lower() for w in (*a[i1:i2 + 1], *b[j1:j2 + 1])}
+            idiom = {"than", "at", "longer", "doubt", "matter"} & around_change
+            if qa and qb and qa[0] != qb[0] and not idiom:  # "no more than" is "at most"
+                return Conflict("quantifier", _said(a, i1, i2), _said(b, j1, j2))
         if zh and not double and tag == "replace":
             chars = _opposite_chars("".join(said), "".join(quoted), opposites, quote)
             if chars:
@@ -1006,6 +1014,9 @@ def _opposite_chars(said: str, quoted: str, opposites: dict[str, frozenset[str]]
     return None
 
 
+# English quantifiers by how many they say: none, some, most, all
+_QUANTIFIER_RANK = {"none": 0, "no": 0, "some": 1, "several": 1, "few": 1, "many": 1, "most": 2,
+                    "majority": 2, "all": 3, "every": 3, "each": 3}
 _NEGATIVE_PREFIXES = ("un", "in", "im", "il", "ir", "non")
 _ADJECTIVE_END = re.compile(
     r"(?:able|ible|al|ful|ive|ent|ant|ic|ous|ar|id|ate|ed|own|ly|ary|ory|ure|ite|ect|ial)$")

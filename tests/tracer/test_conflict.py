@@ -839,3 +839,16 @@ def test_another_name_opening_an_english_sentence_is_a_swap_when_the_record_show
     study = "Scientists found that the drug lowered blood pressure. Other scientists agreed."
     assert quote_conflict("Researchers found that the drug lowered blood pressure.", study.split(". ")[0],
                           "en", record=study) is None
+
+
+def test_another_quantity_of_the_same_things_is_a_conflict() -> None:
+    assert quote_conflict("Several of the passengers on the ferry were injured in the crash.",
+                          "None of the passengers on the ferry were injured in the crash.", "en") == Conflict(
+        "quantifier", "Several", "None")
+    assert quote_conflict("All economists surveyed expect a recession next year.",
+                          "Most economists surveyed expect a recession next year.", "en") == Conflict(
+        "quantifier", "All", "Most")
+    # the same quantity in other words
+    for said, quoted in (("Most", "A majority of"), ("Some of the", "Several of the"), ("Each", "Every")):
+        assert quote_conflict(f"{said} economists surveyed expect a recession next year.",
+                              f"{quoted} economists surveyed expect a recession next year.", "en") is None
