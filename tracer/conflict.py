@@ -964,6 +964,8 @@ _POSITIVE = {_stem(neg): frozenset(_stem(w) for w in pos.split()) for neg, pos i
     ("nor", "or and"), ("none", "all some"), ("no", "a an the some"))}
 
 
+# words that open with a negating character and deny nothing: "非常" (very), "未来" (future)
+_ZH_NOT_NEGATED = frozenset("非常 未来 不过 不断 无论 不仅 不少 无数 无限 不久 无比 不但 非但 无疑".split())
 _ZH_NEGATED = {"并非": "是", "并不是": "是", "无法": "能", "不可以": "可以"}
 
 
@@ -972,7 +974,8 @@ def _zh_negated_form(word: str, other: str) -> bool:
     "没有", "未能", "不会"), or a negation that stands for it ("并非" for "是")."""
     if word in ZH_NEGATIONS and _ZH_NEGATED.get(word) == other:
         return True
-    return len(word) == len(other) + 1 and word[0] in "不没未无非" and word[1:] == other
+    return len(word) == len(other) + 1 and word[0] in "不没未无非" and word[1:] == other \
+        and word not in _ZH_NOT_NEGATED
 
 
 def _affirms(word: str, negation: str, negations: frozenset[str]) -> bool:

@@ -34,11 +34,10 @@ _ONE = (
     rf"|\[\^[\w.-]{{1,40}}\](?!:)|(?<=\S)\[\^[\w.-]{{1,40}}\](?=:)"
     rf"|\[(?i:citation):\s*{_NUM_LIST}\]"
     rf"|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
-    # one marker with what the author wrapped around or between its brackets, so that removing it
-    # leaves no "（）", "^" or "，" behind: "（[1]）", "([1], [2])", "^[1]", "[1]，[2]"
-    rf"|[(（]\s*\[{_NUM_LIST}\](?:\s*[,，、]?\s*\[{_NUM_LIST}\])*\s*[)）]"
+    # one marker with what the author wrapped around its brackets, so that removing it leaves no
+    # "（）" or "^" behind: "（[1]）", "([1], [2])", "^[1]"
+    rf"|[(（][ \t]*+\[{_NUM_LIST}\](?:[ \t]*+(?:[,，、][ \t]*+)?\[{_NUM_LIST}\])*+[ \t]*+[)）]"
     rf"|\^\[{_NUM_LIST}\](?!\()"
-    rf"|\[{_NUM_LIST}\](?:\s*[,，、]\s*\[{_NUM_LIST}\])+(?!\()"
     rf"|\[{_NUM_LIST}\](?!\()"
 )
 # Atomic: the items between the tags split one way only. Tried every way ("1,2" as one list or
@@ -68,6 +67,8 @@ def strip_markers(text: str) -> str:
 
 def _numbers(marker: str) -> tuple[int, ...]:
     """The citation numbers of one marker, ranges expanded ("[1-3]" -> 1, 2, 3)."""
+    if marker[:1] in "(（^":  # "([1])", "^[1]": the brackets inside hold the numbers
+        marker = _unwrapped(marker)
     if marker.startswith("[[") or (marker.startswith("[") and "](" in marker):
         body = marker[: marker.find("](") + 1]
     else:
@@ -86,6 +87,11 @@ def _numbers(marker: str) -> tuple[int, ...]:
             out.append(int(part))
     seen: set[int] = set()
     return tuple(n for n in out if not (n in seen or seen.add(n)))  # type: ignore[func-returns-value]
+
+
+def _unwrapped(marker: str) -> str:
+    """A marker without the parentheses or caret the author wrapped around its brackets."""
+    return marker.lstrip("(（^ \t").rstrip(")） \t") if marker[:1] in "(（^" else marker
 
 
 def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) -> list[ExistingMarker]:
@@ -137,16 +143,21 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                     entry_numbers = set(parse_reference_entries(text[body_end:]))
                 if not set(numbers) <= entry_numbers:
                     continue
-            urls = tuple(u for u in _URL_IN.findall(raw) if u)
-            label = " ".join(raw[1:-1].split()).casefold()
-            if raw.startswith("[") and label in link_defs:
+            bare = _unwrapped(raw)
+            urls = tuple(u for u in _URL_IN.findall(bare) if u)
+            labels = {" ".join(x.split()).casefold() for x in _BRACKET_LABEL.findall(bare)} \
+                if _BRACKETS_ONLY.fullmatch(bare) else set()
+            if len(labels) > 1 and labels & set(link_defs):
+                continue               # "([1], [2])" with "[2]: url" in the body: the author's links
+            label = next(iter(labels)) if labels else ""
+            if label in link_defs:
                 # "[1]" with "[1]: url" in the body is a shortcut reference link: it cites that url,
                 # under a synthetic number of its own, so it never shares one with a "[citation:1]"
                 urls, linked = (link_defs[label],), True
                 numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
-            elif raw[0] in "[【" and raw[1:2].isdigit() and _is_entry_label(text, s, e):
+            elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
         if sid is not None:
@@ -179,6 +190,8 @@ def _footnote_definitions(text: str, layout: Layout) -> tuple[set[str], dict[str
     return body, refs
 
 
+_BRACKET_LABEL = re.compile(r"\[([^\[\]]*)\]")
+_BRACKETS_ONLY = re.compile(r"\[[^\[\]]*\](?:[ \t]*[,，、]?[ \t]*\[[^\[\]]*\])*")
 _ENTRY_AFTER = re.compile(r"[ \t]+\S[^\n]*?(?:https?://|www\.|\]\()")
 
 
@@ -228,7 +241,7 @@ def _plausible(text: str, s: int, e: int, numbers: tuple[int, ...], raw: str) ->
     """Reject "[2020]"-style years and checkbox-like brackets that are not marker lists."""
     if all(n <= _MAX_NUMBER for n in numbers):
         return True
-    if not raw.startswith(("[", "【")) or raw.startswith(("[citation", "[^")):
+    if raw.startswith(("<sup>", "[citation", "[^")):
         return True                    # <sup>…</sup>, [citation:…], [^n] are explicit
     # a big number counts only next to another marker: "[1][1024]" (【2023】 is a year label)
     before = text[max(0, s - 1):s]

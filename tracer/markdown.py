@@ -80,8 +80,8 @@ _REF_TITLES = frozenset(
 _INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff]")
 _APPENDIX = re.compile(r"^(?:附录|附|appendix(?:\s+[a-z\d]{1,3})?)\s*[:：.、\-–—]\s*", re.IGNORECASE)
 # "主要参考文献", "参考文献列表", "参考文献（按引用顺序）", "References (selected)"
-_TITLE_MODIFIERS = re.compile(r"^主要|(?:列表|清单|目录)$|\s*[（(][^（）()]{1,20}[)）]$")
-_CHAPTER = re.compile(r"^第[一二三四五六七八九十百\d]{1,4}[章节部分篇]\s*[:：.、]?\s*")
+_TITLE_MODIFIERS = re.compile(r"^主要|(?:列表|清单|目录)$|\s*[（(](?!单位)[^（）()]{1,20}[)）]$")
+_CHAPTER = re.compile(r"^第[一二三四五六七八九十百\d]{1,4}(?:章|节|部分|篇)\s*[:：.、]?\s*")
 _CJK_SPACED = re.compile(r"(?<=[\u4e00-\u9fff])[ \t\u3000]+(?=[\u4e00-\u9fff])")
 _REF_COMPANIONS = frozenset(
     {"notes", "links", "data", "further reading", "延伸阅读", "相关链接", "注释", "资料", "说明"}

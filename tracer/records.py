@@ -272,8 +272,10 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
         for item in recs:
             yield "", item
         return
-    if any(isinstance(raw.get(k), str) for k in _CONTENT_KEYS + _URL_KEYS):
-        yield "", raw  # a single record, even with a list field ("authors": ["A", "B"])
+    groups_of_records = any(isinstance(v, (list, tuple)) and v and all(isinstance(x, Mapping) for x in v)
+                            for v in raw.values())
+    if not groups_of_records and any(isinstance(raw.get(k), str) for k in _CONTENT_KEYS + _URL_KEYS):
+        yield "", raw  # a single record, even with a list of strings ("authors": ["A", "B"])
         return
     groups = [(k, v) for k, v in raw.items() if isinstance(v, (list, tuple))]
     if groups:

@@ -53,6 +53,7 @@ _STYLE_ALIASES = {
 
 # Terminal punctuation a marker goes before (default placement).
 _TERMINAL = frozenset(".!?。！？；;…:：")
+_SUPERSCRIPT_DIGITS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹")
 _ABBREV_TAIL = re.compile(
     r"(?:\b[A-Za-z]\.){1,}[A-Za-z]?$|\b(?:e\.g|i\.e|etc|vs|Inc|Ltd|Co|Corp|Dept|Mr|Mrs|Ms|Dr|St|No)$"
 )
@@ -227,6 +228,10 @@ def _core_end(text: _Text, s: Sentence) -> int:
 def _before_punct(text: _Text, s: Sentence, end: int) -> int:
     body = text.body
     p = end
+    while p > s.start and body[p - 1] in _SUPERSCRIPT_DIGITS:
+        p -= 1  # "in 2023.¹": the note mark after the terminal goes with it
+    if p == end or body[p - 1] not in _TERMINAL:
+        p = end
     while p > s.start:
         if p in text.del_end and text.del_end[p] >= s.start:
             p = text.del_end[p]
@@ -248,6 +253,8 @@ def _hazard(text: _Text, p: int, style: str) -> bool:
     nxt = text.next_char(p)
     prv = text.prev_char(p)
     if prv == "\\" or (prv == "!" and style == "link"):  # "\\[1]" escapes, "![[1]](u)" is an image
+        return True
+    if prv == "^" and style != "superscript":  # "km^2^" + "[1]" would read as the marker "^[1]"
         return True
     if prv == "]" and nxt == "(":  # between the halves of a link the scan did not take for one
         return True

@@ -33,6 +33,15 @@ _BOUNDARY = re.compile(
     r"(?P<p>[。！？；!?]+[。！？；!?…]*|…+[。！？!?]*|\.{2,}|\.(?:[!?]+)?)"
     r"(?P<c>[”’\"'」』）)\]】》〉*_⁰¹²³⁴⁵⁶⁷⁸⁹]*)"
 )
+_DOT_NAMES = frozenset({"NET", "COM", "ORG", "CN", "IO", "AI", "JS", "PY", "EXE", "PDF", "ZIP"})
+_CAPS = re.compile(r"[A-Z]+")
+
+
+def next_word_upper(text: str, at: int) -> str:
+    m = _CAPS.match(text, at)
+    return m.group(0) if m else ""
+
+
 _ENUMERATOR = re.compile(r"(?:\*\*|__|\*|_)?[ \t]*\d{1,2}")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _WORD_BEFORE = re.compile(r"(?:[A-Za-z]+\.)*[A-Za-z]+$")
@@ -250,7 +259,8 @@ class _Splitter:
             # "增长37.9%.渗透率" / "Sonnet.该模型" are, but not "图1.所示" or "Inc.发布"
             if not _CJK.match(follow):
                 # "由OpenAI发布.GPT-4的参数量": a Chinese sentence's ASCII stop before a capital
-                return p == "." and follow.isupper() and p_start > 0 and bool(_CJK.match(text[p_start - 1]))
+                return p == "." and follow.isupper() and p_start > 0 and bool(_CJK.match(text[p_start - 1])) \
+                    and next_word_upper(text, q) not in _DOT_NAMES  # not "基于.NET Core"
             if p != ".":
                 return True
             prev = text[p_start - 1] if p_start > 0 else ""

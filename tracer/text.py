@@ -716,11 +716,12 @@ def numbers_and_units(text: str) -> tuple[set[str], dict[str, Quantity]]:
 # Words that make a figure approximate, right before it (a currency sign may sit between) or, in
 # Chinese, after it: "约300万辆", "超过300万辆", "300多万", "20%左右", "about $10 billion".
 _HEDGE_BEFORE = re.compile(
-    r"(?:(?P<about>(?:约|大约|大概)(?:为|是|有)?|approximately|about|around|roughly)"
-    r"|(?P<above>超过|逾|多于|高于|over|more than|upwards of|in excess of|above|exceeding)"
-    r"|(?P<least>至少|不少于|不低于|at least)"
-    r"|(?P<below>不到|不足|少于|低于|less than|fewer than|under|below)"
-    r"|(?P<nearly>将近|接近|近|nearly|almost|close to))"
+    r"(?:(?P<about>大约|大概|(?<![合节预签制契条公规盟相邀践违履缔特誓婚租隐简])约(?:为|是|有)?"
+    r"|(?<![A-Za-z])(?:approximately|about|around|roughly))"
+    r"|(?P<above>超过|逾|多于|高于|(?<![A-Za-z])(?:over|more than|upwards of|in excess of|above|exceeding))"
+    r"|(?P<least>至少|不少于|不低于|(?<![A-Za-z])at least)"
+    r"|(?P<below>不到|不足|少于|低于|(?<![A-Za-z])(?:less than|fewer than|under|below))"
+    r"|(?P<nearly>将近|接近|(?<![最附临靠亲邻贴])近|(?<![A-Za-z])(?:nearly|almost|close to)))"
     r"[ \t]*(?:US\$|HK\$|A\$|C\$|\$|€|£|¥|￥|RMB|USD)?[ \t]*$",
     re.IGNORECASE,
 )
@@ -1048,7 +1049,7 @@ def _range_scale(text: str, end: int, value: float) -> float | None:
     return scale if scale is not None and second > value else None
 
 
-_KILO_UNITS = frozenset("米克瓦卡焦伏帕赫兆字")
+_KILO_UNITS = frozenset("米克瓦卡焦伏帕赫兆")
 
 
 def _scale_at(text: str, pos: int) -> float | None:

@@ -56,12 +56,12 @@ _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z\u00c0-\u024f]+(?:\
 _PLAIN_FIGURE = re.compile(r"\d+(?:\.\d+)?")
 _LINK = re.compile(r"!?\[([^\[\]\n]*+)\]\((?:[^()\s]++|\([^()\s]*+\))*+(?:\s+\"[^\"\n]*+\")?\)")
 _HTML_TAG = re.compile(r"<!--[\s\S]{0,400}?-->|</?[A-Za-z][^<>\n]{0,400}+>")  # bounded: linear
-_BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]（）【】。，；！？、“”]+")
+_BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]“”\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+")
 # Brackets that say where a fact comes from, or what a Chinese name is in English, not what the
 # sentence claims: "（数据来源：中国汽车动力电池产业创新联盟）", "(Source: IEA)", "华为（Huawei）"
 _ASIDE = re.compile(
     r"[（(][ \t]*(?:数据来源|资料来源|信息来源|来源|出处|source|sources|data source)[ \t]*[:：]"
-    r"[^（）()\n]{0,80}[)）]"
+    r"[^（）()\n\d]{0,80}[)）]"  # a note with figures in it claims them: it stays
     r"|(?<=[\u4e00-\u9fff])[（(][A-Za-z][A-Za-z .&'’-]{0,40}[)）]",
     re.IGNORECASE,
 )
@@ -209,8 +209,7 @@ class Verifier:
     # -- cached record/passage data -------------------------------------------------
     def _numbers_of(self, record: int) -> set[str]:
         if record not in self._record_numbers:
-            rec = self.records[record]
-            self._record_numbers[record] = stated_numbers(rec.content) | stated_numbers(rec.title)
+            self._record_numbers[record] = stated_numbers(self.records[record].content)
         return self._record_numbers[record]
 
     def _stated_for(self, c: _Claim, record: int) -> tuple[set[str], StatedUnits | None]:

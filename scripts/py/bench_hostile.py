@@ -60,6 +60,8 @@ CASES: dict[str, tuple[Gen, int]] = {
         lambda n: "".join(f"Fact number {i} here [1].\n" for i in range(n))
         + "\n## References\n\n1. Some title\n" + "   t\n" * n), 2_000),
     "sentences before a bracketed label": (_report(lambda n: (S + "【a】. ") * n), 2_000),
+    "'([1]' and a run of spaces": (
+        _report(lambda n: P + "Revenue rose in 2023 ([1]" + " " * n + "x.\n"), 16_000),
     "unclosed <sup> openers": (_report(lambda n: P + "Tower" + " <sup>" * n + " tall.\n"), 8_000),
     # records
     "record: a run of dots": (_record(lambda n: "Tower " + "." * n), 12_000),

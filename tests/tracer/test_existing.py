@@ -47,9 +47,8 @@ def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
         ("〔1，2〕", (1, 2)),
         ("（[1]）", (1,)),
         (" ([1], [2])", (1, 2)),
+        (" ([1])", (1,)),
         ("^[1]", (1,)),
-        ("[1]，[2]", (1, 2)),
-        ("[1], [2]", (1, 2)),
     ],
 )
 def test_marker_forms(marker: str, numbers: tuple[int, ...]) -> None:
@@ -343,3 +342,19 @@ def test_entries_numbered_with_circled_or_full_width_labels_resolve() -> None:
     assert resolve_existing(markers(1, 2), refs, RECS) == {1: 0, 2: 1}
     text = "增长5%［1］。\n\n## 参考文献\n\n① Alpha https://example.com/a\n② Beta https://example.com/b\n"
     assert scan_markdown(text).body_end == text.index("## 参考文献")
+
+
+
+def test_wrapped_and_full_width_brackets_keep_the_year_rule_and_entry_labels() -> None:
+    # a document number's year is no citation: "国办发〔2020〕39号" stays as written
+    assert found("国务院办公厅印发通知（国办发〔2020〕39号）。另见［2023］5号、（[2020]）与^[2020]。") == []
+    # a full-width label opening a line with a URL labels an entry, as "[1]" and "【1】" do
+    text = "以上数据。\n\n［1］ 国家统计局 https://stats.example.com/x\n\n〔2〕 统计局 https://b.example.com\n"
+    assert found(text) == []
+
+
+def test_an_authors_link_written_next_to_a_marker_stays_a_link() -> None:
+    text = ("Revenue rose 5.2% in 2023 [1], [2].\n\n[2]: https://sec.example.gov/filing\n\nMore prose here.\n"
+            "\n## References\n\n[1] Alpha https://example.com/a\n")
+    ms = find(text)
+    assert [(text[m.start:m.end], m.linked) for m in ms] == [("[1]", False), ("[2]", True)]

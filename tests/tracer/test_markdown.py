@@ -166,6 +166,7 @@ def test_table_without_leading_pipe() -> None:
         "## 附：参考资料",
         "## 参考文献（按引用顺序）",
         "## 第七章 参考文献",
+        "## 第七部分 参考文献",
         "## 资料来源与说明",
         "## 引文",
         "## References (selected)",

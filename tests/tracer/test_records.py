@@ -90,6 +90,9 @@ def test_object_with_records_key() -> None:
 def test_single_record_mapping() -> None:
     recs, _ = normalize_records(rec())
     assert len(recs) == 1 and recs[0].index == 0
+    # a grouped mapping with string fields beside its groups is still grouped
+    recs, _ = normalize_records({"query": "tesla", "source": "bing", "web": [rec()]})
+    assert len(recs) == 1
     # a list field ("authors") does not make it a {source_type: [records]} mapping
     recs, warnings = normalize_records({**rec(), "authors": ["Statistics Norway", "OFV"]})
     assert warnings == [] and [r.author for r in recs] == ["Statistics Norway, OFV"]

@@ -96,6 +96,7 @@ def test_english_rules(text: str, expected: list[str]) -> None:
         ("**1. 市场规模：** 2023年达到1.2万亿元。**2. 增长率：** 同比增长8.5%。",
          ["**1. 市场规模：** 2023年达到1.2万亿元。", "**2. 增长率：** 同比增长8.5%。"]),
         ("该模型由OpenAI发布.GPT-4的参数量未公开.", ["该模型由OpenAI发布.", "GPT-4的参数量未公开."]),
+        ("该系统基于.NET Core开发。", ["该系统基于.NET Core开发。"]),
     ],
 )
 def test_chinese_rules(text: str, expected: list[str]) -> None:

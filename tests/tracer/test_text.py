@@ -531,3 +531,15 @@ def test_rounded_and_hedged_figures_are_near_the_values_they_stand_for() -> None
     assert figure_near("above", "300", "302.44") and not figure_near("above", "300", "300")
     assert not figure_near("above", "300", "340") and not figure_near("round", "300", "302.44")
     assert not figure_near("round", "2021", "2021.4")  # a year is never approximate
+
+
+
+def test_hedges_are_whole_words_and_scale_characters_keep_their_reading() -> None:
+    from tracer.text import approximate_figures
+
+    for text, key in (("Wind and solar now cover 30% of demand", "30"), ("签订合约300份", "300"),
+                      ("最近100天内", "100"), ("turnover of $300 million", "300000000"),
+                      ("the founder 5 years ago", "5")):
+        assert approximate_figures(text)[key][0] == "round", text
+    assert approximate_figures("over 30% of demand")["30"][0] == "above"
+    assert numbers("该报告全文共5千字") == {"5000"}
