@@ -150,6 +150,8 @@ class Conflict:
                     "which the record does not state")
         if self.kind == "addition":
             return f'the sentence adds "{self.sentence_says}", which the record never states'
+        if self.kind == "modality":
+            return f'its quote only says it may be so ("{self.quote_says}")'
         if self.kind == "framed":
             return f'its quote only reports it as a question or a claim ("{self.quote_says}")'
         if self.kind == "unanswered":
@@ -474,6 +476,12 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
                 if y in opposites.get(x, ()) or (not zh and _prefixed_opposite(
                         a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])):
                     return Conflict("opposite", a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])
+        # the quote only says it may be so, the sentence says it is: "reduces" for "may reduce",
+        # "will rise" for "could rise" (a sentence weaker than its quote is no conflict)
+        if not zh and tag in ("insert", "replace") and before and after and j2 - j1 <= 2:
+            weak = [w[1] for w in b[j1:j2] if w[1].lower() in _WEAK_MODALS]
+            if weak and not any(w[1].lower() in _WEAK_MODALS for w in a):
+                return Conflict("modality", _said(a, i1, i2), _said(b, j1, j2))
         # another quantity of the same things: "all" for "most", "several" for "none"
         if not zh and tag == "replace" and after and (before or (i1 == 0 and j1 == 0)):
             qa = [_QUANTIFIER_RANK[w[1].lower()] for w in a[i1:i2] if w[1].lower() in _QUANTIFIER_RANK]
@@ -1017,6 +1025,7 @@ def _opposite_chars(said: str, quoted: str, opposites: dict[str, frozenset[str]]
     return None
 
 
+_WEAK_MODALS = frozenset({"may", "might", "could", "possibly", "potentially", "perhaps"})
 # English quantifiers by how many they say: none, some, most, all
 _QUANTIFIER_RANK = {"none": 0, "no": 0, "some": 1, "several": 1, "few": 1, "many": 1, "most": 2,
                     "majority": 2, "all": 3, "every": 3, "each": 3}

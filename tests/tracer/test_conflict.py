@@ -852,3 +852,17 @@ def test_another_quantity_of_the_same_things_is_a_conflict() -> None:
     for said, quoted in (("Most", "A majority of"), ("Some of the", "Several of the"), ("Each", "Every")):
         assert quote_conflict(f"{said} economists surveyed expect a recession next year.",
                               f"{quoted} economists surveyed expect a recession next year.", "en") is None
+
+
+def test_a_quote_that_only_says_it_may_be_so_does_not_state_it() -> None:
+    quote = "The drug may reduce the risk of heart attack in older adults."
+    got = quote_conflict("The drug reduces the risk of heart attack in older adults.", quote, "en")
+    assert got == Conflict("modality", "", "may")
+    assert got.describe() == 'its quote only says it may be so ("may")'
+    assert quote_conflict("Sea levels will rise by 1 metre by 2100 under high emissions.",
+                          "Sea levels could rise by 1 metre by 2100 under high emissions.", "en") == Conflict(
+        "modality", "will", "could")
+    # a sentence as weak as its quote, or weaker, is no conflict
+    assert quote_conflict(quote, "The drug reduces the risk of heart attack in older adults.", "en") is None
+    could = "The drug could reduce the risk of heart attack in older adults."
+    assert quote_conflict(could, quote, "en") is None
