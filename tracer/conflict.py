@@ -931,6 +931,40 @@ def quote_addition(sentence: str, quote: str, record: str) -> Conflict | None:
     return None
 
 
+_CAUSE = re.compile(r"\b(?:because(?: of)?|due to|owing to|as a result of|caused by|thanks to|driven by"
+                    r"|attributed to|attributable to)\b", re.IGNORECASE)
+_ANY_CAUSE = re.compile(r"\b(?:because|due|owing|result|caus\w*|thanks|driv\w*|attribut\w*|led|lead|leads"
+                        r"|amid|after|following|since|as|so|therefore|reason)\b", re.IGNORECASE)
+
+
+def cause_addition(sentence: str, quote: str, record: str) -> Conflict | None:
+    """An English sentence that copies its quote and adds a cause the record never gives:
+    "Net income fell 6% because of weaker demand in Europe" against "Net income fell 6% as the
+    company increased spending" (the quote gives no cause at all, or the record lacks the
+    sentence's): the sentence claims more than its source says. The part before "because" must
+    align with the quote (70% of its words), and most of the cause's words be absent from the
+    record."""
+    m = _CAUSE.search(sentence)
+    if m is None or _CAUSE.search(quote):
+        return None
+    claim, cause = sentence[:m.start()], sentence[m.end():]
+    a = _en_words(claim)
+    b = _en_words(quote)
+    if len(a) < 3 or not b:
+        return None
+    _ops, share = _aligned([k for k, _w, _t in a], [k for k, _w, _t in b])
+    if share < 0.7:
+        return None
+    words = [w for _k, w, _t in _en_words(cause) if w.lower() not in EN_STOPWORDS]
+    if not words:
+        return None
+    low = record.lower()
+    absent = [w for w in words if not re.search(rf"\b{re.escape(w.lower())}", low)]
+    if len(absent) * 2 < len(words):
+        return None
+    return Conflict("addition", (m.group(0) + cause).strip().rstrip(".!?"), "")
+
+
 _EN_CONNECTIVES = frozenset(_stem(w) for w in (
     "however", "but", "and", "also", "furthermore", "moreover", "meanwhile", "additionally", "yet",
     "still", "then", "thus", "therefore", "so", "instead", "similarly", "likewise", "indeed"))

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
 
-from tracer.conflict import Conflict, framed, quote_addition, quote_conflict
+from tracer.conflict import Conflict, cause_addition, framed, quote_addition, quote_conflict
 from tracer.existing import MARKER_RE
 from tracer.models import Record, Support
 from tracer.options import Tuning
@@ -573,7 +573,9 @@ class Verifier:
         if got is None and self.index.lang in self.tuning.figure_conflicts:
             got = self._figures_instead(sentence, record, quote)
         if got is None and self.index.lang == "zh":
-            got = quote_addition(query, quote, self.records[record].content)
+            got = quote_addition(query, quote, content)
+        elif got is None:
+            got = cause_addition(query, quote, content)
         return got
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:

@@ -866,3 +866,20 @@ def test_a_quote_that_only_says_it_may_be_so_does_not_state_it() -> None:
     assert quote_conflict(quote, "The drug reduces the risk of heart attack in older adults.", "en") is None
     could = "The drug could reduce the risk of heart attack in older adults."
     assert quote_conflict(could, quote, "en") is None
+
+
+def test_an_english_sentence_that_adds_a_cause_the_record_never_gives_claims_more() -> None:
+    from tracer.conflict import cause_addition
+
+    quote = "Net income fell 6% to $612 million as the company increased spending on data centres."
+    record = "Altura reported quarterly results. " + quote
+    got = cause_addition("Net income fell 6% to $612 million because of weaker demand in Europe.", quote,
+                         record)
+    assert got == Conflict("addition", "because of weaker demand in Europe", "")
+    assert got.describe() == ('the sentence adds "because of weaker demand in Europe", '
+                              "which the record never states")
+    # the record's own cause, in other words, or a quote that gives a cause with "because"
+    assert cause_addition("Net income fell 6% to $612 million because the company increased spending on "
+                          "data centres.", quote, record) is None
+    assert cause_addition("Sales fell because of weak demand.", "Sales fell because of weak demand in Asia.",
+                          "Sales fell because of weak demand in Asia.") is None
