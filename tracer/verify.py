@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
 
-from tracer.conflict import Conflict, cause_addition, framed, quote_addition, quote_conflict
+from tracer.conflict import Conflict, cause_addition, clause_addition, framed, quote_addition, quote_conflict
 from tracer.existing import MARKER_RE
 from tracer.models import Record, Support
 from tracer.options import Tuning
@@ -575,7 +575,7 @@ class Verifier:
         if got is None and self.index.lang == "zh":
             got = quote_addition(query, quote, content)
         elif got is None:
-            got = cause_addition(query, quote, content)
+            got = cause_addition(query, quote, content) or clause_addition(query, quote, content)
         return got
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:

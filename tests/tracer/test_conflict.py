@@ -883,3 +883,28 @@ def test_an_english_sentence_that_adds_a_cause_the_record_never_gives_claims_mor
                           "data centres.", quote, record) is None
     assert cause_addition("Sales fell because of weak demand.", "Sales fell because of weak demand in Asia.",
                           "Sales fell because of weak demand in Asia.") is None
+
+
+def test_an_english_sentence_that_adds_a_clause_a_name_or_a_causal_link_claims_more() -> None:
+    from tracer.conflict import cause_addition, clause_addition
+
+    quake = ("A magnitude 6.4 earthquake struck the coast early on Sunday, killing at least 23 people and "
+             "injuring more than 300, officials said.")
+    added = "The earthquake killed at least 23 people, most of them in the collapsed market district."
+    assert clause_addition(added, quake, quake) == Conflict(
+        "addition", "most of them in the collapsed market district", "")
+    profit = "The company reported a net profit of $3.2 billion for 2023."
+    doubled = "The company reported a net profit of $3.2 billion for 2023, double the previous year's figure."
+    assert clause_addition(doubled, profit, profit) == Conflict(
+        "addition", "double the previous year's figure", "")
+    drug = "The drug was approved in the United States for adults with severe asthma in 2021."
+    europe = "The drug was approved in the United States and Europe for adults with severe asthma in 2021."
+    assert clause_addition(europe, drug, drug) == Conflict("addition", "and Europe", "")
+    # what the record states elsewhere is no addition, nor is a source named after a comma
+    assert clause_addition(doubled, profit, profit + " That was double the previous year's figure.") is None
+    assert clause_addition("The company reported a net profit of $3.2 billion for 2023, the filing says.",
+                           profit, profit) is None
+    # a causal link the quote does not make, though it states both facts
+    while_ = "Unemployment rose to 6.1% in May, while consumer spending fell."
+    assert cause_addition("Unemployment rose to 6.1% in May because consumer spending fell.", while_,
+                          while_) == Conflict("addition", "because consumer spending fell", "")
