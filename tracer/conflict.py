@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -692,6 +693,7 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
     thing is absent, not that a claim is false)."""
     sides = ((a, b, ka, kb, True),) + (() if loose else ((b, a, kb, ka, False),))
     for x, y, kx, ky, sentence_negates in sides:
+        counts = Counter(kx)
         # a denying word both texts hold ("paid little attention") answers neither's negation
         if not _negated(kx, 0, len(kx), negations) or _negated(ky, 0, len(ky), negations) \
                 or any(_denies(k, zh) and k not in kx for k in ky):
@@ -706,7 +708,7 @@ def _unanswered_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[st
                                                       or kx[r] in _NEGATION_PARTS or _minor(x[r], zh)):
                 r += 1
             w = kx[r]
-            if _minor(x[r], zh) or kx.count(w) > 1 or (zh and x[r][2][:1] not in ("v", "a")) \
+            if _minor(x[r], zh) or counts[w] > 1 or (zh and x[r][2][:1] not in ("v", "a")) \
                     or opposites.get(w, frozenset()) & set(ky) \
                     or (not zh and any(k != w and _negative_form(k, w) for k in ky)):
                 continue
@@ -1029,16 +1031,20 @@ _EN_MODALS = frozenset(_stem(w) for w in (
     "might", "must", "have", "has", "had", "do", "does", "did"))
 
 
+_RECUR_WINDOW = 40
+
+
 def _recurs(keys: list[str], at: int) -> bool:
     """Whether the word a negation before keys[at] negates comes again later: the first word that
     is not a modal or auxiliary ("不可能包含" negates 包含, "not be effective" effective)."""
     i = at
     while i + 1 < len(keys) and (keys[i] in _ZH_MODALS or keys[i] in _EN_MODALS):
         i += 1
-    if keys[i] not in keys[i + 1:]:
+    later = keys[i + 1:i + 1 + _RECUR_WINDOW]  # a contrast is near ("not 100% X, but X"); bounded,
+    if keys[i] not in later:                  # so a sentence of many negations stays linear
         return False
-    again = keys.index(keys[i], i + 1)
-    return any(k in _CONTRASTS for k in keys[i + 1:again])
+    again = later.index(keys[i])
+    return any(k in _CONTRASTS for k in later[:again])
 
 
 _AFFIRMING = frozenset({"都", "也", "全", "全都", "均", "就", "总是", "一直", "经常", "通常", "确实", "已经",

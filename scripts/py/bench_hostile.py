@@ -1,13 +1,14 @@
 """Hostile inputs: does any stage grow faster than its input? Prints numbers; asserts nothing.
 
 Each input is a generator of size n, traced at n and at 4n in a fresh subprocess (with a time
-limit, so a regression shows as TIMEOUT rather than a hung run). `chars x` is how much the input
-grew (4 for most), `time x` how much the trace time grew: linear work keeps them about equal. The
-stage that took longest at 4n is named. Inputs
+limit, so a regression shows as TIMEOUT rather than a hung run). `grew x` is how much the input
+grew (the report or the records, whichever the case grows: 4 for most), `time x` how much the
+trace time grew: linear work keeps them about equal. The stage that took longest at 4n is named.
+Inputs
 stay within the documented limits (docs/configuration.md). They come from an adversarial review
 that found catastrophic backtracking and quadratic loops (docs/performance.md, "Hostile inputs").
 
-    scripts/bench-hostile [--only NAME[,NAME]] [--scale K] [--timeout SEC]
+    scripts/bench-hostile [--only 'NAME|NAME'] [--scale K] [--timeout SEC]
 """
 
 from __future__ import annotations
@@ -26,6 +27,31 @@ REC = [{"url": "https://a.example/1", "title": "A",
         "content": "The Eiffel Tower is 330 metres tall. It was built in 1889 by Gustave Eiffel's company."}]
 
 Gen = Callable[[int], tuple[str, list[dict[str, str]]]]
+_FILL = "Paris hosts many visitors every year and the city has old iron structures built in 1889. "
+
+
+def _prose_records(k: int, size: int) -> list[dict[str, str]]:
+    body = S + ". " + _FILL * (size // len(_FILL))
+    return [{"url": f"https://p.example/{j}", "title": f"P{j}", "content": body} for j in range(k)]
+
+
+def _word(i: int) -> str:
+    out = ""
+    while True:
+        out += "abcdefghijklmnopqrstuvwxyz"[i % 26]
+        i //= 26
+        if not i:
+            return out.capitalize()
+
+
+def _long_sentences(n: int) -> str:
+    words = (_FILL * 20).split()
+    out, k = [], 0
+    while sum(len(x) for x in out) < n:
+        out.append(" ".join(words[k:k + 200])[:1200].capitalize() + ".\n")
+        k = (k + 7) % 200
+    return "".join(out)
+
 
 
 def _report(build: Callable[[int], str]) -> Gen:
@@ -63,6 +89,15 @@ CASES: dict[str, tuple[Gen, int]] = {
     "'([1]' and a run of spaces": (
         _report(lambda n: P + "Revenue rose in 2023 ([1]" + " " * n + "x.\n"), 16_000),
     "unclosed <sup> openers": (_report(lambda n: P + "Tower" + " <sup>" * n + " tall.\n"), 8_000),
+    # verification
+    "sentences of 1,200 characters": (lambda n: (_long_sentences(n), _prose_records(8, 3_000)), 6_000),
+    "a new code per sentence, 8 large records": (
+        lambda n: ("".join(f"{S} in model QX{i}.\n" for i in range(n)), _prose_records(8, 50_000)), 100),
+    "a new date per sentence, 8 large records": (
+        lambda n: ("".join(f"{S} since {i % 28 + 1} May 2021 near {_word(i)}.\n" for i in range(n)),
+                   _prose_records(8, 50_000)), 100),
+    "a sentence of n negations": (
+        _report(lambda n: P + S + " and " + " ".join(["not the"] * n) + ".\n"), 4_000),
     # records
     "record: a run of dots": (_record(lambda n: "Tower " + "." * n), 12_000),
     "record: a run of !?": (_record(lambda n: "Tower " + "!?" * (n // 2)), 12_000),
@@ -94,12 +129,12 @@ def _run(report: str, records: list[dict[str, str]], timeout: float) -> dict[str
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--only", default="", help="comma-separated case names (substrings)")
+    ap.add_argument("--only", default="", help="case names (substrings), separated by '|'")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every base n")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per trace")
     args = ap.parse_args()
-    wanted = [w.strip() for w in args.only.split(",") if w.strip()]
-    print(f"{'input':38s} {'n':>8s} {'chars@4n':>9s} {'chars x':>7s} {'s at n':>8s} {'s at 4n':>8s} "
+    wanted = [w.strip() for w in args.only.split("|") if w.strip()]
+    print(f"{'input':38s} {'n':>8s} {'chars@4n':>9s} {'grew x':>7s} {'s at n':>8s} {'s at 4n':>8s} "
           f"{'time x':>7s}  {'top stage at 4n':16s} {'RSS MiB':>7s}")
     worst = 0.0
     for name, (gen, base) in CASES.items():
@@ -107,8 +142,10 @@ def main() -> int:
             continue
         n = max(1, int(base * args.scale))
         small, big = _run(*gen(n), args.timeout), _run(*gen(4 * n), args.timeout)
-        size = [len(rep) + sum(len(r["content"]) for r in recs) for rep, recs in (gen(n), gen(4 * n))]
-        chars, ratio = size[1], size[1] / size[0]
+        (rep1, recs1), (rep4, recs4) = gen(n), gen(4 * n)
+        rec1, rec4 = (sum(len(r["content"]) for r in recs) for recs in (recs1, recs4))
+        chars = len(rep4) + rec4
+        ratio = max(len(rep4) / max(len(rep1), 1), rec4 / max(rec1, 1))  # what the case grows
         if small is None or big is None:
             first = "TIMEOUT" if small is None else f"{small['s']:.3f}"
             print(f"{name:38s} {n:8d} {chars:9d} {ratio:7.1f} {first:>8s} {'TIMEOUT':>8s}")
