@@ -54,6 +54,7 @@ _TRAILING_PUNCT = re.compile(r"[\s.!?;:,。！？；：，…\"'”’)）\]]+$"
 _SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"'”’)）\]]*+(?=\s|$)|[。！？]++[”’）」』]*+|\n++")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z\u00c0-\u024f]+(?:\s+[A-Z][a-zA-Z]+)*)")
 _CODE_RUNS = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)?")
+_DIGIT_RUNS = re.compile(r"[0-9]+")
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _PLAIN_FIGURE = re.compile(r"\d+(?:\.\d+)?")
 _LINK = re.compile(r"!?\[([^\[\]\n]*+)\]\((?:[^()\s]++|\([^()\s]*+\))*+(?:\s+\"[^\"\n]*+\")?\)")
@@ -273,8 +274,13 @@ class Verifier:
         runs = self._record_runs.get(record)
         if runs is None:
             text = self.records[record].content.lower().translate(_SUBSCRIPT_DIGITS)
-            runs = self._record_runs[record] = set(_CODE_RUNS.findall(text))
-        return all(r in runs for r in _CODE_RUNS.findall(value[2:].lower()))
+            # decimals whole and in parts: "2021.04.29" holds the code digits "2021" too
+            runs = self._record_runs[record] = set(_CODE_RUNS.findall(text)) | set(_DIGIT_RUNS.findall(text))
+        want = _CODE_RUNS.findall(value[2:].lower())
+        if not want or not all(r in runs for r in want[:-1]):
+            return False
+        last = want[-1]  # a code's last letters may open a longer run ("si" in "six6")
+        return last in runs or (last.isalpha() and any(r.startswith(last) for r in runs))
 
     def _has_year(self, record: int, year: str) -> bool:
         """Whether the record's text holds the year (a date's first part); once per record and year."""
