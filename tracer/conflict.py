@@ -65,6 +65,9 @@ _EN_UP = """raise increase rise rose risen climb jump surge soar gain widen acce
 grew grown boost hike strengthen rally"""
 _EN_DOWN = """lower cut decrease reduce fall fell fallen drop slump plunge lose lost narrow slow decelerate
 downgrade shrink shrank contract weaken tumble sink sank decline dip slash trim"""
+# measures rather than directions: a quote may state both in different clauses ("同比增长5.8%，
+# 3月份环比增长0.3%"), so they count only where the alignment puts one in the other's place
+_MEASURES = frozenset({"同比", "环比", "平均", "最高", "最低"})
 _ZH_OPPOSITES = """
 同比:环比 平均:最高 平均:最低
 增加:减少 增长:下降 增长:减少 上升:下降 提高:降低 升高:降低 扩大:缩小 高于:低于 多于:少于 加快:放缓 加速:减速
@@ -213,15 +216,29 @@ def _first_word_names(a: tuple[_Word, ...], b: tuple[_Word, ...], s1: int, s2: i
                       text: str) -> bool:
     """Whether two English runs that open both texts are names, though an opening word is
     capitalised whatever it is ("Researchers found" and "Scientists found" are no swap): the
-    record writes the quote's run capitalised inside a sentence ("…together with Pfizer."), and
-    neither it nor the sentence writes a word of the sentence's run in lower case."""
+    record writes the quote's run capitalised after a lower-case word, not as part of a longer
+    name ("…made by Pfizer.", not "…the Metropolitan Police"), neither it nor the sentence writes
+    a word of the sentence's run in lower case, and neither run abbreviates the other ("VW" for
+    "Volkswagen")."""
     if not text or s2 - s1 > 3 or t2 - t1 > 3:
         return False
-    if not re.search(rf"(?<=[\w,;:(] ){re.escape(_said(b, t1, t2))}\b", text):
+    said, quoted = _said(a, s1, s2), _said(b, t1, t2)
+    if not re.search(rf"(?:^|[\s(])[a-z]+[,;:]? {re.escape(quoted)}\b(?! [A-Z])", text):
+        return False
+    if _abbreviates(said, quoted) or _abbreviates(quoted, said):
         return False
     sentence = " ".join(w for _k, w, _t in a)
     return not any(re.search(rf"\b{re.escape(w.lower())}\b", text) or w.lower() in sentence
                    for _k, w, _t in a[s1:s2])
+
+
+def _abbreviates(short: str, long: str) -> bool:
+    """Whether the capitals of `short` are letters of `long`, in order ("VW", "Volkswagen")."""
+    caps = [c.lower() for c in short if c.isupper()]
+    if not caps or len(short) > 5:
+        return False
+    it = iter(long.lower())
+    return all(c in it for c in caps)
 
 
 def _is_name_run(words: tuple[_Word, ...], zh: bool) -> bool:
@@ -476,12 +493,14 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
             for y in quoted:
                 if y in opposites.get(x, ()) or (not zh and _prefixed_opposite(
                         a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])):
+                    if not zh and i2 < len(a) and a[i2][1].lower() in _STATES:
+                        continue  # "fell ill" is "grew ill", "fell silent" "grew silent"
                     return Conflict("opposite", a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])
         # the quote only says it may be so, the sentence says it is: "reduces" for "may reduce",
         # "will rise" for "could rise" (a sentence weaker than its quote is no conflict)
         if not zh and tag in ("insert", "replace") and before and after and j2 - j1 <= 2:
-            weak = [w[1] for w in b[j1:j2] if w[1].lower() in _WEAK_MODALS]
-            if weak and not any(w[1].lower() in _WEAK_MODALS for w in a):
+            weak = [j for j in range(j1, j2) if _weak_modal(b, j)]
+            if weak and not any(_weak_modal(a, i) or a[i][1].lower() in _ABLE for i in range(len(a))):
                 return Conflict("modality", _said(a, i1, i2), _said(b, j1, j2))
         # another quantity of the same things: "all" for "most", "several" for "none"
         if not zh and tag == "replace" and after and (before or (i1 == 0 and j1 == 0)):
@@ -489,7 +508,9 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
             qb = [_QUANTIFIER_RANK[w[1].lower()] for w in b[j1:j2] if w[1].lower() in _QUANTIFIER_RANK]
             around_change = {w[1].lower() for w in (*a[i1:i2 + 1], *b[j1:j2 + 1])}
             idiom = {"than", "at", "longer", "doubt", "matter"} & around_change
-            if qa and qb and qa[0] != qb[0] and not idiom:  # "no more than" is "at most"
+            # the sentence says more of them than the quote, or either says none ("some" for
+            # "most" says less, and is no conflict; "no more than" is "at most")
+            if qa and qb and qa[0] != qb[0] and (qa[0] > qb[0] or 0 in (qa[0], qb[0])) and not idiom:
                 return Conflict("quantifier", _said(a, i1, i2), _said(b, j1, j2))
         if zh and not double and tag == "replace":
             chars = _opposite_chars("".join(said), "".join(quoted), opposites, quote)
@@ -615,10 +636,12 @@ def _crossed_opposite(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str],
     in_a, in_b = set(ka), set(kb)
     sentence_text = "".join(w for _k, w, _t in a)
     for i, x in enumerate(ka):
-        if x in in_b or x not in opposites or _negated(ka, max(0, i - 3), i, negations):
+        if x in in_b or x not in opposites or x in _MEASURES or _negated(ka, max(0, i - 3), i, negations):
             continue
         context = {ka[n] for n in range(max(0, i - _NEAR), min(len(ka), i + 1 + _NEAR))
                    if n != i and not _minor(a[n], zh)}
+        if not zh and i + 1 < len(a) and a[i + 1][1].lower() in _STATES:
+            continue  # "fell ill" is "grew ill"
         for j, y in enumerate(kb):
             if y not in opposites[x] or y in in_a or _negated(kb, max(0, j - 3), j, negations):
                 continue
@@ -857,19 +880,22 @@ _FRAME_EN = re.compile(
     r"|it is not the case that)\b",
     re.IGNORECASE,
 )
-_FRAME_ZH = re.compile(r"是否|有无|并无证据|没有证据|尚无证据|无证据表明|传言|谣言|否认|辟谣|不实|是不是")
+_FRAME_ZH = re.compile(
+    r"是否|有无(?![数人线限法机])|并无证据|没有证据|尚无证据|无证据表明|传言|谣言|否认|辟谣|不实|是不是")
 _QUOTE_SENTENCE_END = re.compile(r"[.!?。！？]\s*")
 
 
 def framed(sentence: str, quote: str, lang: str) -> Conflict | None:
-    """Where the quote repeats the sentence (70% of its words or more, in order) but after words,
-    in the same quote sentence, that make what follows a question, a denial or someone's claim,
-    and the sentence does not carry them: "The vaccine causes autism." against "There is no
-    evidence that the vaccine causes autism."; "The company laid off 300 workers." against "The
-    company denied that it had laid off 300 workers."."""
+    """Where the quote repeats the sentence (70% of its words or more, in order, all after the
+    frame) only after words, in the same quote sentence, that make what follows a question, a
+    denial or someone's claim, and the sentence carries no such words itself: "The vaccine causes
+    autism." against "There is no evidence that the vaccine causes autism."; "The company laid off
+    300 workers." against "The company denied that it had laid off 300 workers.". Not when the
+    frame is itself denied or confirmed ("cannot deny that", "confirmed rumours that", "不能否认"),
+    when a finding follows it ("tested whether the drug works found that it reduces…"), or, for
+    a denial, when the sentence denies too ("found no link" against "no evidence of a link")."""
     pattern = _FRAME_ZH if lang == "zh" else _FRAME_EN
-    frame = pattern.search(quote)
-    if frame is None:
+    if pattern.search(quote) is None or pattern.search(sentence) is not None:
         return None
     unit = _FRAME_UNIT_ZH if lang == "zh" else _FRAME_UNIT_EN
     a = [m.group(0).lower() for m in unit.finditer(sentence)]
@@ -877,21 +903,35 @@ def framed(sentence: str, quote: str, lang: str) -> Conflict | None:
     b = [m.group(0).lower() for m in qm]
     if len(a) < 4 or not b:
         return None
-    blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
-    if sum(x.size for x in blocks) < 0.7 * len(a):
-        return None
-    last = max((x for x in blocks if x.size), key=lambda x: x.b)
-    claim_at = qm[last.b].start()  # where the last run of the sentence's words starts in the quote
-    low = sentence.lower()
-    for f in pattern.finditer(quote, 0, claim_at):
-        head = quote[:f.start()]
-        # the frame governs the claim: close before it, with no clause break between
-        # ("…denied that the bridge was closed, saying it remains open" asserts the last part)
-        if claim_at - f.end() <= 60 and not _CLAUSE_BREAK.search(quote, f.end(), claim_at) \
-                and f.group(0).lower() not in low:
-            begin = max((m.end() for m in _QUOTE_SENTENCE_END.finditer(head)), default=0)
-            return Conflict("framed", "", quote[begin:f.end()].strip())
+    blocks = [x for x in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks() if x.size]
+    denies = _SENTENCE_DENIES.search(sentence) is not None
+    for f in pattern.finditer(quote):
+        after = [x for x in blocks if qm[x.b].start() >= f.end()]
+        if sum(x.size for x in after) < 0.7 * len(a):
+            continue
+        claim_at = qm[min(x.b for x in after)].start()  # where the repeated words start after it
+        if claim_at - f.end() > 60 or _CLAUSE_BREAK.search(quote, f.end(), claim_at):
+            continue
+        last_at = qm[max(x.b for x in after)].start()
+        if _FRAME_UNDONE.search(quote[max(0, f.start() - 24):f.start()]) \
+                or _FINDING.search(quote, f.end(), last_at) or (denies and _DENIAL_FRAME.match(f.group(0))):
+            continue
+        begin = max((m.end() for m in _QUOTE_SENTENCE_END.finditer(quote, 0, f.start())), default=0)
+        return Conflict("framed", "", quote[begin:f.end()].strip())
     return None
+
+
+# a frame itself denied or confirmed ("cannot deny that", "confirmed rumours that", "不能否认")
+_FRAME_UNDONE = re.compile(
+    r"(?:\b(?:confirm\w*|cannot|can't|can not|nobody|no one|never|not|hardly)\s+(?:\w+\s+){0,2}$)"
+    r"|(?:不能|不可|无可|没有|无法|难以|已经|证实)$", re.IGNORECASE)
+# a finding after the frame asserts what follows it ("tested whether it works found that it …")
+_FINDING = re.compile(
+    r"\b(?:found|find|finds|showed|shows|shown|concluded|confirmed|demonstrated|established)\s+that\b"
+    r"|发现|证实|表明|显示", re.IGNORECASE)
+_DENIAL_FRAME = re.compile(
+    r"no |little |den|myth|false|not true|it is not|并无|没有|尚无|无证据|否认|辟谣|不实", re.IGNORECASE)
+_SENTENCE_DENIES = re.compile(r"\b(?:no|not|never|none|nothing|without|n't)\b|没有|不|未|无", re.IGNORECASE)
 
 
 _CLAUSE_BREAK = re.compile(r"[.!?。！？,;，；:：]")
@@ -933,10 +973,25 @@ def quote_addition(sentence: str, quote: str, record: str) -> Conflict | None:
     return None
 
 
-_CAUSE = re.compile(r"\b(?:because(?: of)?|due to|owing to|as a result of|caused by|thanks to|driven by"
-                    r"|attributed to|attributable to)\b", re.IGNORECASE)
-_ANY_CAUSE = re.compile(r"\b(?:because|due|owing|result|caus\w*|thanks|driv\w*|attribut\w*|led|lead|leads"
-                        r"|amid|after|following|since|as|so|therefore|reason)\b", re.IGNORECASE)
+_CAUSE = re.compile(r"\b(?:because(?: of)?|due to(?!\s+be\b)|owing to|as a result of|caused by|thanks to"
+                    r"|driven by)\b", re.IGNORECASE)
+# a quote that sets two facts side by side without saying one caused the other
+_SIDE_BY_SIDE = re.compile(r"\b(?:while|whereas|meanwhile)\b", re.IGNORECASE)
+_ANY_CAUSE = re.compile(r"\b(?:because|due|owing|result\w*|caus\w*|thanks|driv\w*|attribut\w*|led|lead|leads"
+                        r"|amid|after|following|since|as|so|therefore|reason|over|for|when|helped|boost\w*"
+                        r"|fuel\w*|prompt\w*|forc\w*|trigger\w*|response|spurred|on)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=64)
+def _stems_of(record: str) -> frozenset[str]:
+    """The record's words, stemmed; read once per record (the same string object, whose hash
+    Python keeps)."""
+    words = re.findall(r"[a-z]+|[0-9]+(?:[.,][0-9]+)*", record.lower())
+    return frozenset(_stem(w.replace(",", "")) for w in words)
+
+
+def _absent_from(record: str, word: str) -> bool:
+    return _stem(word.lower().replace(",", "")) not in _stems_of(record)
 
 
 def cause_addition(sentence: str, quote: str, record: str) -> Conflict | None:
@@ -961,16 +1016,20 @@ def cause_addition(sentence: str, quote: str, record: str) -> Conflict | None:
     words = [w for _k, w, _t in _en_words(cause) if w.lower() not in EN_STOPWORDS]
     if not words:
         return None
-    low = record.lower()
-    absent = [w for w in words if not re.search(rf"\b{re.escape(w.lower())}", low)]
-    if len(absent) * 2 < len(words) and _ANY_CAUSE.search(quote):
+    absent = [w for w in words if _absent_from(record, w)]
+    side_by_side = _SIDE_BY_SIDE.search(quote) is not None and _ANY_CAUSE.search(quote) is None
+    if len(absent) * 2 < len(words) and not side_by_side:
         return None
     return Conflict("addition", (m.group(0) + cause).strip().rstrip(".!?"), "")
 
 
-_ATTRIBUTION = re.compile(
-    r"^(?:says|said|according|reported|reports|writes|wrote|notes|noted|per|citing|officials|sources)\b"
-    r"|\b(?:said|says|reported|reports|noted|wrote|explained|added|told|stated|announced)$", re.IGNORECASE)
+# a tail that names a source: "…, police say", "…, as reported by Reuters", "…, data from the
+# city show", "…, the researchers wrote in The Lancet"
+_REPORTING = re.compile(
+    r"\b(?:say|says|said|saying|confirm\w*|told|tell|tells|show|shows|showed|shown|wr[io]te|writes|written"
+    r"|according|report\w*|announc\w*|state[sd]?|stating|note[sd]?|noting|add(?:ed|s)|explain\w*"
+    r"|estimat\w*|cit(?:ed|ing|es)|publish\w*|per|sources?|data|figures|statistics|survey)\b",
+    re.IGNORECASE)
 
 
 def clause_addition(sentence: str, quote: str, record: str) -> Conflict | None:
@@ -981,10 +1040,9 @@ def clause_addition(sentence: str, quote: str, record: str) -> Conflict | None:
     States and Europe" against "…in the United States for adults")."""
     b = _en_words(quote)
     kb = [k for k, _w, _t in b]
-    low = record.lower()
 
     def absent(word: str) -> bool:
-        return not re.search(rf"(?<![a-z0-9]){re.escape(word.lower())}(?![a-z0-9])", low)
+        return _absent_from(record, word)
 
     cut = sentence.rfind(", ")
     if cut > 0:
@@ -993,7 +1051,7 @@ def clause_addition(sentence: str, quote: str, record: str) -> Conflict | None:
             tail = sentence[cut + 2:].strip().rstrip(".!?").strip()
             words = [w for _k, w, _t in _en_words(tail) if w.lower() not in EN_STOPWORDS]
             if len(words) >= 2 and 3 * sum(absent(w) for w in words) >= 2 * len(words) \
-                    and not _ATTRIBUTION.search(tail):  # "…, says the launch report": a source
+                    and not _REPORTING.search(tail):  # "…, says the launch report": a source
                 return Conflict("addition", tail, "")
     a = _sentence_words(sentence, False)
     ka = [k for k, _w, _t in a]
@@ -1005,8 +1063,11 @@ def clause_addition(sentence: str, quote: str, record: str) -> Conflict | None:
             continue
         if min(ops[k - 1][2] - ops[k - 1][1], ops[k + 1][2] - ops[k + 1][1]) < 2:
             continue
+        # a name joined to the aligned one ("…States and Europe"), not a title or an acronym
+        # of it ("President Biden", "Bank (ECB)")
+        joined = any(w.lower() in ("and", "or") for _k, w, _t in a[i1:i2])
         names = [w for _k, w, _t in a[i1:i2] if w[:1].isupper() and w.lower() not in _NOT_NAMES]
-        if names and all(absent(w) for w in names):
+        if joined and names and all(absent(w) and len(w) > 1 for w in names):
             return Conflict("addition", _said(a, i1, i2), "")
     return None
 
@@ -1109,7 +1170,24 @@ def _opposite_chars(said: str, quoted: str, opposites: dict[str, frozenset[str]]
     return None
 
 
+# states a verb of motion only links to ("fell ill", "grew silent"): no rise or fall
+_STATES = frozenset("ill sick silent quiet asleep dark cold warm tired weary old angry pale calm still "
+                    "apart loose short due vacant dormant".split())
 _WEAK_MODALS = frozenset({"may", "might", "could", "possibly", "potentially", "perhaps"})
+# what says a thing can be so, no more than "may" does ("can lower" for "may lower")
+_ABLE = frozenset({"can", "able", "allowed", "permitted", "unable", "cannot"})
+
+
+def _weak_modal(words: tuple[_Word, ...], i: int) -> bool:
+    """Whether words[i] says it may be so: "may" in lower case (not the month or Theresa May),
+    "might", "could" (not "could not", which says it was not so), "possibly" …"""
+    w = words[i][1]
+    if w.lower() not in _WEAK_MODALS or (w.lower() == "may" and w != "may"):
+        return False
+    nxt = words[i + 1][1].lower() if i + 1 < len(words) else ""
+    if nxt in ("not", "n't") or nxt[:1].isdigit():
+        return False
+    return not (w == "may" and i > 0 and words[i - 1][1][:1].isupper() and i > 1)
 # English quantifiers by how many they say: none, some, most, all
 _QUANTIFIER_RANK = {"none": 0, "no": 0, "some": 1, "several": 1, "few": 1, "many": 1, "most": 2,
                     "majority": 2, "all": 3, "every": 3, "each": 3}

@@ -1059,6 +1059,8 @@ def _scale_at(text: str, pos: int) -> float | None:
     scale = next((f for w, f in _SCALE.items() if word.startswith(w)), None)
     if scale is not None:
         return scale
+    if tail[:2] == "百分":
+        return None  # "0.3百分点" is 0.3 percentage points, "百分比" a percentage
     if tail[:1] == "千" and tail[1:2] in _KILO_UNITS:
         return None  # "3千米" is 3 km, "12千瓦时" 12 kWh: 千 is the unit's, not a scale
     if tail[:1] in ("多", "余") and tail[1:2] in _CN_NUMBER_UNIT:

@@ -64,10 +64,23 @@ _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]“”\u3000-\u303f\uff0
 # sentence claims: "（数据来源：中国汽车动力电池产业创新联盟）", "(Source: IEA)", "华为（Huawei）"
 _ASIDE = re.compile(
     r"[（(][ \t]*(?:数据来源|资料来源|信息来源|来源|出处|source|sources|data source)[ \t]*[:：]"
-    r"[^（）()\n\d]{0,80}[)）]"  # a note with figures in it claims them: it stays
+    r"[^（）()\n]{0,80}[)）]"
     r"|(?<=[\u4e00-\u9fff])[（(][A-Za-z][A-Za-z .&'’-]{0,40}[)）]",
     re.IGNORECASE,
 )
+_NOTE_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
+_NOTE_DATE = re.compile(r"\d{4}年(?:\d{1,2}月(?:\d{1,2}日)?)?|\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?")
+
+
+def _aside_blank(m: re.Match[str]) -> str:
+    """A source note goes, unless it states a figure other than a year or date ("（数据来源：中汽协，
+    全年销量949.5万辆）" claims 949.5万辆; "(Source: IEA, 2024)", "（来源：中汽协，2024年1月）" nothing)."""
+    figures = _NOTE_FIGURE.findall(_NOTE_DATE.sub(" ", m.group(0)))
+    if any(not (len(f) == 4 and f.isdigit() and 1900 <= int(f) <= 2100) for f in figures):
+        return m.group(0)
+    return " "
+
+
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有|未|无|非")
 
 # A near-verbatim quote (fuzzy alignment >= 0.95 over a sentence of 5+ content words, every
@@ -166,7 +179,7 @@ def sentence_query(text: str) -> str:
     if "://" in text or "www." in text:
         text = _BARE_URL.sub(" ", text)
     if "（" in text or "(" in text:
-        text = _ASIDE.sub(" ", text)
+        text = _ASIDE.sub(_aside_blank, text)
     return text
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -908,3 +909,67 @@ def test_an_english_sentence_that_adds_a_clause_a_name_or_a_causal_link_claims_m
     while_ = "Unemployment rose to 6.1% in May, while consumer spending fell."
     assert cause_addition("Unemployment rose to 6.1% in May because consumer spending fell.", while_,
                           while_) == Conflict("addition", "because consumer spending fell", "")
+
+
+WEATHER = {"url": "https://example.org/other", "title": "Weather report",
+           "content": "Heavy rain is expected across the coastal region on Tuesday. Forecasters advise "
+                      "residents to carry umbrellas and avoid flooded roads."}
+
+
+@pytest.mark.parametrize(("sentence", "record"), [
+    # found by a review of the twentieth session's conflict rules: faithful sentences they rejected
+    ("Inspectors found no damage to the structure and the bridge reopened to traffic on Monday morning.",
+     "Inspectors found no evidence of damage to the structure and the bridge reopened to traffic on Monday "
+     "morning. The repairs cost $2 million."),
+    ("The company would cut 500 jobs in its retail division this year.",
+     "The chief executive confirmed rumours that the company would cut 500 jobs in its retail division "
+     "this year."),
+    ("This policy effectively reduced the unemployment rate in the region.",
+     "Critics cannot deny that this policy effectively reduced the unemployment rate in the region. "
+     "It was launched in 2015."),
+    ("The drug reduces systolic blood pressure by 10 points in adults over 60.",
+     "A trial that tested whether the drug works found that it reduces systolic blood pressure by 10 "
+     "points in adults over 60."),
+    ("The prime minister resigned in June after losing a confidence vote in parliament.",
+     "Prime Minister May resigned in June after losing a confidence vote in parliament."),
+    ("Regular exercise can lower blood pressure in older adults with hypertension.",
+     "Regular exercise may lower blood pressure in older adults with hypertension."),
+    ("Some analysts expect the central bank to cut interest rates in September.",
+     "Most analysts expect the central bank to cut interest rates in September."),
+    ("The king fell ill in the spring of 1547 and died a few months later.",
+     "The king grew ill in the spring of 1547 and died a few months later. His son succeeded him."),
+    ("Officers arrested two men near the stadium on Saturday night after the match.",
+     "A statement from the Metropolitan Police said more arrests were likely. Police arrested two men near "
+     "the stadium on Saturday night after the match."),
+    ("The bridge was closed for two weeks in March, police say.",
+     "The bridge was closed for two weeks in March for repairs."),
+    ("The plant opened in 1998 in Ohio, employing 2,000 local workers.",
+     "The plant opened in 1998 in Ohio. It employs 2,000 people from the area."),
+    ("Global oil demand rose by 2.3 million barrels a day in 2023 (Source: IEA, 2024).",
+     "Global oil demand rose by 2.3 million barrels a day in 2023, the agency said."),
+])
+def test_faithful_sentences_the_conflict_rules_leave_alone(sentence: str, record: str) -> None:
+    from tracer.conflict import clause_addition
+
+    # an acronym or a title beside the aligned name is no added name
+    rules = "The rules were approved by the European Central Bank in 2023."
+    assert clause_addition("The rules were approved by the European Central Bank (ECB) in 2023.", rules,
+                           rules) is None
+    result = trace(sentence + "\n", [{"url": "https://example.org/a", "title": "Report", "content": record},
+                                     WEATHER])
+    assert [c.sources[0].url for c in result.citations] == ["https://example.org/a"], (
+        result.unsupported[0].closest if result.unsupported else None)
+
+
+@pytest.mark.parametrize(("sentence", "record"), [
+    ("青海省境内有很多湖泊和河流，水资源十分丰富。",
+     "青海省境内有无数湖泊和河流，水资源十分丰富。青海湖是中国最大的咸水湖。"),
+    ("这一政策有效降低了该地区的失业率。",
+     "不能否认这一政策有效降低了该地区的失业率。该政策于2015年开始实施。"),
+    ("一季度国内生产总值同比增长5.8%。", "一季度国内生产总值比上年同期增长5.8%，3月份环比增长0.3%。"),
+])
+def test_faithful_chinese_sentences_the_conflict_rules_leave_alone(sentence: str, record: str) -> None:
+    result = trace(sentence + "\n", [{"url": "https://example.org/a", "title": "报告", "content": record},
+                                     {"url": "https://example.org/zh", "title": "天气",
+                                      "content": "预计周二沿海地区将有大雨。周末气温将保持温和。"}])
+    assert [c.sources[0].url for c in result.citations] == ["https://example.org/a"]
