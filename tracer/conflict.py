@@ -982,19 +982,19 @@ _ANY_CAUSE = re.compile(r"\b(?:because|due|owing|result\w*|caus\w*|thanks|driv\w
                         r"|fuel\w*|prompt\w*|forc\w*|trigger\w*|response|spurred|on)\b", re.IGNORECASE)
 
 
-@lru_cache(maxsize=64)
-def _stems_of(record: str) -> frozenset[str]:
-    """The record's words, stemmed; read once per record (the same string object, whose hash
-    Python keeps)."""
+def record_stems(record: str) -> frozenset[str]:
+    """A record's words, stemmed, as `cause_addition` and `clause_addition` look words up in
+    them (the verifier reads them once per record and passes them in)."""
     words = re.findall(r"[a-z]+|[0-9]+(?:[.,][0-9]+)*", record.lower())
     return frozenset(_stem(w.replace(",", "")) for w in words)
 
 
-def _absent_from(record: str, word: str) -> bool:
-    return _stem(word.lower().replace(",", "")) not in _stems_of(record)
+def _absent_from(record: str | frozenset[str], word: str) -> bool:
+    stems = record_stems(record) if isinstance(record, str) else record
+    return _stem(word.lower().replace(",", "")) not in stems
 
 
-def cause_addition(sentence: str, quote: str, record: str) -> Conflict | None:
+def cause_addition(sentence: str, quote: str, record: str | frozenset[str]) -> Conflict | None:
     """An English sentence that copies its quote and adds a cause the quote does not give:
     "Net income fell 6% because of weaker demand in Europe" against "Net income fell 6% as the
     company increased spending" (a cause the record never gives), or "Unemployment rose because
@@ -1032,7 +1032,7 @@ _REPORTING = re.compile(
     re.IGNORECASE)
 
 
-def clause_addition(sentence: str, quote: str, record: str) -> Conflict | None:
+def clause_addition(sentence: str, quote: str, record: str | frozenset[str]) -> Conflict | None:
     """An English sentence that copies its quote and adds what the record never states: a
     trailing clause after a comma ("…killing at least 23 people, most of them in the market
     district", "…for 2023, double the previous year's figure"), two-thirds of whose words (two or

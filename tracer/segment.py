@@ -37,7 +37,7 @@ _DOT_NAMES = frozenset({"NET", "COM", "ORG", "CN", "IO", "AI", "JS", "PY", "EXE"
 _CAPS = re.compile(r"[A-Z]+")
 
 
-def next_word_upper(text: str, at: int) -> str:
+def _caps_at(text: str, at: int) -> str:
     m = _CAPS.match(text, at)
     return m.group(0) if m else ""
 
@@ -260,7 +260,7 @@ class _Splitter:
             if not _CJK.match(follow):
                 # "由OpenAI发布.GPT-4的参数量": a Chinese sentence's ASCII stop before a capital
                 return p == "." and follow.isupper() and p_start > 0 and bool(_CJK.match(text[p_start - 1])) \
-                    and next_word_upper(text, q) not in _DOT_NAMES  # not "基于.NET Core"
+                    and _caps_at(text, q) not in _DOT_NAMES  # not "基于.NET Core"
             if p != ".":
                 return True
             prev = text[p_start - 1] if p_start > 0 else ""

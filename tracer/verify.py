@@ -17,7 +17,15 @@ from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
 
-from tracer.conflict import Conflict, cause_addition, clause_addition, framed, quote_addition, quote_conflict
+from tracer.conflict import (
+    Conflict,
+    cause_addition,
+    clause_addition,
+    framed,
+    quote_addition,
+    quote_conflict,
+    record_stems,
+)
 from tracer.existing import MARKER_RE
 from tracer.models import Record, Support
 from tracer.options import Tuning
@@ -225,6 +233,8 @@ class Verifier:
         self._record_read_more: dict[tuple[int, bool, bool], set[str]] = {}
         self._record_values: dict[int, list[float]] = {}
         self._exact: dict[tuple[str, int], bool] = {}
+        self._years: dict[tuple[str, int], bool] = {}
+        self._stems: dict[int, frozenset[str]] = {}
         self._record_runs: dict[int, set[str]] = {}
         self._record_norm: dict[int, str] = {}
         self._passage_bigrams: dict[int, frozenset[tuple[str, str]]] = {}
@@ -298,9 +308,9 @@ class Verifier:
     def _has_year(self, record: int, year: str) -> bool:
         """Whether the record's text holds the year (a date's first part); once per record and year."""
         key = (year, record)
-        got = self._exact.get(key)
+        got = self._years.get(key)
         if got is None:
-            got = self._exact[key] = bool(year) and year in self.records[record].content
+            got = self._years[key] = bool(year) and year in self.records[record].content
         return got
 
     def _quotes(self, core: str, record: int) -> bool:
@@ -638,7 +648,10 @@ class Verifier:
         if got is None and self.index.lang == "zh":
             got = quote_addition(query, quote, content)
         elif got is None:
-            got = cause_addition(query, quote, content) or clause_addition(query, quote, content)
+            stems = self._stems.get(record)
+            if stems is None:
+                stems = self._stems[record] = record_stems(content)
+            got = cause_addition(query, quote, stems) or clause_addition(query, quote, stems)
         return got
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
