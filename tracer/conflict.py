@@ -241,6 +241,22 @@ def _abbreviates(short: str, long: str) -> bool:
     return all(c in it for c in caps)
 
 
+# words that stand for a subject without naming it: "公司公告" for "比亚迪公告" is no other company
+_ZH_GENERIC = frozenset("公司 该公司 企业 集团 官方 政府 机构 报告 数据 研究 调查 专家 媒体 市场 行业 国家 "
+                        "地方 当局 厂商 车企 品牌 平台 项目 部门 我们 他们 其".split())
+
+
+def _zh_unknown_name(a: tuple[_Word, ...], s1: int, s2: int, b: tuple[_Word, ...], t1: int, t2: int,
+                     zh: bool, record: str) -> bool:
+    """A Chinese word that rjieba does not tag a name ("蔚来" as a verb) opening the sentence where
+    the quote opens with a person, place or organisation: another name, when it is one word of
+    two to four characters, no generic subject ("公司"), and nowhere in the record."""
+    if not zh or s2 - s1 != 1 or not _is_proper(b[t1:t2]):
+        return False
+    word = a[s1][1]
+    return 2 <= len(word) <= 4 and word not in _ZH_GENERIC and bool(record) and word not in record
+
+
 def _is_name_run(words: tuple[_Word, ...], zh: bool) -> bool:
     if zh:  # nouns, names, places, times; at most five characters; not "now" in other words
         return all(tag[:1] in ("n", "t") and w not in _ZH_NOW for _k, w, tag in words) \
@@ -593,13 +609,18 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
         # "但阿斯巴甜的争议"): the start is as good a flank as a word, if the words after it agree
         if tag == "replace" and i1 == 0 and j1 == 0 and flank_after >= (3 if zh else 2):
             s1, t1 = _after_connectives(a, 0, i2, zh), _after_connectives(b, 0, j2, zh)
-            if s1 < i2 and t1 < j2 and (zh or (t1 > 0 and not (title_case or _title_case(b)))
-                                        or _first_word_names(a, b, s1, i2, t1, j2, record)) \
-                    and not set(ka[s1:i2]) & in_b \
-                    and _is_name_run(a[s1:i2], zh) and _is_name_run(b[t1:j2], zh) \
-                    and not _part_of_a_name(a, i2, zh) \
-                    and not _one_name(_said(a, s1, i2), _said(b, t1, j2), zh):
-                return Conflict("name", _said(a, s1, i2), _said(b, t1, j2))
+            s2, t2 = i2, j2
+            if zh:  # "李四于" against "张三于": the particle is no part of the name
+                s1, s2 = _trimmed(a, s1, s2)
+                t1, t2 = _trimmed(b, t1, t2)
+            if s1 < s2 and t1 < t2 and (zh or (t1 > 0 and not (title_case or _title_case(b)))
+                                        or _first_word_names(a, b, s1, s2, t1, t2, record)) \
+                    and not set(ka[s1:s2]) & in_b \
+                    and (_is_name_run(a[s1:s2], zh) or _zh_unknown_name(a, s1, s2, b, t1, t2, zh, record)) \
+                    and _is_name_run(b[t1:t2], zh) \
+                    and not _part_of_a_name(a, s2, zh) \
+                    and not _one_name(_said(a, s1, s2), _said(b, t1, t2), zh):
+                return Conflict("name", _said(a, s1, s2), _said(b, t1, t2))
     return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around) \
         or _crossed_opposite(a, b, ka, kb, zh, negations, opposites)
 

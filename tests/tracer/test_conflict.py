@@ -973,3 +973,15 @@ def test_faithful_chinese_sentences_the_conflict_rules_leave_alone(sentence: str
                                      {"url": "https://example.org/zh", "title": "天气",
                                       "content": "预计周二沿海地区将有大雨。周末气温将保持温和。"}])
     assert [c.sources[0].url for c in result.citations] == ["https://example.org/a"]
+
+
+def test_another_chinese_name_opening_the_sentence_is_read_though_rjieba_tags_it_otherwise() -> None:
+    quote = "比亚迪公告，2023年全年新能源汽车销量为302.44万辆，同比增长61.9%，稳居全球新能源汽车销量第一。"
+    # rjieba tags 蔚来 a verb; it opens the sentence where the quote names another company
+    assert quote_conflict("蔚来公告，2023年全年新能源汽车销量为302.44万辆，同比增长61.9%。", quote, "zh",
+                          record=quote) == Conflict("name", "蔚来", "比亚迪")
+    # a particle glued to a name by the segmenter ("张三于") is no part of it
+    person = "张三于2020年担任该公司董事长。"
+    assert quote_conflict("李四于2020年担任该公司董事长。", person, "zh", record=person) == Conflict(
+        "name", "李四", "张三于")
+    assert quote_conflict(person, person, "zh", record=person) is None
