@@ -155,7 +155,7 @@ def main() -> int:
         worst = max(worst, growth / ratio)
         print(f"{name:38s} {n:8d} {chars:9d} {ratio:7.1f} {small['s']:8.3f} {big['s']:8.3f} {growth:7.1f}  "
               f"{big['stage']:16s} {big['rss']:7.0f}")
-    print(f"worst (time x) / (chars x): {worst:.2f} (linear work is about 1 or less)")
+    print(f"worst (time x) / (grew x): {worst:.2f} (linear work is about 1 or less)")
     return 0
 
 
