@@ -380,10 +380,12 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
                     await asyncio.gather(*list(tasks))
             finally:
                 drain.cancel()
-                if nxt is not None and not nxt.done():
-                    # a read left pending may still end (StopAsyncIteration, an error): take its
-                    # outcome, or asyncio prints "Task exception was never retrieved" on stderr
-                    nxt.cancel()
+                if nxt is not None:
+                    # a read left pending may still end (StopAsyncIteration, an error), or have
+                    # ended just as the reader was cancelled: take its outcome either way, or
+                    # asyncio prints "Task exception was never retrieved" on stderr
+                    if not nxt.done():
+                        nxt.cancel()
                     nxt.add_done_callback(_consume)
                 await done.put(None)
 
