@@ -770,12 +770,17 @@ def figure_near(how: str, written: str, other: str) -> bool:
     value, got = float(written), float(other)
     if value <= 0 or got == value:
         return False
-    lo, hi = _near_range(how, value, written)
+    return _in_reach(how, value, got, *_near_range(how, value, written))
+
+
+def _in_reach(how: str, value: float, got: float, lo: float, hi: float) -> bool:
+    """Whether `got` is a value the figure `value` (hedged `how`, reaching lo..hi) stands for:
+    "above" and "below" exclude the figure itself."""
     if how == "above":
         return value < got <= hi
     if how == "below":
         return lo <= got < value
-    return lo <= got <= hi
+    return lo <= got <= hi and got != value
 
 
 _PLAIN_DIGITS = re.compile(r"\d+(?:\.\d+)?")
@@ -819,8 +824,7 @@ def near_figures(approx: dict[str, tuple[str, str]], missing: Iterable[str],
         lo, hi = _near_range(how, value, written)
         k = bisect.bisect_left(stated, lo)
         while k < len(stated) and stated[k] <= hi:
-            t = stated[k]
-            if t != value and (how not in ("above", "below") or (t > value if how == "above" else t < value)):
+            if _in_reach(how, value, stated[k], lo, hi):
                 out.add(key)
                 break
             k += 1
