@@ -124,7 +124,7 @@ async def _start_workers(config: ServerConfig, trace_fn: TraceFn, llm: LLMBacken
     except Exception as exc:
         reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     if workers is not None:
-        workers.shutdown()
+        workers.shutdown(wait=True)  # nothing was submitted; waiting keeps the exit clean
     if config.worker_mode == "process":
         raise StartupError(f"server: worker processes could not start ({reason})") from None
     log("worker processes could not start; tracing in threads (one core)", logging.WARNING, error=reason)
@@ -179,7 +179,9 @@ async def start_server(
     except RuntimeError:
         port = 0
     if not port:
-        workers.shutdown()
+        # wait: a pool shut down without waiting raced its own exit hook, which printed
+        # "OSError: Bad file descriptor" on stderr after the message below (about 1 run in 8)
+        workers.shutdown(wait=True)
         what = " (or the TLS certificate/key is invalid)" if config.tls else ""
         raise StartupError(f"server: cannot listen on {address}: address in use or not available{what}")
     metrics_http = None
@@ -188,7 +190,7 @@ async def start_server(
         try:
             metrics_http = metrics.serve(metrics_host, config.metrics_port)
         except OSError as exc:
-            workers.shutdown()
+            workers.shutdown(wait=True)
             where = _address(metrics_host, config.metrics_port)
             raise StartupError(f"server: cannot serve metrics on {where}: {exc.strerror or exc}") from None
     await server.start()
