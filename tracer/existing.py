@@ -2,10 +2,13 @@
 
 Recognised forms: ``[1]``, ``[1, 2]``, ``[1-3]``, ``[1][3]`` (two markers), ``【1】``,
 ``[^1]`` (footnote references, not definitions), ``[citation:1]``, ``[[1]](url)``,
-``[1](http…)``, ``<sup>[1]</sup>`` and the openJiuwen form
-``[source_tracer_result][title](url)``. A marker is never guessed positionally: it resolves
-through the removed references section (by canonical URL, then exact title), through its own
-URL, or through a record id; otherwise it maps to None.
+``[1](http…)``, ``<sup>[1]</sup>``, the openJiuwen form ``[source_tracer_result][title](url)``,
+and what writer agents emit: ``【4†source】`` / ``【4:0†L10-L20】`` / ``【turn0search3】`` and
+ChatGPT's private-use ``\ue200cite\ue202turn0search3\ue201``, Gemini's ``[cite: 1, 2]`` (with
+its ``[cite_start]`` span openers, which cite nothing and are removed), Kimi's ``[^1^]``,
+``[[1]]`` and ``[Source 1]``. A marker is never guessed positionally: it resolves through the
+removed references section (by canonical URL, then exact title), through its own URL, or through
+a record id (``turn0search3`` only through one); otherwise it maps to None.
 """
 
 from __future__ import annotations
@@ -33,6 +36,13 @@ _ONE = (
     # a footnote reference; "[^1]:" is a definition only where it opens a line
     rf"|\[\^[\w.-]{{1,40}}\](?!:)|(?<=\S)\[\^[\w.-]{{1,40}}\](?=:)"
     rf"|\[(?i:citation):\s*{_NUM_LIST}\]"
+    # writer agents' forms: ChatGPT "【4†source】", "【4:0†L10-L20】", "【turn0search3】" and its
+    # private-use "\ue200cite\ue202turn0search3\ue201"; Gemini "[cite: 1, 2]" and the
+    # "[cite_start]" opening a cited span; "[Source 1]"; Kimi "[^1^]"; "[[1]]"
+    rf"|【[^【】†\n]{{1,40}}†[^【】\n]{{0,60}}】|【turn\d{{1,3}}[a-z]{{2,12}}\d{{1,4}}】"
+    rf"|\ue200(?:file)?cite(?:\ue202[^\ue200-\ue202\n]{{1,60}}){{1,20}}\ue201"
+    rf"|\[(?i:cite|sources?)(?::[ \t]*|[ \t]+){_NUM_LIST}\]|\[cite_start\]"
+    rf"|\[\^{_NUM}\^\]|\[\[{_NUM_LIST}\]\](?!\()"
     rf"|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
     # one marker with what the author wrapped around its brackets, so that removing it leaves no
     # "（）" or "^" behind: "（[1]）", "([1], [2])", "^[1]"
@@ -69,7 +79,7 @@ def _numbers(marker: str) -> tuple[int, ...]:
     """The citation numbers of one marker, ranges expanded ("[1-3]" -> 1, 2, 3)."""
     if marker[:1] in "(（^":  # "([1])", "^[1]": the brackets inside hold the numbers
         marker = _unwrapped(marker)
-    if marker.startswith("[[") or (marker.startswith("[") and "](" in marker):
+    if marker.startswith("[") and "](" in marker:
         body = marker[: marker.find("](") + 1]
     else:
         body = _URL_IN.sub("", marker)
@@ -116,9 +126,19 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             continue                   # "[1]: url" (also in a quote or list item) defines a link / footnote
         jm = _JIUWEN.search(raw)
         urls: tuple[str, ...] = ()
+        ids: tuple[str, ...] = ()
         numbers: tuple[int, ...]
         linked = False
-        if raw.startswith("[^"):
+        agent = _agent_reference(raw)
+        if raw == "[cite_start]":
+            sid = _sentence_of(text, sentences, starts, s, e, attach_end)
+            out.append(ExistingMarker(s, e, (), (), sid, opener=True))
+            continue
+        if agent is not None:
+            numbers, ids = agent
+            if ids:
+                numbers = tuple(jiuwen_ids.setdefault("id:" + i, -(len(jiuwen_ids) + 1)) for i in ids)
+        elif raw.startswith("[^"):
             label = raw[2:-1]
             if label in body_notes:
                 continue               # a working footnote whose note is in the body, not a citation
@@ -162,8 +182,29 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
         if sid is not None:
             attach_end[sid] = e
-        out.append(ExistingMarker(s, e, numbers, urls, sid, linked))
+        out.append(ExistingMarker(s, e, numbers, urls, sid, linked, ids))
     return out
+
+
+_AGENT_NUMBER = re.compile(r"(\d{1,4})(?::\d{1,4})?")
+
+
+def _agent_reference(raw: str) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
+    """(numbers, record ids) of a writer agent's marker: "【4†source】" cites [4] (what precedes
+    "†", a ":0" part index dropped), "【turn0search3†L5】", "【turn0search3】" and
+    "\ue200cite\ue202turn0search3\ue202turn0news1\ue201" name record ids, "[^1^]" cites [1];
+    None for every other form."""
+    if raw.startswith("【"):
+        head = raw[1:-1].split("†", 1)[0].strip()
+        m = _AGENT_NUMBER.fullmatch(head)
+        if "†" not in raw and not head.startswith("turn"):
+            return None
+        return ((int(m.group(1)),), ()) if m else ((), (head,))
+    if raw.startswith("\ue200"):
+        return (), tuple(dict.fromkeys(x.strip() for x in raw[1:-1].split("\ue202")[1:] if x.strip()))
+    if raw.startswith("[^") and raw.endswith("^]"):
+        return (int(raw[2:-2]),), ()
+    return None
 
 
 _FOOTNOTE_DEF = re.compile(r"^[ \t]{0,3}\[\^([\w.-]{1,40})\]:(.*)$", re.MULTILINE)
@@ -241,8 +282,8 @@ def _plausible(text: str, s: int, e: int, numbers: tuple[int, ...], raw: str) ->
     """Reject "[2020]"-style years and checkbox-like brackets that are not marker lists."""
     if all(n <= _MAX_NUMBER for n in numbers):
         return True
-    if raw.startswith(("<sup>", "[citation", "[^")):
-        return True                    # <sup>…</sup>, [citation:…], [^n] are explicit
+    if raw.startswith(("<sup>", "[cite", "[^")):
+        return True                    # <sup>…</sup>, [citation:…], [cite: …], [^n] are explicit
     # a big number counts only next to another marker: "[1][1024]" (【2023】 is a year label)
     before = text[max(0, s - 1):s]
     after = text[e:e + 1]
@@ -271,7 +312,7 @@ def _sentence_of(
 
 _REF_LINE = re.compile(
     r"^[ \t]*(?:[-*+•][ \t]+)?"
-    r"(?:\\?\[\^?(\d{1,4})\\?\]:?|[【［〔](\d{1,4})[】］〕]|(\d{1,4})[.)、]|[(（](\d{1,4})[)）]|([①-⑳]))"
+    r"(?:\\?\[\^?(\d{1,4})\^?\\?\]:?|[【［〔](\d{1,4})[】］〕]|(\d{1,4})[.)、]|[(（](\d{1,4})[)）]|([①-⑳]))"
     r"[ \t]*(.*)$"
 )
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((" + _URL + r")(?:\s+\"[^\"]*\")?\)")
@@ -385,6 +426,10 @@ def resolve_existing(
 
     out: dict[int, int | None] = {}
     for m in markers:
+        if m.ids:                      # "【turn0search3】" names a record id, nothing else
+            for n, ident in zip(m.numbers, m.ids, strict=True):
+                out[n] = by_id.get(ident)
+            continue
         for n in m.numbers:
             if out.get(n) is not None:
                 continue

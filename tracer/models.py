@@ -79,6 +79,10 @@ class ExistingMarker:
     urls: tuple[str, ...] = ()        # for "[[1]](url)" style markers
     sentence: int | None = None       # Sentence.id it belongs to, if any
     linked: bool = False              # "[1]" whose label the body defines ("[1]: url"): a link
+    # record ids a writer agent's marker names instead of numbers ("【turn0search3】"), one per
+    # synthetic (negative) number in `numbers`; they resolve by `Record.id` only
+    ids: tuple[str, ...] = ()
+    opener: bool = False              # "[cite_start]": opens a cited span and cites nothing itself
 
 
 @dataclass(frozen=True, slots=True)

@@ -163,7 +163,7 @@ def trace(
     with timer.stage("existing"):
         old_markers = existing_stage.find_existing_markers(report, layout, sentences)
         resolved = existing_stage.resolve_existing(old_markers, removed, recs)
-        stats.existing_citations = len(old_markers)
+        stats.existing_citations = sum(1 for m in old_markers if not m.opener)
         # "[2]" with "[2]: url" in the body is the author's link; when that url is none of the
         # records it is left as it is (removing it would lose the link), whatever the policy.
         links = [m for m in old_markers if m.linked and all(resolved.get(n) is None for n in m.numbers)]

@@ -104,6 +104,12 @@ def strip_emitted_markers(text: str, style: str) -> str:
     return marker_regex(style).sub("", text)
 
 
+def _old_label(marker: ExistingMarker, n: int) -> str:
+    """How a warning names an old marker's source: its number, or the record id it gave."""
+    return marker.ids[marker.numbers.index(n)] if n < 0 and n in marker.numbers[:len(marker.ids)] \
+        else str(n)
+
+
 def _link_check() -> Callable[[str], bool]:
     try:  # tracer.records owns the canonical rule; fall back to ours while it is absent
         from tracer.records import is_link
@@ -386,7 +392,7 @@ def render_report(
         if deletions and m.start < deletions[-1][1]:
             continue  # overlapping marker spans: the first one wins
         deletions.append((m.start, m.end))
-        if not keep:
+        if not keep or m.opener:
             continue
         found: list[int] = []
         missing: list[int] = []
@@ -396,7 +402,8 @@ def render_report(
         if missing or not m.numbers:
             warnings.append(
                 f"existing citation {report[m.start:m.end]!r} at offset {m.start}: "
-                f"{', '.join(str(n) for n in missing if n > 0) or 'it'} does not resolve to a record; removed"
+                f"{', '.join(_old_label(m, n) for n in missing if n > 0 or m.ids) or 'it'} "
+                "does not resolve to a record; removed"
             )
         if not found:
             continue

@@ -49,6 +49,16 @@ def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
         (" ([1], [2])", (1, 2)),
         (" ([1])", (1,)),
         ("^[1]", (1,)),
+        # what writer agents emit: ChatGPT, Gemini, Kimi, wiki-style double brackets, "[Source n]"
+        ("【1†source】", (1,)),
+        ("【2:0†L10-L20】", (2,)),
+        ("[cite: 1, 2]", (1, 2)),
+        ("[cite:2]", (2,)),
+        ("[^1^]", (1,)),
+        ("[[1]]", (1,)),
+        ("[[1, 2]]", (1, 2)),
+        ("[Source 1]", (1,)),
+        ("[sources: 1, 2]", (1, 2)),
     ],
 )
 def test_marker_forms(marker: str, numbers: tuple[int, ...]) -> None:
@@ -358,3 +368,43 @@ def test_an_authors_link_written_next_to_a_marker_stays_a_link() -> None:
             "\n## References\n\n[1] Alpha https://example.com/a\n")
     ms = find(text)
     assert [(text[m.start:m.end], m.linked) for m in ms] == [("[1]", False), ("[2]", True)]
+
+
+@pytest.mark.parametrize(
+    ("marker", "ids"),
+    [
+        ("【turn0search3】", ("turn0search3",)),
+        ("【turn0search3†L5-L9】", ("turn0search3",)),
+        ("\ue200cite\ue202turn0search3\ue201", ("turn0search3",)),
+        ("\ue200cite\ue202turn0search3\ue202turn1news0\ue201", ("turn0search3", "turn1news0")),
+    ],
+)
+def test_agent_markers_name_record_ids(marker: str, ids: tuple[str, ...]) -> None:
+    """ChatGPT's markers name the search result, not a number: each id gets a synthetic number
+    of its own and resolves by a record's id and nothing else (no "turn0search3" entry is [3])."""
+    text = f"Revenue rose 5%{marker}. Next sentence.\n\n## References\n\n[3] A https://a.com/x\n"
+    [m] = find(text)
+    assert text[m.start:m.end] == marker and m.ids == ids and m.sentence == 0
+    assert len(m.numbers) == len(ids) and all(n < 0 for n in m.numbers)
+    recs = [Record(index=0, url="https://a.com/x", title="A", content="a"),
+            Record(index=1, url="https://b.com/y", title="B", content="b", id="turn0search3")]
+    resolved = resolve_existing([m], "[3] A https://a.com/x\n", recs)
+    assert resolved[m.numbers[0]] == 1
+    assert all(resolved[n] is None for n in m.numbers[1:])
+    assert strip_markers(f"Revenue rose 5%{marker}.") == "Revenue rose 5%."
+
+
+def test_gemini_span_openers_are_markers_citing_nothing() -> None:
+    text = "[cite_start]Revenue rose 5%.[cite: 1] [cite_start]Costs fell.[cite: 2]\n"
+    ms = find(text)
+    assert [(text[m.start:m.end], m.numbers, m.opener) for m in ms] == [
+        ("[cite_start]", (), True), ("[cite: 1]", (1,), False),
+        ("[cite_start]", (), True), ("[cite: 2]", (2,), False),
+    ]
+    assert strip_markers(text) == "Revenue rose 5%. Costs fell.\n"
+
+
+def test_footnote_labels_with_carets_list_entries() -> None:
+    """Kimi's "[^1^]" markers come with "[^1^]: url" definitions in the references."""
+    assert parse_reference_entries("[^1^]: https://a.com/x\n[^2^]: [B](https://b.com)\n") == {
+        1: (["https://a.com/x"], []), 2: (["https://b.com"], ["B"])}

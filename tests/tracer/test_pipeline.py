@@ -478,3 +478,53 @@ def test_a_note_mark_and_a_caret_keep_markers_out_of_the_authors_notation() -> N
                 [record, RECORDS[0]]).report
     assert out.startswith("Battery electric vehicles accounted for 82.4% of new car sales in Norway "
                           "in 2023[1].¹")
+
+
+AGENT_RECORDS = [
+    {"id": "turn0search0", "url": "https://a.example/webb", "title": "Webb launch",
+     "content": "The James Webb Space Telescope launched on 25 December 2021 from Kourou in French Guiana "
+                "on an Ariane 5 rocket."},
+    {"id": "turn0search1", "url": "https://b.example/l2", "title": "Webb orbit",
+     "content": "Webb orbits the Sun near the second Lagrange point, roughly 1.5 million km from Earth."},
+]
+_LAUNCH = "The James Webb Space Telescope launched on 25 December 2021 from Kourou on an Ariane 5 rocket"
+_ORBIT = "It orbits the Sun near the second Lagrange point, about 1.5 million km from Earth"
+
+
+@pytest.mark.parametrize(
+    ("report", "warned"),
+    [
+        # Gemini: "[cite_start]" opens each cited span, "[cite: n]" closes it, numbered sources
+        (f"# Webb\n\n[cite_start]{_LAUNCH}.[cite: 1] [cite_start]{_ORBIT}.[cite: 2]\n\n"
+         "## Sources\n\n1. Webb launch https://a.example/webb\n2. Webb orbit https://b.example/l2\n", []),
+        # ChatGPT: private-use markers naming search results by id, one of them unknown
+        (f"# Webb\n\n{_LAUNCH} \ue200cite\ue202turn0search0\ue201. {_ORBIT} "
+         "\ue200cite\ue202turn0search1\ue202turn0search7\ue201.\n", ["turn0search7 does not resolve"]),
+        (f"# Webb\n\n{_LAUNCH}【turn0search0†L3-L5】. {_ORBIT}【turn0search1】.\n", []),
+        (f"# Webb\n\n{_LAUNCH}【12†source】. {_ORBIT}【3:0†L10-L20】.\n",
+         ["12 does not resolve", "3 does not resolve"]),
+        # Kimi: "[^n^]" with "[^n^]: url" definitions
+        (f"# Webb\n\n{_LAUNCH}[^1^]. {_ORBIT}[^2^].\n\n## References\n\n"
+         "[^1^]: https://a.example/webb\n[^2^]: https://b.example/l2\n", []),
+        (f"# Webb\n\n{_LAUNCH}[[1]]. {_ORBIT}[[2]].\n\n## References\n\n"
+         "1. https://a.example/webb\n2. https://b.example/l2\n", []),
+    ],
+    ids=["gemini", "chatgpt-private-use", "chatgpt-turn", "chatgpt-dagger", "kimi", "double-brackets"],
+)
+def test_writer_agents_citation_forms_are_understood(report: str, warned: list[str]) -> None:
+    """Each agent's own markers are old citations: removed from the body (none of their bytes,
+    no "[]" or "[cite_start]", is left behind), resolved where they name a record, and the
+    sentence cited with the engine's own markers; the figures inside "【12†L10-L20】" are no
+    claim of the sentence."""
+    for existing in ("keep", "replace"):
+        res = trace(report, AGENT_RECORDS, TraceOptions(existing=existing))
+        body = res.report.split("\n\n## References\n\n")[0]
+        assert body == f"# Webb\n\n{_LAUNCH}[1]. {_ORBIT}[2]." or (
+            " \ue200" in report and body == f"# Webb\n\n{_LAUNCH} [1]. {_ORBIT} [2].")
+        assert [c.sources[0].url for c in res.citations] == ["https://a.example/webb", "https://b.example/l2"]
+        assert not res.unsupported
+        assert res.stats.existing_citations == 2  # markers; "[cite_start]" is none
+        if existing == "keep":
+            assert [w for w in res.warnings if "does not resolve" in w] == [
+                w for w in res.warnings if any(x in w for x in warned)]
+            assert len([w for w in res.warnings if "does not resolve" in w]) == len(warned)
