@@ -61,6 +61,7 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _YEAR_BRACKET_AFTER = re.compile(r"\[\d{4}\]|【\d{4}】")
 _YEAR_BRACKET_BEFORE = re.compile(r"(?:\[\d{4}\]|【\d{4}】)\Z")
 _FOOTNOTE_REF_BEFORE = re.compile(r"\[\^[\w.-]{1,40}\]\Z")
+_BARE_URL_START = re.compile(r"(?i:https?://|www\.)")
 _CONTAINER_PREFIX = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)+")
 
 _MARKER_PATTERNS: dict[str, str] = {
@@ -148,11 +149,54 @@ class _Text:
         self.del_end = {b: a for a, b in deletions}
         self.del_start = {a: b for a, b in deletions}
         self.protected = protected
+        self._url_starts: set[int] | None = None
         regions = sorted([*protected, *deletions])
         self._starts = [a for a, _ in regions]
         self._reach: list[int] = []  # running max of region ends (robust to nested regions)
         for _, end in regions:
             self._reach.append(max(end, self._reach[-1] if self._reach else end))
+
+    def after_bare_url(self, p: int) -> bool:
+        """Would a marker at p extend a bare URL before it? GFM's autolinks ("https://…",
+        "www.…") run to the next whitespace or "<", so "see https://x.org/a[1]", and ".[1]" or
+        ")[1]" after one, render as a link to "https://x.org/a%5B1%5D" (deleted markers between
+        count as gone)."""
+        return self._bare_url_before(p) is not None
+
+    def before_url_aside(self, p: int, floor: int) -> int | None:
+        """Where a marker that would extend the bare URL before p goes instead: before the aside
+        that holds the URL, "(see https://…)" or ", see https://…", else right before the URL
+        (its leading space left after the marker); None when that is not after `floor`."""
+        url = self._bare_url_before(p)
+        if url is None:
+            return None
+        body = self.body
+        window = max(floor, url - 60)
+        opened = max(body.rfind("(", window, url), body.rfind("（", window, url))
+        comma = max(body.rfind(",", max(floor, url - 30), url), body.rfind("，", max(floor, url - 30), url))
+        q = opened if opened >= 0 and not any(c in body[opened:url] for c in ")）") else (
+            comma if comma >= 0 else url)
+        while q > floor and body[q - 1].isspace():
+            q -= 1
+        return q if q > floor else None
+
+    def _bare_url_before(self, p: int) -> int | None:
+        """The start of the bare URL whose autolink a marker at p would join, if any."""
+        if self._url_starts is None:
+            self._url_starts = {a for a, _ in self.protected
+                                if _BARE_URL_START.match(self.body, a)}
+        if not self._url_starts:
+            return None
+        q = p
+        for _ in range(4096):          # a URL run is not longer than that
+            while q in self.del_end:
+                q = self.del_end[q]
+            if q <= 0 or self.body[q - 1].isspace() or self.body[q - 1] == "<":
+                return None
+            q -= 1
+            if q in self._url_starts:
+                return q
+        return None
 
     def covering_end(self, p: int) -> int | None:
         """End of the protected region or deleted marker strictly containing p, if any."""
@@ -267,7 +311,9 @@ def _hazard(text: _Text, p: int, style: str) -> bool:
     if nxt == ":" and prv == "]" and _FOOTNOTE_REF_BEFORE.search(text.body, max(0, p - 44), p):
         return True  # "x [^1]" + marker + ":" would make the author's "[^1]" read as a marker
     if style == "superscript":
-        return False
+        return False                   # "<sup>" ends an autolink
+    if text.after_bare_url(p):
+        return True
     if nxt in "[【" or prv == "】":
         if text.year_bracket_near(p):
             return True
@@ -476,10 +522,15 @@ def render_report(
             continue
         options_at = _positions(text, a.sentence, old_by_sentence.get(a.sentence.id, []), options.placement)
         safe = next((p for p in options_at if not _hazard(text, p, place_style)), None)
+        if safe is None:  # "fact (see https://x.org/a).": before the aside, "fact[1] (see …)."
+            asides = (text.before_url_aside(p, a.sentence.start) for p in options_at)
+            safe = next((q for q in asides if q is not None and _place(text, q) == q
+                         and not _hazard(text, q, place_style)), None)
         if safe is None:  # e.g. "fact(note)" with no punctuation: no spot avoids "[1](note)"
+            what = "extending the bare URL before it" if any(
+                text.after_bare_url(p) for p in options_at) else "joining the following markdown"
             warnings.append(
-                f"sentence at offset {a.sentence.start}: no marker position avoids joining the following "
-                "markdown; citation left out"
+                f"sentence at offset {a.sentence.start}: no marker position avoids {what}; citation left out"
             )
             continue
         a.pos = safe

@@ -680,3 +680,55 @@ def test_kept_marker_outside_sentences_never_joins_following_markdown(tail: str,
     body = result.report[: result.report.index("\n\n## References")]
     assert strip_markers(body) == strip_markers(report.rstrip("\n"))
     assert not re.search(r"\]\(x\)|^[->] \[\^?1\]:", body, re.MULTILINE)
+
+
+_GLUED_TO_URL = re.compile(r"(?:https?://|www\.)[^\s<]*?(?:\[\^?\d+\]|\[citation:|\[source_tracer_result\])")
+
+
+@pytest.mark.parametrize("style", [s for s in STYLES if s != "superscript"])
+@pytest.mark.parametrize(
+    ("tail", "expected"),
+    [
+        (" (see https://esa.example/webb).", "{m} (see https://esa.example/webb)."),
+        (", see https://esa.example/webb", "{m}, see https://esa.example/webb"),
+        (" per www.esa.example/webb.", " per{m} www.esa.example/webb."),
+        ("（见https://esa.example/webb）。", "{m}（见https://esa.example/webb）。"),
+    ],
+)
+def test_a_marker_never_extends_a_bare_url(style: str, tail: str, expected: str) -> None:
+    """GFM autolinks a bare URL up to the next space or "<": "https://x.org/a[1]", ".[1]" or
+    ")[1]" after it would render as a link to "https://x.org/a%5B1%5D", so the marker goes
+    before the aside holding the URL."""
+    from tracer.pipeline import trace
+
+    fact = "Webb launched aboard an Ariane 5 rocket in December 2021"
+    records = [{"url": "https://a.example/jwst", "title": "JWST", "content": fact + "."}]
+    report = fact + tail + "\n\nNext paragraph here.\n"
+    result = trace(report, records, TraceOptions(style=style))
+    assert result.references and not result.warnings
+    body = result.report.split("\n\n")[0]
+    assert not _GLUED_TO_URL.search(body), body
+    pre, post = expected.split("{m}")
+    assert body.startswith(fact + pre) and body.endswith(post)
+    marker = body[len(fact + pre):len(body) - len(post)]
+    assert marker.startswith("[") and " " not in marker.replace("[source_tracer_result]", "")[:3]
+    assert strip_emitted_markers(body, style) == report.split("\n\n")[0]
+
+
+@pytest.mark.parametrize("tail", [" (see <https://esa.example/webb>).", " by [ESA](https://esa.example/webb)."])
+def test_a_marker_may_follow_an_angle_autolink_or_a_link(tail: str) -> None:
+    from tracer.pipeline import trace
+
+    fact = "Webb launched aboard an Ariane 5 rocket in December 2021"
+    records = [{"url": "https://a.example/jwst", "title": "JWST", "content": fact + "."}]
+    result = trace(fact + tail + "\n", records, TraceOptions())
+    assert result.report.startswith(fact + tail[:-1] + "[1].")
+
+
+def test_a_superscript_marker_may_follow_a_bare_url() -> None:
+    from tracer.pipeline import trace
+
+    fact = "Webb launched aboard an Ariane 5 rocket in December 2021"
+    records = [{"url": "https://a.example/jwst", "title": "JWST", "content": fact + "."}]
+    result = trace(fact + ", see https://esa.example/webb\n", records, TraceOptions(style="superscript"))
+    assert result.report.startswith(fact + ", see https://esa.example/webb<sup>[1]</sup>\n")
