@@ -488,6 +488,9 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
         got = _leading_swap(a, b, ops, in_b, set(ka)) or _proper_before_run(a, b, ops, in_b, set(ka))
         if got is not None:
             return got
+    planned = _prospect_change(a, b, ops, zh)
+    if planned is not None:
+        return planned
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag == "equal" or i2 - i1 > _MAX_CHANGE or j2 - j1 > _MAX_CHANGE:
             continue
@@ -1197,6 +1200,96 @@ _STATES = frozenset("ill sick silent quiet asleep dark cold warm tired weary old
 _WEAK_MODALS = frozenset({"may", "might", "could", "possibly", "potentially", "perhaps"})
 # what says a thing can be so, no more than "may" does ("can lower" for "may lower")
 _ABLE = frozenset({"can", "able", "allowed", "permitted", "unable", "cannot"})
+
+
+# what says a thing is planned, expected or proposed, not done: English words that take "to"
+# ("plans to", "is expected to"), and words that say it alone ("will", "proposed")
+_PROSPECT_TO = frozenset("plan plans planned planning expect expects expected intend intends intended "
+                         "aim aims aimed seek seeks hope hopes hoped pledge pledges pledged promise "
+                         "promises promised schedule scheduled slated set poised likely going due "
+                         "prepare prepares preparing".split())
+_PROSPECT = frozenset("will would shall proposed proposes proposing propose considering considers "
+                      "forecast forecasts projected".split())
+_ZH_PROSPECT = frozenset("计划 拟 拟于 预计 预期 有望 可望 择机 打算 力争 争取 将要 即将 或将 规划 筹划 "
+                         "目标 承诺 设想 准备 将会 预定 预测 展望 希望".split())
+_ZH_WEAK = frozenset("可能 或许 也许 大概 估计 或 恐".split())
+
+
+def _prospect_change(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
+                     zh: bool) -> Conflict | None:
+    """The quote only plans, expects or proposes what the sentence says is done or so: "has
+    built" for "plans to build", "已于2026年底投产" for "预计将于2026年底开始投产". The plan
+    word stands in a change of the quote that an aligned run follows, within its last four words
+    ("计划于2026年" before "建成"), where the sentence writes something else (an insert only in
+    Chinese, before a verb: "the tournament will be held in" for "the tournament in" plans
+    nothing the sentence says was done), and the sentence has no such word, nor "may" or "可能"."""
+    strong = _strong_modal(a, b, ops, zh)
+    if strong is not None:
+        return strong
+    if any(_prospect(a, i, zh) or _weak_modal(a, i) or a[i][1] in _ZH_WEAK for i in range(len(a))):
+        return None
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag not in ("replace", "insert") or i2 - i1 > 2 * _MAX_CHANGE or j2 - j1 > 2 * _MAX_CHANGE \
+                or k + 1 >= len(ops) or ops[k + 1][0] != "equal":
+            continue
+        if tag == "replace":
+            plan = any(_prospect(b, j, zh) for j in range(max(j1, j2 - 4), j2))
+        elif zh:      # "计划于2026年" inserted before the verb both texts share
+            plan = j2 < len(b) and b[j2][2][:1] == "v" and any(
+                _prospect(b, j, zh) for j in range(max(j1, j2 - 4), j2))
+        else:         # "are expected to" or "will" right before the verb both share ("resume")
+            plan = _prospect(b, j2 - 1, zh) or (
+                b[j2 - 1][1] == "to" and j2 - 2 >= j1 and _prospect(b, j2 - 2, zh))
+        if plan:
+            return Conflict("modality", _said(a, i1, i2), _said(b, j1, j2))
+    return None
+
+
+# words that say a thing must or certainly will be so, and what a quote says them with
+_ZH_CERTAIN = frozenset("一定 必须 必定 必然 肯定 务必 注定 势必 必将 绝对 毫无疑问".split())
+_ZH_CERTAIN_QUOTED = frozenset("须 需 需要 应 应当 应该 要求 强制 确定 确保 一定 肯定 注定 势必 绝对 "
+                               "毫无疑问 不得不 只能 不可避免 务必 得".split())
+_EN_CERTAIN = frozenset("must certainly definitely inevitably undoubtedly surely necessarily".split())
+_EN_CERTAIN_QUOTED = frozenset("must certainly definitely inevitably undoubtedly surely necessarily "
+                               "required require requires requirement mandatory obliged obligated "
+                               "compulsory have has had need needs needed shall bound".split())
+
+
+def _strong_modal(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
+                  zh: bool) -> Conflict | None:
+    """The sentence says it must or certainly will be so ("一定会被突破", "must lower") where
+    its quote says nothing of the kind ("从未如此接近被突破", "will guide banks to lower"): the
+    word is in a change of the sentence that an aligned run follows, and no word of the quote
+    says it must or will surely be so."""
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag not in ("replace", "delete") or i2 - i1 > _MAX_CHANGE or k + 1 >= len(ops) \
+                or ops[k + 1][0] != "equal":
+            continue
+        said = next((a[i][1] for i in range(i1, i2)
+                     if (a[i][1] in _ZH_CERTAIN if zh else a[i][1].lower() in _EN_CERTAIN)), None)
+        if said is None:
+            continue
+        if zh and any(w in _ZH_CERTAIN_QUOTED or w[:1] == "必" for _k, w, _t in b):
+            return None
+        if not zh and any(w.lower() in _EN_CERTAIN_QUOTED for _k, w, _t in b):
+            return None
+        return Conflict("modality", said, _said(b, j1, j2))
+    return None
+
+
+def _prospect(words: tuple[_Word, ...], i: int, zh: bool) -> bool:
+    """Whether words[i] says the thing is planned, expected or proposed: "plans (to)", "will",
+    "计划", "预计"; "将" only before a verb or "于" ("将于", "将引导"), for "将存量房贷利率…"
+    is "把"."""
+    w = words[i][1]
+    if zh:
+        if w == "将":
+            return i + 1 < len(words) and words[i + 1][2][:1] in ("v", "p", "d")
+        return w in _ZH_PROSPECT or (w[:1] == "拟" and len(w) == 2 and w[1] in "向于以将在对")
+    low = w.lower()
+    if low in _PROSPECT:
+        return True
+    return low in _PROSPECT_TO and i + 1 < len(words) and words[i + 1][1].lower() == "to"
 
 
 def _weak_modal(words: tuple[_Word, ...], i: int) -> bool:

@@ -985,3 +985,75 @@ def test_another_chinese_name_opening_the_sentence_is_read_though_rjieba_tags_it
     assert quote_conflict("李四于2020年担任该公司董事长。", person, "zh", record=person) == Conflict(
         "name", "李四", "张三于")
     assert quote_conflict(person, person, "zh", record=person) is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote", "lang"),
+    [
+        ("The government has built 12 new hospitals in the northern provinces.",
+         "The government plans to build 12 new hospitals in the northern provinces by 2030.", "en"),
+        ("Talks on a ceasefire resumed in Cairo last week.",
+         "Talks on a ceasefire are expected to resume in Cairo next week.", "en"),
+        ("The minister raised the retirement age to 67 by 2030.",
+         "The minister proposed raising the retirement age to 67 by 2030.", "en"),
+        ("锐能动力在西班牙萨拉戈萨的合资工厂已于2026年底投产。",
+         "公司还表示，位于西班牙萨拉戈萨的合资电池工厂预计将于2026年底开始投产。", "zh"),
+        ("蓝海电池已向全体股东每10股派发现金红利8.6元。",
+         "公司董事会拟向全体股东每10股派发现金红利8.6元。", "zh"),
+        ("蓝海电池匈牙利欧洲工厂的二期项目已经建成。",
+         "位于匈牙利的欧洲工厂一期项目已于2024年10月投产；二期项目计划于2026年建成。", "zh"),
+        ("人民银行已于年内再次下调存款准备金率0.25至0.5个百分点。",
+         "人民银行负责人表示，将视市场流动性情况，年内择机进一步下调存款准备金率0.25至0.5个百分点。", "zh"),
+    ],
+)
+def test_a_plan_or_forecast_stated_as_done_is_a_conflict(sentence: str, quote: str, lang: str) -> None:
+    got = quote_conflict(sentence, quote, lang)
+    assert got is not None and got.kind == "modality", got
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote", "lang"),
+    [
+        # the sentence plans too, or says "may"
+        ("The government intends to build 12 new hospitals in the northern provinces.",
+         "The government plans to build 12 new hospitals in the northern provinces.", "en"),
+        ("The company will open five stores in Ohio next year.",
+         "The company is set to open five stores in Ohio next year.", "en"),
+        ("Talks on a ceasefire may resume in Cairo next week.",
+         "Talks on a ceasefire are expected to resume in Cairo next week.", "en"),
+        ("合资工厂计划于2026年底投产。", "合资电池工厂预计将于2026年底开始投产。", "zh"),
+        # "will" that says where a thing the sentence names takes place, not that it was done
+        ("In October 2018, she was named in India's squad for the 2018 ICC Women's World Twenty20 "
+         "tournament in the West Indies.",
+         "The sixth edition of the tournament will be held in the West Indies.", "en"),
+        # "expected" with no "to" compares, it plans nothing
+        ("Revenue rose 5% in the third quarter, beating analyst estimates.",
+         "Revenue rose 5% in the third quarter, more than expected.", "en"),
+        # "将" before a noun is "把": "决定将存款准备金率下调" plans nothing
+        ("人民银行下调存款准备金率0.5个百分点。", "人民银行决定将存款准备金率下调0.5个百分点。", "zh"),
+    ],
+)
+def test_a_plan_the_sentence_plans_too_is_no_conflict(sentence: str, quote: str, lang: str) -> None:
+    got = quote_conflict(sentence, quote, lang)
+    assert got is None or got.kind != "modality", got
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote", "lang", "conflict"),
+    [
+        ("商业银行必须将存量房贷利率降至新发放贷款利率附近。",
+         "此外，人民银行将引导商业银行将存量房贷利率降至新发放贷款利率附近。", "zh", True),
+        ("绍洛表示，《巴黎协定》设定的1.5摄氏度温控目标一定会被突破。",
+         "绍洛表示，《巴黎协定》设定的1.5摄氏度温控目标从未如此接近被突破。", "zh", True),
+        ("Under the rule, banks must hold more capital against risky loans.",
+         "Under the rule, banks will hold more capital against risky loans.", "en", True),
+        ("商业银行必须将存量房贷利率降至新发放贷款利率附近。",
+         "人民银行要求商业银行将存量房贷利率降至新发放贷款利率附近。", "zh", False),
+        ("Under the rule, banks must hold more capital against risky loans.",
+         "Under the rule, banks are required to hold more capital against risky loans.", "en", False),
+    ],
+)
+def test_a_sentence_surer_than_its_quote_is_a_conflict(sentence: str, quote: str, lang: str,
+                                                      conflict: bool) -> None:
+    got = quote_conflict(sentence, quote, lang)
+    assert (got is not None and got.kind == "modality") is conflict, got
