@@ -58,6 +58,8 @@ improve:deteriorate expensive:cheap accurate:inaccurate significant:insignifican
 survive:die start:end begin:end began:ended
 hire:lay hire:fire hired:laid hired:fired acquit:convict acquitted:convicted add:remove added:removed
 pass:reject passed:rejected pass:block passed:blocked early:late
+confirm:deny confirmed:denied admit:deny admitted:denied approve:veto approved:vetoed open:close
+opened:closed
 """
 # Words that move a figure up or down: every one of the first row is the opposite of every one of
 # the second ("lowered its forecast" for "raised", "plunged" for "surged").
@@ -76,6 +78,8 @@ _ZH_OPPOSITES = """
 南方:北方 东方:西方 男性:女性 进口:出口 买入:卖出 升:降 涨:跌 增:减 高:低 多:少 大:小 强:弱 早:晚 快:慢
 良性:恶性 急性:慢性 上半年:下半年 上升:下跌 有效:无效 有利:不利 正常:异常 安全:危险 可能:不可能 同意:反对
 增多:减少 扩张:收缩 上调:下调 升值:贬值 顺差:逆差 通胀:通缩 利好:利空 涨价:降价 改善:恶化 提升:下降
+上升:降低 上升:减少 提高:下调 提高:下降 上调:降低 上涨:下降 上涨:回落 增长:回落 加息:降息 升息:降息
+批准:否决 通过:否决 批准:驳回 同意:拒绝 接受:拒绝 获批:被拒 增长:持平 下降:持平 上涨:持平 增加:持平
 """
 
 
