@@ -1066,9 +1066,12 @@ def test_a_sentence_surer_than_its_quote_is_a_conflict(sentence: str, quote: str
          "The company denied reports that it would close its plant in Ohio next year.", "en"),
         ("The museum opened its wing dedicated to Islamic art in 2019.",
          "The museum closed its wing dedicated to Islamic art in 2019.", "en"),
-        ("这笔交易在9月被市场监管总局的反垄断审查否决。", "这笔交易于9月获得市场监管总局的反垄断审查批准。", "zh"),
-        ("新政实施后首个周末，杭州新建商品住房成交量大幅增长。", "新政实施后的首个周末，杭州新建商品住房成交量则基本持平。", "zh"),
-        ("新能源汽车报废更新补贴标准被下调到2万元。", "相关部门进一步将新能源汽车报废更新补贴标准提高至2万元。", "zh"),
+        ("这笔交易在9月被市场监管总局的反垄断审查否决。",
+         "这笔交易于9月获得市场监管总局的反垄断审查批准。", "zh"),
+        ("新政实施后首个周末，杭州新建商品住房成交量大幅增长。",
+         "新政实施后的首个周末，杭州新建商品住房成交量则基本持平。", "zh"),
+        ("新能源汽车报废更新补贴标准被下调到2万元。",
+         "相关部门进一步将新能源汽车报废更新补贴标准提高至2万元。", "zh"),
     ],
 )
 def test_more_opposite_words(sentence: str, quote: str, lang: str) -> None:
