@@ -370,6 +370,8 @@ def _one_name(said: str, quoted: str, zh: bool) -> bool:
     (`_spelling`); in Chinese, one name whose characters the other has in order (a fuller form or
     an abbreviation) or times that say the same ("年底" and "年末")."""
     if zh:  # a fuller form ("武汉长江大桥" of "长江大桥") or an abbreviation ("中科院" of "中国科学院")
+        if said in _ZH_GENERIC or quoted in _ZH_GENERIC:
+            return True  # "公司" stands for the company the sentence names ("蓝海电池")
         short, long = sorted((said, quoted), key=len)
         rest = iter(long)
         return (len(short) >= 2 and all(ch in rest for ch in short)) \
@@ -379,7 +381,8 @@ def _one_name(said: str, quoted: str, zh: bool) -> bool:
 
 _ZH_SAME_TIME = tuple(frozenset(g.split()) for g in (
     "年底 年末 岁末 年尾", "年初 年头 岁初", "月底 月末", "月初 月头", "去年 上年 上一年", "明年 来年",
-    "今年 本年", "上午 早上 早晨 清晨", "下午 午后", "晚上 夜间 夜晚 夜里", "周末 双休日"))
+    "今年 本年", "上午 早上 早晨 清晨", "下午 午后", "晚上 夜间 夜晚 夜里", "周末 双休日",
+    "平均气温 平均温度", "气温 温度"))
 
 
 def _spelling(said: str, quoted: str) -> bool:
@@ -911,6 +914,86 @@ _FRAME_EN = re.compile(
 _FRAME_ZH = re.compile(
     r"是否|有无(?![数人线限法机])|并无证据|没有证据|尚无证据|无证据表明|传言|谣言|否认|辟谣|不实|是不是")
 _QUOTE_SENTENCE_END = re.compile(r"[.!?。！？]\s*")
+
+
+# --- ranks ---------------------------------------------------------------------------------------
+
+# "第三大", "前三", "最大", "首任", "之一", "排名第二": a kind (大, 任, 次, rank …) and a place
+_ZH_RANK = re.compile(
+    r"(?P<verb>排名|位列|位居|名列|排行|排在|居于)?(?:全球|全国|国内|世界|全省|全市|行业|亚洲|欧洲|中国|本赛季)?"
+    r"(?:(?P<ord>第|前)(?P<n>[一二三四五六七八九十两]{1,3}|\d{1,3})(?P<suf>大|高|多|名|位|任|次|届|家|强)?"
+    r"|最(?P<sup>大|高|多|强|早|长|快|低|小|少|晚|短|慢|深|重)|首(?P<first>任|次|届|家|位)"
+    r"|(?P<zhi>之首|之一|榜首))")
+_EN_RANK = re.compile(
+    r"\b(?P<oneof>one of the\s+)?(?:(?P<ord>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
+    r"tenth|\d{1,2}(?:st|nd|rd|th))[- ])?(?P<sup>largest|biggest|highest|greatest|longest|tallest|oldest|"
+    r"youngest|smallest|lowest|fastest|richest|busiest|deepest|heaviest|strongest|widest|best-selling|"
+    r"most populous|most visited)\b", re.IGNORECASE)
+_ONE_OF = "one of"
+_CLAUSE_END = re.compile(r"[，。；！？,;!?]")
+_Place = int | tuple[str, int] | str
+
+
+def _ranks(text: str, zh: bool) -> list[tuple[str, _Place, str]]:
+    """(kind, place, as written) of each rank the text states: place 3 for "第三大", ("top", 3)
+    for "前三", "one of" for "最大的…之一" and "one of the largest"."""
+    out: list[tuple[str, _Place, str]] = []
+    if not zh:
+        for m in _EN_RANK.finditer(text):
+            kind = m.group("sup").lower()
+            o = (m.group("ord") or "").lower()
+            place: _Place = _ONE_OF if m.group("oneof") else (
+                int(_EN_ORDINAL.get(o, "") or re.sub(r"\D", "", o) or 1))
+            out.append((kind, place, m.group(0).strip()))
+        return out
+    for m in _ZH_RANK.finditer(text):
+        if m.group("zhi"):
+            out.append(("之", _ONE_OF if m.group("zhi") == "之一" else 1, m.group(0)))
+        elif m.group("sup"):
+            end = _CLAUSE_END.search(text, m.end())
+            tail = text[m.end():end.start() if end else len(text)]
+            one_of = tail.find("之一", 0, 20)
+            out.append((m.group("sup"), 1, m.group(0)) if one_of < 0 else
+                       (m.group("sup"), _ONE_OF, m.group(0) + tail[:one_of + 2]))
+        elif m.group("first"):
+            kind = "rank" if m.group("first") in "家位" else m.group("first")
+            out.append((kind, 1, m.group(0)))
+        else:
+            suf = m.group("suf") or ""
+            if suf in ("名", "位", "强") or (not suf and m.group("verb")):
+                suf = "rank"
+            n = int(m.group("n")) if m.group("n").isdigit() else _cn_value(m.group("n"))
+            if suf and n:
+                out.append((suf, ("top", n) if m.group("ord") == "前" else n, m.group(0)))
+    return out
+
+
+def _place_holds(said: _Place, quoted: _Place) -> bool:
+    """Whether a quote's place of some kind backs the sentence's: the same place, a place within
+    the sentence's "top N", or any place for "one of"."""
+    if said == quoted or said == _ONE_OF:
+        return True
+    if isinstance(said, tuple):
+        return (isinstance(quoted, int) and quoted <= said[1]) or (
+            isinstance(quoted, tuple) and quoted[1] <= said[1])
+    return False
+
+
+def rank_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
+    """A rank the quote gives otherwise: "最大" where the quote ranks it "第三大", "the largest"
+    for "one of the largest" (or "最大的…之一", which a verbatim quote may go on to say), "第一次"
+    for "第二次", "首任" for "第二任", "排名第一" for "前三". Only against ranks of the same
+    kind (大 with 大, 任 with 任), and only when no rank of that kind in the quote backs it."""
+    zh = lang == "zh"
+    said = _ranks(sentence, zh)
+    if not said:
+        return None
+    quoted = _ranks(quote, zh)
+    for kind, place, text in said:
+        same = [(p, t) for k, p, t in quoted if k == kind]
+        if same and not any(_place_holds(place, p) for p, _t in same):
+            return Conflict("rank", text, same[0][1])
+    return None
 
 
 def framed(sentence: str, quote: str, lang: str) -> Conflict | None:

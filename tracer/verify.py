@@ -24,6 +24,7 @@ from tracer.conflict import (
     framed,
     quote_addition,
     quote_conflict,
+    rank_conflict,
     record_stems,
 )
 from tracer.existing import MARKER_RE
@@ -618,9 +619,12 @@ class Verifier:
         return replace(support, score=min(support.score, CONFLICT_SCORE), match=CONTRADICTED)
 
     def _framed(self, sentence: str, pid: int) -> Conflict | None:
+        """What a verbatim quote still says against the sentence: a frame around it ("no evidence
+        that …") or a rank it goes on to qualify ("…最大的并购交易之一")."""
         start, end = self.evidence_span(sentence, pid)
         quote = self.records[self.index.passages[pid].record].content[start:end]
-        return framed(sentence_query(sentence), quote, self.index.lang)
+        query = sentence_query(sentence)
+        return framed(query, quote, self.index.lang) or rank_conflict(query, quote, self.index.lang)
 
     def conflict(self, sentence: str, pid: int) -> Conflict | None:
         """Where the pair's evidence quote contradicts the sentence (`tracer.conflict`), if it does."""
@@ -642,7 +646,8 @@ class Verifier:
         query = sentence_query(sentence)
         content = self.records[record].content
         got = framed(query, quote, self.index.lang) or quote_conflict(query, quote, self.index.lang, around,
-                                                                      content)
+                                                                      content) \
+            or rank_conflict(query, quote, self.index.lang)
         if got is None and self.index.lang in self.tuning.figure_conflicts:
             got = self._figures_instead(sentence, record, quote)
         if got is None and self.index.lang == "zh":

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tracer.conflict import Conflict, quote_addition, quote_conflict
+from tracer.conflict import Conflict, quote_addition, quote_conflict, rank_conflict
 from tracer.options import TraceOptions, Tuning
 from tracer.pipeline import explain_support, trace
 
@@ -1077,3 +1077,77 @@ def test_a_sentence_surer_than_its_quote_is_a_conflict(sentence: str, quote: str
 def test_more_opposite_words(sentence: str, quote: str, lang: str) -> None:
     got = quote_conflict(sentence, quote, lang)
     assert got is not None and got.kind == "opposite", got
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote", "lang", "said", "quoted"),
+    [
+        ("东海航运集团是国内最大的集装箱航运企业。",
+         "东海航运集团是国内第三大集装箱航运企业，运营船舶约230艘。", "zh",
+         "国内最大", "国内第三大"),
+        ("这是人民银行2024年第一次全面降准。",
+         "这是2024年以来人民银行第二次全面降准，此前一次是在2月5日。", "zh",
+         "第一次", "第二次"),
+        ("杭州是中国七大古都之首。", "杭州是中国七大古都之一，五代时期为吴越国都城。", "zh", "之首", "之一"),
+        ("新疆队在本赛季常规赛中排名第二。", "新疆队本赛季常规赛排名第一，季后赛中先后淘汰了广厦队。", "zh",
+         "排名第二", "排名第一"),
+        ("钱学森是国防部第五研究院的第二任院长。",
+         "钱学森受命组建国防部第五研究院，担任首任院长。", "zh", "第二任", "首任"),
+        ("蓝海电池的储能电池出货量位列全球第一。",
+         "在储能电池领域，公司出货量位列全球前三。", "zh", "位列全球第一", "位列全球前三"),
+        ("这是今年国内工业软件领域金额最大的并购交易。",
+         "分析人士指出，这是今年国内工业软件领域金额最大的并购交易之一。",
+         "zh", "最大", "最大的并购交易之一"),
+        ("The Mekong is the longest river in Southeast Asia.",
+         "The Mekong is one of the longest rivers in Southeast Asia.", "en", "longest", "one of the longest"),
+        ("Samsung is the largest smartphone maker in the world.",
+         "Samsung is the second-largest smartphone maker in the world.", "en", "largest", "second-largest"),
+    ],
+)
+def test_another_rank_is_a_conflict(sentence: str, quote: str, lang: str, said: str, quoted: str) -> None:
+    assert rank_conflict(sentence, quote, lang) == Conflict("rank", said, quoted)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote", "lang"),
+    [
+        ("东海航运集团是国内第三大集装箱航运企业。", "东海航运集团是国内第三大集装箱航运企业。", "zh"),
+        # third is within the top five
+        ("该公司的销量排名前五。", "该公司的销量排名第三。", "zh"),
+        # the first is one of them
+        ("杭州是中国七大古都之一。", "杭州是中国七大古都之首。", "zh"),
+        ("这是今年金额最大的并购交易之一。", "这是今年金额最大的并购交易之一。", "zh"),
+        # 前三季度 ranks nothing
+        ("公司前三季度营收增长5%。", "公司第三季度营收增长5%，排名第二。", "zh"),
+        ("公司第一时间发布了公告。", "公司随后发布公告，股价排名第二。", "zh"),           # nor does 第一时间
+        ("The Mekong is one of the longest rivers in Asia.",
+         "The Mekong is the longest river in Asia.", "en"),
+        ("Lagos is the largest city in Nigeria.", "Lagos, the largest city in Nigeria, grew fast.", "en"),
+        # a rank of another kind says nothing of this one
+        ("Lagos is the largest city in Nigeria.", "Lagos is the busiest port in Nigeria.", "en"),
+    ],
+)
+def test_a_rank_the_quote_backs_or_does_not_give_is_no_conflict(sentence: str, quote: str, lang: str) -> None:
+    assert rank_conflict(sentence, quote, lang) is None
+
+
+def test_a_verbatim_quote_that_goes_on_to_say_one_of_is_not_cited() -> None:
+    record = {"url": "https://news.example/deal", "title": "并购",
+              "content": "分析人士指出，这是今年国内工业软件领域金额最大的并购交易之一。交易对价为48亿元。"}
+    res = trace("这是今年国内工业软件领域金额最大的并购交易。\n", [record], TraceOptions())
+    assert not res.citations
+    assert res.unsupported and "之一" in res.unsupported[0].reason
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote"),
+    [
+        # "公司" stands for the company the sentence names
+        ("蓝海电池2024年研发投入约72亿元，约占营收的5.6%。",
+         "研发方面，公司2024年研发投入为71.8亿元，占营业收入的5.6%，研发人员数量超过1.6万人。"),
+        ("2023年全球近地表平均气温比工业化前高出约1.45℃。",
+         "报告确认2023年是有记录以来最暖的年份，全球近地表平均温度比工业化前水平高出1.45摄氏度。"),
+    ],
+)
+def test_a_generic_subject_or_a_synonym_is_no_other_name(sentence: str, quote: str) -> None:
+    assert quote_conflict(sentence, quote, "zh") is None
