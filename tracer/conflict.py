@@ -495,7 +495,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
         got = _leading_swap(a, b, ops, in_b, set(ka)) or _proper_before_run(a, b, ops, in_b, set(ka))
         if got is not None:
             return got
-    planned = _prospect_change(a, b, ops, zh)
+    planned = _prospect_change(a, b, ops, zh) or (_done_or_not(a, b, ops, negations) if zh else None)
     if planned is not None:
         return planned
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
@@ -1361,6 +1361,30 @@ def _strong_modal(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]
         if not zh and any(w.lower() in _EN_CERTAIN_QUOTED for _k, w, _t in b):
             return None
         return Conflict("modality", said, _said(b, j1, j2))
+    return None
+
+
+def _zh_done(word: str) -> bool:
+    """已, 已经, 已于, 已与 …: the thing is done (not 已故, 已婚, 已知)."""
+    return word[:1] == "已" and word not in ("已故", "已婚", "已知", "已往") or word in ("业已", "均已", "都已")
+
+
+def _done_or_not(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
+                 negations: frozenset[str]) -> Conflict | None:
+    """Chinese: the sentence says it has not happened where its quote says it has, or the other
+    way round: "并未于2024年10月投产" for "已于2024年10月投产", "尚未与…签署" for "公司已与…签署".
+    The 已 word stands at the end of its text's change, right before the run both share, and
+    that change holds no negation."""
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag != "replace" or i2 - i1 > 2 * _MAX_CHANGE or j2 - j1 > 2 * _MAX_CHANGE \
+                or k + 1 >= len(ops) or ops[k + 1][0] != "equal":
+            continue
+        said_not = any(w in negations for _k, w, _t in a[i1:i2])
+        quoted_not = any(w in negations for _k, w, _t in b[j1:j2])
+        if said_not and not quoted_not and any(_zh_done(w) for _k, w, _t in b[max(j1, j2 - 2):j2]):
+            return Conflict("negation", _said(a, i1, i2), _said(b, j1, j2))
+        if quoted_not and not said_not and any(_zh_done(w) for _k, w, _t in a[max(i1, i2 - 2):i2]):
+            return Conflict("negation", _said(a, i1, i2), _said(b, j1, j2))
     return None
 
 

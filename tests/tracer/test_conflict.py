@@ -1151,3 +1151,20 @@ def test_a_verbatim_quote_that_goes_on_to_say_one_of_is_not_cited() -> None:
 )
 def test_a_generic_subject_or_a_synonym_is_no_other_name(sentence: str, quote: str) -> None:
     assert quote_conflict(sentence, quote, "zh") is None
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote", "conflict"),
+    [
+        ("蓝海电池在匈牙利的欧洲工厂一期并未于2024年10月投产。",
+         "公司表示，位于匈牙利德布勒森的欧洲工厂一期项目已于2024年10月投产。", True),
+        ("锐能动力尚未与任何欧洲车企签署长期供货协议。",
+         "此外，锐能动力在公告中披露，公司已与一家欧洲车企签署长期供货协议。", True),
+        ("欧洲工厂一期项目已于2024年10月投产。", "欧洲工厂一期项目并未于2024年10月投产。", True),
+        ("欧洲工厂一期项目尚未投产。", "欧洲工厂一期项目至今仍未投产。", False),
+        ("屠呦呦已故的导师楼之岑并未获奖。", "屠呦呦的导师楼之岑并未获奖。", False),
+    ],
+)
+def test_not_done_for_done_is_a_conflict(sentence: str, quote: str, conflict: bool) -> None:
+    got = quote_conflict(sentence, quote, "zh")
+    assert (got is not None and got.kind == "negation") is conflict, got
