@@ -1366,7 +1366,9 @@ def _strong_modal(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]
 
 def _zh_done(word: str) -> bool:
     """已, 已经, 已于, 已与 …: the thing is done (not 已故, 已婚, 已知)."""
-    return word[:1] == "已" and word not in ("已故", "已婚", "已知", "已往") or word in ("业已", "均已", "都已")
+    if word in ("业已", "均已", "都已"):
+        return True
+    return word[:1] == "已" and word not in ("已故", "已婚", "已知", "已往")
 
 
 def _done_or_not(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
