@@ -194,8 +194,12 @@ def verify_proposals(
     index: PassageIndex,
     options: TraceOptions,
     verifier: Verifier | None = None,
+    extra_floor: float | None = None,
 ) -> tuple[dict[int, list[Candidate]], int]:
-    """Pass LLM-proposed (sentence, passage) pairs through the same gate; count rejections."""
+    """Pass LLM-proposed (sentence, passage) pairs through the same gate; count rejections.
+    A sentence's sources after its best need `extra_floor` too: by default the calibrated
+    threshold, as on the deterministic path, however low `options.min_score` is; a caller that
+    trusts the model's reading (`llm.min_score`) passes that instead."""
     verifier = verifier or Verifier(index, index.records, options.verify_tuning)
     by_id = {s.id: s for s in sentences}
     chosen: dict[int, list[Candidate]] = {}
@@ -226,7 +230,8 @@ def verify_proposals(
                 weighed.add(other)
                 support, _f = verifier.support(sent.text, other, ranks.get(rec, 0.0), with_evidence=False)
                 scored.append(Candidate(sid, rec, other, support))
-        picked = select_sources(_checked(sent, scored, verifier, options.threshold), index, options)
+        picked = select_sources(_checked(sent, scored, verifier, options.threshold), index, options,
+                                extra_floor=options.tuning.min_score if extra_floor is None else extra_floor)
         rejected += max(0, proposed - len(picked))
         if picked:
             chosen[sid] = _with_evidence(sent, picked, verifier)

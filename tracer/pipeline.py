@@ -216,14 +216,18 @@ def trace(
             warnings.extend(llm_warn)
             if failed:
                 degraded = True
+            # The bar for a proposed pair, and for a sentence's sources after its best: a model
+            # trusted to read (llm.min_score) is trusted for both; otherwise a request that lowers
+            # its min_score lets in weaker best sources only, as on the deterministic path.
             if options.llm_min_score is not None:  # the caller's gate for this request
-                floor = options.llm_min_score
+                floor = extra = options.llm_min_score
             elif llm.min_score is not None:
                 floor = min(llm.min_score, options.threshold)
+                extra = min(llm.min_score, options.tuning.min_score)
             else:
-                floor = options.threshold
+                floor, extra = options.threshold, options.tuning.min_score
             chosen, rejected = verify_proposals(
-                sentences, proposals, candidates, index, replace(options, min_score=floor), verifier
+                sentences, proposals, candidates, index, replace(options, min_score=floor), verifier, extra
             )
             stats.llm_pairs_rejected += rejected
             # Unflagged sentences still get the (verified, cheap) deterministic matcher, so a

@@ -340,3 +340,22 @@ def test_a_reply_cut_off_while_the_model_was_still_thinking_is_no_answer() -> No
     assert cut in result.warnings
     assert "LLM recognition failed; used the rule-based recogniser" in result.warnings
     assert result.stats.needs_citation == deterministic().stats.needs_citation
+
+
+def test_a_request_that_lowers_min_score_gets_no_weak_second_source_from_the_model() -> None:
+    """Below the calibrated default only a sentence's best source is cited (docs/api.md); a model
+    proposing every passage does not get a weaker second one past that rule."""
+    from tracer.options import Tuning
+
+    claim = "The Hollow Creek bridge was opened to traffic in 1937 after four years of construction work."
+    texts = ["Traffic first crossed the Hollow Creek bridge after years of work.",
+             "The county opened the Hollow Creek bridge to traffic.",
+             "The Millbrook tunnel was dug under the ridge by hand in 1950.",
+             "Rainfall in the valley averages 900 millimetres a year."]
+    records = [{"url": f"https://r{i}.example/b", "title": "Hollow Creek" if i < 2 else "Other", "content": t}
+               for i, t in enumerate(texts)]
+    with FakeOpenAI(hallucinate) as srv:
+        result = trace(claim + "\n", records, TraceOptions(mode=Mode.LLM, min_score=0.3), llm=llm(srv.base_url))
+    assert result.mode == "llm" and not result.degraded
+    assert [[s.record_index for s in c.sources] for c in result.citations] == [[0]]
+    assert result.citations[0].sources[0].score < Tuning().min_score

@@ -316,6 +316,13 @@ def test_a_lower_min_score_cites_a_weaker_best_source_but_no_weak_second_one() -
     assert not trace(claim, records, TraceOptions(mode=Mode.DETERMINISTIC)).citations
     low = trace(claim, records, TraceOptions(mode=Mode.DETERMINISTIC, min_score=0.4))
     assert [[s.record_index for s in c.sources] for c in low.citations] == [[0]]
+    # the model's proposals pass the same gate: proposing both records adds no weak second one
+    index, ver = build(records, "en")
+    sents = [sentence(0, claim)]
+    cands = {0: index.search(sentence_query(claim), 8)}
+    both = {0: [p.id for p in index.passages if p.record in (0, 1)]}
+    chosen, rejected = verify_proposals(sents, both, cands, index, TraceOptions(min_score=0.4), ver)
+    assert [c.record for c in chosen[0]] == [0] and rejected == 1
 
 
 def test_verify_proposals_rejects_unsupported_and_invalid_pairs() -> None:
