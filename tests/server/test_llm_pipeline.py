@@ -355,7 +355,8 @@ def test_a_request_that_lowers_min_score_gets_no_weak_second_source_from_the_mod
     records = [{"url": f"https://r{i}.example/b", "title": "Hollow Creek" if i < 2 else "Other", "content": t}
                for i, t in enumerate(texts)]
     with FakeOpenAI(hallucinate) as srv:
-        result = trace(claim + "\n", records, TraceOptions(mode=Mode.LLM, min_score=0.3), llm=llm(srv.base_url))
+        result = trace(claim + "\n", records, TraceOptions(mode=Mode.LLM, min_score=0.3),
+                       llm=llm(srv.base_url))
     assert result.mode == "llm" and not result.degraded
     assert [[s.record_index for s in c.sources] for c in result.citations] == [[0]]
     assert result.citations[0].sources[0].score < Tuning().min_score
