@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import httpx2
 import openai
 
 from server.config import ConfigError
@@ -279,13 +280,65 @@ def build_backend(
     return backend_from_config(config)
 
 
+# The most a reply body may hold. The reply parser reads 1,000,000 characters at most (6 MB as
+# JSON-escaped CJK); a model that sends more, or never stops, is cut off here instead of being
+# buffered whole (an endless reply grew the process by 330 MB a second until the call's timeout).
+MAX_REPLY_BYTES = 8 << 20
+
+
+class ReplyTooLarge(openai.OpenAIError):
+    """A reply body over MAX_REPLY_BYTES (an OpenAIError, so the client raises it as it is)."""
+
+
+class _CappedStream(httpx2.AsyncByteStream):
+    def __init__(self, inner: httpx2.AsyncByteStream, limit: int) -> None:
+        self._inner = inner
+        self._limit = limit
+
+    async def __aiter__(self):  # type: ignore[no-untyped-def]
+        total = 0
+        async for chunk in self._inner:
+            total += len(chunk)
+            if total > self._limit:
+                raise ReplyTooLarge(f"reply larger than {self._limit >> 20} MiB")
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class _CappedTransport(httpx2.AsyncBaseTransport):
+    """httpx's transport, with every response body cut off after `limit` bytes."""
+
+    def __init__(self, limit: int = MAX_REPLY_BYTES) -> None:
+        from openai._constants import DEFAULT_CONNECTION_LIMITS  # the pool openai's own client keeps
+
+        self._inner = httpx2.AsyncHTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
+        self._limit = limit
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self._inner.handle_async_request(request)
+        stream = response.stream
+        assert isinstance(stream, httpx2.AsyncByteStream)
+        return httpx2.Response(response.status_code, headers=response.headers, request=request,
+                               stream=_CappedStream(stream, self._limit), extensions=response.extensions)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def _http_client() -> httpx2.AsyncClient:
+    """The openai client's default HTTP client (its timeouts, limits and redirects), replies capped."""
+    return openai.DefaultAsyncHttpxClient(transport=_CappedTransport())
+
+
 async def check_endpoint(config: LLMConfig, timeout: float = 5.0) -> str | None:
     """Whether the model's endpoint answers, asked once (`GET {base_url}/models`): None when it
     answers anything but an auth refusal (a gateway without `/models` answers 404, which is
     fine), else why not. For a start-up warning only: a server whose model is down still serves,
     each trace degrading to the deterministic engine until the model answers."""
     client = openai.AsyncOpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed",
-                                max_retries=0, timeout=timeout)
+                                max_retries=0, timeout=timeout, http_client=_http_client())
     try:
         await client.models.list()
     except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
@@ -294,6 +347,8 @@ async def check_endpoint(config: LLMConfig, timeout: float = 5.0) -> str | None:
         return None
     except openai.APITimeoutError:
         return f"no answer within {timeout:g} s"
+    except ReplyTooLarge:
+        return None  # it answered, at length
     except openai.APIConnectionError as exc:
         return f"cannot connect: {exc.__cause__ or exc}"
     finally:
@@ -403,6 +458,7 @@ class OpenAIChatClient:
             api_key=config.api_key or "not-needed",  # local servers (vLLM, Ollama) need none
             max_retries=0,                           # retries are ours: counted, budgeted, cancellable
             timeout=config.settings.timeout,
+            http_client=_http_client(),
         )
 
     def _form(self) -> tuple[str, bool]:
@@ -429,7 +485,11 @@ class OpenAIChatClient:
                 refused = negotiated and form != "none" and _refuses_format(exc)
                 if negotiated and form != "none" and not refused and exc.status_code in (400, 422):
                     if self._forms.claim_probe():
-                        reply = await self._probe(messages, timeout, started, schema, form, exc)
+                        try:
+                            reply = await self._probe(messages, timeout, started, schema, form, exc)
+                        except ChatError as err:
+                            err.requests += sent
+                            raise
                         return replace(reply, requests=sent + reply.requests)
                     # another call is probing (or has probed): send this one again in what it
                     # found, rather than fail it for the form
@@ -440,24 +500,29 @@ class OpenAIChatClient:
                         continue
                 following = self._forms.refused(form, _status_text(exc)) if refused else None
                 if following is None:
-                    raise _chat_error(exc) from None
+                    raise _chat_error(exc, requests=sent) from None
                 form = following
 
     async def _probe(self, messages: list[ChatMessage], timeout: float, started: float,
                      schema: ReplySchema | None, form: str, first: openai.APIStatusError) -> ChatReply:
         """A bare 400/422 under `auto`: send the call in each lower form; keep the first one
         answered. If none is, the error was not about `response_format`: raise the first one."""
+        tried = 0
         try:
             for lower in FORM_LADDER[FORM_LADDER.index(form) + 1:]:
+                tried += 1
                 try:
                     reply = await self._call(messages, timeout, started, schema, lower)
                 except openai.APIStatusError as exc:
                     if exc.status_code in (400, 422):
                         continue
-                    raise _chat_error(exc) from None
+                    raise _chat_error(exc, requests=tried) from None
+                except ChatError as err:
+                    err.requests = tried
+                    raise
                 self._forms.accepted(form, lower, _status_text(first))
-                return replace(reply, requests=FORM_LADDER.index(lower) - FORM_LADDER.index(form))
-            raise _chat_error(first) from None
+                return replace(reply, requests=tried)
+            raise _chat_error(first, requests=tried) from None
         finally:
             self._forms.probe_finished()
 
@@ -485,6 +550,8 @@ class OpenAIChatClient:
                 )
         except (openai.APITimeoutError, TimeoutError):
             raise ChatError(f"timeout after {timeout:.3g}s", retryable=True) from None
+        except ReplyTooLarge as exc:
+            raise ChatError(f"bad reply ({exc})", retryable=False) from None
         except openai.APIConnectionError as exc:
             why = str(exc.__cause__ or exc) or "connection error"
             raise ChatError(f"connection failed: {why}", retryable=True) from None
@@ -538,10 +605,11 @@ def _status_text(exc: openai.APIStatusError) -> str:
     return f"{label} (HTTP {status})"
 
 
-def _chat_error(exc: openai.APIStatusError) -> ChatError:
+def _chat_error(exc: openai.APIStatusError, requests: int = 1) -> ChatError:
     status = exc.status_code
     retryable = status in (408, 409, 429) or status >= 500
-    return ChatError(_status_text(exc), retryable=retryable, retry_after=_retry_after(exc.response.headers))
+    return ChatError(_status_text(exc), retryable=retryable, retry_after=_retry_after(exc.response.headers),
+                     requests=requests)
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:

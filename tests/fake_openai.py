@@ -38,6 +38,7 @@ class Reply:
     raw_body: bytes | None = None     # send these bytes instead of a chat completion
     completion_tokens: int | None = None
     finish_reason: str = "stop"       # "length": the model hit the request's output cap
+    endless: bool = False             # a chunked body that never ends (until the client hangs up)
 
 
 @dataclass
@@ -48,6 +49,7 @@ class Logged:
     replying: float = 0.0             # when the reply started: the client may see it from here on
     status: int = 0
     aborted: bool = False             # the client closed the connection before the reply
+    sent: int = 0                     # body bytes written
 
     @property
     def user(self) -> str:
@@ -180,6 +182,12 @@ class FakeOpenAI:
             entry.end = time.perf_counter()
             h.close_connection = True
             return
+        if reply.endless:
+            entry.replying = time.perf_counter()
+            entry.sent, entry.aborted = _send_endless(h)
+            entry.status, entry.end = 200, time.perf_counter()
+            h.close_connection = True
+            return
         if reply.raw_body is not None:
             payload = reply.raw_body
         elif reply.status == 200:
@@ -238,3 +246,26 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+_ENDLESS_CAP = 256 << 20
+
+
+def _send_endless(h: BaseHTTPRequestHandler) -> tuple[int, bool]:
+    """A chat completion whose content never ends, chunk by chunk, until the client hangs up (or
+    256 MiB, so a client that never does cannot keep the test running): (bytes sent, hung up)."""
+    chunk = b"x" * (64 << 10)
+    sent = 0
+    try:
+        h.send_response(200)
+        h.send_header("content-type", "application/json")
+        h.send_header("transfer-encoding", "chunked")
+        h.end_headers()
+        head = b'{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,' \
+               b'"message":{"role":"assistant","content":"'
+        for part in (head, *(chunk for _ in range(_ENDLESS_CAP // len(chunk)))):
+            h.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+            sent += len(part)
+    except OSError:
+        return sent, True
+    return sent, False

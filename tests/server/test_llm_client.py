@@ -201,6 +201,15 @@ def test_auto_ends_at_no_response_format_on_a_server_that_refuses_every_form() -
         "json_schema", "json_object_schema", "json_object", "none", "none"]
 
 
+def test_a_call_every_form_of_which_is_refused_counts_every_request() -> None:
+    with FakeOpenAI(refusing(*FORMS, status=400)) as srv:
+        backend = make(srv.base_url, retries=0)
+        _, failed, warnings, stats = run_match(backend)
+    assert failed == {0, 1, 2, 3} and "HTTP 400" in warnings[0]
+    assert [form_of(e.body) for e in srv.log] == list(FORMS)
+    assert stats.llm_calls == len(srv.log) == 4 and stats.llm_retries == 0
+
+
 def bare_refusing(*kinds: str, status: int = 400) -> Callable[[dict[str, Any], int], Reply]:
     """A gateway that refuses these forms with an error naming nothing; else a good reply."""
     def script(body: dict[str, Any], n: int) -> Reply:
@@ -227,10 +236,12 @@ def test_a_bare_400_that_every_form_gets_is_not_about_the_form() -> None:
     # e.g. a prompt over the model's context: probed once, the form is kept, the chunk fails
     with FakeOpenAI(bare_refusing(*FORMS)) as srv:
         backend = make(srv.base_url, retries=0)
-        _, failed, warnings, _ = run_match(backend)
+        _, failed, warnings, stats = run_match(backend)
         again = run_match(backend)
     assert failed == again[1] == {0, 1, 2, 3}
     assert "HTTP 400" in warnings[0]
+    # llm_calls counts the failed call's requests in every form it was sent in
+    assert stats.llm_calls + again[3].llm_calls == len(srv.log) == 5
     # the probe tried each lower form once; the next call starts at the first form again and
     # is not probed a second time
     assert [form_of(e.body) for e in srv.log] == [

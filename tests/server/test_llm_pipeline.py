@@ -244,6 +244,19 @@ def test_garbage_replies_degrade_and_still_cite() -> None:
     assert len(srv.log) == 2  # garbage is not retried
 
 
+def test_an_endless_reply_is_cut_off_and_degrades() -> None:
+    """A model that never stops sending is read up to MAX_REPLY_BYTES, not buffered until the
+    call times out (an endless reply grew the process by 330 MB a second)."""
+    from server.llm_client import MAX_REPLY_BYTES
+
+    with FakeOpenAI([Reply(endless=True)]) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url, timeout=30.0))
+    assert result.degraded and pairs(result) == pairs(deterministic())
+    assert any("larger than 8 MiB" in w for w in result.warnings), result.warnings
+    assert srv.log and all(e.aborted and e.sent < 4 * MAX_REPLY_BYTES for e in srv.log)
+    assert len(srv.log) == 2  # a reply too large is not retried
+
+
 def test_cli_trace_in_auto_mode_uses_the_llm_from_the_environment(tmp_path: Path) -> None:
     (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
     (tmp_path / "records.json").write_text(json.dumps(RECORDS), encoding="utf-8")

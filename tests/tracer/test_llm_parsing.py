@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -122,3 +123,33 @@ def test_drafts_are_dropped_in_linear_time_and_an_unclosed_one_takes_the_rest() 
     assert extract_json_object("<think>" * 40000, "k") is None          # was quadratic: 36 s
     assert extract_json_object("[" * 5000, "k") is None                 # was a RecursionError
     assert extract_json_object("{x} " * 100_000 + '{"k": 1}', "k") is None  # starts tried are capped
+
+
+def test_a_reply_of_unclosed_objects_is_read_a_bounded_number_of_times(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """'{"a":[1,1,…{"a":[1,…' makes every "{" tried read to the end of the reply: the tries stop
+    after a budget of characters read (200 tries of 1 MB were 2 s of CPU in the event loop)."""
+    import json
+
+    from tracer.llm import parsing
+
+    unit = '{"a":[' + "1," * 2490
+    reply = "```json\n" + (unit * 100)[:499_000] + "```\n" + (unit * 100)[:499_000]
+    calls = 0
+    real = json.JSONDecoder.raw_decode
+
+    def counted(self: json.JSONDecoder, s: str, idx: int = 0) -> tuple[object, int]:
+        nonlocal calls
+        calls += 1
+        return real(self, s, idx)
+
+    monkeypatch.setattr(json.JSONDecoder, "raw_decode", counted)
+    assert parsing.extract_json_object(reply, "source_traced_results") is None
+    assert calls <= 10
+
+
+def test_a_long_draft_does_not_push_the_answer_out_of_reach() -> None:
+    from tracer.llm.parsing import extract_json_object
+
+    reply = "<think>" + "x" * 1_500_000 + "</think>" + '{"source_traced_results": []}'
+    assert extract_json_object(reply, "source_traced_results") == {"source_traced_results": []}

@@ -144,6 +144,7 @@ class _Session:
                     error: ChatError | None = ChatError(f"timeout after {timeout:.3g}s", retryable=True)
                 except ChatError as exc:
                     error = exc
+                    self.stats.llm_calls += max(0, exc.requests - 1)  # sent again in other forms
                 else:
                     error = None
                 finally:

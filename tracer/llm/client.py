@@ -38,10 +38,12 @@ class ReplySchema:
 class ChatError(Exception):
     """One failed chat call. `cause` is a short human label used in warnings."""
 
-    def __init__(self, cause: str, *, retryable: bool, retry_after: float | None = None) -> None:
+    def __init__(self, cause: str, *, retryable: bool, retry_after: float | None = None,
+                 requests: int = 1) -> None:
         self.cause = cause
         self.retryable = retryable
         self.retry_after = retry_after
+        self.requests = requests    # HTTP requests the failed call took (see ChatReply.requests)
         super().__init__(cause)
 
 

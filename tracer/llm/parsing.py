@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
 _MAX_REPLY_CHARS = 1_000_000
 _MAX_STARTS = 200  # "{" positions tried amid prose: each try may read to the end of the reply
+# characters the tries may read in all: a reply of unclosed objects ('{"a":[1,{"a":[1,…') makes
+# every try read to its end, 200 of them 2 s of CPU in the event loop, past the call's deadline
+_MAX_SCANNED = 2_000_000
 
 
 def without_drafts(text: str) -> str:
@@ -41,9 +44,12 @@ def extract_json_object(text: str, key: str) -> dict[str, object] | None:
     """The first JSON object in `text` having `key`: inside code fences, bare, or amid prose."""
     if not isinstance(text, str) or not text.strip():
         return None
-    text = without_drafts(text[:_MAX_REPLY_CHARS])  # far over any output cap: the start is enough
+    # drafts first (a long one would push the answer past the cap), then the start is enough:
+    # far over any output cap
+    text = without_drafts(text)[:_MAX_REPLY_CHARS]
     candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
     decoder = json.JSONDecoder()
+    scanned = 0
     for chunk in candidates:
         stripped = chunk.strip()
         try:
@@ -52,14 +58,18 @@ def extract_json_object(text: str, key: str) -> dict[str, object] | None:
             value = None
         if isinstance(value, dict) and key in value:
             return value
+        scanned += len(stripped)
         tries = 0
         pos = chunk.find("{")
-        while pos >= 0 and tries < _MAX_STARTS:
+        while pos >= 0 and tries < _MAX_STARTS and scanned < _MAX_SCANNED:
             tries += 1
             try:
-                value, _ = decoder.raw_decode(chunk, pos)
+                value, end = decoder.raw_decode(chunk, pos)
+            except json.JSONDecodeError as exc:
+                value, end = None, exc.pos
             except (ValueError, RecursionError):
-                value = None
+                value, end = None, len(chunk)
+            scanned += max(1, end - pos)
             if isinstance(value, dict) and key in value:
                 return value
             pos = chunk.find("{", pos + 1)
@@ -116,7 +126,7 @@ _RESULTS_ARRAY = re.compile(r'"source_traced_results"\s*:\s*\[')
 
 def salvage_items(text: str) -> list[object]:
     """The complete items of the `source_traced_results` array of a reply cut off mid-array."""
-    text = without_drafts(text)
+    text = without_drafts(text)[:_MAX_REPLY_CHARS]
     m = _RESULTS_ARRAY.search(text)
     if m is None:
         return []
