@@ -495,7 +495,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
         got = _leading_swap(a, b, ops, in_b, set(ka)) or _proper_before_run(a, b, ops, in_b, set(ka))
         if got is not None:
             return got
-    planned = _prospect_change(a, b, ops, zh) or (_done_or_not(a, b, ops, negations) if zh else None)
+    planned = _prospect_change(a, b, ops, zh) or (
+        (_done_or_not(a, b, ops, negations) or _zh_quantity(a, b, ops)) if zh else None)
     if planned is not None:
         return planned
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
@@ -1361,6 +1362,29 @@ def _strong_modal(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]
         if not zh and any(w.lower() in _EN_CERTAIN_QUOTED for _k, w, _t in b):
             return None
         return Conflict("modality", said, _said(b, j1, j2))
+    return None
+
+
+# Chinese quantifiers by how many they say: some, most, all ("也有" is "some … too")
+_ZH_QUANTITY = {"所有": 3, "全部": 3, "一切": 3, "全体": 3, "一律": 3, "全都": 3, "大多数": 2, "多数": 2,
+                "大部分": 2, "绝大多数": 2, "绝大部分": 2, "部分": 1, "一部分": 1, "一些": 1, "有些": 1,
+                "有的": 1, "少数": 1, "个别": 1, "某些": 1}
+
+
+def _zh_quantity(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]) -> Conflict | None:
+    """Chinese: the sentence says more of them than its quote ("所有中小企业" for "部分中小企业",
+    "大多数中小股东" for "部分中小股东", "所有投资者" for "也有投资者"): the quote's quantifier
+    ends its change, within three words of the run both share; the sentence's stands in its
+    change of the same spot."""
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag != "replace" or k + 1 >= len(ops) or ops[k + 1][0] != "equal":
+            continue
+        said = [_ZH_QUANTITY[w] for _k, w, _t in a[i1:i2] if w in _ZH_QUANTITY]
+        near = b[max(j1, j2 - 3):j2]
+        quoted = [_ZH_QUANTITY[w] for _k, w, _t in near if w in _ZH_QUANTITY]
+        quoted += [1 for x in range(len(near) - 1) if near[x][1] == "也" and near[x + 1][1] == "有"]
+        if said and quoted and max(said) > min(quoted):
+            return Conflict("quantifier", _said(a, i1, i2), _said(b, j1, j2))
     return None
 
 

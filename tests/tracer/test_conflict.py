@@ -1168,3 +1168,22 @@ def test_a_generic_subject_or_a_synonym_is_no_other_name(sentence: str, quote: s
 def test_not_done_for_done_is_a_conflict(sentence: str, quote: str, conflict: bool) -> None:
     got = quote_conflict(sentence, quote, "zh")
     assert (got is not None and got.kind == "negation") is conflict, got
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote", "conflict"),
+    [
+        ("联盟提示，所有中小动力电池企业都面临较大的经营压力。",
+         "联盟同时提示，行业产能利用率仍然偏低，部分中小企业面临较大的经营压力。", True),
+        ("大多数中小股东认为华锐医药的收购价格过高。", "部分中小股东认为收购价格过高。", True),
+        ("所有投资者都认为48亿元的收购价格估值偏高。",
+         "不过，也有投资者担心，48亿元的收购价格估值偏高。", True),
+        # the sentence says less than its quote, or as much
+        ("部分中小股东认为收购价格过高。", "大多数中小股东认为收购价格过高。", False),
+        ("大部分中小股东认为收购价格过高。", "绝大多数中小股东认为收购价格过高。", False),
+    ],
+)
+def test_more_of_them_than_the_quote_says_is_a_conflict_in_chinese(sentence: str, quote: str,
+                                                                  conflict: bool) -> None:
+    got = quote_conflict(sentence, quote, "zh")
+    assert (got is not None and got.kind == "quantifier") is conflict, got
