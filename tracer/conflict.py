@@ -160,6 +160,13 @@ class Conflict:
             return f'the sentence adds "{self.sentence_says}", which the record never states'
         if self.kind == "modality":
             return f'its quote only says it may be so ("{self.quote_says}")'
+        if self.kind == "plan":
+            return f'its quote only says it is planned or expected ("{self.quote_says}")'
+        if self.kind == "certainty":
+            return (f'the sentence is surer than its quote ("{self.sentence_says}" where it says '
+                    f'"{self.quote_says}")')
+        if self.kind == "swap":
+            return f'its quote has the roles the other way round ("{self.quote_says}")'
         if self.kind == "framed":
             return f'its quote only reports it as a question or a claim ("{self.quote_says}")'
         if self.kind == "unanswered":
@@ -496,7 +503,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
         if got is not None:
             return got
     planned = _prospect_change(a, b, ops, zh) or (
-        (_done_or_not(a, b, ops, negations) or _zh_quantity(a, b, ops)) if zh else None)
+        (_done_or_not(a, b, ops, negations) or _zh_quantity(a, b, ops)) if zh else None) \
+        or _roles_swapped(a, b, zh, title_case)
     if planned is not None:
         return planned
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
@@ -1329,7 +1337,7 @@ def _prospect_change(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_
             plan = _prospect(b, j2 - 1, zh) or (
                 b[j2 - 1][1] == "to" and j2 - 2 >= j1 and _prospect(b, j2 - 2, zh))
         if plan:
-            return Conflict("modality", _said(a, i1, i2), _said(b, j1, j2))
+            return Conflict("plan", _said(a, i1, i2), _said(b, j1, j2))
     return None
 
 
@@ -1361,7 +1369,63 @@ def _strong_modal(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]
             return None
         if not zh and any(w.lower() in _EN_CERTAIN_QUOTED for _k, w, _t in b):
             return None
-        return Conflict("modality", said, _said(b, j1, j2))
+        return Conflict("certainty", said, _said(b, j1, j2))
+    return None
+
+
+# what makes two roles one or turns them round: "A met B" is "B met A"; "A was bought by B"
+# is "B bought A"
+_SYMMETRIC = frozenset(_stem(w) for w in (
+    "met", "meet", "meets", "married", "marry", "merged", "merge", "merger", "played", "play", "tied",
+    "drew", "draw", "faced", "face", "partnered", "partner", "joined", "versus", "vs", "between",
+    "and", "or", "with", "both", "than", "by", "from")) | frozenset(
+    "会见 会谈 会晤 合并 结婚 联姻 战平 打平 握手 合作 对阵 交手 通话 "
+    "和 与 同 跟 及 以及 被 由 受 遭 让 给 比".split())
+
+
+def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
+                   title_case: bool) -> Conflict | None:
+    """Two names or figures on either side of a word both texts share, the other way round in the
+    quote: "Apple overtook Samsung" for "Samsung overtook Apple", "星图软件已完成对远航科技的收购"
+    for "远航科技…已完成对星图软件的收购", "由2年调整为5年" for "从5年调整为2年". Each of the three
+    words stands once in each text; not where either text turns the roles round or makes them one
+    between the names ("by", "with", "and", 被, 由, 与: "A was bought by B", "A met with B")."""
+    if title_case:
+        return None
+    once_a, once_b = Counter(k for k, _w, _t in a), Counter(k for k, _w, _t in b)
+    pos_a = {k: i for i, (k, _w, _t) in enumerate(a) if once_a[k] == 1}
+    pos_b = {k: j for j, (k, _w, _t) in enumerate(b) if once_b[k] == 1}
+    shared = [k for k in pos_a if k in pos_b]
+    if len(shared) < 3:
+        return None
+
+    def role(words: tuple[_Word, ...], i: int) -> bool:
+        _k, w, tag = words[i]
+        if w[:1].isdigit():
+            return True
+        if zh:  # a noun, or a word rjieba tags a verb that opens a name ("远航" of 远航科技)
+            noun = tag[:1] == "n" or (tag[:1] == "v" and i + 1 < len(words) and words[i + 1][2][:1] == "n")
+            return noun and len(w) >= 2 and w not in _ZH_GENERIC
+        return w[:1].isupper() and w.lower() not in _NOT_NAMES
+
+    def named(k: str) -> bool:  # a capital at the start of both texts says nothing of a name
+        return role(a, pos_a[k]) and role(b, pos_b[k]) and (zh or pos_a[k] > 0 or pos_b[k] > 0)
+
+    def joins(words: tuple[_Word, ...], lo: int, hi: int) -> bool:
+        return any(k in _SYMMETRIC or w in _SYMMETRIC for k, w, _t in words[lo + 1:hi])
+
+    roles = [k for k in shared if named(k)]
+    verbs = [k for k in shared if k not in roles and not (zh and a[pos_a[k]][2][:1] not in ("v", "n"))
+             and (zh or k not in EN_STOPWORDS)]
+    for x in roles:
+        for y in roles:
+            ax, ay, bx, by = pos_a[x], pos_a[y], pos_b[x], pos_b[y]
+            if not (ax < ay and bx > by):
+                continue
+            for v in verbs:
+                if ax < pos_a[v] < ay and by < pos_b[v] < bx \
+                        and not joins(a, ax, ay) and not joins(b, by, bx):
+                    return Conflict("swap", f"{a[ax][1]} … {a[ay][1]}", f"{b[by][1]} … {b[bx][1]}")
     return None
 
 
