@@ -491,6 +491,9 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
     ops, share = _aligned(ka, kb)
     opposites = ZH_OPPOSITES if zh else EN_OPPOSITES
     negations = ZH_NEGATIONS if zh else EN_NEGATIONS
+    slot = _zh_figure_slot(a, b) if zh else None  # read without the alignment: clauses move
+    if slot is not None:
+        return slot
     if share < _MIN_ALIGNED:  # a paraphrase: only a denial of what the quote speaks of, unanswered
         return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around, loose=True)
     in_b = set(kb)
@@ -1426,6 +1429,61 @@ def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
                 if ax < pos_a[v] < ay and by < pos_b[v] < bx \
                         and not joins(a, ax, ay) and not joins(b, by, bx):
                     return Conflict("swap", f"{a[ax][1]} … {a[ay][1]}", f"{b[by][1]} … {b[bx][1]}")
+    return None
+
+
+# what may stand between a measure and its figure: "净利润为6.2亿元", "运营船舶约85艘"
+_ZH_FIGURE_FILLERS = frozenset("为 是 达 达到 约 约为 近 接近 超 超过 逾 共 共计 合计 总计 了 的 至 到 "
+                               "高达 仅 仅为 在 有 分别 分别为 累计".split())
+_ZH_TIME_UNITS = frozenset("年 月 日 号 时 点 分 秒 季度 季 周 天 年度 月份 世纪 年代".split())
+_ZH_NUMBER = re.compile(r"(\d+(?:[.,]\d+)*)(%|‰)?$")
+_Slot = tuple[tuple[str, ...], str, str]  # (measure words before it, nearest first; value; unit)
+
+
+def _zh_figure_slots(words: tuple[_Word, ...]) -> list[_Slot]:
+    """Each figure of a Chinese text with the one or two words of its clause that it measures
+    ("净利润为6.2亿元": (净利润,), 6.2, 亿元; "同比增长12.4%": (增长, 同比), 12.4, %); no dates."""
+    out: list[_Slot] = []
+    for i, (_k, w, _t) in enumerate(words):
+        m = _ZH_NUMBER.match(w)
+        if m is None:
+            continue
+        unit = m.group(2) or ""
+        if not unit and i + 1 < len(words) and words[i + 1][2].rstrip(_APART) == "m" \
+                and not words[i + 1][1][:1].isdigit() and not words[i + 1][2].endswith(_APART):
+            unit = words[i + 1][1]
+        if unit in _ZH_TIME_UNITS or (not unit and len(m.group(1)) == 4):
+            continue
+        context: list[str] = []
+        j = i
+        while j > 0 and len(context) < 2 and not words[j][2].endswith(_APART):
+            j -= 1
+            k, prev, tag = words[j]
+            if prev[:1].isdigit() or tag.rstrip(_APART) == "m":
+                break
+            if prev not in _ZH_FIGURE_FILLERS:
+                context.append(k)
+        if context:
+            out.append((tuple(context), m.group(1).replace(",", ""), unit))
+    return out
+
+
+def _zh_figure_slot(a: tuple[_Word, ...], b: tuple[_Word, ...]) -> Conflict | None:
+    """Chinese: the quote gives the sentence's measure another figure and the sentence's figure
+    to another measure ("净利润为6.2亿元" against "营业收入为6.2亿元，净利润为0.9亿元"; "同比增长12.4%"
+    against "环比增长12.4%，同比增长9.8%"): the figure belongs to another clause of the quote."""
+    quoted = _zh_figure_slots(b)
+    if not quoted:
+        return None
+    for context, value, unit in _zh_figure_slots(a):
+        n = len(context)
+        same = [q for q in quoted if q[0][:n] == context and q[2] == unit]
+        if not same or any(q[1] == value or figure_near("about", value, q[1])
+                           or figure_near("about", q[1], value) for q in same):
+            continue
+        if any(q[1] == value and q[2] == unit and q[0][:n] != context for q in quoted):
+            said = "".join(reversed(context)) + value + unit
+            return Conflict("figures-slot", said, "".join(reversed(same[0][0][:n])) + same[0][1] + unit)
     return None
 
 

@@ -1214,3 +1214,37 @@ def test_roles_the_other_way_round_are_a_conflict(sentence: str, quote: str, lan
                                                   swapped: bool) -> None:
     got = quote_conflict(sentence, quote, lang)
     assert (got is not None and got.kind == "swap") is swapped, got
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote", "said", "quoted"),
+    [
+        ("星图软件2023年净利润为6.2亿元。",
+         "2023年营业收入为6.2亿元，净利润为0.9亿元。", "净利润6.2亿元", "净利润0.9亿元"),
+        ("蓝海电池第四季度营收为372.5亿元，同比增长12.4%。",
+         "第四季度实现营业收入372.5亿元，环比增长12.4%，同比增长9.8%。", "同比增长12.4%", "同比增长9.8%"),
+        ("锐能动力2024年第三季度营收922.8亿元，同比增长12.1%。",
+         "当季公司实现营业收入922.8亿元，同比下降12.1%；归母净利润131.4亿元，同比增长25.9%。",
+         "同比增长12.1%", "同比增长25.9%"),
+    ],
+)
+def test_a_figure_of_another_measure_in_the_quote_is_a_conflict(sentence: str, quote: str, said: str,
+                                                                quoted: str) -> None:
+    assert quote_conflict(sentence, quote, "zh") == Conflict("figures-slot", said, quoted)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote"),
+    [
+        # the quote gives the measure this figure too, or a figure near it
+        ("公司净利润为6.2亿元。", "2023年营业收入为6.2亿元，净利润为6.2亿元。"),
+        ("公司全年营收约1286亿元，同比增长18.7%。", "全年实现营业收入1286.4亿元，同比增长18.7%。"),
+        # the quote does not give the measure another figure: nothing says the figure is wrong
+        ("公司净利润为6.2亿元。", "2023年营业收入为6.2亿元。"),
+        # dates are no measure's figure
+        ("公司于2023年上市，募资50亿元。", "公司2024年营收50亿元，于2021年上市。"),
+    ],
+)
+def test_a_figure_the_quote_gives_its_measure_is_no_slot_conflict(sentence: str, quote: str) -> None:
+    got = quote_conflict(sentence, quote, "zh")
+    assert got is None or got.kind != "figures-slot", got
