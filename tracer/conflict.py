@@ -1381,53 +1381,73 @@ def _strong_modal(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]
 _SYMMETRIC = frozenset(_stem(w) for w in (
     "met", "meet", "meets", "married", "marry", "merged", "merge", "merger", "played", "play", "tied",
     "drew", "draw", "faced", "face", "partnered", "partner", "joined", "versus", "vs", "between",
-    "and", "or", "with", "both", "than", "by", "from")) | frozenset(
+    "and", "or", "with", "both", "by")) | frozenset(
     "会见 会谈 会晤 合并 结婚 联姻 战平 打平 握手 合作 对阵 交手 通话 "
-    "和 与 同 跟 及 以及 被 由 受 遭 让 给 比".split())
+    "和 与 同 跟 及 以及 被 由 受 遭 让 给".split())
+
+
+# words that end a company's name after the word that names it ("星图软件", "远航科技股份")
+_ZH_COMPANY_HEADS = frozenset("科技 软件 集团 公司 股份 控股 银行 医药 生物 电池 航运 船务 汽车 动力 "
+                              "能源 电子 通信 网络 证券 保险 地产 电气 化工 钢铁 制药 传媒 资本 基金 "
+                              "实业 物流 航空".split())
+
+
+def _is_year_word(w: str) -> bool:
+    return len(w) == 4 and w.isdigit() and 1800 <= int(w) <= 2100
 
 
 def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
                    title_case: bool) -> Conflict | None:
     """Two names or figures on either side of a word both texts share, the other way round in the
     quote: "Apple overtook Samsung" for "Samsung overtook Apple", "星图软件已完成对远航科技的收购"
-    for "远航科技…已完成对星图软件的收购", "由2年调整为5年" for "从5年调整为2年". Each of the three
-    words stands once in each text; not where either text turns the roles round or makes them one
-    between the names ("by", "with", "and", 被, 由, 与: "A was bought by B", "A met with B")."""
+    for "远航科技…已完成对星图软件的收购", "由2年调整为5年" for "从5年调整为2年". The three words
+    stand once in the sentence, the shared one once in the quote (where the names are taken where
+    they stand nearest it), and neither text turns the roles round or makes them one between them
+    ("by", "with", "and", 被, 由, 与: "A was bought by B", "A met with B")."""
     if title_case:
         return None
     once_a, once_b = Counter(k for k, _w, _t in a), Counter(k for k, _w, _t in b)
     pos_a = {k: i for i, (k, _w, _t) in enumerate(a) if once_a[k] == 1}
-    pos_b = {k: j for j, (k, _w, _t) in enumerate(b) if once_b[k] == 1}
-    shared = [k for k in pos_a if k in pos_b]
+    at_b: dict[str, list[int]] = {}
+    for j, (k, _w, _t) in enumerate(b):
+        at_b.setdefault(k, []).append(j)
+    shared = [k for k in pos_a if k in at_b]
     if len(shared) < 3:
         return None
 
     def role(words: tuple[_Word, ...], i: int) -> bool:
         _k, w, tag = words[i]
         if w[:1].isdigit():
-            return True
-        if zh:  # a noun, or a word rjieba tags a verb that opens a name ("远航" of 远航科技)
-            noun = tag[:1] == "n" or (tag[:1] == "v" and i + 1 < len(words) and words[i + 1][2][:1] == "n")
-            return noun and len(w) >= 2 and w not in _ZH_GENERIC
+            return not _is_year_word(w)
+        if zh:  # a name, or a word before a company's head ("星图" of 星图软件, whatever its tag)
+            return len(w) >= 2 and w not in _ZH_GENERIC and (
+                tag[:2] in ("nr", "ns", "nt", "nz")
+                or (i + 1 < len(words) and words[i + 1][1][:2] in _ZH_COMPANY_HEADS))
         return w[:1].isupper() and w.lower() not in _NOT_NAMES
 
     def named(k: str) -> bool:  # a capital at the start of both texts says nothing of a name
-        return role(a, pos_a[k]) and role(b, pos_b[k]) and (zh or pos_a[k] > 0 or pos_b[k] > 0)
+        return role(a, pos_a[k]) and all(role(b, j) for j in at_b[k]) \
+            and (zh or pos_a[k] > 0 or at_b[k][0] > 0)
 
     def joins(words: tuple[_Word, ...], lo: int, hi: int) -> bool:
         return any(k in _SYMMETRIC or w in _SYMMETRIC for k, w, _t in words[lo + 1:hi])
 
     roles = [k for k in shared if named(k)]
-    verbs = [k for k in shared if k not in roles and not (zh and a[pos_a[k]][2][:1] not in ("v", "n"))
-             and (zh or k not in EN_STOPWORDS)]
-    for x in roles:
-        for y in roles:
-            ax, ay, bx, by = pos_a[x], pos_a[y], pos_b[x], pos_b[y]
-            if not (ax < ay and bx > by):
-                continue
-            for v in verbs:
-                if ax < pos_a[v] < ay and by < pos_b[v] < bx \
-                        and not joins(a, ax, ay) and not joins(b, by, bx):
+    verbs = [k for k in shared if once_b[k] == 1 and (zh or k not in EN_STOPWORDS)
+             and not (zh and a[pos_a[k]][2][:1] not in ("v", "n"))]
+    for v in verbs:
+        av, bv = pos_a[v], at_b[v][0]
+        for x in roles:
+            for y in roles:
+                ax, ay = pos_a[x], pos_a[y]
+                # (so v is neither x nor y); two names or two figures, not one of each
+                if not ax < av < ay or a[ax][1][:1].isdigit() != a[ay][1][:1].isdigit():
+                    continue
+                # in the quote, the x nearest the shared word after it and the nearest y before it
+                bx, by = (min(at_b[k], key=lambda j: abs(j - bv)) for k in (x, y))
+                if not by < bv < bx:
+                    continue
+                if not joins(a, ax, ay) and not joins(b, by, bx):
                     return Conflict("swap", f"{a[ax][1]} … {a[ay][1]}", f"{b[by][1]} … {b[bx][1]}")
     return None
 
