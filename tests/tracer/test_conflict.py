@@ -1200,6 +1200,19 @@ def test_more_of_them_than_the_quote_says_is_a_conflict_in_chinese(sentence: str
         ("交易完成后，远航科技将成为星图软件的全资子公司。",
          "交易完成后，星图软件将成为远航科技的全资子公司。", "zh", True),
         ("征免年限由2年调整为5年。", "征免年限从5年调整为2年。", "zh", True),
+        # a name the quote repeats elsewhere is taken where it stands nearest the shared word
+        ("星图软件已完成对远航科技的全资收购，交易对价为48亿元。",
+         "远航科技股份有限公司宣布，已完成对星图软件的全资收购，交易总对价为48亿元，其余18亿元以远航科技新发行股份支付。",
+         "zh", True),
+        ("新疆伊力特队总比分4比1战胜辽宁本钢队，夺得总冠军。",
+         "辽宁本钢队以106比95战胜新疆伊力特队，从而以总比分4比1夺得总冠军。", "zh", True),
+        # plain nouns and years are no roles
+        ("铜蓝蛋白是一类参与电子传递反应的铜蛋白，一般呈深蓝色。",
+         "目前已知的型铜蛋白都是参与电子传递反应的铜蛋白，该类蛋白一般呈深蓝色，所以也称蓝铜蛋白。",
+         "zh", False),
+        ("辽宁本钢队总比分4比1战胜新疆伊力特队，夺得2023—2024赛季CBA总冠军。",
+         "2023—2024赛季CBA总决赛第五场，辽宁本钢队以106比95战胜新疆伊力特队，从而以总比分4比1夺得总冠军。",
+         "zh", False),
         # the other text turns the roles round or makes them one
         ("Samsung was overtaken by Apple as the largest smartphone seller in 2023.",
          "Apple overtook Samsung as the largest smartphone seller in 2023.", "en", False),
