@@ -466,12 +466,21 @@ _GENERIC_HEADS = frozenset(_stem(w) for w in (
     "act", "treaty", "war", "battle", "index"))
 
 
+_MAX_ALIGN = 400  # sentence words aligned (a quote's four times as many): no sentence is longer
+
+
 def _aligned(ka: list[str], kb: list[str]) -> tuple[Sequence[_Op], float]:
     """difflib's alignment of two word lists, and the share of the first that the second repeats
-    in order."""
-    ops = difflib.SequenceMatcher(None, ka, kb, autojunk=False).get_opcodes()
+    in order. difflib takes time quadratic in the lengths where words repeat ("为", "亿元"), so
+    past _MAX_ALIGN sentence words (about 1,000 characters) only the start is aligned and the
+    rest stands as one change, which no rule reads (a 38,000-character "sentence" took 3.5 s)."""
+    la, lb = min(len(ka), _MAX_ALIGN), min(len(kb), 4 * _MAX_ALIGN)
+    ops: list[_Op] = list(difflib.SequenceMatcher(None, ka[:la], kb[:lb], autojunk=False).get_opcodes())
+    if la < len(ka) or lb < len(kb):
+        tag = "replace" if la < len(ka) and lb < len(kb) else "delete" if la < len(ka) else "insert"
+        ops.append((tag, la, len(ka), lb, len(kb)))
     same = sum(i2 - i1 for tag, i1, i2, _j1, _j2 in ops if tag == "equal")
-    return ops, same / len(ka) if ka else 0.0
+    return ops, same / la if la else 0.0   # of the part aligned
 
 
 def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
@@ -1392,6 +1401,9 @@ _ZH_COMPANY_HEADS = frozenset("科技 软件 集团 公司 股份 控股 银行 
                               "实业 物流 航空".split())
 
 
+_MAX_ROLES = 12
+
+
 def _is_year_word(w: str) -> bool:
     return len(w) == 4 and w.isdigit() and 1800 <= int(w) <= 2100
 
@@ -1432,21 +1444,22 @@ def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
     def joins(words: tuple[_Word, ...], lo: int, hi: int) -> bool:
         return any(k in _SYMMETRIC or w in _SYMMETRIC for k, w, _t in words[lo + 1:hi])
 
-    roles = [k for k in shared if named(k)]
+    roles = [k for k in shared if named(k)][:_MAX_ROLES]  # a list of names is no pair of roles
+    if len(roles) < 2:
+        return None
     verbs = [k for k in shared if once_b[k] == 1 and (zh or k not in EN_STOPWORDS)
              and not (zh and a[pos_a[k]][2][:1] not in ("v", "n"))]
     for v in verbs:
         av, bv = pos_a[v], at_b[v][0]
-        for x in roles:
-            for y in roles:
-                ax, ay = pos_a[x], pos_a[y]
-                # (so v is neither x nor y); two names or two figures, not one of each
-                if not ax < av < ay or a[ax][1][:1].isdigit() != a[ay][1][:1].isdigit():
-                    continue
-                # in the quote, the x nearest the shared word after it and the nearest y before it
-                bx, by = (min(at_b[k], key=lambda j: abs(j - bv)) for k in (x, y))
-                if not by < bv < bx:
-                    continue
+        # in the quote, each name where it stands nearest the shared word
+        near = {k: min(at_b[k], key=lambda j: abs(j - bv)) for k in roles}
+        before = [x for x in roles if pos_a[x] < av and near[x] > bv]   # x … v … y in the sentence,
+        after = [y for y in roles if pos_a[y] > av and near[y] < bv]    # y … v … x in the quote
+        for x in before:
+            for y in after:
+                ax, ay, bx, by = pos_a[x], pos_a[y], near[x], near[y]
+                if a[ax][1][:1].isdigit() != a[ay][1][:1].isdigit():
+                    continue  # two names or two figures, not one of each
                 if not joins(a, ax, ay) and not joins(b, by, bx):
                     return Conflict("swap", f"{a[ax][1]} … {a[ay][1]}", f"{b[by][1]} … {b[bx][1]}")
     return None
@@ -1458,6 +1471,7 @@ _ZH_FIGURE_FILLERS = frozenset("为 是 达 达到 约 约为 近 接近 超 超
 _ZH_TIME_UNITS = frozenset("年 月 日 号 时 点 分 秒 季度 季 周 天 年度 月份 世纪 年代".split())
 _ZH_NUMBER = re.compile(r"(\d+(?:[.,]\d+)*)(%|‰)?$")
 _Slot = tuple[tuple[str, ...], str, str]  # (measure words before it, nearest first; value; unit)
+_MAX_SLOTS = 64   # figures a measure is compared with: a quote that gives one measure more is a table
 
 
 def _zh_figure_slots(words: tuple[_Word, ...]) -> list[_Slot]:
@@ -1495,15 +1509,21 @@ def _zh_figure_slot(a: tuple[_Word, ...], b: tuple[_Word, ...]) -> Conflict | No
     quoted = _zh_figure_slots(b)
     if not quoted:
         return None
+    by_measure: dict[tuple[tuple[str, ...], str], list[str]] = {}   # (measure, unit) -> values
+    by_value: dict[tuple[str, str], set[tuple[str, ...]]] = {}       # (value, unit) -> measures
+    for context, value, unit in quoted:
+        for n in (1, 2)[:len(context)]:
+            by_measure.setdefault((context[:n], unit), []).append(value)
+        by_value.setdefault((value, unit), set()).add(context)
     for context, value, unit in _zh_figure_slots(a):
         n = len(context)
-        same = [q for q in quoted if q[0][:n] == context and q[2] == unit]
-        if not same or any(q[1] == value or figure_near("about", value, q[1])
-                           or figure_near("about", q[1], value) for q in same):
+        same = by_measure.get((context, unit), [])
+        if not same or any(q == value or figure_near("about", value, q) or figure_near("about", q, value)
+                           for q in same[:_MAX_SLOTS]):
             continue
-        if any(q[1] == value and q[2] == unit and q[0][:n] != context for q in quoted):
+        if any(other[:n] != context for other in by_value.get((value, unit), ())):
             said = "".join(reversed(context)) + value + unit
-            return Conflict("figures-slot", said, "".join(reversed(same[0][0][:n])) + same[0][1] + unit)
+            return Conflict("figures-slot", said, "".join(reversed(context)) + same[0] + unit)
     return None
 
 

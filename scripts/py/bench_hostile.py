@@ -98,6 +98,15 @@ CASES: dict[str, tuple[Gen, int]] = {
                    _prose_records(8, 50_000)), 100),
     "a sentence of n negations": (
         _report(lambda n: P + S + " and " + " ".join(["not the"] * n) + ".\n"), 4_000),
+    "n names either side of one verb, the record the other way round": (lambda n: (
+        " ".join(_word(i) for i in range(n)) + " overtook "
+        + " ".join(_word(n + i) for i in range(n)) + ".\n",
+        [{"url": "https://r.example/1", "title": "R", "content": " ".join(_word(n + i) for i in range(n))
+          + " overtook " + " ".join(_word(i) for i in range(n)) + "."}]), 400),
+    "n measured figures in one Chinese sentence, the record's all others": (lambda n: (
+        "".join(f"指标{_word(i)}为{i + 1}亿元，" for i in range(n)) + "均创新高。\n",
+        [{"url": "https://r.example/1", "title": "R", "content": "".join(
+            f"指标{_word(i)}为{i + 2}亿元，" for i in range(n)) + "均创新高。"}]), 400),
     # records
     "record: a run of dots": (_record(lambda n: "Tower " + "." * n), 12_000),
     "record: a run of !?": (_record(lambda n: "Tower " + "!?" * (n // 2)), 12_000),

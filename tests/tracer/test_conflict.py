@@ -1261,3 +1261,18 @@ def test_a_figure_of_another_measure_in_the_quote_is_a_conflict(sentence: str, q
 def test_a_figure_the_quote_gives_its_measure_is_no_slot_conflict(sentence: str, quote: str) -> None:
     got = quote_conflict(sentence, quote, "zh")
     assert got is None or got.kind != "figures-slot", got
+
+
+def test_a_sentence_past_the_alignment_limit_is_still_read_at_its_start() -> None:
+    """Past _MAX_ALIGN words only the start is aligned (difflib is quadratic where words
+    repeat); the ops still cover both texts, and a change near the start is still read."""
+    from tracer.conflict import _MAX_ALIGN, _aligned
+
+    ka, kb = ["x", "为"] * _MAX_ALIGN, ["x", "为"] * (3 * _MAX_ALIGN)
+    ops, share = _aligned(ka, kb)
+    assert ops[0][1] == ops[0][3] == 0 and ops[-1][2] == len(ka) and ops[-1][4] == len(kb)
+    assert all(o[1] == p[2] and o[3] == p[4] for p, o in zip(ops, ops[1:], strict=False))  # contiguous
+    assert share == 1.0   # of the part aligned
+    filler = "，".join(f"指标{i}为{i}亿元" for i in range(300))
+    got = quote_conflict("公司营收增长了5%，" + filler + "。", "公司营收下降了5%，" + filler + "。", "zh")
+    assert got is not None and got.kind == "opposite"
