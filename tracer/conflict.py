@@ -1319,8 +1319,14 @@ _PROSPECT_TO = frozenset("plan plans planned planning expect expects expected in
 _PROSPECT = frozenset("will would shall proposed proposes proposing propose considering considers "
                       "forecast forecasts projected".split())
 _ZH_PROSPECT = frozenset("计划 拟 拟于 预计 预期 有望 可望 择机 打算 力争 争取 将要 即将 或将 规划 筹划 "
-                         "目标 承诺 设想 准备 将会 预定 预测 展望 希望".split())
+                         "目标 承诺 设想 准备 将会 预定 预测 展望 希望 定于".split())
 _ZH_WEAK = frozenset("可能 或许 也许 大概 估计 或 恐".split())
+# what puts a sentence's claim ahead of the quote's time, or names a plan as one ("The offer of
+# $41.50 is a 28% premium", "定于9月28日首销", "opens next year"): such a sentence states no plan
+# as done
+_AHEAD = frozenset("offer offers proposal proposals bid bids target targets goal goals projection "
+                   "projections outlook upcoming next future tomorrow soon scheduled pending "
+                   "定于 将于 将在 即将 明年 后年 下周 下月 未来 今后 届时 年内 拟定 预定 计划".split())
 
 
 def _prospect_change(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
@@ -1334,7 +1340,8 @@ def _prospect_change(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_
     strong = _strong_modal(a, b, ops, zh)
     if strong is not None:
         return strong
-    if any(_prospect(a, i, zh) or _weak_modal(a, i) or a[i][1] in _ZH_WEAK for i in range(len(a))):
+    if any(_prospect(a, i, zh) or _weak_modal(a, i) or a[i][1] in _ZH_WEAK
+           or (a[i][1] if zh else a[i][1].lower()) in _AHEAD for i in range(len(a))):
         return None
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
         if tag not in ("replace", "insert") or i2 - i1 > 2 * _MAX_CHANGE or j2 - j1 > 2 * _MAX_CHANGE \

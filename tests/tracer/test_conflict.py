@@ -1276,3 +1276,20 @@ def test_a_sentence_past_the_alignment_limit_is_still_read_at_its_start() -> Non
     filler = "，".join(f"指标{i}为{i}亿元" for i in range(300))
     got = quote_conflict("公司营收增长了5%，" + filler + "。", "公司营收下降了5%，" + filler + "。", "zh")
     assert got is not None and got.kind == "opposite"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote", "lang"),
+    [
+        # the sentence names a plan as one ("offer"), or puts its claim ahead ("定于", "next")
+        ("The offer of $41.50 a share is a 28% premium to Olsen's closing price on Friday.",
+         "Meridian will pay $41.50 a share, a 28% premium to Olsen's closing price on Friday.", "en"),
+        ("X9系列定于9月28日上午10时首销。", "X9系列将于9月28日上午10时首销。", "zh"),
+        ("The company opens its new plant in Ohio next year.",
+         "The company will open its new plant in Ohio next year.", "en"),
+    ],
+)
+def test_a_sentence_that_names_a_plan_or_looks_ahead_states_no_plan_as_done(sentence: str, quote: str,
+                                                                             lang: str) -> None:
+    got = quote_conflict(sentence, quote, lang)
+    assert got is None or got.kind != "plan", got
