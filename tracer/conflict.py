@@ -500,7 +500,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
     ops, share = _aligned(ka, kb)
     opposites = ZH_OPPOSITES if zh else EN_OPPOSITES
     negations = ZH_NEGATIONS if zh else EN_NEGATIONS
-    slot = _zh_figure_slot(a, b) if zh else None  # read without the alignment: clauses move
+    # read without the alignment: clauses move
+    slot = (_zh_figure_slot(a, b) or _roles_swapped(a, b, zh, False)) if zh else None
     if slot is not None:
         return slot
     if share < _MIN_ALIGNED:  # a paraphrase: only a denial of what the quote speaks of, unanswered
@@ -516,7 +517,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
             return got
     planned = _prospect_change(a, b, ops, zh) or (
         (_done_or_not(a, b, ops, negations) or _zh_quantity(a, b, ops)) if zh else None) \
-        or _roles_swapped(a, b, zh, title_case)
+        or (None if zh else _roles_swapped(a, b, zh, title_case))
     if planned is not None:
         return planned
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
@@ -1326,7 +1327,7 @@ _ZH_WEAK = frozenset("可能 或许 也许 大概 估计 或 恐".split())
 # as done
 _AHEAD = frozenset("offer offers proposal proposals bid bids target targets goal goals projection "
                    "projections outlook upcoming next future tomorrow soon scheduled pending "
-                   "定于 将于 将在 即将 明年 后年 下周 下月 未来 今后 届时 年内 拟定 预定 计划".split())
+                   "定于 将于 将在 即将 明年 后年 下周 下月 未来 今后 届时 拟定 预定 计划".split())
 
 
 def _prospect_change(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
@@ -1392,14 +1393,20 @@ def _strong_modal(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]
     return None
 
 
-# what makes two roles one or turns them round: "A met B" is "B met A"; "A was bought by B"
-# is "B bought A"
+# verbs that make two roles one ("A met B" is "B met A"), and what turns the roles round when it
+# follows the verb ("A was bought by B" is "B bought A", "A met with B")
 _SYMMETRIC = frozenset(_stem(w) for w in (
     "met", "meet", "meets", "married", "marry", "merged", "merge", "merger", "played", "play", "tied",
-    "drew", "draw", "faced", "face", "partnered", "partner", "joined", "versus", "vs", "between",
-    "and", "or", "with", "both", "by")) | frozenset(
-    "会见 会谈 会晤 合并 结婚 联姻 战平 打平 握手 合作 对阵 交手 通话 "
-    "和 与 同 跟 及 以及 被 由 受 遭 让 给".split())
+    "drew", "draw", "faced", "face", "partnered", "partner", "joined", "versus", "vs", "between")) \
+    | frozenset("会见 会谈 会晤 合并 结婚 联姻 战平 打平 握手 合作 对阵 交手 通话".split())
+_TURNING = frozenset(_stem(w) for w in ("by", "with", "and", "or", "from", "to")) \
+    | frozenset("被 由 受 遭 让 给 与 和 同 跟 及 以及".split())
+# verbs that say the same of two roles, read as one where the roles are compared ("击败" and "战胜")
+_SAME_VERB = {k: group[0] for group in (
+    [_stem(w) for w in ("beat", "defeated", "defeat", "beats", "overcame", "overcome")],
+    [_stem(w) for w in ("acquire", "acquired", "buy", "bought", "buys", "purchase", "purchased")],
+    [_stem(w) for w in ("sued", "sue", "sues")],
+    "击败 战胜 打败 击溃 力克 逆转战胜".split(), "收购 并购 买下 购入".split()) for k in group}
 
 
 # words that end a company's name after the word that names it ("星图软件", "远航科技股份")
@@ -1419,17 +1426,22 @@ def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
                    title_case: bool) -> Conflict | None:
     """Two names or figures on either side of a word both texts share, the other way round in the
     quote: "Apple overtook Samsung" for "Samsung overtook Apple", "星图软件已完成对远航科技的收购"
-    for "远航科技…已完成对星图软件的收购", "由2年调整为5年" for "从5年调整为2年". The three words
-    stand once in the sentence, the shared one once in the quote (where the names are taken where
-    they stand nearest it), and neither text turns the roles round or makes them one between them
-    ("by", "with", "and", 被, 由, 与: "A was bought by B", "A met with B")."""
+    for "远航科技…已完成对星图软件的收购", "由2年调整为5年" for "从5年调整为2年", "哥伦布…比郑和…早"
+    for "郑和…比哥伦布…早". The shared word (a verb may stand for its like: "击败" for "战胜", "buy"
+    for "acquire") stands once in each text, the names once in the sentence and in the quote where
+    they stand nearest it; neither text makes the roles one ("met", "merged", 会见) between them
+    or turns them round after it ("by", "with", 被, 由, 与: "A was bought by B", "A met with B")."""
     if title_case:
         return None
-    once_a, once_b = Counter(k for k, _w, _t in a), Counter(k for k, _w, _t in b)
-    pos_a = {k: i for i, (k, _w, _t) in enumerate(a) if once_a[k] == 1}
+
+    def canon(k: str) -> str:
+        return _SAME_VERB.get(k, k)
+
+    once_a, once_b = Counter(canon(k) for k, _w, _t in a), Counter(canon(k) for k, _w, _t in b)
+    pos_a = {canon(k): i for i, (k, _w, _t) in enumerate(a) if once_a[canon(k)] == 1}
     at_b: dict[str, list[int]] = {}
     for j, (k, _w, _t) in enumerate(b):
-        at_b.setdefault(k, []).append(j)
+        at_b.setdefault(canon(k), []).append(j)
     shared = [k for k in pos_a if k in at_b]
     if len(shared) < 3:
         return None
@@ -1448,14 +1460,16 @@ def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
         return role(a, pos_a[k]) and all(role(b, j) for j in at_b[k]) \
             and (zh or pos_a[k] > 0 or at_b[k][0] > 0)
 
-    def joins(words: tuple[_Word, ...], lo: int, hi: int) -> bool:
-        return any(k in _SYMMETRIC or w in _SYMMETRIC for k, w, _t in words[lo + 1:hi])
+    def joins(words: tuple[_Word, ...], lo: int, verb: int, hi: int) -> bool:
+        return any(k in _SYMMETRIC or w in _SYMMETRIC for k, w, _t in words[lo + 1:hi]) \
+            or any(k in _TURNING or w in _TURNING for k, w, _t in words[verb + 1:hi]) \
+            or (zh and verb > 0 and words[verb - 1][1] in _TURNING)
 
     roles = [k for k in shared if named(k)][:_MAX_ROLES]  # a list of names is no pair of roles
     if len(roles) < 2:
         return None
     verbs = [k for k in shared if once_b[k] == 1 and (zh or k not in EN_STOPWORDS)
-             and not (zh and a[pos_a[k]][2][:1] not in ("v", "n"))]
+             and not (zh and a[pos_a[k]][2][:1] not in ("v", "n", "d", "a") and a[pos_a[k]][1] != "比")]
     for v in verbs:
         av, bv = pos_a[v], at_b[v][0]
         # in the quote, each name where it stands nearest the shared word
@@ -1467,7 +1481,7 @@ def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
                 ax, ay, bx, by = pos_a[x], pos_a[y], near[x], near[y]
                 if a[ax][1][:1].isdigit() != a[ay][1][:1].isdigit():
                     continue  # two names or two figures, not one of each
-                if not joins(a, ax, ay) and not joins(b, by, bx):
+                if not joins(a, ax, av, ay) and not joins(b, by, bv, bx):
                     return Conflict("swap", f"{a[ax][1]} … {a[ay][1]}", f"{b[by][1]} … {b[bx][1]}")
     return None
 

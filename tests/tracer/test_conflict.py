@@ -1206,6 +1206,20 @@ def test_more_of_them_than_the_quote_says_is_a_conflict_in_chinese(sentence: str
          "zh", True),
         ("新疆伊力特队总比分4比1战胜辽宁本钢队，夺得总冠军。",
          "辽宁本钢队以106比95战胜新疆伊力特队，从而以总比分4比1夺得总冠军。", "zh", True),
+        # a verb may stand for its like; "比" compares two roles
+        ("泰山队以2比1击败海港队。", "上海海港队主场以2比1逆转战胜山东泰山队，提前两轮锁定冠军。",
+         "zh", True),
+        ("哥伦布首次航行到美洲比郑和船队的远航早87年。", "郑和船队的首次远航比哥伦布首次航行到美洲早87年。",
+         "zh", True),
+        ("北京和上海的高等教育毛入学率仅次于浙江。",
+         "2024年浙江高等教育毛入学率达到71.3%，在全国各省区中位居第三，仅次于北京和上海。", "zh", True),
+        ("Olsen Dairy has agreed to buy Meridian Foods for $2.3 billion in cash.",
+         "Meridian Foods said it had agreed to acquire Olsen Dairy for $2.3 billion in cash.", "en", True),
+        # what follows the verb turns the roles round, or makes them one
+        ("Olsen Dairy was bought by Meridian Foods for $2.3 billion in cash.",
+         "Meridian Foods bought Olsen Dairy for $2.3 billion in cash.", "en", False),
+        ("Olsen Dairy signed a supply agreement with Meridian Foods in May.",
+         "Meridian Foods signed a supply agreement with Olsen Dairy in May.", "en", False),
         # plain nouns and years are no roles
         ("铜蓝蛋白是一类参与电子传递反应的铜蛋白，一般呈深蓝色。",
          "目前已知的型铜蛋白都是参与电子传递反应的铜蛋白，该类蛋白一般呈深蓝色，所以也称蓝铜蛋白。",
