@@ -162,6 +162,8 @@ class Conflict:
             return f'its quote only says it may be so ("{self.quote_says}")'
         if self.kind == "plan":
             return f'its quote only says it is planned or expected ("{self.quote_says}")'
+        if self.kind == "done":
+            return f'its quote says it is done ("{self.quote_says}") where the sentence only plans it'
         if self.kind == "certainty":
             return (f'the sentence is surer than its quote ("{self.sentence_says}" where it says '
                     f'"{self.quote_says}")')
@@ -517,7 +519,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
             return got
     planned = _prospect_change(a, b, ops, zh) or (
         (_done_or_not(a, b, ops, negations) or _zh_quantity(a, b, ops)) if zh else None) \
-        or (None if zh else _roles_swapped(a, b, zh, title_case))
+        or (None if zh else _roles_swapped(a, b, zh, title_case) or _planned_for_done(a, b, ops))
     if planned is not None:
         return planned
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
@@ -1571,6 +1573,29 @@ def _zh_quantity(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op])
     return None
 
 
+_ZH_PLAN = frozenset("计划 拟 打算 准备 将要 即将 筹划 规划 拟于 计划于".split())
+_EN_PLAN = frozenset("plan plans planning intend intends intending considering considers aim aims will "
+                     "proposes proposing".split())
+_EN_DONE = frozenset("has have had already".split())
+
+
+def _planned_for_done(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]) -> Conflict | None:
+    """English: the sentence only plans what its quote says is done: "is planning to open" for
+    "has opened", "will lift" for "has already lifted". The plan word ends the sentence's change
+    right before the run both share (the verb), whose quote change says has, have, had or
+    already, and no plan word of the quote's."""
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag != "replace" or i2 - i1 > _MAX_CHANGE or j2 - j1 > _MAX_CHANGE \
+                or k + 1 >= len(ops) or ops[k + 1][0] != "equal":
+            continue
+        said = [w.lower() for _k, w, _t in a[i1:i2]]
+        quoted = [w.lower() for _k, w, _t in b[j1:j2]]
+        if any(w in _EN_PLAN for w in said[-3:]) and any(w in _EN_DONE for w in quoted) \
+                and not any(_prospect(b, j, False) for j in range(j1, j2)):
+            return Conflict("done", _said(a, i1, i2), _said(b, j1, j2))
+    return None
+
+
 def _zh_done(word: str) -> bool:
     """已, 已经, 已于, 已与 …: the thing is done (not 已故, 已婚, 已知)."""
     if word in ("业已", "均已", "都已"):
@@ -1594,6 +1619,10 @@ def _done_or_not(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
             return Conflict("negation", _said(a, i1, i2), _said(b, j1, j2))
         if quoted_not and not said_not and any(_zh_done(w) for _k, w, _t in a[max(i1, i2 - 2):i2]):
             return Conflict("negation", _said(a, i1, i2), _said(b, j1, j2))
+        # a plan where the quote says it is done: "计划启动" for "已启动"
+        if not quoted_not and any(w in _ZH_PLAN for _k, w, _t in a[max(i1, i2 - 3):i2]) \
+                and any(_zh_done(w) for _k, w, _t in b[max(j1, j2 - 2):j2]):
+            return Conflict("done", _said(a, i1, i2), _said(b, j1, j2))
     return None
 
 

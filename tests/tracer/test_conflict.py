@@ -1307,3 +1307,23 @@ def test_a_sentence_that_names_a_plan_or_looks_ahead_states_no_plan_as_done(sent
                                                                              lang: str) -> None:
     got = quote_conflict(sentence, quote, lang)
     assert got is None or got.kind != "plan", got
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote", "lang", "conflict"),
+    [
+        ("沿线部分市县计划启动征地拆迁前期准备工作。", "沿线部分市县已启动征地拆迁前期准备工作。",
+         "zh", True),
+        ("The health department is planning to open four walk-in vaccination clinics.",
+         "The department has opened four walk-in vaccination clinics since February.", "en", True),
+        # the quote plans too, or the sentence says it is done
+        ("沿线部分市县计划启动征地拆迁前期准备工作。", "沿线部分市县计划启动征地拆迁前期准备工作。",
+         "zh", False),
+        ("The health department has opened four walk-in vaccination clinics.",
+         "The department has opened four walk-in vaccination clinics since February.", "en", False),
+    ],
+)
+def test_a_plan_where_the_quote_says_it_is_done_is_a_conflict(sentence: str, quote: str, lang: str,
+                                                              conflict: bool) -> None:
+    got = quote_conflict(sentence, quote, lang)
+    assert (got is not None and got.kind == "done") is conflict, got
