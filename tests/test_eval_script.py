@@ -246,3 +246,33 @@ def test_bench_llm_names_an_unknown_fake_model_before_running_anything() -> None
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and out.stdout == ""
     assert "--models: unknown http500 (known: hallucinate, plausible, garbage, 500, slow" in out.stderr
+
+
+def test_meaning_counts_wrong_sentences_cited_and_faithful_ones_cited(tmp_path: Path) -> None:
+    record = {"url": "https://a.example/bridge", "title": "Hollow Creek bridge",
+              "content": "The Hollow Creek bridge was opened to traffic in 1937 after four years of work."}
+    (tmp_path / "cases.json").write_text(json.dumps({"t/bridge": {"lang": "en", "records": [record]}}))
+    bridge = "The Hollow Creek bridge was {} to traffic in {} after four years of work."
+    rows = [("F", "faithful", bridge.format("opened", 1937)),
+            ("W", "opposite", bridge.format("closed", 1937)), ("W", "year", bridge.format("opened", 1973))]
+    (tmp_path / "sentences.jsonl").write_text("".join(
+        json.dumps({"battery": "t", "case": "t/bridge", "lang": "en", "kind": k, "edit": e, "sentence": s})
+        + "\n" for k, e, s in rows))
+    script = ROOT / "scripts" / "py" / "meaning.py"
+    out = subprocess.run([sys.executable, str(script), "--data", str(tmp_path), "--explain"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    line = next(ln.split() for ln in out.stdout.splitlines() if ln.startswith("t "))
+    assert line[2:5] == ["0", "/", "2"] and line[6:9] == ["1", "/", "1"], out.stdout
+    assert "W cited" not in out.stdout and "F missed" not in out.stdout
+
+
+def test_the_meaning_batteries_are_whole() -> None:
+    data = ROOT / "bench" / "meaning"
+    cases = json.loads((data / "cases.json").read_text(encoding="utf-8"))
+    rows = [json.loads(line) for line in (data / "sentences.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert len(rows) >= 800 and {r["battery"] for r in rows} == {"fresh", "zh", "en"}
+    assert all(r["case"] in cases and r["kind"] in ("W", "F") and r["lang"] == cases[r["case"]]["lang"]
+               and r["sentence"].strip() for r in rows)
+    assert all(c["records"] and all(rec["url"] and rec["content"] for rec in c["records"])
+               for c in cases.values())
