@@ -19,6 +19,7 @@ import math
 import multiprocessing
 import os
 import queue
+import re
 import sys
 import threading
 import time
@@ -31,7 +32,7 @@ from typing import IO, Any
 import orjson
 from google.protobuf import json_format
 
-from server.convert import STREAM_CONCURRENCY_KEY
+from server.convert import MAX_MESSAGE_KEY, STREAM_CONCURRENCY_KEY
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from tracer import __version__, openjiuwen
 from tracer import records as records_stage
@@ -864,21 +865,23 @@ class _Lane(threading.Thread):
         from server.pb.source_tracer.v1 import tracer_pb2_grpc
 
         failures = 0
-        options = [("grpc.max_send_message_length", 64 * 1024 * 1024),
-                   ("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+        options = [("grpc.max_send_message_length", SEND_LIMIT),
+                   ("grpc.max_receive_message_length", SEND_LIMIT)]
         while not self.state.stop.is_set():
             if self.tls_ca is not None:
                 creds = grpc.ssl_channel_credentials(root_certificates=self.tls_ca)
                 channel = grpc.secure_channel(self.target, creds, options=options)
             else:
                 channel = grpc.insecure_channel(self.target, options=options)
-            stream = _Stream(self.state, self.window)
+            stream = _Stream(self.state, self.window, self.too_large)
             try:
                 stub = tracer_pb2_grpc.SourceTracerStub(channel)
                 call = stub.TraceStream(stream.requests(), metadata=self.metadata)
                 if self.auto_window:
                     self.window = max(self.window, advertised_window(call.initial_metadata()))
                     stream.widen(self.window)
+                taken = advertised_max_message(call.initial_metadata())
+                stream.max_bytes = min(SEND_LIMIT, taken or SEND_LIMIT)
                 for resp in call:
                     entry = stream.answered(resp.id)
                     if entry is None:
@@ -899,7 +902,18 @@ class _Lane(threading.Thread):
                 raise RuntimeError("the server ended the stream early")
             except Exception as exc:  # grpc.RpcError, or a stream cut short
                 failures += 1
-                self.state.retry.extend(stream.take_back())
+                back = stream.take_back()
+                # an item over a message size limit ends the whole stream: answer it, retry the rest
+                over = _LARGER_THAN_MAX.search(_rpc_error_text(exc))
+                if over is not None:
+                    size, limit = int(over.group(1)), int(over.group(2))
+                    big = [item for item in back if len(item.request) == size]
+                    if big:
+                        for item in big:
+                            self.too_large(item, limit)
+                        back = [item for item in back if len(item.request) != size]
+                        failures -= 1  # the item's fault, not the server's
+                self.state.retry.extend(back)
                 code = getattr(exc, "code", None)
                 if callable(code) and code() in _FATAL_STREAM_CODES:
                     failures = self.retries + 1  # retrying cannot help (auth, wrong service)
@@ -911,13 +925,29 @@ class _Lane(threading.Thread):
             finally:
                 channel.close()
 
+    def too_large(self, item: Item, limit: int) -> None:
+        """Answer an item over the server's (or this client's) message size limit with an error
+        line, as a server answers an item over its own limits: the run goes on."""
+        whose = "server" if limit < SEND_LIMIT else "client"
+        message = (f"request: {len(item.request)} bytes, over the {whose}'s max message size of {limit} bytes"
+                   + (" (serve --max-message-bytes)" if whose == "server" else ""))
+        try:
+            self.emit(item.line, error_line(item.id, "RESOURCE_EXHAUSTED", message, item.line), False)
+        except BulkError as exc:
+            self.state.fail(exc)
+            return
+        self.state.answered()
+
 
 class _Stream:
     """The send side of one TraceStream call and the items it has in flight."""
 
-    def __init__(self, state: _FanOut, window: int) -> None:
+    def __init__(self, state: _FanOut, window: int,
+                 too_large: Callable[[Item, int], None] | None = None) -> None:
         self.state = state
         self.window = window
+        self.too_large = too_large
+        self.max_bytes = SEND_LIMIT   # what the server says it takes, once its metadata is read
         self.slots = threading.Semaphore(window)
         self.lock = threading.Lock()
         self.in_flight: dict[str, tuple[Item, pb.TraceRequest]] = {}
@@ -943,6 +973,10 @@ class _Stream:
             item = state.next_item()
             if item is None:
                 self.slots.release()
+                continue
+            if len(item.request) > self.max_bytes and self.too_large is not None:
+                self.slots.release()
+                self.too_large(item, self.max_bytes)   # never sent: it would end the stream
                 continue
             req = pb.TraceRequest.FromString(item.request)
             with self.lock:
@@ -982,6 +1016,19 @@ def advertised_window(metadata: Any) -> int:
         if key == STREAM_CONCURRENCY_KEY and isinstance(value, str) and value.isdigit():
             return min(MAX_AUTO_WINDOW, 2 * int(value))
     return 0
+
+
+def advertised_max_message(metadata: Any) -> int | None:
+    """The largest request the server takes (`x-max-message-bytes`), or None when it does not say."""
+    for key, value in metadata or ():
+        if key == MAX_MESSAGE_KEY and isinstance(value, str) and value.isdigit():
+            return int(value)
+    return None
+
+
+# "Received message larger than max (2000070 vs. 1048576)": gRPC's words for a message over a limit
+_LARGER_THAN_MAX = re.compile(r"larger than max \((\d+) vs\. (\d+)\)")
+SEND_LIMIT = 64 * 1024 * 1024   # this client's own max message length
 
 
 def _fatal_codes() -> frozenset[Any]:

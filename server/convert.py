@@ -25,6 +25,7 @@ _INT32_MAX = 2**31 - 1
 # Initial metadata of every TraceStream: how many of its items the server works on at once
 # (`source-tracer bulk --server` sizes its window from it).
 STREAM_CONCURRENCY_KEY = "x-stream-concurrency"
+MAX_MESSAGE_KEY = "x-max-message-bytes"   # the largest request a TraceStream item may be
 
 
 def check_limits(request: pb.TraceRequest, limits: Limits) -> None:

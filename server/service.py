@@ -19,7 +19,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from server.config import ServerConfig
-from server.convert import STREAM_CONCURRENCY_KEY, check_limits
+from server.convert import MAX_MESSAGE_KEY, STREAM_CONCURRENCY_KEY, check_limits
 from server.logs import log
 from server.metrics import Metrics
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
@@ -321,7 +321,8 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         # that many (and the next ones) in flight: `source-tracer bulk --server` sizes its window so.
         try:
             await context.send_initial_metadata(
-                ((STREAM_CONCURRENCY_KEY, str(self._config.stream_concurrency)),))
+                ((STREAM_CONCURRENCY_KEY, str(self._config.stream_concurrency)),
+                 (MAX_MESSAGE_KEY, str(self._config.max_message_bytes))))
         except BaseException:
             if timer is not None:
                 timer.cancel()

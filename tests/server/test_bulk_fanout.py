@@ -76,6 +76,31 @@ def test_server_side_errors_become_error_lines(tmp_path: Path, servers: list[Sub
     assert "[1]" in got["ok"]["report"]
 
 
+def test_an_item_over_the_servers_message_size_is_an_error_line_and_the_run_goes_on(tmp_path: Path) -> None:
+    """gRPC ends a whole stream on a message over its size limit: the item the server would
+    refuse so is answered with an error line and never sent, and the run finishes (it stopped
+    with 'every server failed', and --resume could never get past the item)."""
+    fact = "Water boils at 100 degrees Celsius at sea level."
+    ok = {"report": fact, "records": [{"url": "https://w.example", "title": "W", "content": fact}]}
+    (tmp_path / "in.jsonl").write_text("\n".join([
+        json.dumps({"id": "a", **ok}),
+        json.dumps({"id": "big", "report": "Short.", "records": [
+            {"url": "https://h.example", "title": "H", "content": "a" * 1_500_000}]}),
+        *(json.dumps({"id": f"r{i}", **ok}) for i in range(4)),
+    ]) + "\n")
+    srv = InProcessServer(base_config(max_message_bytes=1 << 20))
+    try:
+        r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--server", srv.address, "--window", "2")
+    finally:
+        srv.close()
+    assert r.returncode == 0, r.stderr
+    got = by_id(read_out(tmp_path / "out.jsonl"))
+    assert sorted(got) == sorted(["a", "big", "r0", "r1", "r2", "r3"])
+    assert got["big"]["error"]["code"] == "RESOURCE_EXHAUSTED" and got["big"]["error"]["line"] == 2
+    assert "max message size of 1048576 bytes" in got["big"]["error"]["message"]
+    assert all("[1]" in got[i]["report"] for i in ("a", "r0", "r1", "r2", "r3"))
+
+
 def test_a_dead_server_leaves_the_work_to_the_live_one(tmp_path: Path,
                                                         servers: list[SubprocessServer]) -> None:
     ids = write_cases(tmp_path / "in.jsonl", 8)
