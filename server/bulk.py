@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import queue
 import re
+import stat
 import sys
 import threading
 import time
@@ -1106,7 +1107,8 @@ def default_workers() -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("input", metavar="IN.jsonl", help="one request per line: {id, report, records, options?}")
+    p.add_argument("input", metavar="IN.jsonl",
+                   help="one request per line: {id, report, records, options?}; - reads standard input")
     p.add_argument("output", metavar="OUT.jsonl", help="one response or error line per input line")
     p.add_argument("--resume", action="store_true", help="skip ids already answered in OUT and append")
     p.add_argument("--overwrite", action="store_true", help="truncate a non-empty OUT instead of failing")
@@ -1155,7 +1157,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run `bulk`; exit 0 when every line is answered (error lines included), 2 on bad usage,
     1 when the run stopped early (then --resume finishes it)."""
+    spooled: str | None = None
     try:
+        spooled = _spool_stream(args)
         return _run(args)
     except BulkError as exc:
         print(f"bulk: {exc}", file=sys.stderr)
@@ -1163,11 +1167,53 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("bulk: interrupted; rerun with --resume to finish", file=sys.stderr)
         return 130
+    finally:
+        if spooled is not None:
+            os.unlink(spooled)
+
+
+def _spool_stream(args: argparse.Namespace) -> str | None:
+    """IN read from a pipe, a FIFO or `-` (standard input) is copied to a temporary file first:
+    bulk reads IN twice (to count the lines, then to trace them), and a stream read once is gone
+    (`cat in.jsonl | bulk /dev/stdin out` counted 3 lines and then traced none, exit 0). Returns
+    the copy's path (args.input then names it), or None for a regular file."""
+    source = args.input
+    if source != "-":
+        try:
+            if stat.S_ISREG(os.stat(source).st_mode) or os.path.isdir(source):
+                return None
+        except OSError:
+            return None  # _run names the problem
+    import shutil
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="source-tracer-bulk-", suffix=".jsonl")
+    try:
+        with os.fdopen(fd, "wb") as copy:
+            if source == "-":
+                shutil.copyfileobj(sys.stdin.buffer, copy, 1 << 20)
+            else:
+                with open(source, "rb") as fh:
+                    shutil.copyfileobj(fh, copy, 1 << 20)
+    except OSError as exc:
+        os.unlink(path)
+        raise BulkError(f"{source}: cannot read: {exc.strerror or exc}") from None
+    except BaseException:
+        os.unlink(path)
+        raise
+    args.input = path
+    return path
 
 
 def _run(args: argparse.Namespace) -> int:
     if os.path.isdir(args.input):
         raise BulkError(f"{args.input}: is a directory, not a JSONL file")
+    try:
+        same = os.path.exists(args.output) and os.path.samefile(args.input, args.output)
+    except OSError:
+        same = False
+    if same:  # --overwrite would empty IN before reading it, --resume read IN as answered lines
+        raise BulkError(f"{args.output}: is IN itself; write OUT to another file")
     try:  # before OUT is touched, so a bad IN leaves no output behind
         with open(args.input, "rb"):
             pass

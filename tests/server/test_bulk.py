@@ -617,3 +617,34 @@ def test_bad_records_are_reported_as_the_trace_command_reports_them(tmp_path: Pa
         assert got[key]["stats"]["records_dropped"] == want.stats.records_dropped, key
         assert [s["record_index"] for c in got[key]["citations"] for s in c["sources"]] == [
             s.record_index for c in want.citations for s in c.sources], key
+
+
+@pytest.mark.parametrize("source", ["-", "/dev/stdin"])
+def test_in_read_from_a_pipe_is_traced_whole(tmp_path: Path, source: str) -> None:
+    """bulk reads IN twice (to count, then to trace): a pipe read once was gone, and the run
+    'finished' with nothing traced, exit 0. `-` and /dev/stdin on a pipe are copied first."""
+    ids = write_cases(tmp_path / "in.jsonl", 3)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    with open(tmp_path / "in.jsonl", "rb") as fh:
+        cat = subprocess.Popen(["cat"], stdin=fh, stdout=subprocess.PIPE)
+        r = subprocess.run([sys.executable, "-m", "server.cli", "bulk", source, str(tmp_path / "out.jsonl"),
+                            "--workers", "1"], stdin=cat.stdout, cwd=REPO, env=env, capture_output=True,
+                           text=True, timeout=180)
+        cat.wait()
+    assert r.returncode == 0, r.stderr
+    assert sorted(by_id(read_out(tmp_path / "out.jsonl"))) == sorted(ids)
+    assert "3/3 done" in r.stderr or "3 done" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("how", ["same", "symlink"])
+def test_out_that_is_in_itself_is_refused_and_in_is_left_whole(tmp_path: Path, how: str) -> None:
+    write_cases(tmp_path / "in.jsonl", 3)
+    before = (tmp_path / "in.jsonl").read_bytes()
+    out = tmp_path / "in.jsonl"
+    if how == "symlink":
+        out = tmp_path / "link.jsonl"
+        out.symlink_to(tmp_path / "in.jsonl")
+    for flag in ("--overwrite", "--resume"):
+        r = bulk(tmp_path / "in.jsonl", out, flag, "--workers", "1")
+        assert r.returncode == 2 and "is IN itself" in r.stderr, r.stderr
+    assert (tmp_path / "in.jsonl").read_bytes() == before
