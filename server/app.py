@@ -30,6 +30,7 @@ from server.workers import (
     deadline_reserve_of,
     llm_threads,
     make_workers,
+    on_rebuild,
     thread_workers,
     tune_gc,
 )
@@ -152,6 +153,12 @@ async def start_server(
     config = replace(config, workers=size, stream_concurrency=config.stream_concurrency or max(4, lanes))
     workers = await _start_workers(config, trace_fn, llm)
     service = SourceTracerService(config, workers, metrics, deadline_reserve_of(llm))
+
+    def rebuilt() -> None:  # a worker process died (killed, out of memory): seen even when no call fails
+        metrics.worker_pool_rebuilds.inc()
+        log("worker process died; pool rebuilt", logging.WARNING)
+
+    on_rebuild(workers, rebuilt)
     for kind, n in workers.lanes().items():
         metrics.workers.labels(kind=kind).set(n)
     interceptors = [BearerTokenAuth(config.auth_token, metrics)] if config.auth_token else []

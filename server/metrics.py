@@ -63,6 +63,10 @@ class Metrics:
             ["kind"], registry=r)
         self.worker_crashes = Counter(
             "source_tracer_worker_crashes", "Calls failed because their worker process died", registry=r)
+        self.worker_pool_rebuilds = Counter(
+            "source_tracer_worker_pool_rebuilds",
+            "Worker pools rebuilt because one of their processes died (each call on it tried again)",
+            registry=r)
         build = Gauge("source_tracer_build_info", "Always 1; the running source-tracer version",
                       ["version"], registry=r)
         build.labels(version=__version__).set(1)

@@ -361,6 +361,7 @@ class ProcessWorkers:
         self._lock = threading.Lock()
         self._pool = self._new_pool()
         self._closed = False
+        self.on_rebuild: Callable[[], None] | None = None   # called after a broken pool is replaced
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
@@ -487,7 +488,15 @@ class ProcessWorkers:
             for _ in range(self.size):
                 fresh.submit(os.getpid)  # each starts a process while none is idle
             self._pool = fresh
+        # The broken pool's other workers ignore SIGTERM (_init_worker), which is all its manager
+        # thread sends them: they lived on (180 MB each), and its join on them kept the server
+        # from ever exiting. They hold no call any more (each is retried on the fresh pool).
+        for proc in list((getattr(broken, "_processes", None) or {}).values()):
+            if proc.is_alive():
+                proc.kill()
         broken.shutdown(wait=False, cancel_futures=True)
+        if self.on_rebuild is not None:
+            self.on_rebuild()
 
     def shutdown(self, wait: bool = False) -> None:
         with self._lock:
@@ -568,6 +577,16 @@ class RoutedWorkers:
     def shutdown(self, wait: bool = False) -> None:
         self._llm.shutdown(wait)
         self._deterministic.shutdown(wait)
+
+
+def on_rebuild(workers: Workers, hook: Callable[[], None]) -> None:
+    """Call `hook` whenever a worker process dies and its pool is rebuilt, for whichever worker
+    processes `workers` has (none in thread mode)."""
+    for part in (workers, getattr(workers, "_remote", None), getattr(workers, "_deterministic", None)):
+        if isinstance(part, ProcessWorkers):
+            part.on_rebuild = hook
+        elif part is not None and part is not workers:
+            on_rebuild(part, hook)
 
 
 def llm_threads(size: int, llm: LLMBackend) -> int:

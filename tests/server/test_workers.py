@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -213,6 +214,14 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def _cpu_ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
 
 
 def test_a_killed_server_leaves_no_worker_processes() -> None:
@@ -453,3 +462,66 @@ def test_process_mode_with_an_llm_keeps_model_calls_here_and_the_rest_in_workers
             assert len(model.log) == calls
         finally:
             srv.close()
+
+
+def test_a_dead_worker_takes_its_pools_other_workers_with_it_and_is_counted() -> None:
+    """The broken pool's other workers ignore SIGTERM, all its manager thread sends: they lived
+    on (180 MB each), and the manager's join on them kept the server from exiting on SIGTERM.
+    They are killed when the pool is rebuilt, and the rebuild is logged and counted."""
+    srv = InProcessServer(base_config(workers=2, worker_mode="process"), trace_fn=scripted_trace)
+    try:
+        stub = srv.stub()
+        stub.Trace(_request("#!pid"), timeout=60)
+        old = list(srv.running.workers._pool._processes)  # white box: the pool's worker pids
+        assert len(old) == 2
+        os.kill(old[0], signal.SIGKILL)
+        wait_until(lambda: not _alive(old[0]), timeout=10, what="the killed worker to die")
+        assert stub.Trace(_request("#!pid"), timeout=60).citations  # on the rebuilt pool
+        assert srv.running.workers._pool._processes.keys().isdisjoint(old)
+        wait_until(lambda: not any(_alive(p) for p in old), timeout=3, what="the old workers to exit")
+        registry = srv.running.metrics.registry
+        assert registry.get_sample_value("source_tracer_worker_pool_rebuilds_total") == 1
+        assert (registry.get_sample_value("source_tracer_worker_crashes_total") or 0.0) == 0
+    finally:
+        srv.close()
+
+
+def test_a_server_whose_worker_died_still_stops_on_sigterm() -> None:
+    """Once a worker died, the broken pool's manager thread waited forever on its other workers
+    (they ignore SIGTERM), and so did the server's exit: it logged 'stopped' and never ended."""
+    srv = SubprocessServer("--worker-mode", "process", "--workers", "2")
+    try:
+        import grpc as _grpc
+
+        from server.pb.source_tracer.v1 import tracer_pb2_grpc
+
+        with _grpc.insecure_channel(srv.address) as channel:
+            stub = tracer_pb2_grpc.SourceTracerStub(channel)
+            request = pb.TraceRequest(report=EN_REPORT, records=records_pb(EN_RECORDS))
+            assert stub.Trace(request, timeout=60).citations
+            children = {int(p.parent.name) for p in Path("/proc").glob("[0-9]*/stat")
+                        if p.read_text().rsplit(")", 1)[1].split()[1] == str(srv.proc.pid)}
+            workers = sorted(_descendants(srv.proc.pid) - children)   # the forkserver's children
+            assert len(workers) == 2, workers
+            # both workers busy with a slow trace when one of them dies; its answer (the report
+            # comes back whole) is larger than a pipe holds, so the other worker blocks writing it
+            filler = " ".join(f"Record {i} lists routine checks of valves, pumps and cables." for i in range(150))
+            slow = pb.TraceRequest(report=EN_REPORT * 300, records=[
+                pb.Record(url=f"https://s.example/{i}", title="S", content=f"{filler} case {i}")
+                for i in range(1200)])
+            idle = {w: _cpu_ticks(w) for w in workers}
+            calls = [stub.Trace.future(slow, timeout=120) for _ in range(2)]
+            wait_until(lambda: all(_cpu_ticks(w) > idle[w] + 50 for w in workers), timeout=60,
+                       what="both workers half a second into their traces")
+            os.kill(workers[0], signal.SIGKILL)
+            assert all(c.result().citations is not None for c in calls)  # tried again on the new pool
+            time.sleep(1.0)
+            pool = _descendants(srv.proc.pid) - children
+            assert len(pool) == 2 and workers[1] not in pool, "the broken pool's other worker lives on"
+        srv.proc.send_signal(signal.SIGTERM)
+        assert srv.proc.wait(30) == 0
+        assert not _alive(workers[1])
+    finally:
+        if srv.proc.poll() is None:
+            srv.proc.kill()
+            srv.proc.wait(10)
