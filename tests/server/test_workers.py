@@ -505,7 +505,8 @@ def test_a_server_whose_worker_died_still_stops_on_sigterm() -> None:
             assert len(workers) == 2, workers
             # both workers busy with a slow trace when one of them dies; its answer (the report
             # comes back whole) is larger than a pipe holds, so the other worker blocks writing it
-            filler = " ".join(f"Record {i} lists routine checks of valves, pumps and cables." for i in range(150))
+            filler = " ".join(f"Record {i} lists routine checks of valves, pumps and cables."
+                              for i in range(150))
             slow = pb.TraceRequest(report=EN_REPORT * 300, records=[
                 pb.Record(url=f"https://s.example/{i}", title="S", content=f"{filler} case {i}")
                 for i in range(1200)])
