@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import signal
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -55,9 +57,10 @@ class RunningServer:
     metrics: Metrics
     metrics_http: Any = None
 
-    async def drain(self, grace: float | None = None) -> None:
+    async def drain(self, grace: float | None = None) -> int:
         """Graceful stop: NOT_SERVING, refuse new calls (UNAVAILABLE), let accepted calls
-        finish within `grace` seconds, then close the server."""
+        finish within `grace` seconds, then close the server. Returns how many calls were still
+        running when the grace ran out."""
         grace = self.config.grace_s if grace is None else grace
         t0 = time.monotonic()
         self.service.begin_drain()
@@ -73,6 +76,7 @@ class RunningServer:
         if self.metrics_http is not None:
             self.metrics_http.shutdown()
         log("stopped", unfinished=left, drain_ms=round((time.monotonic() - t0) * 1000, 1))
+        return left
 
 
 def _read(path: str, what: str) -> bytes:
@@ -238,5 +242,12 @@ async def serve(config: ServerConfig, llm: LLMBackend | None = None,
     if check is not None:
         check.cancel()
     log("signal received; draining")
-    await running.drain()
+    if await running.drain():
+        # A trace still running in a thread of this process when the grace ran out would hold
+        # the exit (Python joins its pool's threads) until its current stage ends: seconds past
+        # the grace. It is abandoned with its call, so the process ends now.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(0)
     return 0

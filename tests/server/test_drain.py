@@ -162,3 +162,34 @@ def test_a_stream_the_client_cancels_logs_every_item_it_started_and_only_json() 
         assert [e for e in srv.logs if "raw" in e] == []
     finally:
         srv.close()
+
+
+def test_the_drain_ends_at_its_grace_though_a_trace_still_runs_in_a_thread() -> None:
+    """A trace still running in a thread of the server when the grace ran out held the exit
+    until its current stage ended (seconds past --grace): the process now ends at the grace."""
+    metrics_port = _free_port()
+    srv = SubprocessServer("--worker-mode", "thread", "--workers", "1", "--grace", "0.5",
+                           "--metrics-port", str(metrics_port))
+    try:
+        filler = " ".join(f"Record {i} lists routine checks of valves, pumps and cables."
+                          for i in range(150))
+        slow = pb.TraceRequest(report=EN_REPORT * 100, records=[
+            pb.Record(url=f"https://s.example/{i}", title="S", content=f"{filler} case {i}")
+            for i in range(3000)])
+        stub = tracer_pb2_grpc.SourceTracerStub(grpc.insecure_channel(
+            srv.address, options=[("grpc.max_send_message_length", 64 << 20)]))
+        call = stub.Trace.future(slow, timeout=120)
+        wait_until(lambda: metric_value(scrape(metrics_port), "source_tracer_in_flight") >= 1,
+                   what="the slow call in flight")
+        time.sleep(1.0)   # into its retrieval stage: about 3 s of indexing 3,000 records
+        srv.terminate(signal.SIGTERM)
+        assert srv.wait(2.5) == 0   # the stage alone would hold the exit seconds more
+        stopped = [e for e in srv.logs if e.get("event") == "stopped"]
+        assert stopped and stopped[0]["unfinished"] == 1
+        try:
+            call.result()
+            raise AssertionError("the abandoned call was answered")
+        except grpc.RpcError:
+            pass
+    finally:
+        srv.close()
