@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import queue
 import re
+import signal
 import stat
 import sys
 import threading
@@ -1158,6 +1159,13 @@ def run(args: argparse.Namespace) -> int:
     """Run `bulk`; exit 0 when every line is answered (error lines included), 2 on bad usage,
     1 when the run stopped early (then --resume finishes it)."""
     spooled: str | None = None
+    stopped_by: list[int] = []
+
+    def on_sigterm(signum: int, _frame: Any) -> None:  # systemd, Kubernetes, `timeout`: as Ctrl-C
+        stopped_by.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         spooled = _spool_stream(args)
         return _run(args)
@@ -1166,8 +1174,9 @@ def run(args: argparse.Namespace) -> int:
         return 1 if exc.resumable else 2
     except KeyboardInterrupt:
         print("bulk: interrupted; rerun with --resume to finish", file=sys.stderr)
-        return 130
+        return 128 + (stopped_by[0] if stopped_by else signal.SIGINT)
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if spooled is not None:
             os.unlink(spooled)
 

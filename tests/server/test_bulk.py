@@ -648,3 +648,29 @@ def test_out_that_is_in_itself_is_refused_and_in_is_left_whole(tmp_path: Path, h
         r = bulk(tmp_path / "in.jsonl", out, flag, "--workers", "1")
         assert r.returncode == 2 and "is IN itself" in r.stderr, r.stderr
     assert (tmp_path / "in.jsonl").read_bytes() == before
+
+
+def test_sigterm_stops_the_run_resumably_like_ctrl_c(tmp_path: Path) -> None:
+    """systemd, Kubernetes and `timeout` send SIGTERM: the run stops as on Ctrl-C, saying how to
+    finish it (it died with no word, exit 143), and --resume finishes it."""
+    ids = write_cases(tmp_path / "in.jsonl", 200)
+    out = tmp_path / "out.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"), str(out),
+                             "--workers", "1"], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for = time.monotonic() + 120
+        while not (out.exists() and out.read_bytes().count(b"\n") >= 5):
+            assert proc.poll() is None and time.monotonic() < wait_for, "the run ended before SIGTERM"
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 143, err
+    assert "interrupted; rerun with --resume to finish" in err
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    assert sorted(by_id(read_out(out))) == sorted(ids)
