@@ -787,6 +787,8 @@ def _parse_targets(spec: str) -> list[str]:
         host, _, port = t.rpartition(":")
         if not host or not port.isdigit():
             raise BulkError(f"--server: expected host:port[,host:port...], got {t!r}")
+        if not 0 < int(port) < 65536:
+            raise BulkError(f"--server: port must be 1..65535, got {t!r}")
     if not targets:
         raise BulkError("--server: no host:port given")
     return targets
@@ -1228,6 +1230,8 @@ def _run(args: argparse.Namespace) -> int:
             pass
     except OSError as exc:
         raise BulkError(f"{args.input}: cannot read: {exc.strerror or exc}") from None
+    if args.resume and args.overwrite:
+        raise BulkError("--resume and --overwrite are alternatives: keep OUT's lines, or start it again")
     if args.server is not None and args.engine == "ray":
         raise BulkError("--server and --engine ray are alternatives; pick one")
     if args.workers < 0 or args.window < 0 or not (math.isfinite(args.timeout) and args.timeout >= 0):

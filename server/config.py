@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -151,22 +152,33 @@ def load_file(path: str) -> dict[str, Any]:
         raise ConfigError(f"config file {path!r}: invalid TOML: {exc}") from None
 
 
+def _env_name(key: str) -> str:
+    """The environment variable of a flat key ("workers" -> SOURCE_TRACER_WORKERS,
+    "limits.records" -> SOURCE_TRACER_LIMIT_RECORDS)."""
+    if key.startswith("limits."):
+        return "SOURCE_TRACER_LIMIT_" + key.split(".", 1)[1].upper()
+    return "SOURCE_TRACER_" + key.replace(".", "_").upper()
+
+
 def _apply(cfg: ServerConfig, values: Mapping[str, Any], origin: str, section: str = "") -> ServerConfig:
     """Apply a flat mapping {server key | 'limits.x' | 'tls.x' | 'auth.token' ...: value};
-    `section` names a server key's table in messages ("server." for a config file)."""
+    `section` names a server key's table in messages ("server." for a config file); an `origin`
+    of "env " names the environment variable instead."""
     changes: dict[str, Any] = {}
     limits: dict[str, Any] = {}
     for key, value in values.items():
         if value is None:
             continue
+        label = _env_name(key) if origin == "env " else \
+            f"{origin}{section if key in _SERVER_KEYS else ''}{key}"
         if key in _SERVER_KEYS:
             attr, typ = _SERVER_KEYS[key]
-            changes[attr] = _coerce(f"{origin}{section}{key}", value, typ)
+            changes[attr] = _coerce(label, value, typ)
         elif key.startswith("limits."):
             name = key.split(".", 1)[1]
             if name not in _LIMIT_KEYS:
-                raise ConfigError(f"{origin}{key}: unknown limit (known: {', '.join(_LIMIT_KEYS)})")
-            limits[name] = _coerce(f"{origin}{key}", value, int)
+                raise ConfigError(f"{label}: unknown limit (known: {', '.join(_LIMIT_KEYS)})")
+            limits[name] = _coerce(label, value, int)
         elif key.startswith("tls."):
             name = key.split(".", 1)[1]
             if name not in _TLS_KEYS:
@@ -177,7 +189,7 @@ def _apply(cfg: ServerConfig, values: Mapping[str, Any], origin: str, section: s
         elif key == "auth.token_file":
             changes["auth_token"] = _read_token_file(str(value)) if value else ""
         else:
-            raise ConfigError(f"{origin}{key}: unknown setting")
+            raise ConfigError(f"{origin}{section}{key}: unknown setting")
     if limits:
         changes["limits"] = replace(cfg.limits, **limits)
     return replace(cfg, **changes)
@@ -257,7 +269,15 @@ def load_config(
     cfg = _apply(cfg, _from_env(env), "env ")
     if args is not None:
         cfg = _apply(cfg, _from_args(args), "--")
-    return replace(cfg, llm=llm).validated()
+    try:
+        return replace(cfg, llm=llm).validated()
+    except ConfigError as exc:  # a value out of range, from whichever source set it: name them all
+        m = re.match(r"(server|limits)\.(\w+): ", str(exc))
+        if m is None:
+            raise
+        key = m.group(2) if m.group(1) == "server" else f"limits.{m.group(2)}"
+        flag = f"--{m.group(2).replace('_', '-')}, " if m.group(1) == "server" else ""
+        raise ConfigError(f"{exc} (set by {flag}{_env_name(key)} or [{m.group(1)}] {m.group(2)})") from None
 
 
 def add_serve_arguments(p: argparse.ArgumentParser) -> None:

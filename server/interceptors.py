@@ -34,12 +34,16 @@ class BearerTokenAuth(grpc.aio.ServerInterceptor):
     """Require `authorization: Bearer <token>`; answer UNAUTHENTICATED otherwise."""
 
     def __init__(self, token: str, metrics: Metrics | None = None) -> None:
-        self._expected = f"Bearer {token}".encode()
+        self._expected = token.encode()
         self._metrics = metrics
 
     def _authorized(self, details: grpc.HandlerCallDetails) -> bool:
         value = _metadata_value(details, "authorization")
-        return value is not None and hmac.compare_digest(value.encode(), self._expected)
+        if value is None:
+            return False
+        scheme, _, token = value.partition(" ")
+        # the scheme is case-insensitive (RFC 7235): "bearer", "BEARER" and "Bearer" alike
+        return scheme.lower() == "bearer" and hmac.compare_digest(token.strip().encode(), self._expected)
 
     async def intercept_service(
         self,

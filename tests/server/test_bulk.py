@@ -674,3 +674,12 @@ def test_sigterm_stops_the_run_resumably_like_ctrl_c(tmp_path: Path) -> None:
     r = bulk(tmp_path / "in.jsonl", out, "--resume", "--workers", "1")
     assert r.returncode == 0, r.stderr
     assert sorted(by_id(read_out(out))) == sorted(ids)
+
+
+def test_resume_with_overwrite_and_a_port_out_of_range_are_usage_errors(tmp_path: Path) -> None:
+    write_cases(tmp_path / "in.jsonl", 1)
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--resume", "--overwrite")
+    assert r.returncode == 2 and "--resume and --overwrite are alternatives" in r.stderr
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out2.jsonl", "--server", "127.0.0.1:99999")
+    assert r.returncode == 2 and "port must be 1..65535" in r.stderr
+    assert not (tmp_path / "out.jsonl").exists() and not (tmp_path / "out2.jsonl").exists()

@@ -240,6 +240,16 @@ def test_a_whole_float_is_a_count_and_env_values_are_checked_alike(tmp_path: Pat
             load_config(None, env={f"SOURCE_TRACER_{key}": value})
 
 
+def test_an_environment_value_is_named_by_its_variable_and_a_range_by_every_source() -> None:
+    with pytest.raises(ConfigError, match="SOURCE_TRACER_WORKERS: expected int, got 'abc'"):
+        load_config(None, env={"SOURCE_TRACER_WORKERS": "abc"})
+    with pytest.raises(ConfigError, match="SOURCE_TRACER_LIMIT_RECORDS: expected int"):
+        load_config(None, env={"SOURCE_TRACER_LIMIT_RECORDS": "x"})
+    with pytest.raises(ConfigError, match=r"server.grace: .* \(set by --grace, SOURCE_TRACER_GRACE or "
+                                          r"\[server\] grace\)"):
+        load_config(None, env={"SOURCE_TRACER_GRACE": "-1"})
+
+
 def test_trace_timeout_must_be_a_number_of_seconds(files, capsys) -> None:
     code, err = run_main("trace", str(files["en_report"]), str(files["en_records"]), "--timeout", "nan",
                          capsys=capsys)

@@ -59,7 +59,7 @@ def test_a_refused_call_carries_its_request_id_and_is_logged(auth_server, monkey
 
 
 def test_wrong_token_is_unauthenticated(auth_server) -> None:
-    for value in ("Bearer nope", TOKEN, f"bearer {TOKEN}x", "Basic abc"):
+    for value in ("Bearer nope", TOKEN, f"bearer {TOKEN}x", "Basic abc", f"Basic {TOKEN}", f"Bearer{TOKEN}"):
         with pytest.raises(grpc.RpcError) as err:
             auth_server.stub().Trace(_request(), metadata=(("authorization", value),))
         assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
@@ -71,6 +71,13 @@ def test_right_token_works(auth_server) -> None:
     assert resp.citations
     items = list(auth_server.stub().TraceStream(iter([pb.TraceRequest(id="x", report="Hi.")]), metadata=md))
     assert [i.id for i in items] == ["x"]
+
+
+def test_the_scheme_is_case_insensitive(auth_server) -> None:
+    """RFC 7235: "bearer" and "BEARER" name the scheme as "Bearer" does (clients differ)."""
+    for scheme in ("bearer", "BEARER", "Bearer"):
+        resp = auth_server.stub().Trace(_request(), metadata=(("authorization", f"{scheme} {TOKEN}"),))
+        assert resp.citations
 
 
 def test_health_and_reflection_need_no_token(auth_server) -> None:
