@@ -271,7 +271,7 @@ def test_the_meaning_batteries_are_whole() -> None:
     data = ROOT / "bench" / "meaning"
     cases = json.loads((data / "cases.json").read_text(encoding="utf-8"))
     rows = [json.loads(line) for line in (data / "sentences.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert len(rows) >= 800 and {r["battery"] for r in rows} == {"fresh", "zh", "en"}
+    assert len(rows) >= 1100 and {r["battery"] for r in rows} == {"fresh", "zh", "en", "unseen"}
     assert all(r["case"] in cases and r["kind"] in ("W", "F") and r["lang"] == cases[r["case"]]["lang"]
                and r["sentence"].strip() for r in rows)
     assert all(c["records"] and all(rec["url"] and rec["content"] for rec in c["records"])

@@ -4,7 +4,7 @@ batteries of bench/meaning.
     scripts/meaning [--battery NAME] [--lang en|zh] [--explain] [--tracer PATH] [--min-score X]
                     [--data DIR]
 
-bench/meaning holds 849 sentences in three batteries, each written by hand (by helper sessions,
+bench/meaning holds 1,159 sentences in four batteries, each written by hand (by helper sessions,
 not from any benchmark) against records written for them:
 
 - `fresh` (twenty-first session): 12 cases in both languages, 192 wrong sentences (one edit of a
@@ -12,7 +12,10 @@ not from any benchmark) against records written for them:
   opposite direction, plan stated as done and the reverse, modality, rank, quantifier, another
   attribute, an added clause, facts of two records merged) and 192 faithful paraphrases;
 - `zh` (twenty-first session): 6 Chinese cases, 192 wrong and 104 faithful sentences;
-- `en` (twentieth session): 9 English cases, 123 wrong and 46 faithful sentences.
+- `en` (twentieth session): 9 English cases, 123 wrong and 46 faithful sentences;
+- `unseen` (twenty-first session): 10 cases in both languages on other topics, 190 wrong and 120
+  faithful sentences, written after the session's rules and measured once, untouched (nobody
+  read which of its sentences were cited).
 
 Each sentence is traced alone (a one-sentence report) against its case's records with the
 default options, as a user would trace it. A wrong sentence counts as cited when it gets any
