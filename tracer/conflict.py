@@ -506,8 +506,10 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
     slot = (_zh_figure_slot(a, b) or _roles_swapped(a, b, zh, False)) if zh else None
     if slot is not None:
         return slot
-    if share < _MIN_ALIGNED:  # a paraphrase: only a denial of what the quote speaks of, unanswered
-        return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around, loose=True)
+    if share < _MIN_ALIGNED:  # a paraphrase: a denial of what the quote speaks of, unanswered, or
+        # an opposite word with two of the sentence's words near it in both
+        return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around, loose=True) \
+            or _crossed_opposite(a, b, ka, kb, zh, negations, opposites)
     in_b = set(kb)
     title_case = not zh and _title_case(a)
     # the part of each text the other repeats (a negation elsewhere in a long quote is no answer)
@@ -698,12 +700,19 @@ def _crossed_opposite(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str],
         if not zh and i + 1 < len(a) and a[i + 1][1].lower() in _STATES:
             continue  # "fell ill" is "grew ill"
         for j, y in enumerate(kb):
-            if y not in opposites[x] or y in in_a or _negated(kb, max(0, j - 3), j, negations):
+            if y not in opposites[x] or y in in_a or _negated(kb, max(0, j - 3), j, negations) \
+                    or _negated(kb, j + 1, min(len(kb), j + 2), negations):  # "with no" is "without"
                 continue
+            if {x, y} & _VERB_TOO:
+                continue  # "help United defeat Arsenal" against "a famous victory over Arsenal"
             near = set(kb[max(0, j - _NEAR):j]) | set(kb[j + 1:j + 1 + _NEAR])
             if len(context & near) >= 2 and not _other_subject(b, j, in_a, zh, opposites, sentence_text):
                 return Conflict("opposite", a[i][1], b[j][1])
     return None
+
+
+# opposites that are also verbs of the other sense, told apart only by the clause around them
+_VERB_TOO = frozenset(_stem(w) for w in ("defeat", "defeated", "loss", "lost", "win", "won"))
 
 
 def _other_subject(b: tuple[_Word, ...], j: int, in_a: set[str], zh: bool,

@@ -1327,3 +1327,22 @@ def test_a_plan_where_the_quote_says_it_is_done_is_a_conflict(sentence: str, quo
                                                               conflict: bool) -> None:
     got = quote_conflict(sentence, quote, lang)
     assert (got is not None and got.kind == "done") is conflict, got
+
+
+def test_an_opposite_word_is_read_in_a_paraphrase_that_reorders_its_clauses_too() -> None:
+    """Where the quote repeats less than half the sentence in order (its clauses come the other
+    way round), an opposite word with two of the sentence's words near it in both still
+    contradicts it; "with no" says "without"."""
+    got = quote_conflict(
+        "After correcting for stellar contamination, the Heidelberg group found the water feature "
+        "strengthened by roughly 40%.",
+        "The Heidelberg group, led by Dr. Jonas Weber, re-examined three of the four transits and found that "
+        "the water feature weakened by about 40 percent after accounting for stellar contamination.", "en")
+    assert got is not None and got.kind == "opposite", got
+    assert quote_conflict("He scored the winner to help United defeat Arsenal in the cup final.",
+                          "In the cup final, a famous victory for United over Arsenal came from his late "
+                          "winner.", "en") is None   # "defeat" the verb is no opposite of "victory"
+    assert quote_conflict(
+        "As of April 2013, the movie is reported to have survived but without a projection print as of yet.",
+        "This will probably include Inside of the Cup (surviving but so far with no projection print), "
+        "as of April 2013.", "en") is None
