@@ -9,7 +9,7 @@ per canonical source (`Record.source_key`), so chunks and URL variants of a page
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -62,6 +62,9 @@ _YEAR_BRACKET_AFTER = re.compile(r"\[\d{4}\]|【\d{4}】")
 _YEAR_BRACKET_BEFORE = re.compile(r"(?:\[\d{4}\]|【\d{4}】)\Z")
 _FOOTNOTE_REF_BEFORE = re.compile(r"\[\^[\w.-]{1,40}\]\Z")
 _BARE_URL_START = re.compile(r"(?i:https?://|www\.)")
+# what GFM's autolink takes in after a URL when more follows without a space
+_URL_TRAIL = frozenset(".,;:!?)]}'\"*_~”’）】》」』。，；：！？")
+_CLAUSE_COMMA = re.compile(r"(?<!\d),|,(?!\d)|，")
 _CONTAINER_PREFIX = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)+")
 
 _MARKER_PATTERNS: dict[str, str] = {
@@ -149,7 +152,8 @@ class _Text:
         self.del_end = {b: a for a, b in deletions}
         self.del_start = {a: b for a, b in deletions}
         self.protected = protected
-        self._url_starts: set[int] | None = None
+        self._url_spans: list[Span] | None = None
+        self._url_ends: list[int] = []
         regions = sorted([*protected, *deletions])
         self._starts = [a for a, _ in regions]
         self._reach: list[int] = []  # running max of region ends (robust to nested regions)
@@ -165,15 +169,18 @@ class _Text:
 
     def before_url_aside(self, p: int, floor: int) -> int | None:
         """Where a marker that would extend the bare URL before p goes instead: before the aside
-        that holds the URL, "(see https://…)" or ", see https://…", else right before the URL
-        (its leading space left after the marker); None when that is not after `floor`."""
+        that holds the URL, "(see https://…)" or ", see https://…" (a comma that ends a clause,
+        not one inside "1,250"), else right before the URL (its leading space left after the
+        marker); None when that is not after `floor`."""
         url = self._bare_url_before(p)
         if url is None:
             return None
         body = self.body
         window = max(floor, url - 60)
         opened = max(body.rfind("(", window, url), body.rfind("（", window, url))
-        comma = max(body.rfind(",", max(floor, url - 30), url), body.rfind("，", max(floor, url - 30), url))
+        comma = -1
+        for m in _CLAUSE_COMMA.finditer(body, max(floor, url - 30), url):
+            comma = m.start()
         q = opened if opened >= 0 and not any(c in body[opened:url] for c in ")）") else (
             comma if comma >= 0 else url)
         while q > floor and body[q - 1].isspace():
@@ -181,22 +188,31 @@ class _Text:
         return q if q > floor else None
 
     def _bare_url_before(self, p: int) -> int | None:
-        """The start of the bare URL whose autolink a marker at p would join, if any."""
-        if self._url_starts is None:
-            self._url_starts = {a for a, _ in self.protected
-                                if _BARE_URL_START.match(self.body, a)}
-        if not self._url_starts:
+        """The start of the bare URL whose link a marker at p would change: the URL ends right
+        before p, or only closing punctuation stands between ("https://x.org/a.", "…/a)"), which
+        GFM's autolink takes in once something follows it. Where the author's own words already
+        follow the URL without a space (Chinese prose: "来源：https://x.org/a。据报道…"), the
+        autolink has taken them in already, and a marker there changes nothing more."""
+        if self._url_spans is None:
+            spans = sorted((a, b) for a, b in self.protected if _BARE_URL_START.match(self.body, a))
+            self._url_spans = spans
+            self._url_ends = [b for _a, b in spans]
+        if not self._url_spans:
             return None
         q = p
-        for _ in range(4096):          # a URL run is not longer than that
-            while q in self.del_end:
-                q = self.del_end[q]
-            if q <= 0 or self.body[q - 1].isspace() or self.body[q - 1] == "<":
+        while q in self.del_end:
+            q = self.del_end[q]
+        k = bisect_right(self._url_ends, q) - 1   # the last URL ending at or before q
+        if k < 0:
+            return None
+        start, end = self._url_spans[k]
+        gap = self.body[end:q]
+        if len(gap) > 8:
+            return None
+        for ch in gap:
+            if ch.isspace() or ch == "<" or ch not in _URL_TRAIL:
                 return None
-            q -= 1
-            if q in self._url_starts:
-                return q
-        return None
+        return start
 
     def covering_end(self, p: int) -> int | None:
         """End of the protected region or deleted marker strictly containing p, if any."""

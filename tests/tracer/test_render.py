@@ -732,3 +732,28 @@ def test_a_superscript_marker_may_follow_a_bare_url() -> None:
     records = [{"url": "https://a.example/jwst", "title": "JWST", "content": fact + "."}]
     result = trace(fact + ", see https://esa.example/webb\n", records, TraceOptions(style="superscript"))
     assert result.report.startswith(fact + ", see https://esa.example/webb<sup>[1]</sup>\n")
+
+
+def test_a_marker_kept_off_a_url_never_lands_inside_a_number() -> None:
+    from tracer.pipeline import trace
+
+    fact = "The Northwind factory in Ohio produced 1,250 electric buses in 2023"
+    records = [{"url": "https://a.example/nw", "title": "NW", "content": fact + "."}]
+    for placement in ("before", "after"):
+        result = trace(fact + " https://northwind.example/report\n", records,
+                       TraceOptions(placement=placement))
+        assert result.report.startswith(fact + "[1] https://northwind.example/report\n"), result.report
+
+
+def test_a_url_the_authors_words_already_follow_does_not_keep_markers_off_them() -> None:
+    """Chinese prose runs on after a URL without a space, so GFM's autolink has taken those words
+    in already: a marker after them changes nothing more, and the sentences keep their citations
+    (they lost every one for 4,096 characters after the URL)."""
+    from tracer.pipeline import trace
+
+    facts = [f"第{i}号工厂2023年生产了{100 + i}辆电动公交车" for i in range(1, 6)]
+    records = [{"url": f"https://a.example/{i}", "title": f"厂{i}", "content": f + "。"}
+               for i, f in enumerate(facts, 1)]
+    report = "来源：https://example.org/x。" + "".join(f + "。" for f in facts) + "\n"
+    result = trace(report, records, TraceOptions())
+    assert len(result.citations) == 5 and not result.warnings, result.warnings
