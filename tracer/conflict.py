@@ -27,6 +27,7 @@ docs/quality.md lists every rule with the cases it was measured on (`scripts/per
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections import Counter
@@ -967,24 +968,51 @@ _CLAUSE_END = re.compile(r"[，。；！？,;!?]")
 _Place = int | tuple[str, int] | str
 
 
+_MAX_RANKS = 32   # ranks read per text: a text of hundreds of ranks is a table, not a claim
+# what makes a superlative no plain first place: "the largest after Tokyo", "除美国和中国以外全球最大"
+_RANK_QUALIFIED = re.compile(r"\b(?:after|behind|apart from|except|excluding|outside|other than|second only|"
+                             r"besides)\b|除|以外|之外|仅次于|不含|不包括", re.IGNORECASE)
+_EN_ONE_OF = re.compile(r"\b(?:one of|among)\b(?:\s+\S+){0,3}\s*$", re.IGNORECASE)
+
+
 def _ranks(text: str, zh: bool) -> list[tuple[str, _Place, str]]:
     """(kind, place, as written) of each rank the text states: place 3 for "第三大", ("top", 3)
-    for "前三", "one of" for "最大的…之一" and "one of the largest"."""
+    for "前三", "one of" for "最大的…之一", "one of the largest", "among America's largest" or
+    "one of the 10 largest". A superlative its clause qualifies ("largest … after Tokyo",
+    "除…以外…最大") states no place."""
     out: list[tuple[str, _Place, str]] = []
+    ends = [m.start() for m in _CLAUSE_END.finditer(text)]
+
+    def clause(at: int) -> str:
+        k = bisect.bisect_left(ends, at)
+        lo = ends[k - 1] + 1 if k > 0 else 0
+        hi = ends[k] if k < len(ends) else len(text)
+        return text[lo:hi]
+
     if not zh:
         for m in _EN_RANK.finditer(text):
+            if len(out) >= _MAX_RANKS:
+                break
+            if _RANK_QUALIFIED.search(clause(m.start())):
+                continue
             kind = m.group("sup").lower()
             o = (m.group("ord") or "").lower()
-            place: _Place = _ONE_OF if m.group("oneof") else (
+            one_of = m.group("oneof") or _EN_ONE_OF.search(text, max(0, m.start() - 40), m.start())
+            place: _Place = _ONE_OF if one_of else (
                 int(_EN_ORDINAL.get(o, "") or re.sub(r"\D", "", o) or 1))
             out.append((kind, place, m.group(0).strip()))
         return out
     for m in _ZH_RANK.finditer(text):
+        if len(out) >= _MAX_RANKS:
+            break
         if m.group("zhi"):
             out.append(("之", _ONE_OF if m.group("zhi") == "之一" else 1, m.group(0)))
         elif m.group("sup"):
-            end = _CLAUSE_END.search(text, m.end())
-            tail = text[m.end():end.start() if end else len(text)]
+            around = clause(m.start())
+            if _RANK_QUALIFIED.search(around):
+                continue
+            k = bisect.bisect_left(ends, m.end())
+            tail = text[m.end():ends[k] if k < len(ends) else len(text)]
             one_of = tail.find("之一", 0, 20)
             out.append((m.group("sup"), 1, m.group(0)) if one_of < 0 else
                        (m.group("sup"), _ONE_OF, m.group(0) + tail[:one_of + 2]))
@@ -1021,9 +1049,11 @@ def rank_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
     said = _ranks(sentence, zh)
     if not said:
         return None
-    quoted = _ranks(quote, zh)
+    by_kind: dict[str, list[tuple[_Place, str]]] = {}
+    for k, p, t in _ranks(quote, zh):
+        by_kind.setdefault(k, []).append((p, t))
     for kind, place, text in said:
-        same = [(p, t) for k, p, t in quoted if k == kind]
+        same = by_kind.get(kind, [])
         if same and not any(_place_holds(place, p) for p, _t in same):
             return Conflict("rank", text, same[0][1])
     return None
@@ -1326,7 +1356,7 @@ _ABLE = frozenset({"can", "able", "allowed", "permitted", "unable", "cannot"})
 # ("plans to", "is expected to"), and words that say it alone ("will", "proposed")
 _PROSPECT_TO = frozenset("plan plans planned planning expect expects expected intend intends intended "
                          "aim aims aimed seek seeks hope hopes hoped pledge pledges pledged promise "
-                         "promises promised schedule scheduled slated set poised likely going due "
+                         "promises promised schedule scheduled slated set poised likely going "
                          "prepare prepares preparing".split())
 _PROSPECT = frozenset("will would shall proposed proposes proposing propose considering considers "
                       "forecast forecasts projected".split())
@@ -1375,11 +1405,13 @@ def _prospect_change(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_
 # words that say a thing must or certainly will be so, and what a quote says them with
 _ZH_CERTAIN = frozenset("一定 必须 必定 必然 肯定 务必 注定 势必 必将 绝对 毫无疑问".split())
 _ZH_CERTAIN_QUOTED = frozenset("须 需 需要 应 应当 应该 要求 强制 确定 确保 一定 肯定 注定 势必 绝对 "
-                               "毫无疑问 不得不 只能 不可避免 务必 得".split())
+                               "毫无疑问 不得不 只能 不可避免 务必 得 要 都要 一律 责令 规定 勒令 "
+                               "命令 必然 无疑".split())
 _EN_CERTAIN = frozenset("must certainly definitely inevitably undoubtedly surely necessarily".split())
 _EN_CERTAIN_QUOTED = frozenset("must certainly definitely inevitably undoubtedly surely necessarily "
                                "required require requires requirement mandatory obliged obligated "
-                               "compulsory have has had need needs needed shall bound".split())
+                               "compulsory have has had need needs needed shall bound ordered order "
+                               "orders forced compelled mandated doubt certain sure clearly".split())
 
 
 def _strong_modal(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
@@ -1408,8 +1440,11 @@ def _strong_modal(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]
 # follows the verb ("A was bought by B" is "B bought A", "A met with B")
 _SYMMETRIC = frozenset(_stem(w) for w in (
     "met", "meet", "meets", "married", "marry", "merged", "merge", "merger", "played", "play", "tied",
-    "drew", "draw", "faced", "face", "partnered", "partner", "joined", "versus", "vs", "between")) \
-    | frozenset("会见 会谈 会晤 合并 结婚 联姻 战平 打平 握手 合作 对阵 交手 通话".split())
+    "drew", "draw", "faced", "face", "partnered", "partner", "joined", "versus", "vs", "between",
+    "fought", "fight", "battled", "battle", "debated", "debate", "competed", "compete", "clashed",
+    "negotiated", "talked", "spoke", "collaborated", "teamed")) \
+    | frozenset("会见 会谈 会晤 合并 结婚 联姻 战平 打平 握手 合作 对阵 交手 通话 携手 联手 联合 共同 并肩 "
+                "对决 交锋 较量 辩论 竞争 谈判 角逐 争夺".split())
 _TURNING = frozenset(_stem(w) for w in ("by", "with", "and", "or", "from", "to")) \
     | frozenset("被 由 受 遭 让 给 与 和 同 跟 及 以及".split())
 # verbs that say the same of two roles, read as one where the roles are compared ("击败" and "战胜")
@@ -1427,6 +1462,23 @@ _ZH_COMPANY_HEADS = frozenset("科技 软件 集团 公司 股份 控股 银行 
 
 
 _MAX_ROLES = 12
+# verbs that say the same with the roles the other way round ("A beat B" is "B lost to A")
+_CONVERSE = (
+    (frozenset(_stem(w) for w in ("beat", "beats", "defeated", "defeat", "won", "overtook", "outsold",
+                                  "led", "ahead", "above", "exceeded", "surpassed")),
+     frozenset(_stem(w) for w in ("lost", "loses", "lose", "trailed", "behind", "below", "fell"))),
+    (frozenset("战胜 击败 打败 赢 胜 力克 击溃 超过 超越 领先 高于 多于 大于 收购 并购 买下".split()),
+     frozenset("负于 输给 不敌 败给 落后 落后于 低于 少于 小于 被 出售 卖给".split())),
+)
+
+
+def _converse(a: tuple[_Word, ...], b: tuple[_Word, ...]) -> bool:
+    """Whether one text says with one verb what the other says with its converse."""
+    ka = {k for k, _w, _t in a} | {w for _k, w, _t in a}
+    kb = {k for k, _w, _t in b} | {w for _k, w, _t in b}
+    return any((one & ka and other & kb) or (other & ka and one & kb) for one, other in _CONVERSE)
+
+_MAX_SHARED = 64  # shared words a swap is looked for around
 
 
 def _is_year_word(w: str) -> bool:
@@ -1476,15 +1528,21 @@ def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
             or any(k in _TURNING or w in _TURNING for k, w, _t in words[verb + 1:hi]) \
             or (zh and verb > 0 and words[verb - 1][1] in _TURNING)
 
+    if _converse(a, b):
+        return None  # "A以3比1战胜B" is "B以1比3负于A": the roles turn with the verb
     roles = [k for k in shared if named(k)][:_MAX_ROLES]  # a list of names is no pair of roles
     if len(roles) < 2:
         return None
     verbs = [k for k in shared if once_b[k] == 1 and (zh or k not in EN_STOPWORDS)
              and not (zh and a[pos_a[k]][2][:1] not in ("v", "n", "d", "a") and a[pos_a[k]][1] != "比")]
-    for v in verbs:
+    def nearest(positions: list[int], at: int) -> int:  # positions ascending
+        k = bisect.bisect_left(positions, at)
+        return min(positions[max(0, k - 1):k + 1], key=lambda j: abs(j - at))
+
+    for v in verbs[:_MAX_SHARED]:
         av, bv = pos_a[v], at_b[v][0]
         # in the quote, each name where it stands nearest the shared word
-        near = {k: min(at_b[k], key=lambda j: abs(j - bv)) for k in roles}
+        near = {k: nearest(at_b[k], bv) for k in roles}
         before = [x for x in roles if pos_a[x] < av and near[x] > bv]   # x … v … y in the sentence,
         after = [y for y in roles if pos_a[y] > av and near[y] < bv]    # y … v … x in the quote
         for x in before:
@@ -1492,6 +1550,8 @@ def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
                 ax, ay, bx, by = pos_a[x], pos_a[y], near[x], near[y]
                 if a[ax][1][:1].isdigit() != a[ay][1][:1].isdigit():
                     continue  # two names or two figures, not one of each
+                if a[ax][1][:1].isdigit() and a[av][1] in ("比", ":", "-"):
+                    continue  # "3比1" is a score, read either way round with its verb ("战胜", "负于")
                 if not joins(a, ax, av, ay) and not joins(b, by, bv, bx):
                     return Conflict("swap", f"{a[ax][1]} … {a[ay][1]}", f"{b[by][1]} … {b[bx][1]}")
     return None
@@ -1520,6 +1580,8 @@ def _zh_figure_slots(words: tuple[_Word, ...]) -> list[_Slot]:
             unit = words[i + 1][1]
         if unit in _ZH_TIME_UNITS or (not unit and len(m.group(1)) == 4):
             continue
+        if any(0 <= x < len(words) and words[x][1] in ("比", ":", "：") for x in (i - 1, i + 1)):
+            continue  # a score or a ratio ("3比1"), read with its verb, not a measure
         context: list[str] = []
         j = i
         while j > 0 and len(context) < 2 and not words[j][2].endswith(_APART):
@@ -1582,6 +1644,9 @@ def _zh_quantity(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op])
     return None
 
 
+# verbs that say a thing stopped or was refused: done, they say what a negation says
+_ZH_STOPPING = frozenset("停止 拒绝 取消 放弃 终止 退出 关闭 停产 暂停 撤销 否决 中止 叫停 停售 撤回 "
+                         "不再".split())
 _ZH_PLAN = frozenset("计划 拟 打算 准备 将要 即将 筹划 规划 拟于 计划于".split())
 _EN_PLAN = frozenset("plan plans planning intend intends intending considering considers aim aims will "
                      "proposes proposing".split())
@@ -1599,6 +1664,8 @@ def _planned_for_done(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[
             continue
         said = [w.lower() for _k, w, _t in a[i1:i2]]
         quoted = [w.lower() for _k, w, _t in b[j1:j2]]
+        if (quoted and quoted[-1] == "to") or (j2 < len(b) and b[j2][1].lower() == "to"):
+            continue  # "has agreed to merge", "has decided to sell": a decision, not the deed
         if any(w in _EN_PLAN for w in said[-3:]) and any(w in _EN_DONE for w in quoted) \
                 and not any(_prospect(b, j, False) for j in range(j1, j2)):
             return Conflict("done", _said(a, i1, i2), _said(b, j1, j2))
@@ -1622,6 +1689,8 @@ def _done_or_not(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
         if tag != "replace" or i2 - i1 > 2 * _MAX_CHANGE or j2 - j1 > 2 * _MAX_CHANGE \
                 or k + 1 >= len(ops) or ops[k + 1][0] != "equal":
             continue
+        if any(w in _ZH_STOPPING for _k, w, _t in (*a[i1:i2 + 1], *b[j1:j2 + 1])):
+            continue  # "不再生产" is "已停止生产", "没有接受" is "已拒绝"
         said_not = any(w in negations for _k, w, _t in a[i1:i2])
         quoted_not = any(w in negations for _k, w, _t in b[j1:j2])
         if said_not and not quoted_not and any(_zh_done(w) for _k, w, _t in b[max(j1, j2 - 2):j2]):

@@ -1346,3 +1346,45 @@ def test_an_opposite_word_is_read_in_a_paraphrase_that_reorders_its_clauses_too(
         "As of April 2013, the movie is reported to have survived but without a projection print as of yet.",
         "This will probably include Inside of the Cup (surviving but so far with no projection print), "
         "as of April 2013.", "en") is None
+
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang"), [
+ ("The flight was delayed because of fog over the airport.",
+  "The flight was delayed due to fog over the airport.", "en"),
+ ("HSBC is one of the world's largest banks by assets.",
+  "HSBC is the world's fifth-largest bank by assets.", "en"),
+ ("JPMorgan is among the largest banks in America.", "JPMorgan is the 8th-largest bank in America.", "en"),
+ ("Osaka is Japan's second-largest metropolitan area.",
+  "Osaka is Japan's largest metropolitan area after Tokyo.", "en"),
+ ("日本是全球第三大经济体。", "日本是除美国和中国以外全球最大的经济体。", "zh"),
+ ("Both companies will merge next year.", "Both companies have agreed to merge next year.", "en"),
+ ("The council will close the library in June.", "The council has voted to close the library in June.", "en"),
+ ("The board plans to sell the unit this year.", "The board has decided to sell the unit this year.", "en"),
+ ("The firm must pay a fine of $5 million.", "The firm was ordered to pay a fine of $5 million.", "en"),
+ ("It was undoubtedly the worst storm in decades.", "It was without doubt the worst storm in decades.", "en"),
+ ("所有员工必须参加培训。", "所有员工都要参加培训。", "zh"),
+ ("该公司必须赔偿原告50万元。", "法院责令该公司赔偿原告50万元。", "zh"),
+ ("该公司不再生产该车型。", "该公司已停止生产该车型。", "zh"),
+ ("他没有接受这份邀请。", "他已拒绝这份邀请。", "zh"),
+ ("France fought England at Agincourt in 1415.", "England fought France at Agincourt in 1415.", "en"),
+ ("Biden debated Trump in Atlanta in June.", "Trump debated Biden in Atlanta in June.", "en"),
+ ("宁德时代携手特斯拉建设新工厂。", "特斯拉携手宁德时代建设新工厂。", "zh"),
+ ("华为联手比亚迪推出新车型。", "比亚迪联手华为推出新车型。", "zh"),
+ ("中国女排以3比1战胜日本女排。", "日本女排以1比3负于中国女排。", "zh"),
+])
+def test_faithful_pairs_a_review_found_the_new_rules_refused(sentence: str, quote: str, lang: str) -> None:
+    """"because of" for "due to", "one of the world's largest" for "fifth-largest", "largest after
+    Tokyo", a decision ("has agreed to merge") for a plan, "ordered to pay" for "must pay",
+    "不再生产" for "已停止生产", verbs that make roles one ("fought", 携手), and a score read with
+    its converse verb ("3比1战胜" / "1比3负于")."""
+    assert quote_conflict(sentence, quote, lang) is None
+    assert rank_conflict(sentence, quote, lang) is None
+
+
+def test_ranks_are_read_in_linear_time() -> None:
+    """Each superlative looked for its clause's end from its own position (n² for "最大" × n)."""
+    from tracer.conflict import _MAX_RANKS, _ranks
+
+    assert len(_ranks("最大" * 100_000, True)) == _MAX_RANKS
+    assert rank_conflict("最大" * 100_000, "第三大", "zh") is not None
