@@ -233,14 +233,18 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     return flat
 
 
+# the server settings `serve` takes as flags of their own name (--max-in-flight, --grace, ...)
+_FLAG_KEYS = frozenset({"host", "port", "metrics_port", "max_in_flight", "log_level", "max_message_bytes",
+                        "workers", "worker_mode", "grace"})
+
+
 def _from_args(args: argparse.Namespace) -> dict[str, Any]:
     flat: dict[str, Any] = {}
 
     def get(name: str) -> Any:
         return getattr(args, name, None)
 
-    for key in ("host", "port", "metrics_port", "max_in_flight", "log_level", "max_message_bytes",
-                "workers", "worker_mode"):
+    for key in _FLAG_KEYS - {"grace"}:
         flat[key] = get(key)
     flat["grace"] = get("grace")
     if get("log_payloads"):
@@ -276,7 +280,7 @@ def load_config(
         if m is None:
             raise
         key = m.group(2) if m.group(1) == "server" else f"limits.{m.group(2)}"
-        flag = f"--{m.group(2).replace('_', '-')}, " if m.group(1) == "server" else ""
+        flag = f"--{m.group(2).replace('_', '-')}, " if key in _FLAG_KEYS else ""
         raise ConfigError(f"{exc} (set by {flag}{_env_name(key)} or [{m.group(1)}] {m.group(2)})") from None
 
 

@@ -328,8 +328,11 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
 
 
 def _http_client() -> httpx2.AsyncClient:
-    """The openai client's default HTTP client (its timeouts, limits and redirects), replies capped."""
-    return openai.DefaultAsyncHttpxClient(transport=_CappedTransport())
+    """The openai client's default HTTP client (its timeouts, limits and redirects), replies capped.
+    It asks for replies uncompressed: the cap counts the bytes that arrive, and 400 KiB of gzip
+    can unpack to 400 MiB."""
+    return openai.DefaultAsyncHttpxClient(transport=_CappedTransport(),
+                                          headers={"Accept-Encoding": "identity"})
 
 
 async def check_endpoint(config: LLMConfig, timeout: float = 5.0) -> str | None:
@@ -481,6 +484,9 @@ class OpenAIChatClient:
                 sent += 1
                 reply = await self._call(messages, timeout, started, schema, form)
                 return replace(reply, requests=sent) if sent > 1 else reply
+            except ChatError as err:  # a timeout or a broken connection after a form was refused
+                err.requests = sent
+                raise
             except openai.APIStatusError as exc:
                 refused = negotiated and form != "none" and _refuses_format(exc)
                 if negotiated and form != "none" and not refused and exc.status_code in (400, 422):

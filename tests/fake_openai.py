@@ -50,6 +50,7 @@ class Logged:
     status: int = 0
     aborted: bool = False             # the client closed the connection before the reply
     sent: int = 0                     # body bytes written
+    headers: dict[str, str] = field(default_factory=dict)  # the request's, names lower-cased
 
     @property
     def user(self) -> str:
@@ -173,7 +174,7 @@ class FakeOpenAI:
             body = json.loads(raw)
         except ValueError:
             body = {}
-        entry = Logged(body=body, start=start)
+        entry = Logged(body=body, start=start, headers={k.lower(): v for k, v in h.headers.items()})
         with self._lock:
             self.log.append(entry)
         reply = self._next(body)

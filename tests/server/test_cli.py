@@ -248,6 +248,9 @@ def test_an_environment_value_is_named_by_its_variable_and_a_range_by_every_sour
     with pytest.raises(ConfigError, match=r"server.grace: .* \(set by --grace, SOURCE_TRACER_GRACE or "
                                           r"\[server\] grace\)"):
         load_config(None, env={"SOURCE_TRACER_GRACE": "-1"})
+    with pytest.raises(ConfigError) as err:  # no --stream-concurrency flag to name
+        load_config(None, env={"SOURCE_TRACER_STREAM_CONCURRENCY": "-1"})
+    assert "(set by SOURCE_TRACER_STREAM_CONCURRENCY or [server] stream_concurrency)" in str(err.value)
 
 
 def test_trace_timeout_must_be_a_number_of_seconds(files, capsys) -> None:

@@ -210,6 +210,21 @@ def test_a_call_every_form_of_which_is_refused_counts_every_request() -> None:
     assert stats.llm_calls == len(srv.log) == 4 and stats.llm_retries == 0
 
 
+def test_a_call_that_times_out_in_the_next_form_counts_both_requests() -> None:
+    refused = refusing("json_schema", status=400)
+
+    def script(body: dict[str, Any], n: int) -> Reply:
+        if form_of(body) == "json_schema":
+            return refused(body, n)
+        return Reply('{"source_traced_results": []}', delay=3.0)   # past the call's 1 s
+
+    with FakeOpenAI(script) as srv:
+        backend = make(srv.base_url, retries=0, timeout=1.0)
+        _, failed, warnings, stats = run_match(backend)
+    assert failed == {0, 1, 2, 3} and "timeout" in warnings[0]
+    assert stats.llm_calls == len(srv.log) == 2
+
+
 def bare_refusing(*kinds: str, status: int = 400) -> Callable[[dict[str, Any], int], Reply]:
     """A gateway that refuses these forms with an error naming nothing; else a good reply."""
     def script(body: dict[str, Any], n: int) -> Reply:

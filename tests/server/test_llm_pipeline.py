@@ -255,6 +255,9 @@ def test_an_endless_reply_is_cut_off_and_degrades() -> None:
     assert any("larger than 8 MiB" in w for w in result.warnings), result.warnings
     assert srv.log and all(e.aborted and e.sent < 4 * MAX_REPLY_BYTES for e in srv.log)
     assert len(srv.log) == 2  # a reply too large is not retried
+    # and replies are asked for uncompressed: the cap counts what arrives (400 KiB of gzip can
+    # unpack to 400 MiB)
+    assert all(e.headers.get("accept-encoding") == "identity" for e in srv.log)
 
 
 def test_cli_trace_in_auto_mode_uses_the_llm_from_the_environment(tmp_path: Path) -> None:
