@@ -103,6 +103,11 @@ CASES: dict[str, tuple[Gen, int]] = {
         + " ".join(_word(n + i) for i in range(n)) + ".\n",
         [{"url": "https://r.example/1", "title": "R", "content": " ".join(_word(n + i) for i in range(n))
           + " overtook " + " ".join(_word(i) for i in range(n)) + "."}]), 400),
+    "a Chinese sentence of n superlatives against a record that repeats it": (lambda n: (
+        "该公司是全球最大的电池制造商" + "最大" * n + "。\n",
+        [{"url": "https://r.example/1", "title": "R",
+          "content": "该公司是全球最大的电池制造商" + "最大" * n + "。"}]),
+     8_000),
     "n measured figures in one Chinese sentence, the record's all others": (lambda n: (
         "".join(f"指标{_word(i)}为{i + 1}亿元，" for i in range(n)) + "均创新高。\n",
         [{"url": "https://r.example/1", "title": "R", "content": "".join(
