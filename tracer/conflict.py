@@ -969,9 +969,10 @@ _Place = int | tuple[str, int] | str
 
 
 _MAX_RANKS = 32   # ranks read per text: a text of hundreds of ranks is a table, not a claim
-# what makes a superlative no plain first place: "the largest after Tokyo", "除美国和中国以外全球最大"
-_RANK_QUALIFIED = re.compile(r"\b(?:after|behind|apart from|except|excluding|outside|other than|second only|"
-                             r"besides)\b|除|以外|之外|仅次于|不含|不包括", re.IGNORECASE)
+# what makes a superlative no plain first place: "the largest after Tokyo" (a name follows),
+# "除美国和中国以外全球最大", "仅次于北京"
+_RANK_QUALIFIED = re.compile(r"\b(?:second only to|after|behind|apart from|except|excluding|other than|"
+                             r"besides)\s+(?:the\s+)?[A-Z]|除了?[^，。；,;]{1,20}?(?:以外|之外)|仅次于|不含|不包括")
 _EN_ONE_OF = re.compile(r"\b(?:one of|among)\b(?:\s+\S+){0,3}\s*$", re.IGNORECASE)
 
 
@@ -979,21 +980,21 @@ def _ranks(text: str, zh: bool) -> list[tuple[str, _Place, str]]:
     """(kind, place, as written) of each rank the text states: place 3 for "第三大", ("top", 3)
     for "前三", "one of" for "最大的…之一", "one of the largest", "among America's largest" or
     "one of the 10 largest". A superlative its clause qualifies ("largest … after Tokyo",
-    "除…以外…最大") states no place."""
+    "除…以外…最大") states no place. Clause ends and qualifiers are found once, and at most
+    _MAX_RANKS superlatives are read, so the work is linear in the text."""
     out: list[tuple[str, _Place, str]] = []
     ends = [m.start() for m in _CLAUSE_END.finditer(text)]
+    qualified = {bisect.bisect_left(ends, m.start()) for m in _RANK_QUALIFIED.finditer(text)}
 
-    def clause(at: int) -> str:
-        k = bisect.bisect_left(ends, at)
-        lo = ends[k - 1] + 1 if k > 0 else 0
-        hi = ends[k] if k < len(ends) else len(text)
-        return text[lo:hi]
+    def in_qualified_clause(at: int) -> bool:
+        return bisect.bisect_left(ends, at) in qualified
 
-    if not zh:
-        for m in _EN_RANK.finditer(text):
-            if len(out) >= _MAX_RANKS:
-                break
-            if _RANK_QUALIFIED.search(clause(m.start())):
+    matches = _EN_RANK.finditer(text) if not zh else _ZH_RANK.finditer(text)
+    for seen, m in enumerate(matches):
+        if len(out) >= _MAX_RANKS or seen >= 4 * _MAX_RANKS:
+            break
+        if not zh:
+            if in_qualified_clause(m.start()):
                 continue
             kind = m.group("sup").lower()
             o = (m.group("ord") or "").lower()
@@ -1001,19 +1002,14 @@ def _ranks(text: str, zh: bool) -> list[tuple[str, _Place, str]]:
             place: _Place = _ONE_OF if one_of else (
                 int(_EN_ORDINAL.get(o, "") or re.sub(r"\D", "", o) or 1))
             out.append((kind, place, m.group(0).strip()))
-        return out
-    for m in _ZH_RANK.finditer(text):
-        if len(out) >= _MAX_RANKS:
-            break
-        if m.group("zhi"):
+        elif m.group("zhi"):
             out.append(("之", _ONE_OF if m.group("zhi") == "之一" else 1, m.group(0)))
         elif m.group("sup"):
-            around = clause(m.start())
-            if _RANK_QUALIFIED.search(around):
+            if in_qualified_clause(m.start()):
                 continue
             k = bisect.bisect_left(ends, m.end())
-            tail = text[m.end():ends[k] if k < len(ends) else len(text)]
-            one_of = tail.find("之一", 0, 20)
+            tail = text[m.end():min(ends[k] if k < len(ends) else len(text), m.end() + 20)]
+            one_of = tail.find("之一")
             out.append((m.group("sup"), 1, m.group(0)) if one_of < 0 else
                        (m.group("sup"), _ONE_OF, m.group(0) + tail[:one_of + 2]))
         elif m.group("first"):
@@ -1405,13 +1401,15 @@ def _prospect_change(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_
 # words that say a thing must or certainly will be so, and what a quote says them with
 _ZH_CERTAIN = frozenset("一定 必须 必定 必然 肯定 务必 注定 势必 必将 绝对 毫无疑问".split())
 _ZH_CERTAIN_QUOTED = frozenset("须 需 需要 应 应当 应该 要求 强制 确定 确保 一定 肯定 注定 势必 绝对 "
-                               "毫无疑问 不得不 只能 不可避免 务必 得 要 都要 一律 责令 规定 勒令 "
-                               "命令 必然 无疑".split())
+                               "毫无疑问 不得不 只能 不可避免 务必 得 都要 一律 责令 勒令 命令 必然 "
+                               "无疑".split())
 _EN_CERTAIN = frozenset("must certainly definitely inevitably undoubtedly surely necessarily".split())
 _EN_CERTAIN_QUOTED = frozenset("must certainly definitely inevitably undoubtedly surely necessarily "
                                "required require requires requirement mandatory obliged obligated "
                                "compulsory have has had need needs needed shall bound ordered order "
-                               "orders forced compelled mandated doubt certain sure clearly".split())
+                               "orders forced compelled mandated".split())
+# "without doubt", "no doubt": certain in two words ("There is doubt" is not)
+_EN_NO_DOUBT = re.compile(r"\b(?:without|no)\s+(?:a\s+)?doubt\b", re.IGNORECASE)
 
 
 def _strong_modal(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
@@ -1428,9 +1426,11 @@ def _strong_modal(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]
                      if (a[i][1] in _ZH_CERTAIN if zh else a[i][1].lower() in _EN_CERTAIN)), None)
         if said is None:
             continue
-        if zh and any(w in _ZH_CERTAIN_QUOTED or w[:1] == "必" for _k, w, _t in b):
-            return None
-        if not zh and any(w.lower() in _EN_CERTAIN_QUOTED for _k, w, _t in b):
+        if zh and (any(w in _ZH_CERTAIN_QUOTED or w[:1] == "必" for _k, w, _t in b)
+                   or any(b[i][1] == "要" and b[i - 1][1] in ("都", "均", "一律") for i in range(1, len(b)))):
+            return None  # "都要参加" says it must be so
+        if not zh and (any(w.lower() in _EN_CERTAIN_QUOTED for _k, w, _t in b)
+                       or _EN_NO_DOUBT.search(" ".join(w for _k, w, _t in b))):
             return None
         return Conflict("certainty", said, _said(b, j1, j2))
     return None
@@ -1442,7 +1442,7 @@ _SYMMETRIC = frozenset(_stem(w) for w in (
     "met", "meet", "meets", "married", "marry", "merged", "merge", "merger", "played", "play", "tied",
     "drew", "draw", "faced", "face", "partnered", "partner", "joined", "versus", "vs", "between",
     "fought", "fight", "battled", "battle", "debated", "debate", "competed", "compete", "clashed",
-    "negotiated", "talked", "spoke", "collaborated", "teamed")) \
+    "negotiated", "talked", "collaborated", "teamed")) \
     | frozenset("会见 会谈 会晤 合并 结婚 联姻 战平 打平 握手 合作 对阵 交手 通话 携手 联手 联合 共同 并肩 "
                 "对决 交锋 较量 辩论 竞争 谈判 角逐 争夺".split())
 _TURNING = frozenset(_stem(w) for w in ("by", "with", "and", "or", "from", "to")) \
@@ -1464,18 +1464,24 @@ _ZH_COMPANY_HEADS = frozenset("科技 软件 集团 公司 股份 控股 银行 
 _MAX_ROLES = 12
 # verbs that say the same with the roles the other way round ("A beat B" is "B lost to A")
 _CONVERSE = (
-    (frozenset(_stem(w) for w in ("beat", "beats", "defeated", "defeat", "won", "overtook", "outsold",
-                                  "led", "ahead", "above", "exceeded", "surpassed")),
-     frozenset(_stem(w) for w in ("lost", "loses", "lose", "trailed", "behind", "below", "fell"))),
-    (frozenset("战胜 击败 打败 赢 胜 力克 击溃 超过 超越 领先 高于 多于 大于 收购 并购 买下".split()),
-     frozenset("负于 输给 不敌 败给 落后 落后于 低于 少于 小于 被 出售 卖给".split())),
+    (frozenset(_stem(w) for w in ("beat", "beats", "defeated", "defeat", "won", "outsold", "ahead",
+                                  "exceeded", "surpassed")),
+     frozenset(_stem(w) for w in ("lost", "loses", "lose", "trailed", "behind"))),
+    (frozenset("战胜 击败 打败 赢 胜 力克 击溃 超过 超越 领先 高于 多于 大于".split()),
+     frozenset("负于 输给 不敌 败给 落后 落后于 低于 少于 小于".split())),
 )
 
 
-def _converse(a: tuple[_Word, ...], b: tuple[_Word, ...]) -> bool:
-    """Whether one text says with one verb what the other says with its converse."""
-    ka = {k for k, _w, _t in a} | {w for _k, w, _t in a}
-    kb = {k for k, _w, _t in b} | {w for _k, w, _t in b}
+def _converse(a: tuple[_Word, ...], b: tuple[_Word, ...], span_a: tuple[int, int],
+              span_b: tuple[int, int]) -> bool:
+    """Whether one text says with one verb what the other says with its converse, each verb
+    between the two roles (`span_*`, the roles' positions): "A以3比1战胜B" and "B以1比3负于A";
+    not a "低于" elsewhere in the sentence."""
+    def words(t: tuple[_Word, ...], span: tuple[int, int]) -> set[str]:
+        lo, hi = sorted(span)
+        return {x for k, w, _t in t[lo:hi] for x in (k, w)}
+
+    ka, kb = words(a, span_a), words(b, span_b)
     return any((one & ka and other & kb) or (other & ka and one & kb) for one, other in _CONVERSE)
 
 _MAX_SHARED = 64  # shared words a swap is looked for around
@@ -1528,8 +1534,6 @@ def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
             or any(k in _TURNING or w in _TURNING for k, w, _t in words[verb + 1:hi]) \
             or (zh and verb > 0 and words[verb - 1][1] in _TURNING)
 
-    if _converse(a, b):
-        return None  # "A以3比1战胜B" is "B以1比3负于A": the roles turn with the verb
     roles = [k for k in shared if named(k)][:_MAX_ROLES]  # a list of names is no pair of roles
     if len(roles) < 2:
         return None
@@ -1552,6 +1556,8 @@ def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
                     continue  # two names or two figures, not one of each
                 if a[ax][1][:1].isdigit() and a[av][1] in ("比", ":", "-"):
                     continue  # "3比1" is a score, read either way round with its verb ("战胜", "负于")
+                if _converse(a, b, (ax, ay), (by, bx)):
+                    continue  # "A以3比1战胜B" is "B以1比3负于A": the roles turn with the verb
                 if not joins(a, ax, av, ay) and not joins(b, by, bv, bx):
                     return Conflict("swap", f"{a[ax][1]} … {a[ay][1]}", f"{b[by][1]} … {b[bx][1]}")
     return None
@@ -1716,6 +1722,9 @@ def _prospect(words: tuple[_Word, ...], i: int, zh: bool) -> bool:
     low = w.lower()
     if low in _PROSPECT:
         return True
+    if low == "due":  # "is due to open", not "delayed due to fog"
+        return i > 0 and words[i - 1][1].lower() in ("is", "are", "was", "were", "be", "'s") \
+            and i + 1 < len(words) and words[i + 1][1].lower() == "to"
     return low in _PROSPECT_TO and i + 1 < len(words) and words[i + 1][1].lower() == "to"
 
 

@@ -1388,3 +1388,32 @@ def test_ranks_are_read_in_linear_time() -> None:
 
     assert len(_ranks("最大" * 100_000, True)) == _MAX_RANKS
     assert rank_conflict("最大" * 100_000, "第三大", "zh") is not None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang"), [
+    # a second review: the exemptions above must not hide these real contradictions
+    ("Apple overtook Samsung in smartphone sales in 2023 as prices fell.",
+     "Samsung overtook Apple in smartphone sales in 2023 as prices fell.", "en"),
+    ("Biden spoke before Trump at the convention.", "Trump spoke before Biden at the convention.", "en"),
+    ("Acme became the largest bank in Ohio after the merger.",
+     "Acme became the third largest bank in Ohio after the merger.", "en"),
+    ("Acme was the largest bank in Ohio after 2020.",
+     "Acme was the third largest bank in Ohio after 2020.", "en"),
+    ("Acme is the largest employer outside the city of Columbus.",
+     "Acme is the fifth largest employer outside the city of Columbus.", "en"),
+    ("该公司解除限制后成为全国最大的汽车制造商。",
+     "该公司解除限制后成为全国第三大汽车制造商。", "zh"),
+    ("除夕当天该商场成为全国最大的购物中心。",
+     "除夕当天该商场成为全国第三大的购物中心。", "zh"),
+    ("The new line opened to passengers in March.",
+     "The new line is due to open to passengers in March.", "en"),
+    ("星图软件于2023年收购了远航科技，该交易已被监管部门批准。",
+     "远航科技于2023年收购了星图软件，该交易已被监管部门批准。", "zh"),
+    ("中国队在决赛中战胜了日本队，上座率低于预期。",
+     "日本队在决赛中战胜了中国队，上座率低于预期。", "zh"),
+    ("企业必须在年底前完成整改。", "企业可能要在年底前完成整改。", "zh"),
+    ("The Northwind plant in Toledo will certainly close by the end of 2025, the company said.",
+     "The Northwind plant in Toledo is not sure to close by the end of 2025, the company said.", "en"),
+])
+def test_real_contradictions_the_exemptions_must_not_hide(sentence: str, quote: str, lang: str) -> None:
+    assert quote_conflict(sentence, quote, lang) or rank_conflict(sentence, quote, lang)
