@@ -62,8 +62,9 @@ _YEAR_BRACKET_AFTER = re.compile(r"\[\d{4}\]|【\d{4}】")
 _YEAR_BRACKET_BEFORE = re.compile(r"(?:\[\d{4}\]|【\d{4}】)\Z")
 _FOOTNOTE_REF_BEFORE = re.compile(r"\[\^[\w.-]{1,40}\]\Z")
 _BARE_URL_START = re.compile(r"(?i:https?://|www\.)")
-# what GFM's autolink takes in after a URL when more follows without a space
-_URL_TRAIL = frozenset(".,;:!?)]}'\"*_~”’）】》」』。，；：！？")
+# what ends the run of characters a bare URL's autolink takes in: whitespace, "<", or the
+# author's own Chinese words (already inside the autolink, so a marker after them adds nothing)
+_URL_RUN_ENDS = re.compile(r"[\s<\u3400-\u9fff\uf900-\ufaff]")
 _CLAUSE_COMMA = re.compile(r"(?<!\d),|,(?!\d)|，")
 _CONTAINER_PREFIX = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)+")
 
@@ -167,32 +168,45 @@ class _Text:
         count as gone)."""
         return self._bare_url_before(p) is not None
 
-    def before_url_aside(self, p: int, floor: int) -> int | None:
-        """Where a marker that would extend the bare URL before p goes instead: before the aside
-        that holds the URL, "(see https://…)" or ", see https://…" (a comma that ends a clause,
-        not one inside "1,250"), else right before the URL (its leading space left after the
-        marker); None when that is not after `floor`."""
-        url = self._bare_url_before(p)
-        if url is None:
-            return None
-        body = self.body
-        window = max(floor, url - 60)
-        opened = max(body.rfind("(", window, url), body.rfind("（", window, url))
-        comma = -1
-        for m in _CLAUSE_COMMA.finditer(body, max(floor, url - 30), url):
-            comma = m.start()
-        q = opened if opened >= 0 and not any(c in body[opened:url] for c in ")）") else (
-            comma if comma >= 0 else url)
-        while q > floor and body[q - 1].isspace():
-            q -= 1
-        return q if q > floor else None
+    def url_asides(self, p: int, floor: int) -> list[int]:
+        """Where a marker that would extend the bare URL before p may go instead, best first:
+        before the aside that holds the URL ("(see https://…)", or ", see https://…" after a
+        clause's comma, never the one in "1,250"), then right before the URL (its leading space
+        left after the marker), and so on back past an earlier URL of the same aside ("see
+        https://a https://b"); only places after `floor`."""
+        out: list[int] = []
+        for _ in range(4):
+            url = self._bare_url_before(p)
+            if url is None:
+                break
+            body = self.body
+            window = max(floor, url - 60)
+            opened = max(body.rfind("(", window, url), body.rfind("（", window, url))
+            comma = -1
+            for m in _CLAUSE_COMMA.finditer(body, max(floor, url - 30), url):
+                comma = m.start()
+            candidates = [url]
+            if comma >= 0:
+                candidates.insert(0, comma)
+            if opened >= 0 and not any(c in body[opened:url] for c in ")）"):
+                candidates.insert(0, opened)
+            for q in candidates:
+                while q > floor and body[q - 1].isspace():
+                    q -= 1
+                if q > floor and q not in out:
+                    out.append(q)
+            p = out[-1] if out else url
+            if p <= floor:
+                break
+        return out
 
     def _bare_url_before(self, p: int) -> int | None:
-        """The start of the bare URL whose link a marker at p would change: the URL ends right
-        before p, or only closing punctuation stands between ("https://x.org/a.", "…/a)"), which
-        GFM's autolink takes in once something follows it. Where the author's own words already
-        follow the URL without a space (Chinese prose: "来源：https://x.org/a。据报道…"), the
-        autolink has taken them in already, and a marker there changes nothing more."""
+        """The start of the bare URL whose autolink a marker at p would join: GFM's autolink runs
+        on to the next whitespace or "<", so the marker joins it when nothing but such characters
+        (deleted markers aside) stand between the URL and p — the rest of a URL our scan ended
+        early (`?q="a"`, `we[b]b`), closing punctuation, ")". Where the author's own Chinese words
+        already run on from the URL ("来源：https://x.org/a。据报道…"), the autolink has taken them
+        in already and a marker after them changes nothing more."""
         if self._url_spans is None:
             spans = sorted((a, b) for a, b in self.protected if _BARE_URL_START.match(self.body, a))
             self._url_spans = spans
@@ -206,13 +220,25 @@ class _Text:
         if k < 0:
             return None
         start, end = self._url_spans[k]
-        gap = self.body[end:q]
-        if len(gap) > 8:
+        if q - end > 4096:
             return None
-        for ch in gap:
-            if ch.isspace() or ch == "<" or ch not in _URL_TRAIL:
-                return None
-        return start
+        gap = self._kept(end, q)
+        return None if _URL_RUN_ENDS.search(gap) else start
+
+    def _kept(self, lo: int, hi: int) -> str:
+        """body[lo:hi] without the markers being deleted in it."""
+        parts: list[str] = []
+        at = lo
+        i = bisect_left(self.deletions, (lo, lo))
+        if i > 0 and self.deletions[i - 1][1] > lo:
+            i -= 1
+        while i < len(self.deletions) and self.deletions[i][0] < hi:
+            a, b = self.deletions[i]
+            parts.append(self.body[at:max(at, a)])
+            at = max(at, b)
+            i += 1
+        parts.append(self.body[at:hi] if at < hi else "")
+        return "".join(parts)
 
     def covering_end(self, p: int) -> int | None:
         """End of the protected region or deleted marker strictly containing p, if any."""
@@ -539,9 +565,9 @@ def render_report(
         options_at = _positions(text, a.sentence, old_by_sentence.get(a.sentence.id, []), options.placement)
         safe = next((p for p in options_at if not _hazard(text, p, place_style)), None)
         if safe is None:  # "fact (see https://x.org/a).": before the aside, "fact[1] (see …)."
-            asides = (text.before_url_aside(p, a.sentence.start) for p in options_at)
-            safe = next((q for q in asides if q is not None and _place(text, q) == q
-                         and not _hazard(text, q, place_style)), None)
+            asides = (q for p in options_at for q in text.url_asides(p, a.sentence.start))
+            safe = next((q for q in asides if _place(text, q) == q and not _hazard(text, q, place_style)),
+                        None)
         if safe is None:  # e.g. "fact(note)" with no punctuation: no spot avoids "[1](note)"
             what = "extending the bare URL before it" if any(
                 text.after_bare_url(p) for p in options_at) else "joining the following markdown"

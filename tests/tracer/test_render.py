@@ -757,3 +757,35 @@ def test_a_url_the_authors_words_already_follow_does_not_keep_markers_off_them()
     report = "来源：https://example.org/x。" + "".join(f + "。" for f in facts) + "\n"
     result = trace(report, records, TraceOptions())
     assert len(result.citations) == 5 and not result.warnings, result.warnings
+
+
+@pytest.mark.parametrize("tail", [
+    ' https://esa.example/search?q="webb".',      # the rest of a URL our scan ended early
+    " https://esa.example/we[b]b.",
+    " https://esa.example/webb)))))))))).",
+    " see https://esa.example/a https://esa.example/b",   # two URLs: the marker goes before both
+    ", see https://esa.example/a, https://esa.example/b.",
+    " `a,b` https://esa.example/webb.",              # a comma in code is no clause's comma
+])
+def test_a_marker_never_joins_a_urls_autolink_and_the_citation_is_kept(tail: str) -> None:
+    from tracer.pipeline import trace
+
+    fact = "Webb launched aboard an Ariane 5 rocket in December 2021"
+    records = [{"url": "https://a.example/jwst", "title": "JWST", "content": fact + "."}]
+    result = trace(fact + tail + "\n", records, TraceOptions())
+    assert len(result.citations) == 1 and not result.warnings, result.warnings
+    body = result.report.split("\n\n## References")[0]
+    url_runs = re.findall(r"(?:https?://|www\.)\S*", body)
+    assert url_runs and not any("[1]" in run for run in url_runs), body
+    assert strip_emitted_markers(body, "numeric").rstrip("\n") == fact + tail
+
+
+def test_an_old_marker_between_a_url_and_its_full_stop_leaves_no_gap_for_the_new_one() -> None:
+    from tracer.pipeline import trace
+
+    fact = "Webb launched aboard an Ariane 5 rocket in December 2021"
+    records = [{"url": "https://a.example/jwst", "title": "JWST", "content": fact + "."}]
+    for existing in ("keep", "replace"):
+        result = trace(fact + " see https://esa.example/webb[3].\n", records, TraceOptions(existing=existing))
+        assert "webb.[1]" not in result.report and "webb[1]" not in result.report, result.report
+        assert result.citations
