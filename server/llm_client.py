@@ -287,7 +287,9 @@ MAX_REPLY_BYTES = 8 << 20
 
 
 class ReplyTooLarge(openai.OpenAIError):
-    """A reply body over MAX_REPLY_BYTES (an OpenAIError, so the client raises it as it is)."""
+    """A reply body over MAX_REPLY_BYTES, or compressed though it was asked for uncompressed (the
+    cap counts what arrives, and 64 KiB of gzip can unpack to 64 MiB). An OpenAIError, so the
+    client raises it as it is."""
 
 
 class _CappedStream(httpx2.AsyncByteStream):
@@ -320,6 +322,10 @@ class _CappedTransport(httpx2.AsyncBaseTransport):
         response = await self._inner.handle_async_request(request)
         stream = response.stream
         assert isinstance(stream, httpx2.AsyncByteStream)
+        encoding = response.headers.get("content-encoding", "").strip().lower()
+        if encoding not in ("", "identity"):
+            await stream.aclose()
+            raise ReplyTooLarge(f"reply compressed ({encoding}) though asked for uncompressed")
         return httpx2.Response(response.status_code, headers=response.headers, request=request,
                                stream=_CappedStream(stream, self._limit), extensions=response.extensions)
 

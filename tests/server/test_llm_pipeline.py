@@ -260,6 +260,20 @@ def test_an_endless_reply_is_cut_off_and_degrades() -> None:
     assert all(e.headers.get("accept-encoding") == "identity" for e in srv.log)
 
 
+def test_a_compressed_reply_is_refused_though_small() -> None:
+    """The 8 MiB cap counts what arrives: 64 KiB of gzip can unpack to 64 MiB, so a server that
+    compresses though asked not to is refused (degraded, with a warning), whatever the size."""
+    import gzip
+
+    body = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m", "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "x" * 100_000}, "finish_reason": "stop"}]})
+    reply = Reply(raw_body=gzip.compress(body.encode()), headers={"content-encoding": "gzip"})
+    with FakeOpenAI([reply]) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url))
+    assert result.degraded and pairs(result) == pairs(deterministic())
+    assert any("compressed (gzip)" in w for w in result.warnings), result.warnings
+
+
 def test_cli_trace_in_auto_mode_uses_the_llm_from_the_environment(tmp_path: Path) -> None:
     (tmp_path / "report.md").write_text(REPORT, encoding="utf-8")
     (tmp_path / "records.json").write_text(json.dumps(RECORDS), encoding="utf-8")
