@@ -21,8 +21,17 @@ quote. A negation that the alignment does not reach is read on its own (`_unansw
 the sentence denies something and its quote, which repeats half of it, denies nothing, unless
 the record sentence before or after the quote answers it; so is an opposite word
 (`_crossed_opposite`). For a quote that repeats less (a paraphrase), only the sentence's own
-denial of a verb or an adjective is read, and only when the quote speaks of the negated clause.
-docs/quality.md lists every rule with the cases it was measured on (`scripts/perturb`).
+denial of a verb or an adjective is read, and only when the quote speaks of the negated clause,
+and an opposite word with two of the sentence's words near it in both.
+
+Beyond one changed spot (twenty-first session): a plan, forecast or proposal stated as done and
+the reverse (`_prospect_change`, `_planned_for_done`, `_done_or_not`), a sentence surer than its
+quote (`_strong_modal`), another rank (`rank_conflict`, verbatim quotes too), roles the other way
+round around a word both texts share (`_roles_swapped`), and in Chinese more of them than the
+quote says (`_zh_quantity`) and a figure the quote gives to another measure (`_zh_figure_slot`);
+the last two and the role swap read Chinese without the alignment, whose clauses move.
+docs/quality.md lists every rule with the cases it was measured on (`scripts/perturb`,
+`scripts/meaning`).
 """
 
 from __future__ import annotations
