@@ -29,7 +29,7 @@ the reverse (`_prospect_change`, `_planned_for_done`, `_done_or_not`), a sentenc
 quote (`_strong_modal`), another rank (`rank_conflict`, verbatim quotes too), roles the other way
 round around a word both texts share (`_roles_swapped`), and in Chinese more of them than the
 quote says (`_zh_quantity`) and a figure the quote gives to another measure (`_zh_figure_slot`);
-the last two and the role swap read Chinese without the alignment, whose clauses move.
+the figure slot and the role swap read Chinese without the alignment, whose clauses move.
 docs/quality.md lists every rule with the cases it was measured on (`scripts/perturb`,
 `scripts/meaning`).
 """
