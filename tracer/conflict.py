@@ -513,7 +513,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
     opposites = ZH_OPPOSITES if zh else EN_OPPOSITES
     negations = ZH_NEGATIONS if zh else EN_NEGATIONS
     # read without the alignment: clauses move
-    slot = (_zh_figure_slot(a, b) or _roles_swapped(a, b, zh, False)) if zh else None
+    slot = (_zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote) or _roles_swapped(a, b, zh, False)) \
+        if zh else None
     if slot is not None:
         return slot
     if share < _MIN_ALIGNED:  # a paraphrase: a denial of what the quote speaks of, unanswered, or
@@ -1633,6 +1634,43 @@ def _zh_figure_slot(a: tuple[_Word, ...], b: tuple[_Word, ...]) -> Conflict | No
         if any(other[:n] != context for other in by_value.get((value, unit), ())):
             said = "".join(reversed(context)) + value + unit
             return Conflict("figures-slot", said, "".join(reversed(context)) + same[0] + unit)
+    return None
+
+
+_ZH_SENTENCE_END = re.compile(r"[；;。！？!?\n]")
+
+
+def _zh_subject_slots(text: str) -> list[tuple[str, _Slot]]:
+    """The figures of a Chinese text, each with its measure and the subject of its sentence or
+    semicolon clause: the first name there ("东海航运集团…运营船舶约230艘；南洋船务…约85艘" gives 东海
+    230艘 and 南洋 85艘)."""
+    out: list[tuple[str, _Slot]] = []
+    for part in _ZH_SENTENCE_END.split(text)[:_MAX_SLOTS]:
+        words = _zh_words(part)
+        subject = next((w for _k, w, t in words if t.rstrip(_APART)[:2] in ("nr", "ns", "nt", "nz")
+                        and len(w) >= 2 and w not in _ZH_GENERIC), "")
+        if subject:
+            out.extend((subject, slot) for slot in _zh_figure_slots(words))
+    return out[:4 * _MAX_SLOTS]   # a text of more figures is a table: the pairs compared stay few
+
+
+def _zh_figure_subject(sentence: str, quote: str) -> Conflict | None:
+    """Chinese: the quote gives the sentence's subject another figure for the measure, and the
+    sentence's figure to another subject ("东海航运集团运营船舶约85艘" against "东海航运集团…运营船舶约
+    230艘；南洋船务…运营船舶约85艘"): the figure is the other subject's."""
+    said = _zh_subject_slots(sentence)
+    if not said:
+        return None
+    quoted = _zh_subject_slots(quote)
+    for subject, (context, value, unit) in said:
+        n = len(context)
+        mine = [v for s, (c, v, u) in quoted if s == subject and c[:n] == context and u == unit]
+        if not mine or any(v == value or figure_near("about", value, v) or figure_near("about", v, value)
+                           for v in mine):
+            continue
+        if any(s != subject and c[:n] == context and u == unit and v == value for s, (c, v, u) in quoted):
+            return Conflict("figures-slot", subject + "".join(reversed(context)) + value + unit,
+                            subject + "".join(reversed(context)) + mine[0] + unit)
     return None
 
 

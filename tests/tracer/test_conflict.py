@@ -1417,3 +1417,13 @@ def test_ranks_are_read_in_linear_time() -> None:
 ])
 def test_real_contradictions_the_exemptions_must_not_hide(sentence: str, quote: str, lang: str) -> None:
     assert quote_conflict(sentence, quote, lang) or rank_conflict(sentence, quote, lang)
+
+
+
+def test_a_figure_the_quote_gives_another_subject_is_a_conflict() -> None:
+    quote = ("公开资料显示，东海航运集团是国内第三大集装箱航运企业，运营船舶约230艘；"
+             "南洋船务总部位于新加坡，运营船舶约85艘。")
+    assert quote_conflict("东海航运集团运营船舶约85艘。", quote, "zh") == Conflict(
+        "figures-slot", "东海运营船舶85艘", "东海运营船舶230艘")
+    assert quote_conflict("南洋船务运营船舶约85艘。", quote, "zh") is None
+    assert quote_conflict("东海航运集团运营船舶约230艘。", quote, "zh") is None
