@@ -1616,24 +1616,23 @@ def _zh_figure_slot(a: tuple[_Word, ...], b: tuple[_Word, ...]) -> Conflict | No
     """Chinese: the quote gives the sentence's measure another figure and the sentence's figure
     to another measure ("净利润为6.2亿元" against "营业收入为6.2亿元，净利润为0.9亿元"; "同比增长12.4%"
     against "环比增长12.4%，同比增长9.8%"): the figure belongs to another clause of the quote."""
-    quoted = _zh_figure_slots(b)
-    if not quoted:
-        return None
-    by_measure: dict[tuple[tuple[str, ...], str], list[str]] = {}   # (measure, unit) -> values
-    by_value: dict[tuple[str, str], set[tuple[str, ...]]] = {}       # (value, unit) -> measures
-    for context, value, unit in quoted:
-        for n in (1, 2)[:len(context)]:
-            by_measure.setdefault((context[:n], unit), []).append(value)
-        by_value.setdefault((value, unit), set()).add(context)
-    for context, value, unit in _zh_figure_slots(a):
+    return _figure_moved([("", x) for x in _zh_figure_slots(a)[:4 * _MAX_SLOTS]],
+                         [("", x) for x in _zh_figure_slots(b)[:4 * _MAX_SLOTS]])
+
+
+def _figure_moved(said: list[tuple[str, _Slot]], quoted: list[tuple[str, _Slot]]) -> Conflict | None:
+    """The first of the sentence's figures (with its subject, "" for none, and measure) whose
+    subject and measure the quote gives another figure (not one within 3%), while it gives this
+    figure to another subject or measure."""
+    for subject, (context, value, unit) in said:
         n = len(context)
-        same = by_measure.get((context, unit), [])
-        if not same or any(q == value or figure_near("about", value, q) or figure_near("about", q, value)
-                           for q in same[:_MAX_SLOTS]):
+        mine = [v for s, (c, v, u) in quoted if s == subject and c[:n] == context and u == unit]
+        if not mine or any(v == value or figure_near("about", value, v) or figure_near("about", v, value)
+                           for v in mine[:_MAX_SLOTS]):
             continue
-        if any(other[:n] != context for other in by_value.get((value, unit), ())):
-            said = "".join(reversed(context)) + value + unit
-            return Conflict("figures-slot", said, "".join(reversed(context)) + same[0] + unit)
+        if any(v == value and u == unit and (s != subject or c[:n] != context) for s, (c, v, u) in quoted):
+            label = subject + "".join(reversed(context))
+            return Conflict("figures-slot", label + value + unit, label + mine[0] + unit)
     return None
 
 
@@ -1659,19 +1658,7 @@ def _zh_figure_subject(sentence: str, quote: str) -> Conflict | None:
     sentence's figure to another subject ("东海航运集团运营船舶约85艘" against "东海航运集团…运营船舶约
     230艘；南洋船务…运营船舶约85艘"): the figure is the other subject's."""
     said = _zh_subject_slots(sentence)
-    if not said:
-        return None
-    quoted = _zh_subject_slots(quote)
-    for subject, (context, value, unit) in said:
-        n = len(context)
-        mine = [v for s, (c, v, u) in quoted if s == subject and c[:n] == context and u == unit]
-        if not mine or any(v == value or figure_near("about", value, v) or figure_near("about", v, value)
-                           for v in mine):
-            continue
-        if any(s != subject and c[:n] == context and u == unit and v == value for s, (c, v, u) in quoted):
-            return Conflict("figures-slot", subject + "".join(reversed(context)) + value + unit,
-                            subject + "".join(reversed(context)) + mine[0] + unit)
-    return None
+    return _figure_moved(said, _zh_subject_slots(quote)) if said else None
 
 
 # Chinese quantifiers by how many they say: some, most, all ("也有" is "some … too")
