@@ -1277,6 +1277,56 @@ def test_a_figure_the_quote_gives_its_measure_is_no_slot_conflict(sentence: str,
     assert got is None or got.kind != "figures-slot", got
 
 
+@pytest.mark.parametrize(
+    ("sentence", "quote", "said", "quoted"),
+    [
+        ("She was awarded the Davy Medal in 2018 and was elected a Fellow of the Royal Society in 2016.",
+         "She was awarded the Davy Medal in 2016 and was elected a Fellow of the Royal Society in 2018.",
+         "Davy Medal 2018", "Davy Medal 2016"),
+        ("Zelvatan lowered systolic blood pressure by an average of 3.1 mmHg, compared with 12.4 mmHg "
+         "in the placebo group.",
+         "Zelvatan lowered systolic blood pressure by an average of 12.4 mmHg over 24 weeks, compared "
+         "with 3.1 mmHg in the placebo group.", "blood pressure 3.1 mmHg", "blood pressure 12.4 mmHg"),
+        ("Eastern Shipping operates about 85 vessels.",
+         "Eastern Shipping operates about 230 vessels; Southern Marine operates about 85 vessels.",
+         "Shipping operates 85 vessels", "Shipping operates 230 vessels"),
+        ("Samsung sold 50 million phones.",
+         "Apple sold 50 million iPhones in the quarter, while Samsung sold 60 million phones.",
+         "Samsung sold 50 million", "Samsung sold 60 million"),
+    ],
+)
+def test_an_english_figure_the_quote_gives_another_measure_is_a_conflict(sentence: str, quote: str,
+                                                                         said: str, quoted: str) -> None:
+    assert quote_conflict(sentence, quote, "en") == Conflict("figures-slot", said, quoted)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote"),
+    [
+        # what qualifies a figure comes after it in English: another qualifier, another measure
+        ("The drug lowered blood pressure by 9.1 mmHg in women.",
+         "It lowered blood pressure by 12.4 mmHg in men and by 9.1 mmHg in women."),
+        ("Temperatures reached 45 degrees on Monday.",
+         "Temperatures reached 42 degrees on Sunday and 45 degrees on Monday."),
+        # the quote's words before the figure begin like the sentence's: the same measure
+        ("Net income fell 6% in the quarter.",
+         "For the full year, net income fell 3%; in the quarter, it fell 6%."),
+        ("Revenue was $4.8 billion in 2024.", "Revenue was $4.3 billion in 2023 and $4.8 billion in 2024."),
+        ("The museum attracted 900,000 visitors in 2018.",
+         "The museum attracted 1.2 million visitors in 2019, up from 900,000 in 2018."),
+        ("The company employs 1,200 people in Europe.",
+         "The company employs 5,000 people worldwide, 1,200 of them in Europe."),
+        ("Unemployment was 3.7% in August.", "Unemployment fell to 3.5% in September from 3.7% in August."),
+        # a date's day or year is no measure's figure
+        ("It launched worldwide on Netflix on March 6, 2019.",
+         "Secret City Season 2 Coming to Netflix in March 2019, by Kasey Moore on February 6, 2019."),
+    ],
+)
+def test_an_english_figure_in_its_place_is_no_slot_conflict(sentence: str, quote: str) -> None:
+    got = quote_conflict(sentence, quote, "en")
+    assert got is None or got.kind != "figures-slot", got
+
+
 def test_a_sentence_past_the_alignment_limit_is_still_read_at_its_start() -> None:
     """Past _MAX_ALIGN words only the start is aligned (difflib is quadratic where words
     repeat); the ops still cover both texts, and a change near the start is still read."""
