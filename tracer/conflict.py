@@ -199,9 +199,13 @@ _APART = "|"
 _EN_APART = re.compile(r"[,;:()\[\]/]")
 
 
+_EN_PERCENT = re.compile(r"(?<=\d)\s*(?:per\s?cent|pct)\b\.?", re.IGNORECASE)
+
+
 def _en_words(text: str) -> tuple[_Word, ...]:
     out: list[_Word] = []
     end = 0
+    text = _EN_PERCENT.sub("%", text)  # "9 percent" is "9%", whose sign no word keeps
     for m in _EN_WORD.finditer(text):
         apart = _APART if _EN_APART.search(text, end, m.start()) else ""
         end = m.end()

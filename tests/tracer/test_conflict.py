@@ -1327,6 +1327,17 @@ def test_an_english_figure_in_its_place_is_no_slot_conflict(sentence: str, quote
     assert got is None or got.kind != "figures-slot", got
 
 
+def test_a_percent_written_out_is_a_percent_sign() -> None:
+    """"9 percent" and "6.1%" are two figures of one sort: the change is read like "9%" for "6.1%"."""
+    sentence = "Net income fell 6.1% to $212 million as higher milk and packaging costs squeezed margins."
+    for written in ("9 percent", "9 per cent", "9 pct.", "9 Percent"):
+        quote = f"Net income fell {written} to $212 million, or $1.18 per share, as higher milk and " \
+                "packaging costs squeezed margins."
+        assert quote_conflict(sentence, quote, "en") == Conflict("figure", "6.1", "9"), written
+    same = "Net income fell 6.1 percent to $212 million as higher milk and packaging costs squeezed margins."
+    assert quote_conflict(sentence, same, "en") is None
+
+
 def test_a_sentence_past_the_alignment_limit_is_still_read_at_its_start() -> None:
     """Past _MAX_ALIGN words only the start is aligned (difflib is quadratic where words
     repeat); the ops still cover both texts, and a change near the start is still read."""
