@@ -976,7 +976,10 @@ _EN_RANK = re.compile(
     r"\b(?P<oneof>one of the\s+)?(?:(?P<ord>first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|"
     r"tenth|\d{1,2}(?:st|nd|rd|th))[- ])?(?P<sup>largest|biggest|highest|greatest|longest|tallest|oldest|"
     r"youngest|smallest|lowest|fastest|richest|busiest|deepest|heaviest|strongest|widest|best-selling|"
-    r"most populous|most visited)\b", re.IGNORECASE)
+    r"costliest|deadliest|hottest|coldest|warmest|wettest|driest|cheapest|wealthiest|poorest|"
+    r"slowest|shortest|largest-ever|brightest|safest|hardest|worst|best|"
+    r"most (?!of\b|people\b|likely\b|recently\b|often\b|commonly\b|notably\b)[a-z]{4,}(?:ly)?)\b",
+    re.IGNORECASE)
 _ONE_OF = "one of"
 _CLAUSE_END = re.compile(r"[，。；！？,;!?]")
 _Place = int | tuple[str, int] | str

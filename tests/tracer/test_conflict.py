@@ -1103,6 +1103,14 @@ def test_more_opposite_words(sentence: str, quote: str, lang: str) -> None:
          "The Mekong is one of the longest rivers in Southeast Asia.", "en", "longest", "one of the longest"),
         ("Samsung is the largest smartphone maker in the world.",
          "Samsung is the second-largest smartphone maker in the world.", "en", "largest", "second-largest"),
+        ("Delphine would be the costliest hurricane to strike Louisiana since Ida in 2021.",
+         "That would make Delphine the second-costliest hurricane to hit Louisiana since Ida in 2021.", "en",
+         "costliest", "second-costliest"),
+        ("Zurich is the most expensive city in Europe.",
+         "Zurich is the second most expensive city in Europe.", "en",
+         "most expensive", "second most expensive"),
+        ("Lyon is the best team in France.", "Lyon is one of the best teams in France.", "en",
+         "best", "one of the best"),
     ],
 )
 def test_another_rank_is_a_conflict(sentence: str, quote: str, lang: str, said: str, quoted: str) -> None:
@@ -1126,6 +1134,9 @@ def test_another_rank_is_a_conflict(sentence: str, quote: str, lang: str, said: 
         ("Lagos is the largest city in Nigeria.", "Lagos, the largest city in Nigeria, grew fast.", "en"),
         # a rank of another kind says nothing of this one
         ("Lagos is the largest city in Nigeria.", "Lagos is the busiest port in Nigeria.", "en"),
+        # "most" as a quantifier or an adverb ranks nothing
+        ("Most of the cities are expensive.", "One of the most expensive cities is Zurich.", "en"),
+        ("It is most likely the oldest bridge.", "It is one of the most likely causes.", "en"),
     ],
 )
 def test_a_rank_the_quote_backs_or_does_not_give_is_no_conflict(sentence: str, quote: str, lang: str) -> None:
