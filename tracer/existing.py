@@ -27,12 +27,17 @@ _MAX_GAP = 64                          # whitespace allowed between a sentence a
 _NUM = r"\d{1,4}"
 _SEP = r"\s*(?:[,，、;；]|[-–—~～])\s*"
 _NUM_LIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
+_PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
 _ONE = (
     rf"\[source_tracer_result\]\[{_TITLE}\](?:\({_URL}\))?"
     rf"|\[\[{_NUM}\]\]\({_URL}\)"
     rf"|\[{_NUM}\]\((?:https?://|www\.){_URL}\)"
+    # "[1](#ref-1)": a number linking to its entry further down; "[\[1\]](url)", brackets escaped
+    rf"|\[{_NUM}\]\(#[^()\s]{{1,80}}\)|\[\\\[{_NUM_LIST}\\\]\]\({_URL}\)"
+    # a number with the page it cites: "[1, p. 5]", "[2, pp. 10–12]"
+    rf"|\[{_NUM_LIST}{_PAGES}\]"
     # a footnote reference; "[^1]:" is a definition only where it opens a line
     rf"|\[\^[\w.-]{{1,40}}\](?!:)|(?<=\S)\[\^[\w.-]{{1,40}}\](?=:)"
     rf"|\[(?i:citation):\s*{_NUM_LIST}\]"
@@ -59,6 +64,7 @@ _SUP = rf"<sup>(?>\s*(?:{_ONE}|{_NUM_LIST})(?:\s*[,，]?\s*(?:{_ONE}|{_NUM_LIST}
 MARKER_RE = re.compile(rf"{_SUP}|{_ONE}")
 
 _NUMS_IN = re.compile(rf"{_NUM}(?:\s*[-–—~～]\s*{_NUM})?")
+_PAGES_IN = re.compile(_PAGES)
 _URL_IN = re.compile(r"\((" + _URL + r")\)")
 _JIUWEN = re.compile(rf"\[source_tracer_result\]\[({_TITLE})\](?:\(({_URL})\))?")
 
@@ -82,7 +88,7 @@ def _numbers(marker: str) -> tuple[int, ...]:
     if marker.startswith("[") and "](" in marker:
         body = marker[: marker.find("](") + 1]
     else:
-        body = _URL_IN.sub("", marker)
+        body = _PAGES_IN.sub("", _URL_IN.sub("", marker))
     out: list[int] = []
     for m in _NUMS_IN.finditer(body):
         part = m.group(0)
@@ -117,6 +123,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     entry_numbers: set[int] | None = None
     out: list[ExistingMarker] = []
     attach_end: dict[int, int] = {}    # sentence id -> end of the last marker attached after it
+    row_tables: dict[int, bool] = {}   # table row start -> whether its table numbers its rows
     for m in MARKER_RE.finditer(text, 0, body_end):
         s, e = m.start(), m.end()
         if not _outside_code(text, layout, prot_starts, s, e, inner):
@@ -179,6 +186,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 continue
             elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
+            elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_label(text, s, e, numbers, row_tables):
+                continue               # "## [1] Introduction", "【1】市场规模：…", "a scale of [1, 5]"
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
         if sid is not None:
             attach_end[sid] = e
@@ -240,6 +249,75 @@ def _is_entry_label(text: str, s: int, e: int) -> bool:
     """Whether the marker at [s, e) opens a line whose rest gives a URL or a link: the label of a
     references entry ("[1] 中国信通院 https://…") in a list that is not cut as the section."""
     return _opens_line(text, s) and bool(_ENTRY_AFTER.match(text, e))
+
+
+_HEADING_PREFIX = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+")
+# what says a pair of numbers in brackets is an interval: "rated on a scale of [1, 5]", "评分范围为【1，5】"
+_INTERVAL_CUE = re.compile(
+    r"(?:\b(?:scale|range|ranges|ranging|interval|between|from|within)(?:[ \t]+(?:of|is|was|from))?"
+    r"|区间|范围|取值|分值|评分|介于|从)[ \t]*(?:为|是|在|=|:|：)?[ \t]*$", re.IGNORECASE)
+_NUMBER_LABEL = re.compile(
+    r"[ \t]*(?:[-*+>][ \t]+)?[\[【［〔](\d{1,4})[\]】］〕][ \t]*[^\s.,;:!?。，；：！？\[【]")
+_TITLED = re.compile(r"[^\n.!?。！？]{1,24}?[:：]")  # a short title and a colon: "市场规模：", "Scope:"
+
+
+def _label_number(line: str) -> int:
+    """The number of the label opening `line` followed by text ("【2】增长率…": 2), or -1."""
+    m = _NUMBER_LABEL.match(line)
+    return int(m.group(1)) if m else -1
+
+
+# headings of a table's first column that numbers its rows
+_ROW_NUMBER_HEADINGS = frozenset(
+    "# no no. nr nr. number step steps item id rank 序号 编号 步骤 序 排名 条目".split())
+
+
+def _is_label(text: str, s: int, e: int, numbers: tuple[int, ...], row_tables: dict[int, bool]) -> bool:
+    """Whether the bracketed number at [s, e) labels or numbers something rather than citing it:
+    it opens a heading ("## [1] Introduction"), or a line of text in a run of lines numbered in
+    order ("【1】市场规模：…", "【2】增长率：…"), or a line that gives a short title and a colon after
+    a blank line or a heading ("【1】市场规模：…"; "[2] Orphan paragraph." still cites, and so does
+    a marker opening a wrapped line of a paragraph), or the first cell of a table whose column
+    numbers the rows ("| [1] | Install |" under "| Step | … |"), or an interval ("a scale of [1,
+    5]", "范围为【1，5】")."""
+    line_start = text.rfind("\n", 0, s) + 1
+    line_end = text.find("\n", e)
+    after = text[e:line_end if line_end >= 0 else len(text)]
+    before = text[line_start:s]
+    rest = after.strip()
+    if rest and not rest.startswith(("[", "【")) and _HEADING_PREFIX.fullmatch(before):
+        return True
+    if rest and rest[0] not in ".,;:!?。，；：！？[【" and _opens_line(text, s) and len(numbers) == 1:
+        prev_start = text.rfind("\n", 0, max(0, line_start - 1)) + 1
+        prev = text[prev_start:max(0, line_start - 1)]
+        nxt = text[line_end + 1:].partition("\n")[0] if line_end >= 0 else ""
+        n = numbers[0]
+        if _label_number(prev) == n - 1 or _label_number(nxt) == n + 1:
+            return True        # a run of numbered lines: "【1】市场规模：…\n【2】增长率：…"
+        if (not prev.strip() or prev.lstrip().startswith("#")) and _TITLED.match(rest):
+            return True        # "【1】市场规模：…" after a blank line or a heading
+    if rest.startswith("|") and before.strip() == "|" and _row_numbers(text, line_start, row_tables):
+        return True
+    return len(numbers) == 2 and bool(_INTERVAL_CUE.search(text, max(line_start, s - 24), s))
+
+
+def _row_numbers(text: str, line_start: int, row_tables: dict[int, bool]) -> bool:
+    """Whether the table row at `line_start` belongs to a table whose first column heading numbers
+    its rows ("#", "Step", "序号"). `row_tables` remembers the answer for each row walked over, so
+    a table's rows are walked up once in all."""
+    start = line_start
+    walked: list[int] = []
+    while start not in row_tables:
+        walked.append(start)
+        prev = text.rfind("\n", 0, start - 1) + 1 if start > 0 else start
+        if prev == start or not text[prev:start].lstrip().startswith("|"):
+            cells = text[start:].partition("\n")[0].strip().strip("|").split("|")
+            row_tables[start] = cells[0].strip().strip("*").casefold() in _ROW_NUMBER_HEADINGS
+            break
+        start = prev
+    for row in walked:
+        row_tables[row] = row_tables[start]
+    return row_tables[line_start]
 
 
 def _opens_line(text: str, s: int) -> bool:

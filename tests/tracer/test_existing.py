@@ -408,3 +408,51 @@ def test_footnote_labels_with_carets_list_entries() -> None:
     """Kimi's "[^1^]" markers come with "[^1^]: url" definitions in the references."""
     assert parse_reference_entries("[^1^]: https://a.com/x\n[^2^]: [B](https://b.com)\n") == {
         1: (["https://a.com/x"], []), 2: (["https://b.com"], ["B"])}
+
+
+@pytest.mark.parametrize(
+    ("text", "marker", "numbers"),
+    [
+        # a number with the page it cites, a number linking to its entry, brackets escaped
+        ("Webb launched in 2021 [1, p. 5].", "[1, p. 5]", (1,)),
+        ("Webb launched in 2021 [2, pp. 10–12].", "[2, pp. 10–12]", (2,)),
+        ("Webb launched in 2021 [1](#ref-1).", "[1](#ref-1)", (1,)),
+        ("Webb launched in 2021 [\\[3\\]](https://a.com/x).", "[\\[3\\]](https://a.com/x)", (3,)),
+    ],
+)
+def test_more_written_forms_are_markers(text: str, marker: str, numbers: tuple[int, ...]) -> None:
+    assert found(text) == [(marker, numbers)]
+    assert "[" not in strip_markers(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## [1] Introduction\n\nSome text here.",
+        "Intro.\n\n【1】市场规模：2023年市场继续扩大。\n【2】增长率：未来三年保持稳定。",
+        "Intro.\n\n[1] Scope: what the study covers.",
+        "Steps.\n\n| Step | Action |\n|---|---|\n| [1] | Install the package |\n| [2] | Run it |",
+        "| 序号 | 内容 |\n|---|---|\n| 【1】 | 安装 |",
+        "Each answer was rated on a scale of [1, 5] by two annotators.",
+        "每个样本的评分范围为【1，5】之间。",
+    ],
+)
+def test_numbers_that_label_or_bound_something_are_no_markers(text: str) -> None:
+    assert found(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "markers"),
+    [
+        # a paragraph opened by a marker that is no run of numbered lines and gives no title
+        ("Fact one.\n\n[2] Orphan paragraph.", ["[2]"]),
+        # a marker opening a wrapped line still cites the sentence before it
+        ("Webb launched in 2021\n[1]. It is large.", ["[1]"]),
+        # a table column of sources, and two numbers that are no interval
+        ("| Fact | Source |\n|---|---|\n| 6.5 m | [1] |", ["[1]"]),
+        ("Webb launched in 2021 [1, 5].", ["[1, 5]"]),
+        ("As shown in [1, 5], it is large.", ["[1, 5]"]),
+    ],
+)
+def test_markers_that_cite_stay_markers(text: str, markers: list[str]) -> None:
+    assert [m for m, _n in found(text)] == markers

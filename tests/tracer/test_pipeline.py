@@ -528,3 +528,21 @@ def test_writer_agents_citation_forms_are_understood(report: str, warned: list[s
             assert [w for w in res.warnings if "does not resolve" in w] == [
                 w for w in res.warnings if any(x in w for x in warned)]
             assert len([w for w in res.warnings if "does not resolve" in w]) == len(warned)
+
+
+def test_labels_and_intervals_stay_while_page_citations_are_renumbered() -> None:
+    """Bracketed numbers that label a heading, a line or a table row, or bound an interval, are
+    text: they stay as written. "[1, p. 5]" cites entry 1 of the old list, renumbered [1]."""
+    recs = [{"url": "https://b.com/y", "title": "Beta facts", "content": "Its mirror is 6.5 metres across."},
+            {"url": "https://a.com/x", "title": "Alpha report",
+             "content": "Webb launched on 25 December 2021 from French Guiana."}]
+    body = ("## [1] Launch\n\nWebb launched on 25 December 2021 [1, p. 5]. Its mirror is 6.5 metres across.\n"
+            "Each part was rated on a scale of [1, 5] by two engineers.\n\n"
+            "【1】市场规模：2023年市场继续扩大。\n【2】增长率：未来三年保持稳定。\n")
+    report = body + "\n## References\n\n[1] Alpha report https://a.com/x\n[2] Beta facts https://b.com/y\n"
+    r = trace(report, recs, TraceOptions())
+    out = r.report.split("\n## 参考文献")[0]
+    assert "## [1] Launch" in out and "a scale of [1, 5] by" in out
+    assert "【1】市场规模" in out and "【2】增长率" in out
+    assert "2021 [1]." in out and "[1, p. 5]" not in out and "across[2]." in out
+    assert not [w for w in r.warnings if "does not resolve" in w]
