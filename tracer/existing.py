@@ -410,11 +410,17 @@ def _norm_title(title: str) -> str:
     return _TITLE_PUNCT.sub(" ", title).strip().casefold()
 
 
+_TABLE_ROW = re.compile(r"^[ \t]*\|[ \t]*\[?(\d{1,4})\]?[ \t]*\|(.*)$")
+
+
 def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str], list[str]]]:
     """Number -> (urls, title candidates) from a references section's entry lines."""
     entries: dict[int, tuple[list[str], list[str]]] = {}
     last: int | None = None
     for line in removed_references.splitlines():
+        row = _TABLE_ROW.match(line)
+        if row:  # "| 1 | Alpha report | https://a.com/x |": the number, then the other cells
+            line = f"[{row.group(1)}] " + " | ".join(c.strip() for c in row.group(2).split("|") if c.strip())
         m = _REF_LINE.match(line)
         if m:
             num = int(next(g for g in m.groups()[:4] if g)) if not m.group(5) else ord(m.group(5)) - 0x245F

@@ -77,6 +77,10 @@ _REF_TITLES = frozenset(
         "引用文献", "参考", "reference links", "source links", "引文", "文献", "参考书目",
     }
 )
+# titles that head other lists too ("## Sources" over data points, "## 引用" over famous quotes): a
+# section under one whose entries are mostly figures or quotations is no references list
+_LOOSE_TITLES = frozenset({"sources", "source", "source(s)", "citations", "引用", "来源", "信息来源",
+                           "数据来源", "资料来源", "引文", "参考"})
 _INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff]")
 _APPENDIX = re.compile(r"^(?:附录|附|appendix(?:\s+[a-z\d]{1,3})?)\s*[:：.、\-–—]\s*", re.IGNORECASE)
 # "主要参考文献", "参考文献列表", "参考文献（按引用顺序）", "References (selected)"
@@ -105,6 +109,8 @@ _STRONG_REF = re.compile(
     re.IGNORECASE,
 )
 # an unnumbered citation line: 'Reuters, "Tesla deliveries", Jan 2024.' / 《报告》，国家统计局，2023
+# a table row numbered in its first cell: "| 1 | Alpha report | https://… |"
+_TABLE_ENTRY = re.compile(r"^[ \t]*\|[ \t]*\[?\d{1,4}\]?[ \t]*\|")
 _CITATION_HINT = re.compile(
     r"(?:\b(?:19|20)\d\d\b|《|“|\"|\bet al\b|\bretrieved\b|\baccessed\b|访问|检索|出版社|\bpress\b)",
     re.IGNORECASE,
@@ -156,9 +162,15 @@ def heading_title(line: str) -> str:
 
 def is_references_title(title: str) -> bool:
     """True when a heading's text names a references section ("5. References:", "参考文献：")."""
+    return _references_title(title) is not None
+
+
+def _references_title(title: str) -> str | None:
+    """The references title a heading's text names, normalised ("5. References:" gives
+    "references"), or None."""
     s = _INVISIBLE.sub("", title).strip().strip("*_ \t").strip()
     if len(s) > 120:
-        return False                           # a sentence, not a title (and no regex runs over it)
+        return None                            # a sentence, not a title (and no regex runs over it)
     s = re.sub(r"^[^\w(（]+", "", s)          # leading emoji / symbols
     s = _APPENDIX.sub("", s, count=1)         # "附录：参考文献", "Appendix: References"
     s = _CJK_SPACED.sub("", s)                # "参 考 文 献"
@@ -166,17 +178,19 @@ def is_references_title(title: str) -> bool:
     s = _CHAPTER.sub("", s, count=1)          # "第七章 参考文献"
     s = s.strip().strip("*_ \t").rstrip(":：").strip().strip("*_").strip().casefold()
     if s in _REF_TITLES:
-        return True
+        return s
     bare = _TITLE_MODIFIERS.sub("", s).strip()
     if bare != s and bare in _REF_TITLES:
-        return True
+        return bare
     # "References and Further Reading", "Notes & Sources", "参考文献与资料来源"
     parts = [p for p in _TITLE_JOINERS.split(s) if p]
-    return (
+    if (
         len(parts) > 1
         and all(p in _REF_TITLES or p in _REF_COMPANIONS for p in parts)
         and any(p in _REF_TITLES for p in parts)
-    )
+    ):
+        return next((p for p in parts if p in _REF_TITLES and p not in _LOOSE_TITLES), "sources")
+    return None
 
 
 class _Blocks:
@@ -363,12 +377,18 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
     # only the last few candidates can start a trailing section (and each test is linear)
     tail = candidates[-_MAX_CANDIDATES:] if find_references else []
     spans = blocks.spans
-    ref_line = next((c for c in tail if _is_trailing(lines, c, heading_lines, spans, c in plain)), None)
+    ref_line = ref_end = None
+    for c in tail:
+        ref_end = _section_end(lines, c, heading_lines, spans, c in plain)
+        if ref_end is not None:
+            ref_line = c
+            break
     if ref_line is None and find_references:
-        ref_line = _trailing_definitions(text, lines, spans)
+        ref_line, ref_end = _trailing_definitions(text, lines, spans), len(lines)
     if ref_line is not None:
         body_end = lines[ref_line].start
-        references: Span | None = (body_end, len(text))
+        ends_at = lines[ref_end].start if ref_end is not None and ref_end < len(lines) else len(text)
+        references: Span | None = (body_end, ends_at)
     else:
         body_end = len(text)
         references = None
@@ -466,20 +486,40 @@ def _find_line(lines: list[_Line], i: int, needle: str, casefold: bool = False) 
     return len(lines) - 1
 
 
-def _is_trailing(
+# headings of closing matter a report may put after its references ("## Disclaimer", "## 附录")
+_CLOSING_TITLE = re.compile(
+    r"^(?:disclaimers?|legal notice|notice|appendix|appendices|acknowledge?ments?|about(?: the)?(?: author"
+    r"s?| this report)?|contact|copyright|license|notes?|免责声明|免责条款|风险提示|风险揭示|法律声明|声明|"
+    r"附录|致谢|版权声明|版权|说明|注释|关于本报告|联系方式)\b", re.IGNORECASE)
+_SHORT_TAIL = 4   # non-blank lines a closing section of any title may have
+
+
+def _section_end(
     lines: list[_Line], c: int, heading_lines: set[int], blocks: list[Span], plain: bool
-) -> bool:
-    """Is the candidate heading at line c followed only by reference-like content?
+) -> int | None:
+    """Where the references section opened by the candidate heading at line c ends (the index of
+    its first line after it, len(lines) at the end of the text), or None when c opens no
+    references section: when it is not followed only by reference-like content.
 
     Entries (numbered / bulleted / linked lines, or short lines with a year, quotes, 《》,
     "et al.", "retrieved") and sub-headings over entries may follow; a few prose lines are
     tolerated (a note, a footer: one, or one per three entries, given two entries or more);
     a later non-references heading must be followed by strong entries (URLs, links, "[n]").
     A plain "References:" line needs entries and no prose at all.
+
+    The report's closing matter after the entries is not the section's: prose lines after a
+    blank line below the last entry ("---" then "*Generated by AI…*", "**风险提示：**…"), or a later
+    heading of closing matter ("## Disclaimer", "## 附录") or over at most _SHORT_TAIL lines,
+    whose content is no list of sources, and all after it. It stays in the report, after the new
+    references.
     """
-    entries = prose = 0
+    entries = prose = data = 0        # data: entries that give a figure or a quotation, not a source
     under_other_heading = False       # below a later heading that is not a references heading
     prev_entry = False
+    last_entry = c                    # the line of the last entry (or the heading)
+    gap_after_entry = False           # a blank line or "---" since the last entry
+    tail_from = -1                    # first line of the closing matter, once prose follows a gap
+    after: list[tuple[int, bool]] | None = None   # `_what_follows`, once a later heading needs it
     block_end = dict(blocks)
     code_starts = set(block_end)
     in_block_until = -1
@@ -490,10 +530,16 @@ def _is_trailing(
             continue
         if not t.strip() or _THEMATIC.match(t) or _SETEXT_EQ.match(t):
             prev_entry = prev_entry and bool(t.strip())
+            gap_after_entry = gap_after_entry or not prev_entry
             continue
         if j in heading_lines:
             under_other_heading = not is_references_title(heading_title(t))
             prev_entry = False
+            if under_other_heading and entries:
+                if after is None:
+                    after = _what_follows(lines)
+                if _closing_matter(lines, j, after):
+                    return _accepted(entries, prose, data, plain, lines, c, last_entry + 1)
             continue
         if ln.start in code_starts and not t.lstrip().startswith(("[", "|")):
             # a code / HTML / math block after the heading counts as one line of prose,
@@ -501,30 +547,78 @@ def _is_trailing(
             in_block_until = block_end[ln.start]
             prose += not _HTML_COMMENT_OPEN.match(t)
             continue
+        if t.lstrip().startswith("|") and (_TABLE_DELIM.match(t) or (
+                j + 1 < len(lines) and _TABLE_DELIM.match(lines[j + 1].text))):
+            continue                  # a table's heading row and delimiter row: a table of entries
         strong = bool(_STRONG_REF.search(t))
         weak = strong or (
-            (bool(_REF_ENTRY.match(t)) or (len(t) <= 250 and bool(_CITATION_HINT.search(t))))
+            (bool(_REF_ENTRY.match(t)) or bool(_TABLE_ENTRY.match(t))
+             or (len(t) <= 250 and bool(_CITATION_HINT.search(t))))
             and not _prose_like(t)
         )
         continuation = prev_entry and t[:1] in (" ", "\t")
+        data += not strong and not _BIB.search(t) and bool(_DATA_ENTRY.match(t))
         if under_other_heading:
             if strong or continuation:
                 entries += 1
                 prev_entry = True
+                last_entry, gap_after_entry, tail_from = j, False, -1
             else:
-                return False
+                return None
         elif weak or continuation:
             entries += 1
             prev_entry = True
+            last_entry, gap_after_entry, tail_from = j, False, -1
         else:
             prose += 1
+            if gap_after_entry and tail_from < 0 and entries:
+                tail_from = j
             prev_entry = False
+    # closing prose after the entries (within the prose tolerated) stays: from the line after the
+    # last entry
+    end = last_entry + 1 if tail_from >= 0 else len(lines)
+    return _accepted(entries, prose, data, plain, lines, c, end)
+
+
+def _what_follows(lines: list[_Line]) -> list[tuple[int, bool]]:
+    """For each line, how many non-blank lines follow it and whether one of them gives a source
+    link (one pass from the end, so that each later heading is judged in constant time)."""
+    out: list[tuple[int, bool]] = [(0, False)] * len(lines)
+    count, strong = 0, False
+    for j in range(len(lines) - 1, -1, -1):
+        out[j] = (count, strong)
+        t = lines[j].text
+        if t.strip():
+            count += 1
+            strong = strong or bool(_STRONG_REF.search(t))
+    return out
+
+
+def _closing_matter(lines: list[_Line], h: int, after: list[tuple[int, bool]]) -> bool:
+    """Whether the heading at line h opens closing matter: a disclaimer, an appendix, notes …, or
+    a short section of anything, with no source link in it or after it."""
+    count, strong = after[h]
+    if strong:
+        return False
+    return bool(_CLOSING_TITLE.match(heading_title(lines[h].text))) or count <= _SHORT_TAIL
+
+
+def _accepted(entries: int, prose: int, data: int, plain: bool, lines: list[_Line], c: int,
+              end: int) -> int | None:
+    """`end` when what the section under line c holds makes it a references section, else None."""
+    if data * 2 > entries and _references_title(heading_title(lines[c].text)) in _LOOSE_TITLES:
+        return None            # "## Sources" over "- Coal: 55.3% of supply", "## 引用" over quotations
     if plain:
-        return entries > 0 and prose == 0
-    return prose == 0 or (entries >= 2 and prose <= max(1, entries // 3))
+        return end if entries > 0 and prose == 0 else None
+    return end if prose == 0 or (entries >= 2 and prose <= max(1, entries // 3)) else None
 
 
 _LEAD = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*)?")
+# an entry that gives a figure under a short label ("- Coal: 55.3% of supply", "- 煤炭：2023年占比55.3%")
+# or a quotation ("- “软件正在吞噬世界。”——马克·安德森")
+_DATA_ENTRY = re.compile(
+    r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*)?(?:[^:：\n]{1,30}[:：][^\n]*?\d[\d.,]*\s*(?:%|％|‰)"
+    r"|[“\"「『][^\n]{4,}?[”\"」』][ \t]*[—–-]{1,2})")
 _BIB = re.compile(
     r"《|\bet al\b|\bretrieved\b|\baccessed\b|访问|检索|出版社|\[[JMRDCNZ]\]|[(（](?:19|20)\d\d[a-z]?[)）]"
     r"|\b(?:vol|pp|no|ed|eds)\.|\bdoi\b|\bisbn\b|\bjournal\b|\bproceedings\b|\bpress\b",

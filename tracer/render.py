@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tracer.errors import InvalidInputError
 from tracer.existing import _footnote_definitions, strip_markers
@@ -543,7 +543,7 @@ def render_report(
         anchors.append(_Anchor(pos, None, entries))
 
     if not anchors:
-        return _uncited(report, body, deletions, keep, warnings)
+        return _uncited(report, layout, body, deletions, keep, warnings)
 
     # 3. positions first (so numbers follow the text order of the markers), each at a spot
     #    where the style's marker cannot join the following markdown.
@@ -579,7 +579,7 @@ def render_report(
         placed.append(a)
     anchors = placed
     if not anchors:
-        return _uncited(report, body, deletions, keep, warnings)
+        return _uncited(report, layout, body, deletions, keep, warnings)
     order = sorted(range(len(anchors)), key=lambda i: (anchors[i].pos, i))
 
     # 4. numbers by first appearance, one per canonical source.
@@ -631,13 +631,29 @@ def render_report(
             f"the report ends inside an unclosed {_BLOCK_KIND.get(fence.strip(), 'code fence')}; "
             f"closed it with {fence.strip()} before the references section"
         )
-    return _assemble(
+    out = _assemble(
         body, anchors, order, insertions, refs, recs, style, fmt, options, lang, text, warnings, fence,
         defined,
     )
+    return replace(out, report=out.report + _closing(report, layout, out.report))
 
 
-def _uncited(report: str, body: str, deletions: list[Span], keep: bool, warnings: list[str]) -> Rendered:
+def _closing(report: str, layout: Layout, before: str) -> str:
+    """The report's closing matter after its references section (a disclaimer, an appendix, an
+    AI notice: `Layout.references` ends before it), verbatim, after a blank line that keeps it
+    from joining the text `before` it ("---" under a list line would underline a heading)."""
+    if layout.references is None or layout.references[1] >= len(report):
+        return ""
+    tail = report[layout.references[1]:]
+    if not tail.strip():
+        return ""
+    nl = "\r\n" if "\r\n" in report else "\n"
+    lead = len(tail) - len(tail.lstrip("\r\n"))
+    return _separator(before, nl) + tail[lead:]
+
+
+def _uncited(report: str, layout: Layout, body: str, deletions: list[Span], keep: bool,
+             warnings: list[str]) -> Rendered:
     """Nothing to cite. The report comes back as it came, unless existing=replace removes old
     markers (none of them verified): then they go, and with them the old references section."""
     if keep or not deletions:
@@ -648,7 +664,7 @@ def _uncited(report: str, body: str, deletions: list[Span], keep: bool, warnings
         out.append(body[cur:a])
         cur = b
     out.append(body[cur:])
-    return Rendered("".join(out), (), (), tuple(warnings))
+    return Rendered("".join(out) + _closing(report, layout, "".join(out)), (), (), tuple(warnings))
 
 
 _BLOCK_KIND = {"-->": "HTML comment", "</pre>": "<pre> block", "</script>": "<script> block",
