@@ -58,6 +58,13 @@ from tracer.text import (
 )
 
 _MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】|<sup>[^<\n]{0,200}</sup>")
+# markdown emphasis around part of a sentence ("delivered **1.81 million** vehicles", "*about*"):
+# the delimiters are no words of the claim, and kept they break the verbatim check
+_STRUCK = re.compile(r"~~[^~\n]{1,300}?~~")   # struck out: the writer took it back
+_EMPHASIS = re.compile(r"(?<!\\)(?:\*\*+|__+|~~)")
+_STAR_EMPHASIS = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]{1,300}?)(?<=[^\s*\\])\*(?![\w*])")
+# emoji, their joiners and variation selectors: "across 👍", "🚀 Launch"
+_EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]")
 _TRAILING_PUNCT = re.compile(r"[\s.!?;:,。！？；：，…\"'”’)）\]]+$")
 # End of a record sentence: terminal punctuation (with closing quotes) before space, or a line break.
 _SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"'”’)）\]]*+(?=\s|$)|[。！？]++[”’）」』]*+|\n++")
@@ -189,7 +196,9 @@ def sentence_query(text: str) -> str:
         text = _BARE_URL.sub(" ", text)
     if "（" in text or "(" in text:
         text = _ASIDE.sub(_aside_blank, text)
-    return text
+    if "*" in text or "_" in text or "~" in text:
+        text = _EMPHASIS.sub("", _STAR_EMPHASIS.sub(r"\1", _STRUCK.sub(" ", text)))
+    return _EMOJI.sub("", text) if _EMOJI.search(text) else text
 
 
 _FUZZY_CHUNK = 300

@@ -582,3 +582,25 @@ def test_a_table_of_references_resolves_the_old_markers() -> None:
     r = trace(report, recs, TraceOptions())
     assert r.report.count("https://a.com/x") == 1 and "| 1 |" not in r.report
     assert not [w for w in r.warnings if "does not resolve" in w]
+
+
+@pytest.mark.parametrize(
+    ("plain", "written"),
+    [
+        ("Tesla delivered 1.81 million vehicles in 2023.",
+         "Tesla delivered **1.81 million** vehicles in 2023."),
+        ("The unemployment rate fell to 3.7% in November.",
+         "The unemployment rate fell to *3.7%* in November."),
+        ("Nvidia's data center revenue rose to $18.4 billion.",
+         "Nvidia's data center revenue rose to __$18.4 billion__."),
+        ("Its mirror is 6.5 metres across.", "Its mirror is 6.5 metres across 👍"),
+        ("Its mirror is 6.5 metres across.", "Its mirror is ~~8.5~~ 6.5 metres across."),
+    ],
+)
+def test_emphasis_and_emoji_are_no_words_of_the_claim(plain: str, written: str) -> None:
+    content = f"Background text goes here. {plain} More follows."
+    recs = [{"url": "https://a.com", "title": "A", "content": content}]
+    got = trace(written, recs, TraceOptions())
+    want = trace(plain, recs, TraceOptions())
+    assert [c.sources[0].score for c in got.citations] == [c.sources[0].score for c in want.citations]
+    assert len(got.citations) == 1 and got.citations[0].sources[0].match == "exact"
