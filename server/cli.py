@@ -58,8 +58,10 @@ def _trace_extensions() -> list[ModuleType]:
 # ---- input -----------------------------------------------------------------------------------
 
 
-def read_text(path: str, what: str) -> str:
-    """Read a UTF-8 file (or stdin for "-"); InputError names the file and the problem."""
+def read_text(path: str, what: str, keep_bom: bool = False) -> str:
+    """Read a UTF-8 file (or stdin for "-"); InputError names the file and the problem. A
+    leading byte-order mark is dropped unless `keep_bom` (a report keeps it: the output is the
+    input's bytes plus markers, and the tracer reads past it)."""
     label = "stdin" if path == "-" else repr(path)
     try:
         data = sys.stdin.buffer.read() if path == "-" else open(path, "rb").read()  # noqa: SIM115
@@ -69,7 +71,7 @@ def read_text(path: str, what: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(f"{what} {label}: invalid UTF-8 at byte {exc.start}") from None
-    return text.removeprefix("\ufeff")
+    return text if keep_bom else text.removeprefix("\ufeff")
 
 
 def parse_records(text: str, label: str) -> Any:
@@ -171,7 +173,7 @@ def run_trace(args: argparse.Namespace) -> int:
             raise InputError(f"--timeout: must be >= 0 seconds, got {args.timeout:g}")
         if args.report == "-" and args.records == "-":
             raise InputError("REPORT and RECORDS cannot both be stdin")
-        report = read_text(args.report, "report")
+        report = read_text(args.report, "report", keep_bom=True)
         label = "stdin" if args.records == "-" else repr(args.records)
         raw_records = parse_records(read_text(args.records, "records"), label)
         options = _options(args)

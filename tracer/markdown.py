@@ -127,7 +127,7 @@ class _Line:
 
 def _split_lines(text: str) -> list[_Line]:
     lines: list[_Line] = []
-    pos = 0
+    pos = 1 if text.startswith("\ufeff") else 0   # a byte-order mark opens no line's text
     n = len(text)
     while pos < n:
         nl = text.find("\n", pos)

@@ -402,6 +402,8 @@ def _emit(
 ) -> None:
     while e > s and text[e - 1].isspace():
         e -= 1
+    if s == 0 and text.startswith("\ufeff"):
+        s = 1                  # a byte-order mark is no part of the first sentence
     if e <= s:
         return
     if not _has_prose(text, sp, s, e):

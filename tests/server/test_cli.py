@@ -97,6 +97,17 @@ def test_trace_stdin_and_output_file(files, tmp_path: Path) -> None:
     assert "[1]" in out.read_text(encoding="utf-8")
 
 
+def test_trace_keeps_a_byte_order_mark_and_the_front_matter_after_it(files, tmp_path: Path) -> None:
+    report = tmp_path / "bom.md"
+    text = "---\ntitle: Norway\n---\n\n" + EN_REPORT
+    report.write_bytes(b"\xef\xbb\xbf" + text.encode())
+    proc = run_cli("trace", str(report), str(files["en_records"]))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(b"\xef\xbb\xbf---\ntitle: Norway\n---\n")
+    assert strip_markers(proc.stdout.decode()[1:]).startswith(strip_markers(text).rstrip("\n"))
+    assert b"[1]" in proc.stdout
+
+
 def test_trace_options_are_passed(files) -> None:
     proc = run_cli("trace", str(files["en_report"]), str(files["en_records"]), "--placement", "after",
                    "--references-heading", "Sources", "--max-sources", "1")

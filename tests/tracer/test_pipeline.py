@@ -604,3 +604,21 @@ def test_emphasis_and_emoji_are_no_words_of_the_claim(plain: str, written: str) 
     want = trace(plain, recs, TraceOptions())
     assert [c.sources[0].score for c in got.citations] == [c.sources[0].score for c in want.citations]
     assert len(got.citations) == 1 and got.citations[0].sources[0].match == "exact"
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "\ufeff---\ntitle: Webb\nsummary: Webb launched on 25 December 2021.\n---\n\n"
+        "The telescope cost about 10 billion dollars.\n",
+        "\ufeff# Webb launched on 25 December 2021\n\nThe telescope cost about 10 billion dollars.\n",
+        "\ufeffThe telescope cost about 10 billion dollars.\n\n## References\n\n[1] A https://a.com/x\n",
+    ],
+)
+def test_a_byte_order_mark_hides_no_front_matter_heading_or_sentence_start(report: str) -> None:
+    recs = [{"url": "https://a.com/x", "title": "A", "content": "Webb launched on 25 December 2021 from "
+             "French Guiana. The telescope cost about 10 billion dollars."}]
+    r = trace(report, recs, TraceOptions())
+    assert r.report.startswith("\ufeff") and r.report.count("[1]") == 2      # one marker, one entry
+    assert [(c.sentence, report[c.start:c.end]) for c in r.citations] == [
+        ("The telescope cost about 10 billion dollars.",) * 2]
