@@ -326,6 +326,14 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
             para_start = -1
             i += 1
             continue
+        # under a longer paragraph the underline makes it a heading too, but its lines stay prose
+        # (a "---" meant as a break is common there); the underline itself is never prose, or a
+        # marker after it ("===[1]") would unmake the heading
+        if para_start >= 0 and not para_list and (_SETEXT_EQ.match(t) or _SETEXT_DASH.match(t)):
+            blocks.add(lines, i, i)
+            para_start = -1
+            i += 1
+            continue
         if _THEMATIC.match(t):
             blocks.add(lines, i, i)
             para_start = -1

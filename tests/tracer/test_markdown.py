@@ -121,6 +121,13 @@ def test_lone_dash_line_after_paragraph_is_setext_only_for_one_line() -> None:
     assert not touched(layout, text, "Line one")
 
 
+def test_an_equals_underline_under_a_longer_paragraph_is_no_prose() -> None:
+    # "===" under two lines makes them a heading; a marker after it would unmake the heading
+    text = "Webb launched in 2021\nfrom French Guiana\n===\n\nAfter.\n"
+    layout = scan_markdown(text)
+    assert covered(layout, text, "===\n") and not touched(layout, text, "Webb launched")
+
+
 def test_list_nested_indentation_is_not_code() -> None:
     text = "- item one\n\n    continued paragraph of item.\n- item two\n"
     layout = scan_markdown(text)
