@@ -40,7 +40,7 @@ _HTML_BLOCK_OPEN = re.compile(rf"^ {{0,3}}</?(?:{_HTML_BLOCK_TAGS})(?:[\s/>]|$)"
 _HTML_LONE_TAG = re.compile(
     r"^ {0,3}(?:<[A-Za-z][A-Za-z0-9-]*+(?:\s++[^<>]*+)?/?>|</[A-Za-z][A-Za-z0-9-]*+\s*+>)[ \t]*+$"
 )
-_MATH_BLOCK_OPEN = re.compile(r"^[ \t]*(\$\$|\\\[)")
+_MATH_BLOCK_OPEN = re.compile(r"^[ \t]*(\$\$|\\\[|\\begin\{([A-Za-z]{1,30}\*?)\})")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _FRONT_OPEN = re.compile(r"^(---|\+\+\+)[ \t]*$")
 _FRONT_KEY = re.compile(r"^[A-Za-z_][\w.-]*[ \t]*[:=]")  # a YAML / TOML key opens front matter
@@ -50,7 +50,7 @@ _INLINE = re.compile(
     r"""
       (?P<autolink><(?:https?|ftp|mailto):[^<>\s]+>|<[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}>)
     | (?P<comment><!--[\s\S]*?-->)
-    | (?P<tag></?[A-Za-z][A-Za-z0-9-]*+(?:\s++[^<>\n]*+)?/?>)
+    | (?P<tag></?[A-Za-z][A-Za-z0-9-]*+(?:\s++(?:"[^"\n]*+"|'[^'\n]*+'|[^<>"'\n])*+)?/?>)
     | (?P<link>!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]
           \((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\))
     | (?P<reflink>!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])+\]\[(?P<label>[^\[\]\n]*)\])
@@ -64,6 +64,10 @@ _INLINE = re.compile(
     re.VERBOSE,
 )
 _URL_TRAIL = ".,;:!?'\"*_~"
+# inline HTML elements whose content is no prose of the report's (code, keys, a link's text): the
+# element is one region from its opening tag to its closing tag, if that comes before a blank line
+_ELEMENT_OPEN = re.compile(r"<(code|kbd|samp|tt|var|a|math)(?=[\s>])", re.IGNORECASE)
+_ELEMENT_CLOSE = re.compile(r"</(code|kbd|samp|tt|var|a|math)\s*>", re.IGNORECASE)
 _NUMBERISH = re.compile(r"\^?[\d\s,，、;；\-–—~～]+")  # "[1]", "[1, 2]", "[^1]": a marker, not link text
 _MAX_CANDIDATES = 16
 
@@ -269,8 +273,9 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
             list_ctx = False
         # math block
         mm = _MATH_BLOCK_OPEN.match(t)
-        if mm and (para_start < 0 or t.strip() in ("$$", "\\[")):  # an opener alone breaks a paragraph
-            closer = "$$" if mm.group(1) == "$$" else "\\]"
+        if mm and (para_start < 0 or t.strip() in ("$$", "\\[") or mm.group(2)):  # an opener alone breaks a
+            # paragraph; a LaTeX environment ("\begin{equation}" … "\end{equation}") is math too
+            closer = "$$" if mm.group(1) == "$$" else f"\\end{{{mm.group(2)}}}" if mm.group(2) else "\\]"
             rest = t[mm.end():]
             j = i
             if closer not in rest:
@@ -815,6 +820,8 @@ def _inline_spans(text: str, start: int, end: int, link_labels: frozenset[str] |
     def search(at: int) -> re.Match[str] | None:
         return _INLINE.search(src, at - shift, end - shift)
 
+    closes: dict[str, list[Span]] | None = None   # `_element_closes`, once an element opens
+    blanks: list[int] = []
     pos = start
     m = search(pos)
     while True:
@@ -847,9 +854,28 @@ def _inline_spans(text: str, start: int, end: int, link_labels: frozenset[str] |
                 continue
         elif kind == "url":
             e = _trim_url(text, s, e)
+        elif kind == "tag" and (om := _ELEMENT_OPEN.match(text, s)) is not None:
+            if closes is None:
+                closes, blanks = _element_closes(text, start, end)
+            name = om.group(1).lower()
+            at = closes.get(name, [])
+            k = bisect.bisect_left(at, (e, 0))
+            if k < len(at):
+                b = bisect.bisect_left(blanks, e)
+                if b >= len(blanks) or blanks[b] > at[k][0]:
+                    e = pos = at[k][1]   # the element whole: "<code>…</code>", "<a href=…>…</a>"
         spans.append((s, e))
         m = search(pos)
     return spans
+
+
+def _element_closes(text: str, start: int, end: int) -> tuple[dict[str, list[Span]], list[int]]:
+    """The closing tags of `_ELEMENT_CLOSE`'s elements in text[start:end] by name, and the blank
+    lines there (found once: each opening tag then finds its closer by bisection)."""
+    closes: dict[str, list[Span]] = {}
+    for m in _ELEMENT_CLOSE.finditer(text, start, end):
+        closes.setdefault(m.group(1).lower(), []).append((m.start(), m.end()))
+    return closes, [m.start() for m in _BLANK_LINE.finditer(text, start, end)]
 
 
 def _trim_url(text: str, s: int, e: int) -> int:

@@ -74,7 +74,9 @@ _DIGIT_RUNS = re.compile(r"[0-9]+")
 _SUBSCRIPT_DIGITS = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 _PLAIN_FIGURE = re.compile(r"\d+(?:\.\d+)?")
 _LINK = re.compile(r"!?\[([^\[\]\n]*+)\]\((?:[^()\s]++|\([^()\s]*+\))*+(?:\s+\"[^\"\n]*+\")?\)")
-_HTML_TAG = re.compile(r"<!--[\s\S]{0,400}?-->|</?[A-Za-z][^<>\n]{0,400}+>")  # bounded: linear
+# bounded: linear; a quoted attribute may hold ">" ('<abbr title="a > b">')
+_HTML_TAG = re.compile(
+    r"<!--[\s\S]{0,400}?-->|</?[A-Za-z](?:\"[^\"\n]{0,400}+\"|'[^'\n]{0,400}+'|[^<>\"'\n]){0,400}+>")
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]“”\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+")
 # Brackets that say where a fact comes from, or what a Chinese name is in English, not what the
 # sentence claims: "（数据来源：中国汽车动力电池产业创新联盟）", "(Source: IEA)", "华为（Huawei）"

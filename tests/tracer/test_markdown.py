@@ -128,6 +128,29 @@ def test_an_equals_underline_under_a_longer_paragraph_is_no_prose() -> None:
     assert covered(layout, text, "===\n") and not touched(layout, text, "Webb launched")
 
 
+@pytest.mark.parametrize(
+    ("text", "region"),
+    [
+        ("Run <code>Webb launched. Its mirror is wide.</code> now.",
+         "<code>Webb launched. Its mirror is wide.</code>"),
+        ('See <a href="https://x.org">Webb launched. It is wide</a> here.',
+         '<a href="https://x.org">Webb launched. It is wide</a>'),
+        ('Webb <abbr title="launch > 2021. It is wide.">UTC</abbr> ok.',
+         '<abbr title="launch > 2021. It is wide.">'),
+        ("Intro.\n\n\\begin{equation}\nWebb launched. Next.\n\\end{equation}\n\nAfter.\n",
+         "\\begin{equation}\nWebb launched. Next.\n\\end{equation}\n"),
+    ],
+)
+def test_html_elements_quoted_attributes_and_latex_environments_are_regions(text: str, region: str) -> None:
+    assert covered(scan_markdown(text), text, region)
+
+
+def test_an_element_left_open_protects_only_its_tag() -> None:
+    text = "Run <code>Webb launched.\n\nIts mirror is wide.</code> now."
+    layout = scan_markdown(text)
+    assert covered(layout, text, "<code>") and not touched(layout, text, "Webb launched.")
+
+
 def test_list_nested_indentation_is_not_code() -> None:
     text = "- item one\n\n    continued paragraph of item.\n- item two\n"
     layout = scan_markdown(text)
