@@ -27,6 +27,8 @@ _MAX_GAP = 64                          # whitespace allowed between a sentence a
 _NUM = r"\d{1,4}"
 _SEP = r"\s*(?:[,，、;；]|[-–—~～])\s*"
 _NUM_LIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
+_CUE = (r"(?:(?i:see|cf\.|source|sources|via|from)[ \t]*+:?[ \t]*+"
+        r"|(?:参见|详见|见|来源|出处|资料来源)[ \t]*+[:：]?[ \t]*+)")
 _PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
@@ -51,7 +53,9 @@ _ONE = (
     rf"|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
     # one marker with what the author wrapped around its brackets, so that removing it leaves no
     # "（）" or "^" behind: "（[1]）", "([1], [2])", "^[1]"
-    rf"|[(（][ \t]*+\[{_NUM_LIST}\](?:[ \t]*+(?:[,，、][ \t]*+)?\[{_NUM_LIST}\])*+[ \t]*+[)）]"
+    # "(see [1])", "（参见[1]）", "(Source: [1])": a cue word with it, so no "(see )" is left either
+    rf"|[(（][ \t]*+{_CUE}?\[{_NUM_LIST}\](?:[ \t]*+(?:[,，、][ \t]*+)?\[{_NUM_LIST}\])*+[ \t]*+[)）]"
+    rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"
     rf"|\^\[{_NUM_LIST}\](?!\()"
     rf"|\[{_NUM_LIST}\](?!\()"
 )
@@ -107,7 +111,10 @@ def _numbers(marker: str) -> tuple[int, ...]:
 
 def _unwrapped(marker: str) -> str:
     """A marker without the parentheses or caret the author wrapped around its brackets."""
-    return marker.lstrip("(（^ \t").rstrip(")） \t") if marker[:1] in "(（^" else marker
+    if marker[:1] not in "(（^":
+        return marker
+    inner = marker.lstrip("(（^ \t").rstrip(")）^ \t")
+    return inner[inner.find("["):] if "[" in inner else inner  # "see [1]": the brackets on
 
 
 def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) -> list[ExistingMarker]:

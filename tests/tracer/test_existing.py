@@ -418,6 +418,12 @@ def test_footnote_labels_with_carets_list_entries() -> None:
         ("Webb launched in 2021 [2, pp. 10–12].", "[2, pp. 10–12]", (2,)),
         ("Webb launched in 2021 [1](#ref-1).", "[1](#ref-1)", (1,)),
         ("Webb launched in 2021 [\\[3\\]](https://a.com/x).", "[\\[3\\]](https://a.com/x)", (3,)),
+        # a cue word or the brackets around it go with it: removed, it leaves no "(see )" or "[]"
+        ("Webb launched in 2021 (see [1]).", "(see [1])", (1,)),
+        ("Webb launched in 2021 (Source: [2]).", "(Source: [2])", (2,)),
+        ("韦布于2021年发射（参见[1]）。", "（参见[1]）", (1,)),
+        ("Webb launched in 2021 [[1](https://a.com/x)].", "[[1](https://a.com/x)]", (1,)),
+        ("Webb launched in 2021^[1]^.", "^[1]^", (1,)),
     ],
 )
 def test_more_written_forms_are_markers(text: str, marker: str, numbers: tuple[int, ...]) -> None:
