@@ -36,8 +36,10 @@ _ONE = (
     rf"\[source_tracer_result\]\[{_TITLE}\](?:\({_URL}\))?"
     rf"|\[\[{_NUM}\]\]\({_URL}\)"
     rf"|\[{_NUM}\]\((?:https?://|www\.){_URL}\)"
-    # "[1](#ref-1)": a number linking to its entry further down; "[\[1\]](url)", brackets escaped
-    rf"|\[{_NUM}\]\(#[^()\s]{{1,80}}\)|\[\\\[{_NUM_LIST}\\\]\]\({_URL}\)"
+    # "[1](#ref-1)": a number linking to its entry further down (not "[2](#figure-2)"); "[\[1\]](url)",
+    # brackets escaped
+    rf"|\[{_NUM}\]\(#(?i:ref|cite|citation|fn|footnote|note|endnote|source|bib)[^()\s]{{0,80}}\)"
+    rf"|\[\\\[{_NUM_LIST}\\\]\]\({_URL}\)"
     # a number with the page it cites: "[1, p. 5]", "[2, pp. 10–12]"
     rf"|\[{_NUM_LIST}{_PAGES}\]"
     # a footnote reference; "[^1]:" is a definition only where it opens a line
@@ -130,7 +132,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     entry_numbers: set[int] | None = None
     out: list[ExistingMarker] = []
     attach_end: dict[int, int] = {}    # sentence id -> end of the last marker attached after it
-    row_tables: dict[int, bool] = {}   # table row start -> whether its table numbers its rows
+    ctx = _LabelContext(text, layout)
     for m in MARKER_RE.finditer(text, 0, body_end):
         s, e = m.start(), m.end()
         if not _outside_code(text, layout, prot_starts, s, e, inner):
@@ -193,7 +195,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 continue
             elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
-            elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_label(text, s, e, numbers, row_tables):
+            elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_label(text, s, e, raw, numbers, ctx):
                 continue               # "## [1] Introduction", "【1】市场规模：…", "a scale of [1, 5]"
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
         if sid is not None:
@@ -261,51 +263,96 @@ def _is_entry_label(text: str, s: int, e: int) -> bool:
 _HEADING_PREFIX = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+")
 # what says a pair of numbers in brackets is an interval: "rated on a scale of [1, 5]", "评分范围为【1，5】"
 _INTERVAL_CUE = re.compile(
-    r"(?:\b(?:scale|range|ranges|ranging|interval|between|from|within)(?:[ \t]+(?:of|is|was|from))?"
-    r"|区间|范围|取值|分值|评分|介于|从)[ \t]*(?:为|是|在|=|:|：)?[ \t]*$", re.IGNORECASE)
+    r"(?:\b(?:scale|range|ranges|ranging|interval|between|within)(?:[ \t]+(?:of|is|was|from))?"
+    r"|∈|区间|范围|取值|分值|评分|介于)[ \t]*(?:为|是|在|=|:|：)?[ \t]*$", re.IGNORECASE)
 _NUMBER_LABEL = re.compile(
-    r"[ \t]*(?:[-*+>][ \t]+)?[\[【［〔](\d{1,4})[\]】］〕][ \t]*[^\s.,;:!?。，；：！？\[【]")
+    r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?[\[【［〔](\d{1,4})[\]】］〕][ \t]*[^\s.,;:!?。，；：！？\[【]")
 _TITLED = re.compile(r"[^\n.!?。！？]{1,24}?[:：]")  # a short title and a colon: "市场规模：", "Scope:"
 
-
-def _label_number(line: str) -> int:
-    """The number of the label opening `line` followed by text ("【2】增长率…": 2), or -1."""
-    m = _NUMBER_LABEL.match(line)
-    return int(m.group(1)) if m else -1
 
 
 # headings of a table's first column that numbers its rows
 _ROW_NUMBER_HEADINGS = frozenset(
-    "# no no. nr nr. number step steps item id rank 序号 编号 步骤 序 排名 条目".split())
+    "# no no. nr nr. number step steps item id index rank 序号 编号 步骤 序 排名 条目".split())
 
 
-def _is_label(text: str, s: int, e: int, numbers: tuple[int, ...], row_tables: dict[int, bool]) -> bool:
+class _LabelContext:
+    """What `_is_label` asks of the whole text, found once: line bounds, heading starts, the numbers
+    the cut references section lists, which tables number their rows."""
+
+    def __init__(self, text: str, layout: Layout) -> None:
+        self.text = text
+        self.layout = layout
+        self._breaks: list[int] | None = None
+        self._entries: set[int] | None = None
+        self.heading_starts = {a for a, _b in layout.headings}
+        self.row_tables: dict[int, bool] = {}   # table row start -> whether its table numbers rows
+
+    def line(self, pos: int) -> tuple[int, int]:
+        """(start, end) of the line holding `pos`, its terminator excluded."""
+        if self._breaks is None:
+            self._breaks = [m.start() for m in re.finditer("\n", self.text)]
+        k = bisect.bisect_left(self._breaks, pos)
+        start = self._breaks[k - 1] + 1 if k > 0 else 0
+        return start, self._breaks[k] if k < len(self._breaks) else len(self.text)
+
+    def entries(self) -> set[int]:
+        """The numbers the cut references section lists ("[1] …", "2. …")."""
+        if self._entries is None:
+            self._entries = set(parse_reference_entries(self.text[self.layout.body_end:]))
+        return self._entries
+
+
+_REST = re.compile(r"[ \t]*+(\S?)")
+_TWO_NUMBERS = re.compile(r"[\[【［〔][ \t]*\d{1,4}[ \t]*(?:[,，]|[-–~～])[ \t]*\d{1,4}[ \t]*[\]】］〕]")
+
+
+def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx: _LabelContext) -> bool:
     """Whether the bracketed number at [s, e) labels or numbers something rather than citing it:
-    it opens a heading ("## [1] Introduction"), or a line of text in a run of lines numbered in
-    order ("【1】市场规模：…", "【2】增长率：…"), or a line that gives a short title and a colon after
-    a blank line or a heading ("【1】市场规模：…"; "[2] Orphan paragraph." still cites, and so does
-    a marker opening a wrapped line of a paragraph), or the first cell of a table whose column
-    numbers the rows ("| [1] | Install |" under "| Step | … |"), or an interval ("a scale of [1,
-    5]", "范围为【1，5】")."""
-    line_start = text.rfind("\n", 0, s) + 1
-    line_end = text.find("\n", e)
-    after = text[e:line_end if line_end >= 0 else len(text)]
-    before = text[line_start:s]
-    rest = after.strip()
-    if rest and not rest.startswith(("[", "【")) and _HEADING_PREFIX.fullmatch(before):
+    it opens a heading ("## [1] Introduction", "**[1] Introduction**", a setext heading), or the
+    first cell of a table whose column numbers the rows ("| [1] | Install |" under "| Step | … |");
+    or it opens a line of text in a run of lines numbered in order, each with a short title and a
+    colon ("【1】市场规模：…", "【2】增长率：…"). When the cut references section does not list its
+    numbers, also a run of numbered lines without titles, a line that gives a short title and a
+    colon after a blank line or a heading ("[2] Orphan paragraph." still cites, and so does a
+    marker opening a wrapped line of a paragraph), or a pair of numbers after a word that opens
+    an interval ("a scale of [1, 5]", "范围为【1，5】")."""
+    ls, le = ctx.line(s)
+    m = _REST.match(text, e, le)
+    first = m.group(1) if m else ""
+    lead = text[ls:s] if s - ls <= 12 else None     # a heading's or a cell's prefix is short
+    if first and first not in "[【" and lead is not None and (
+            _HEADING_PREFIX.fullmatch(lead) or lead.strip() in ("**", "__")
+            or (ls in ctx.heading_starts and not lead.strip())):
         return True
-    if rest and rest[0] not in ".,;:!?。，；：！？[【" and _opens_line(text, s) and len(numbers) == 1:
-        prev_start = text.rfind("\n", 0, max(0, line_start - 1)) + 1
-        prev = text[prev_start:max(0, line_start - 1)]
-        nxt = text[line_end + 1:].partition("\n")[0] if line_end >= 0 else ""
+    if first == "|" and lead is not None and lead.strip() == "|" and _row_numbers(text, ls, ctx.row_tables):
+        return True
+    if 0 in numbers and _TWO_NUMBERS.fullmatch(raw):
+        return True            # "[0, 1]": no citation is numbered 0
+    listed = bool(numbers) and set(numbers) <= ctx.entries()   # the old list holds it
+    if first and first not in ".,;:!?。，；：！？[【" and _opens_line(text, s) and len(numbers) == 1:
         n = numbers[0]
-        if _label_number(prev) == n - 1 or _label_number(nxt) == n + 1:
-            return True        # a run of numbered lines: "【1】市场规模：…\n【2】增长率：…"
-        if (not prev.strip() or prev.lstrip().startswith("#")) and _TITLED.match(rest):
+        prev = ctx.line(ls - 1) if ls > 0 else None
+        nxt = ctx.line(le + 1) if le < len(text) else None
+        titled = bool(_TITLED.match(text, m.start(1) if m else e, le))
+        run = (prev is not None and _label_number(text, *prev) == n - 1) or \
+            (nxt is not None and _label_number(text, *nxt) == n + 1)
+        if run and (titled or not listed):
+            return True        # a run of numbered lines: "【1】市场规模：…\n【2】增长率：…" ("- [1] reports
+            # that …\n- [2] finds …" cites the sources the old list gives those numbers)
+        blank_before = prev is None or not text[prev[0]:prev[1]].strip() \
+            or text[prev[0]:prev[1]].lstrip().startswith("#")
+        if blank_before and titled and not listed:
             return True        # "【1】市场规模：…" after a blank line or a heading
-    if rest.startswith("|") and before.strip() == "|" and _row_numbers(text, line_start, row_tables):
-        return True
-    return len(numbers) == 2 and bool(_INTERVAL_CUE.search(text, max(line_start, s - 24), s))
+    return not listed and bool(_TWO_NUMBERS.fullmatch(raw)) \
+        and bool(_INTERVAL_CUE.search(text, max(ls, s - 24), s))
+
+
+def _label_number(text: str, start: int, end: int) -> int:
+    """The number of the label opening the line text[start:end] followed by text ("【2】增长率…":
+    2), or -1."""
+    m = _NUMBER_LABEL.match(text, start, min(end, start + 40))
+    return int(m.group(1)) if m else -1
 
 
 def _row_numbers(text: str, line_start: int, row_tables: dict[int, bool]) -> bool:
@@ -318,7 +365,8 @@ def _row_numbers(text: str, line_start: int, row_tables: dict[int, bool]) -> boo
         walked.append(start)
         prev = text.rfind("\n", 0, start - 1) + 1 if start > 0 else start
         if prev == start or not text[prev:start].lstrip().startswith("|"):
-            cells = text[start:].partition("\n")[0].strip().strip("|").split("|")
+            nl = text.find("\n", start)
+            cells = text[start:nl if nl >= 0 else len(text)].strip().strip("|").split("|")
             row_tables[start] = cells[0].strip().strip("*").casefold() in _ROW_NUMBER_HEADINGS
             break
         start = prev

@@ -89,6 +89,18 @@ CASES: dict[str, tuple[Gen, int]] = {
     "'([1]' and a run of spaces": (
         _report(lambda n: P + "Revenue rose in 2023 ([1]" + " " * n + "x.\n"), 16_000),
     "unclosed <sup> openers": (_report(lambda n: P + "Tower" + " <sup>" * n + " tall.\n"), 8_000),
+    "markers on one line, no references": (
+        _report(lambda n: P + "Data " + "".join(f"x{i % 10} [{i % 900 + 1}]. " for i in range(n)) + "\n"),
+        8_000),
+    "lines each opening with a marker": (_report(lambda n: P + "".join(
+        f"[{i % 900 + 1}] line {i} here\n" for i in range(n))), 4_000),
+    "small tables numbering their rows": (_report(lambda n: P + "".join(
+        f"\n| # | Task |\n|---|---|\n| [{i % 900 + 1}] | do {i} |\n" for i in range(n))), 2_000),
+    "unclosed <code> and <a> elements": (_report(lambda n: P + "Text <code>x <a href='y'>z " * n + "\n"),
+                                         8_000),
+    "a references list, then n headings": (_report(lambda n: P + "\n## References\n[1] A https://a.com\n"
+                                                   + "".join(f"## Part {i}\n- https://x{i}.com\n"
+                                                             for i in range(n))), 2_000),
     # verification
     "sentences of 1,200 characters": (lambda n: (_long_sentences(n), _prose_records(8, 3_000)), 6_000),
     "a new code per sentence, 8 large records": (

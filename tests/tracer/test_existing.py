@@ -441,6 +441,15 @@ def test_more_written_forms_are_markers(text: str, marker: str, numbers: tuple[i
         "| 序号 | 内容 |\n|---|---|\n| 【1】 | 安装 |",
         "Each answer was rated on a scale of [1, 5] by two annotators.",
         "每个样本的评分范围为【1，5】之间。",
+        "Rate each item on a scale of [1-5].",
+        "Probabilities lie in [0, 1].",
+        "**[1] Introduction**\n\nThe market grew.\n",
+        "[1] Introduction\n----------------\n\nThe market grew.\n",
+        "| Index | Task |\n|---|---|\n| [1] | Install |\n| [2] | Run |\n",
+        "1. [1] Scope: the mission.\n2. [2] Design: the mirror.\n3. [3] Orbit: far away.\n",
+        # with a references list holding 1 and 2: titled numbered lines are still labels
+        "Intro.\n\n【1】市场规模：继续扩大。\n【2】增长率：保持稳定。\n\n## 参考文献\n\n[1] 甲 https://a.cn\n"
+        "[2] 乙 https://b.cn\n",
     ],
 )
 def test_numbers_that_label_or_bound_something_are_no_markers(text: str) -> None:
@@ -458,6 +467,14 @@ def test_numbers_that_label_or_bound_something_are_no_markers(text: str) -> None
         ("| Fact | Source |\n|---|---|\n| 6.5 m | [1] |", ["[1]"]),
         ("Webb launched in 2021 [1, 5].", ["[1, 5]"]),
         ("As shown in [1, 5], it is large.", ["[1, 5]"]),
+        ("Evidence from [1, 2] shows it.", ["[1, 2]"]),
+        # the old list holds the numbers: after an interval word, or opening a run of lines, they cite
+        ("Cells widen the temperature range [1, 2].\n\n## References\n\n[1] A https://a.com\n"
+         "[2] B https://b.com\n", ["[1, 2]"]),
+        ("Studies disagree:\n\n- [1] reports that it launched.\n- [2] finds that it is wide.\n\n"
+         "## References\n\n[1] A https://a.com\n[2] B https://b.com\n", ["[1]", "[2]"]),
+        # a number linking to a figure is no citation
+        ("It is wide, as Figure [2](#figure-2) shows [1].", ["[1]"]),
     ],
 )
 def test_markers_that_cite_stay_markers(text: str, markers: list[str]) -> None:

@@ -622,3 +622,14 @@ def test_a_byte_order_mark_hides_no_front_matter_heading_or_sentence_start(repor
     assert r.report.startswith("\ufeff") and r.report.count("[1]") == 2      # one marker, one entry
     assert [(c.sentence, report[c.start:c.end]) for c in r.citations] == [
         ("The telescope cost about 10 billion dollars.",) * 2]
+
+
+def test_closing_matter_under_a_list_of_one_is_kept_when_traced_again() -> None:
+    recs = [{"url": "https://a.com/x", "title": "Alpha report",
+             "content": "Webb launched on 25 December 2021 from French Guiana."}]
+    footer = "**风险提示：** 本报告仅供参考，不构成任何投资建议。\n"
+    report = ("Webb launched on 25 December 2021[1].\n\n## References\n\n[1] Alpha report https://a.com/x\n"
+              "[2] Beta facts https://b.com/y\n\n" + footer)
+    once = trace(report, recs, TraceOptions()).report
+    assert once.count("## References") == 1 and once.endswith("\n\n" + footer)
+    assert trace(once, recs, TraceOptions()).report == once
