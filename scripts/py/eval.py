@@ -1,7 +1,7 @@
 """Trace every benchmark case exactly as a user would and print the citation metrics.
 
     scripts/eval [BENCH.jsonl] [--explain] [--sweep] [--grpc HOST:PORT] [--min-score X] [--baseline]
-                 [--strict-figures]
+                 [--strict-figures] [--supporting-records-only]
 
 `--baseline` scores the benchmark's naive reference point instead (scripts/py/baseline.py: the
 record with the highest share of a gold sentence's words, at 0.55 or more; it is told which
@@ -249,6 +249,13 @@ def print_recognition(cases: list[dict[str, Any]]) -> None:
     print("recognition vs gold needs_citation: " + "; ".join(parts))
 
 
+def _supporting_records_only(case: dict[str, Any]) -> dict[str, Any]:
+    """The case with only the records its annotations say support one of its sentences."""
+    wanted = {norm_url(u) for g in case["gold"]
+              for u in (*(g.get("supporting_urls") or ()), *(g.get("partially_supporting_urls") or ()))}
+    return {**case, "records": [r for r in case["records"] if norm_url(r.get("url", "")) in wanted]}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("bench", nargs="?", type=Path, default=DEFAULT_BENCH)
@@ -262,11 +269,16 @@ def main() -> int:
     ap.add_argument("--strict-figures", action="store_true",
                     help="trace with the strict_figures option (a figure the record states otherwise "
                          "is a contradiction in English too)")
+    ap.add_argument("--supporting-records-only", action="store_true",
+                    help="a robustness check, not the benchmark: trace each case with only the records "
+                         "annotated as supporting one of its sentences (as a caller that sends few records)")
     args = ap.parse_args()
 
     cases = load_cases(args.bench)
     if args.only:
         cases = [c for c in cases if c["id"].startswith(args.only)]
+    if args.supporting_records_only:
+        cases = [_supporting_records_only(c) for c in cases]
     if args.baseline and (args.grpc or args.min_score is not None):
         ap.error("--baseline has its own fixed threshold and runs in process")
     if args.grpc:
