@@ -261,6 +261,8 @@ class _Splitter:
                 # "由OpenAI发布.GPT-4的参数量": a Chinese sentence's ASCII stop before a capital
                 return p == "." and follow.isupper() and p_start > 0 and bool(_CJK.match(text[p_start - 1])) \
                     and _caps_at(text, q) not in _DOT_NAMES  # not "基于.NET Core"
+            if p == "!" and wm is not None and word in _BANG_NAMES and wm.group(0)[0].isupper():
+                return False   # "收购了Yahoo!中国的全部资产": the name goes on
             if p != ".":
                 return True
             prev = text[p_start - 1] if p_start > 0 else ""
