@@ -806,6 +806,7 @@ class _FanOut:
         self.error: BulkError | None = None  # what stopped the run, other than the servers
         self._lock = threading.Lock()
         self.outstanding = 0
+        self.answers = 0   # items a server answered (an error line included)
         self._attempts: dict[str, int] = {}
 
     def retry_item(self, item: Item, max_attempts: int = 3) -> bool:
@@ -832,6 +833,7 @@ class _FanOut:
     def answered(self) -> None:
         with self._lock:
             self.outstanding -= 1
+            self.answers += 1
 
     def finished(self) -> bool:
         with self._lock:
@@ -1076,7 +1078,10 @@ def run_servers(items: Iterator[Item], emit: Emit, *, targets: list[str], shape:
             if all(lane.refused for lane in lanes):  # the same run would be refused again
                 raise BulkError(f"every server refused the run ({failures}); fix that (--auth-token, "
                                 f"--server-tls-ca, the address), then rerun with --resume to finish")
-            raise BulkError(f"every server failed ({failures})", resumable=True)
+            hint = "" if state.answers else (
+                "; no server answered a single item: check the address, that the service is up, "
+                "and TLS (a TLS server needs --server-tls-ca, a plain one none)")
+            raise BulkError(f"every server failed ({failures}){hint}", resumable=True)
 
     try:
         for item in items:

@@ -115,6 +115,7 @@ def test_all_servers_down_stops_resumably(tmp_path: Path) -> None:
     r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--server", f"127.0.0.1:{_free_port()}")
     assert r.returncode == 1
     assert "every server failed" in r.stderr and "--resume" in r.stderr
+    assert "no server answered a single item" in r.stderr and "--server-tls-ca" in r.stderr
     assert read_out(tmp_path / "out.jsonl") == []
 
 
