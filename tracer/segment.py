@@ -209,8 +209,8 @@ class _Splitter:
             p = max(pos, rs)
             while p < re_:
                 ch = text[p]
-                if ch.isspace():
-                    p += 1
+                if ch.isspace() or (ch == "\\" and text.startswith(("\\\n", "\\\r\n"), p)):
+                    p += 1     # a backslash ending a line is a hard line break, not text
                     continue
                 mm = MARKER_RE.match(text, p, re_)
                 if mm and not self.protected_whole(mm.start(), mm.end()):
@@ -240,6 +240,8 @@ class _Splitter:
         follow = text[q] if q < len(text) else " "
         if follow == "<" and _BREAK.match(text, q):
             follow = " "  # "Fact one.<br>Fact two.": a line break
+        elif follow == "\\" and text.startswith(("\\\n", "\\\r\n"), q):
+            follow = " "  # "Fact one.\" at a line end: a hard line break
         cjk_p = any(ch in "。！？；…" for ch in p)
         nx_ch = text[nx]
         if nx_ch == "—":
