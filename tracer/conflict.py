@@ -1648,11 +1648,15 @@ def _figure_moved(said: list[tuple[str, _Slot]], quoted: list[tuple[str, _Slot]]
 _EN_FIGURE_FILLERS = frozenset(_stem(w) for w in (
     "about around approximately roughly nearly almost some just only over under more less than up "
     "average total totalling totaling overall estimated an a the of by to at in on for as per "
-    "was were is are be been being has have had reached reaching").split()) | EN_STOPWORDS
+    "was were is are be been being has have had reached reaching now today currently presently still "
+    "also already ever then recently").split()) | EN_STOPWORDS
 # where a figure's clause opens: "… in men and by 9.1 mmHg": "men" measures the figure before
 _EN_FIGURE_STOPS = frozenset({"and", "or", "but", "while", "whereas", "than", "versus", "vs"})
 _EN_MONTHS = frozenset(("january february march april june july august september october november "
                         "december jan feb mar apr jun jul aug sep sept oct nov dec").split())
+
+
+_YEAR = re.compile(r"1[89]\d\d|20\d\d")
 
 
 def _in_a_date(words: tuple[_Word, ...], at: int) -> bool:
@@ -1679,13 +1683,34 @@ def _en_figure_slots(words: tuple[_Word, ...]) -> list[_EnSlot]:
     """Each figure of an English text with up to two content words of its clause on either side
     ("lowered blood pressure by an average of 12.4 mmHg in men": (pressure, blood), 12.4, mmhg,
     {men}; "awarded the Davy Medal in 2016": (medal, davy), 2016). The word right after a figure
-    is its unit when it is no stop word; neither side reads past punctuation, another figure or a
-    word that opens a clause ("and")."""
+    is its unit when it is no stop word; a year after it qualifies it ("500 units in 2021");
+    neither side reads past punctuation, another figure or a word that opens a clause ("and"), and
+    the words before a figure stop at what qualifies the figure before it ("35 degrees at noon
+    before it reached 40": "noon" is 35's, not 40's measure)."""
     out: list[_EnSlot] = []
     figures = [i for i, (_k, w, _t) in enumerate(words) if w[:1].isdigit() and not _in_a_date(words, i)]
+    figures = figures[:4 * _MAX_SLOTS]
     units = {i + 1 for i in figures if i + 1 < len(words) and not words[i + 1][2].endswith(_APART)
              and not words[i + 1][1][:1].isdigit() and words[i + 1][1].lower() not in EN_STOPWORDS}
-    for i in figures[:4 * _MAX_SLOTS]:
+    afters: list[list[str]] = []
+    taken: set[int] = set()   # positions of the words that qualify a figure, after it
+    for i in figures:
+        after: list[str] = []
+        j = i + 2 if i + 1 in units else i + 1
+        while j < len(words) and len(after) < 2 and not words[j][2].endswith(_APART):
+            k, nxt, _tag = words[j]
+            if _YEAR.fullmatch(nxt):
+                after.append(nxt)  # "500 units in 2021": the year qualifies it
+                taken.add(j)
+                break
+            if nxt[:1].isdigit() or nxt.lower() in _EN_FIGURE_STOPS:
+                break
+            if k not in _EN_FIGURE_FILLERS and nxt.lower() not in _EN_FIGURE_FILLERS:
+                after.append(k)
+                taken.add(j)
+            j += 1
+        afters.append(after)
+    for i, after in zip(figures, afters, strict=True):
         unit = words[i + 1][0] if i + 1 in units else ""
         before: list[str] = []
         written: list[str] = []
@@ -1693,20 +1718,11 @@ def _en_figure_slots(words: tuple[_Word, ...]) -> list[_EnSlot]:
         while j > 0 and len(before) < 2 and not words[j][2].endswith(_APART):
             j -= 1
             k, prev, _tag = words[j]
-            if prev[:1].isdigit() or j in units or prev.lower() in _EN_FIGURE_STOPS:
+            if prev[:1].isdigit() or j in units or j in taken or prev.lower() in _EN_FIGURE_STOPS:
                 break
             if k not in _EN_FIGURE_FILLERS and prev.lower() not in _EN_FIGURE_FILLERS:
                 before.append(k)
                 written.append(prev)
-        after: list[str] = []
-        j = i + 2 if unit else i + 1
-        while j < len(words) and len(after) < 2 and not words[j][2].endswith(_APART):
-            k, nxt, _tag = words[j]
-            if nxt[:1].isdigit() or nxt.lower() in _EN_FIGURE_STOPS:
-                break
-            if k not in _EN_FIGURE_FILLERS and nxt.lower() not in _EN_FIGURE_FILLERS:
-                after.append(k)
-            j += 1
         out.append(_EnSlot(tuple(before), tuple(reversed(written)), words[i][1].replace(",", ""), unit,
                            words[i + 1][1] if unit else "", frozenset(after)))
     return out
@@ -1719,7 +1735,8 @@ def _en_figure_slot(a: tuple[_Word, ...], b: tuple[_Word, ...]) -> Conflict | No
     qualified otherwise after its figure ("9.1 mmHg in women", "12.4 mmHg in men") is another
     measure; a figure whose words before it begin like the sentence's ("it fell 6%" for "net
     income fell 6%") or that shares a qualifier with it is not moved."""
-    said = [x for x in _en_figure_slots(a) if x.before]
+    slots = _en_figure_slots(a)
+    said = [x for x in slots if x.before]
     if not said:
         return None
     quoted = _en_figure_slots(b)
@@ -1730,6 +1747,8 @@ def _en_figure_slot(a: tuple[_Word, ...], b: tuple[_Word, ...]) -> Conflict | No
         if not mine or any(v == x.value or figure_near("about", x.value, v)
                            or figure_near("about", v, x.value) for v in mine[:_MAX_SLOTS]):
             continue
+        if any(y.value in mine and y.before[:n] == x.before[:len(y.before)] for y in slots if y is not x):
+            continue   # "reached $10 million this year, up from $8 million": the sentence has both
         if any(q.value == x.value and q.unit == x.unit and q.before
                and q.before[:len(x.before)] != x.before[:len(q.before)] and not x.after & q.after
                for q in quoted):

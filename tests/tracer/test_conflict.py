@@ -1328,6 +1328,17 @@ def test_an_english_figure_the_quote_gives_another_measure_is_a_conflict(sentenc
         ("The company employs 1,200 people in Europe.",
          "The company employs 5,000 people worldwide, 1,200 of them in Europe."),
         ("Unemployment was 3.7% in August.", "Unemployment fell to 3.5% in September from 3.7% in August."),
+        # time series: a year or a time after a figure qualifies it, the sentence gives both
+        # figures, the words before a figure stop at the one before's qualifier
+        ("Glimmer sales reached 500 units in 2021, up from 400 units in 2020.",
+         "Glimmer sales reached 400 units in 2020, rising to 500 units in 2021."),
+        ("The Zorbex plant employs 1,500 workers today, up from 1,200 workers in 2019.",
+         "The Zorbex plant employed 1,200 workers in 2019 and today employs 1,500 workers."),
+        ("Revenue at Acme reached $10 million this year, up from $8 million the prior year.",
+         "Revenue at Acme was $8 million in the prior year; this year it reached $10 million."),
+        ("Life expectancy is 82 years.", "Life expectancy was 75 years in 1980 and is now 82 years."),
+        ("The temperature reached 40 degrees.",
+         "The temperature was 35 degrees at noon before it reached 40 degrees."),
         # a date's day or year is no measure's figure
         ("It launched worldwide on Netflix on March 6, 2019.",
          "Secret City Season 2 Coming to Netflix in March 2019, by Kasey Moore on February 6, 2019."),
