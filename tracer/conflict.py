@@ -981,6 +981,8 @@ _EN_RANK = re.compile(
     r"most (?!of\b|people\b|likely\b|recently\b|often\b|commonly\b|notably\b)[a-z]{4,}(?:ly)?)\b",
     re.IGNORECASE)
 _ONE_OF = "one of"
+# what makes "most …", "best" or "worst" a rank: "the most expensive", "Europe's best", "its worst"
+_DETERMINED = re.compile(r"(?:\bthe|['’]s|\bits|\btheir|\bhis|\bher|\bour)\s+$", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[，。；！？,;!?]")
 _Place = int | tuple[str, int] | str
 
@@ -1014,6 +1016,9 @@ def _ranks(text: str, zh: bool) -> list[tuple[str, _Place, str]]:
             if in_qualified_clause(m.start()):
                 continue
             kind = m.group("sup").lower()
+            if (kind.startswith("most ") or kind in ("best", "worst")) and not m.group("oneof") \
+                    and not _DETERMINED.search(text, max(0, m.start() - 12), m.start()):
+                continue   # "most economists", "best practices", "June 5th most stores": no rank
             o = (m.group("ord") or "").lower()
             one_of = m.group("oneof") or _EN_ONE_OF.search(text, max(0, m.start() - 40), m.start())
             place: _Place = _ONE_OF if one_of else (

@@ -1134,8 +1134,13 @@ def test_another_rank_is_a_conflict(sentence: str, quote: str, lang: str, said: 
         ("Lagos is the largest city in Nigeria.", "Lagos, the largest city in Nigeria, grew fast.", "en"),
         # a rank of another kind says nothing of this one
         ("Lagos is the largest city in Nigeria.", "Lagos is the busiest port in Nigeria.", "en"),
-        # "most" as a quantifier or an adverb ranks nothing
+        # "most" as a quantifier or an adverb ranks nothing, nor "best" without a determiner
         ("Most of the cities are expensive.", "One of the most expensive cities is Zurich.", "en"),
+        ("Most economists in the poll expect a cut.", "Among those polled, most economists expect a cut.",
+         "en"),
+        ("Most stores in Leeds closed early on June 5th.", "On June 5th most stores in Leeds closed early.",
+         "en"),
+        ("Best practices were shared.", "Among the firms, best practices were shared.", "en"),
         ("It is most likely the oldest bridge.", "It is one of the most likely causes.", "en"),
     ],
 )
