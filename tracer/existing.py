@@ -27,7 +27,7 @@ _MAX_GAP = 64                          # whitespace allowed between a sentence a
 _NUM = r"\d{1,4}"
 _SEP = r"\s*(?:[,，、;；]|[-–—~～])\s*"
 _NUM_LIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
-_CUE = (r"(?:(?i:see|cf\.|source|sources|via|from)[ \t]*+:?[ \t]*+"
+_CUE = (r"(?:(?i:see|cf\.|source|sources|via)[ \t]*+:?[ \t]*+"
         r"|(?:参见|详见|见|来源|出处|资料来源)[ \t]*+[:：]?[ \t]*+)")
 _PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
@@ -195,6 +195,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 continue
             elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
+            elif raw[0] in "(（" and 0 in numbers:
+                continue               # "(see [0, 1])": no citation is numbered 0
             elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_label(text, s, e, raw, numbers, ctx):
                 continue               # "## [1] Introduction", "【1】市场规模：…", "a scale of [1, 5]"
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
@@ -316,7 +318,8 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
     numbers, also a run of numbered lines without titles, a line that gives a short title and a
     colon after a blank line or a heading ("[2] Orphan paragraph." still cites, and so does a
     marker opening a wrapped line of a paragraph), or a pair of numbers after a word that opens
-    an interval ("a scale of [1, 5]", "范围为【1，5】")."""
+    an interval ("a scale of [1, 5]", "范围为【1，5】") or more than two past the list's last entry
+    ("[1, 10]" where it ends at 2)."""
     ls, le = ctx.line(s)
     m = _REST.match(text, e, le)
     first = m.group(1) if m else ""
@@ -344,8 +347,13 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
             or text[prev[0]:prev[1]].lstrip().startswith("#")
         if blank_before and titled and not listed:
             return True        # "【1】市场规模：…" after a blank line or a heading
-    return not listed and bool(_TWO_NUMBERS.fullmatch(raw)) \
-        and bool(_INTERVAL_CUE.search(text, max(ls, s - 24), s))
+    if listed or not _TWO_NUMBERS.fullmatch(raw):
+        return False
+    entries = ctx.entries()
+    if entries and max(numbers) > max(entries) + 2:
+        return True            # "[1, 10]" where the old list ends at 2: a pair of figures (a list
+        # one or two entries short of the body's numbers is common: "[1, 3]" still cites)
+    return bool(_INTERVAL_CUE.search(text, max(ls, s - 24), s))
 
 
 def _label_number(text: str, start: int, end: int) -> int:

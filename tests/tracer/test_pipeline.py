@@ -595,6 +595,9 @@ def test_a_table_of_references_resolves_the_old_markers() -> None:
          "Nvidia's data center revenue rose to __$18.4 billion__."),
         ("Its mirror is 6.5 metres across.", "Its mirror is 6.5 metres across 👍"),
         ("Its mirror is 6.5 metres across.", "Its mirror is ~~8.5~~ 6.5 metres across."),
+        # not emphasis: an exponent stays a figure
+        ("The expression 2**64 evaluates to 18446744073709551616.",
+         "The expression 2**64 evaluates to 18446744073709551616."),
     ],
 )
 def test_emphasis_and_emoji_are_no_words_of_the_claim(plain: str, written: str) -> None:
@@ -604,6 +607,15 @@ def test_emphasis_and_emoji_are_no_words_of_the_claim(plain: str, written: str) 
     want = trace(plain, recs, TraceOptions())
     assert [c.sources[0].score for c in got.citations] == [c.sources[0].score for c in want.citations]
     assert len(got.citations) == 1 and got.citations[0].sources[0].match == "exact"
+
+
+def test_a_range_written_with_two_tildes_is_no_struck_text() -> None:
+    """"20~~25度" is a range: its figures are read (struck out, they would go unchecked)."""
+    recs = [{"url": "https://a.com/x", "title": "A", "content": "大棚种植草莓时，白天温度应控制在20至30度，"
+             "空气湿度为50至60%，夜间温度不低于8度。"}]
+    report = "大棚种植草莓时，白天温度应控制在20~~25度，空气湿度为40~~60%，夜间温度不低于8度。"
+    r = trace(report, recs, TraceOptions())
+    assert not r.citations and r.unsupported
 
 
 @pytest.mark.parametrize(
