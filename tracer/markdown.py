@@ -40,7 +40,10 @@ _HTML_BLOCK_OPEN = re.compile(rf"^ {{0,3}}</?(?:{_HTML_BLOCK_TAGS})(?:[\s/>]|$)"
 _HTML_LONE_TAG = re.compile(
     r"^ {0,3}(?:<[A-Za-z][A-Za-z0-9-]*+(?:\s++[^<>]*+)?/?>|</[A-Za-z][A-Za-z0-9-]*+\s*+>)[ \t]*+$"
 )
-_MATH_BLOCK_OPEN = re.compile(r"^[ \t]*(\$\$|\\\[|\\begin\{([A-Za-z]{1,30}\*?)\})")
+# "$$", "\[" or a LaTeX math environment alone on its line ("\begin{equation}", "\begin{align*}")
+_MATH_BLOCK_OPEN = re.compile(
+    r"^[ \t]*(\$\$|\\\[|\\begin\{((?:equation|align|alignat|flalign|gather|multline|eqnarray"
+    r"|displaymath|math|split)\*?)\}[ \t]*$)")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _FRONT_OPEN = re.compile(r"^(---|\+\+\+)[ \t]*$")
 _FRONT_KEY = re.compile(r"^[A-Za-z_][\w.-]*[ \t]*[:=]")  # a YAML / TOML key opens front matter
@@ -66,7 +69,8 @@ _INLINE = re.compile(
 _URL_TRAIL = ".,;:!?'\"*_~"
 # inline HTML elements whose content is no prose of the report's (code, keys, a link's text): the
 # element is one region from its opening tag to its closing tag, if that comes before a blank line
-_ELEMENT_OPEN = re.compile(r"<(code|kbd|samp|tt|var|a|math)(?=[\s>])", re.IGNORECASE)
+_ELEMENT_OPEN = re.compile(r"<(code|kbd|samp|tt|var|math|a(?=\s[^<>]*?\bhref\s*=))(?=[\s>])", re.IGNORECASE)
+_ELEMENT_ANY_OPEN = re.compile(r"<(code|kbd|samp|tt|var|math|a)(?=[\s>])", re.IGNORECASE)
 _ELEMENT_CLOSE = re.compile(r"</(code|kbd|samp|tt|var|a|math)\s*>", re.IGNORECASE)
 _NUMBERISH = re.compile(r"\^?[\d\s,，、;；\-–—~～]+")  # "[1]", "[1, 2]", "[^1]": a marker, not link text
 _MAX_CANDIDATES = 16
@@ -835,6 +839,7 @@ def _inline_spans(text: str, start: int, end: int, link_labels: frozenset[str] |
         return _INLINE.search(src, at - shift, end - shift)
 
     closes: dict[str, list[Span]] | None = None   # `_element_closes`, once an element opens
+    opens: dict[str, list[int]] = {}
     blanks: list[int] = []
     pos = start
     m = search(pos)
@@ -870,26 +875,32 @@ def _inline_spans(text: str, start: int, end: int, link_labels: frozenset[str] |
             e = _trim_url(text, s, e)
         elif kind == "tag" and (om := _ELEMENT_OPEN.match(text, s)) is not None:
             if closes is None:
-                closes, blanks = _element_closes(text, start, end)
+                closes, opens, blanks = _element_closes(text, start, end)
             name = om.group(1).lower()
             at = closes.get(name, [])
             k = bisect.bisect_left(at, (e, 0))
             if k < len(at):
                 b = bisect.bisect_left(blanks, e)
-                if b >= len(blanks) or blanks[b] > at[k][0]:
+                o = opens.get(name, [])
+                nxt = bisect.bisect_left(o, e)   # another opening first: this one is not closed
+                if (b >= len(blanks) or blanks[b] > at[k][0]) and (nxt >= len(o) or o[nxt] > at[k][0]):
                     e = pos = at[k][1]   # the element whole: "<code>…</code>", "<a href=…>…</a>"
         spans.append((s, e))
         m = search(pos)
     return spans
 
 
-def _element_closes(text: str, start: int, end: int) -> tuple[dict[str, list[Span]], list[int]]:
-    """The closing tags of `_ELEMENT_CLOSE`'s elements in text[start:end] by name, and the blank
-    lines there (found once: each opening tag then finds its closer by bisection)."""
+def _element_closes(text: str, start: int, end: int
+                    ) -> tuple[dict[str, list[Span]], dict[str, list[int]], list[int]]:
+    """The closing and opening tags of `_ELEMENT_CLOSE`'s elements in text[start:end] by name, and
+    the blank lines there (found once: each opening tag then finds its closer by bisection)."""
     closes: dict[str, list[Span]] = {}
+    opens: dict[str, list[int]] = {}
     for m in _ELEMENT_CLOSE.finditer(text, start, end):
         closes.setdefault(m.group(1).lower(), []).append((m.start(), m.end()))
-    return closes, [m.start() for m in _BLANK_LINE.finditer(text, start, end)]
+    for m in _ELEMENT_ANY_OPEN.finditer(text, start, end):
+        opens.setdefault(m.group(1).lower(), []).append(m.start())
+    return closes, opens, [m.start() for m in _BLANK_LINE.finditer(text, start, end)]
 
 
 def _trim_url(text: str, s: int, e: int) -> int:

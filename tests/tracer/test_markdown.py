@@ -149,6 +149,16 @@ def test_an_element_left_open_protects_only_its_tag() -> None:
     text = "Run <code>Webb launched.\n\nIts mirror is wide.</code> now."
     layout = scan_markdown(text)
     assert covered(layout, text, "<code>") and not touched(layout, text, "Webb launched.")
+    # an anchor without href is no link, and a later link's "</a>" closes that link only
+    text = '<a name="results">Webb launched. It is wide. See the <a href="https://x.org">filing</a>.'
+    layout = scan_markdown(text)
+    assert not touched(layout, text, "Webb launched. It is wide.")
+    assert covered(layout, text, '<a href="https://x.org">filing</a>')
+
+
+def test_latex_outside_math_environments_is_prose() -> None:
+    text = "LaTeX users type\n\\begin{document} first.\n\nWebb launched.\n\nThey end with \\end{document}.\n"
+    assert not touched(scan_markdown(text), text, "Webb launched.")
 
 
 def test_list_nested_indentation_is_not_code() -> None:
