@@ -156,6 +156,11 @@ def test_an_element_left_open_protects_only_its_tag() -> None:
     assert covered(layout, text, '<a href="https://x.org">filing</a>')
 
 
+def test_an_emoji_shortcode_before_a_colon_is_a_region() -> None:
+    text = "The mirror is gold coated :tada::"
+    assert covered(scan_markdown(text), text, ":tada:")
+
+
 def test_latex_outside_math_environments_is_prose() -> None:
     text = "LaTeX users type\n\\begin{document} first.\n\nWebb launched.\n\nThey end with \\end{document}.\n"
     assert not touched(scan_markdown(text), text, "Webb launched.")

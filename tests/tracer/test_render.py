@@ -179,10 +179,12 @@ def test_no_marker_goes_between_a_footnote_reference_and_a_colon() -> None:
     assert out.report.startswith("Prices rose 18% in 2022 [^1]:<sup>[1]</sup>\n")
 
 
-def test_abbreviation_at_sentence_end_keeps_marker_outside() -> None:
-    d = doc(["Output grew in the U.S."])
+@pytest.mark.parametrize("sentence", ["Output grew in the U.S.", "The merger was led by a Ph.D."])
+def test_abbreviation_at_sentence_end_keeps_marker_outside(sentence: str) -> None:
+    d = doc([sentence])
     out = run(d, {0: [cand(0, 0)]}, [rec(0)])
-    assert body_of(out.report).startswith("Output grew in the U.S.[1]")
+    assert body_of(out.report).startswith(sentence + "[1]")
+
 
 
 # ------------------------------------------------------------------ references section
