@@ -56,7 +56,7 @@ _ONE = (
     # one marker with what the author wrapped around its brackets, so that removing it leaves no
     # "（）" or "^" behind: "（[1]）", "([1], [2])", "^[1]"
     # "(see [1])", "（参见[1]）", "(Source: [1])": a cue word with it, so no "(see )" is left either
-    rf"|[(（][ \t]*+{_CUE}?\[{_NUM_LIST}\](?:[ \t]*+(?:[,，、][ \t]*+)?\[{_NUM_LIST}\])*+[ \t]*+[)）]"
+    rf"|[(（][ \t]*+{_CUE}?\[{_NUM_LIST}\](?:[ \t]*+(?:[,，、;；][ \t]*+)?\[{_NUM_LIST}\])*+[ \t]*+[)）]"
     rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"
     rf"|\^\[{_NUM_LIST}\](?!\()"
     rf"|\[{_NUM_LIST}\](?!\()"
@@ -202,8 +202,15 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
         if sid is not None:
             attach_end[sid] = e
+        if s > 0 and text[s - 1] in "(（" and raw[0] == "[":
+            sep = _AFTER_OPENING.match(text, e, body_end)
+            if sep is not None:
+                e = sep.end()          # "([1]; Smith 2020)": the separator goes with it, no "(; "
         out.append(ExistingMarker(s, e, numbers, urls, sid, linked, ids))
     return out
+
+
+_AFTER_OPENING = re.compile(r"[ \t]*[;；,，][ \t]*(?=[^\s\[【)）])")
 
 
 _AGENT_NUMBER = re.compile(r"(\d{1,4})(?::\d{1,4})?")

@@ -645,3 +645,14 @@ def test_closing_matter_under_a_list_of_one_is_kept_when_traced_again() -> None:
     once = trace(report, recs, TraceOptions()).report
     assert once.count("## References") == 1 and once.endswith("\n\n" + footer)
     assert trace(once, recs, TraceOptions()).report == once
+
+
+def test_removing_an_old_marker_leaves_no_orphaned_separator() -> None:
+    recs = [{"url": "https://a.com/x", "title": "Alpha report",
+             "content": "Tesla delivered 1.81 million vehicles worldwide in 2023, a record."}]
+    refs = "\n\n## References\n\n[1] Alpha report https://a.com/x\n"
+    for old, left in ((" ([1]; Smith 2020)", " (Smith 2020)"), ("（[1]，2023年）", "（2023年）"),
+                      (" ([1]; [2])", " ")):
+        report = f"Tesla delivered 1.81 million vehicles worldwide in 2023{old}." + refs
+        body = trace(report, recs, TraceOptions()).report.split("\n\n## ")[0]
+        assert body == f"Tesla delivered 1.81 million vehicles worldwide in 2023{left}[1].", body
