@@ -47,6 +47,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-
 _WORD_BEFORE = re.compile(r"(?:[A-Za-z]+\.)*[A-Za-z]+$")
 _NEXT_WORD = re.compile(r"[A-Za-z]+")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+_CLOSING_TAGS = re.compile(r"(?:</(?:b|strong|em|i|u|span|mark|small|big|font|ins|s)\s*>)+", re.IGNORECASE)
 _HAS_WORD = re.compile(r"[^\W_]", re.UNICODE)
 
 # abbreviations after which a period never ends a sentence
@@ -240,6 +241,8 @@ class _Splitter:
         follow = text[q] if q < len(text) else " "
         if follow == "<" and _BREAK.match(text, q):
             follow = " "  # "Fact one.<br>Fact two.": a line break
+        elif follow == "<" and (ct := _CLOSING_TAGS.match(text, q)) is not None:
+            follow = text[ct.end()] if ct.end() < len(text) else " "  # "<b>Fact one.</b> Fact two."
         elif follow == "\\" and text.startswith(("\\\n", "\\\r\n"), q):
             follow = " "  # "Fact one.\" at a line end: a hard line break
         cjk_p = any(ch in "。！？；…" for ch in p)
@@ -387,6 +390,9 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
                 if _still_open(text, counts, cur, ps, b, m.group("p")):
                     continue
                 if sp.is_boundary(unit, ps, m.group("p"), b):
+                    ct = _CLOSING_TAGS.match(text, b, re_)
+                    if ct is not None and (ct.end() == re_ or text[ct.end()].isspace()):
+                        b = ct.end()   # "<b>Fact one.</b> Fact two.": the closing tag ends it
                     _emit(text, sp, spans, cur, b, unit)
                     cur = sp.next_content(unit, b)
             # a line ending with a colon introduces what follows: "The formula is:\nV = l × w"

@@ -54,6 +54,7 @@ def test_spans_point_into_original_and_ids_are_ordered() -> None:
         ("She left Yahoo! The firm declined.", ["She left Yahoo!", "The firm declined."]),
         ("收购了Yahoo!中国的资产。交易完成。", ["收购了Yahoo!中国的资产。", "交易完成。"]),
         ("Fact one is here.\\\nFact two.", ["Fact one is here.", "Fact two."]),  # a hard line break
+        ("<b>Fact one is here.</b> Fact two.", ["<b>Fact one is here.</b>", "Fact two."]),
         ("他们赢了!中国队晋级。", ["他们赢了!", "中国队晋级。"]),  # no name before it: a boundary
         ("We won! Factory output rose.", ["We won!", "Factory output rose."]),  # not a name: a boundary
         ("**Bold claim.** Next claim.", ["**Bold claim.**", "Next claim."]),
