@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from tracer.markdown import inline_regions, is_code_region, link_definitions
 from tracer.models import ExistingMarker, Layout, Record, Sentence
@@ -181,6 +182,10 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                     continue
             bare = _unwrapped(raw)
             urls = tuple(u for u in _URL_IN.findall(bare) if u)
+            if urls and len(numbers) == 1 and not urls[0].startswith("#"):
+                # "[[1]](https://byd…)" cites its URL: a number of its own, so that a "[1]" of
+                # another section (or the list) that means another source is not taken for it
+                numbers = (jiuwen_ids.setdefault("url:" + urls[0], -(len(jiuwen_ids) + 1)),)
             labels = {" ".join(x.split()).casefold() for x in _BRACKET_LABEL.findall(bare)} \
                 if _BRACKETS_ONLY.fullmatch(bare) else set()
             if len(labels) > 1 and labels & set(link_defs):
@@ -207,6 +212,26 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             if sep is not None:
                 e = sep.end()          # "([1]; Smith 2020)": the separator goes with it, no "(; "
         out.append(ExistingMarker(s, e, numbers, urls, sid, linked, ids))
+    return _footnotes_apart(text, out, jiuwen_ids)
+
+
+def _footnotes_apart(text: str, markers: list[ExistingMarker],
+                     synthetic: dict[str, int]) -> list[ExistingMarker]:
+    """A footnote "[^1]" whose definition gives a URL, in a report whose other markers use 1 too
+    ("【1】" for another entry of the same list): the footnote's own number, so each resolves by
+    what it names."""
+    noted = {n for m in markers if text.startswith("[^", m.start) and m.urls for n in m.numbers}
+    if not noted:
+        return markers
+    shared = noted & {n for m in markers if not text.startswith("[^", m.start) for n in m.numbers}
+    if not shared:
+        return markers
+    out: list[ExistingMarker] = []
+    for m in markers:
+        if text.startswith("[^", m.start) and m.urls and set(m.numbers) & shared:
+            label = "^" + text[m.start + 2:m.end - 1]
+            m = replace(m, numbers=(synthetic.setdefault(label, -(len(synthetic) + 1)),))
+        out.append(m)
     return out
 
 

@@ -37,8 +37,8 @@ def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
         ("【1，2】", (1, 2)),
         ("[^1]", (1,)),
         ("[citation:3]", (3,)),
-        ("[[1]](https://a.com/x)", (1,)),
-        ("[1](https://a.com/x)", (1,)),
+        ("[[1]](https://a.com/x)", (-1,)),   # its URL's own number
+        ("[1](https://a.com/x)", (-1,)),
         ("<sup>[1]</sup>", (1,)),
         ("<sup>[1][2]</sup>", (1, 2)),
         ("<sup>1,2</sup>", (1, 2)),
@@ -75,7 +75,25 @@ def test_adjacent_markers_are_separate() -> None:
 def test_link_marker_carries_url() -> None:
     m = find("Fact.[[2]](https://a.com/x) Next.")[0]
     assert m.urls == ("https://a.com/x",)
-    assert m.numbers == (2,)
+    assert m.numbers == (-1,)   # its URL says what it cites: a number of its own
+
+
+def test_markers_with_their_own_urls_resolve_by_them_whatever_their_numbers() -> None:
+    """Sections that restart their numbering: "[[1]](caam)" and "[[1]](byd)" are two sources."""
+    recs = [Record(url="https://www.caam.org.cn/2024", title="中汽协", content="x", index=0),
+            Record(url="https://www.byd.com/annual2024", title="比亚迪", content="y", index=1)]
+    text = ("销量增长35.5%[[1]](https://www.caam.org.cn/2024)。\n\n"
+            "份额为33.2%[[1]](https://www.byd.com/annual2024)。\n")
+    ms = find(text)
+    resolved = resolve_existing(ms, "", recs)
+    assert [resolved[m.numbers[0]] for m in ms] == [0, 1]
+    # a footnote defined by a URL, beside a "【1】" entry of the same list that names another
+    text = ("销量增长35.5%【1】。份额为33.2%[^1]。\n\n## 参考文献\n\n【1】中汽协 https://www.caam.org.cn/2024\n"
+            "[^1]: 比亚迪 https://www.byd.com/annual2024\n")
+    layout = scan_markdown(text)
+    ms = find(text)
+    resolved = resolve_existing(ms, text[layout.body_end:], recs)
+    assert [resolved[m.numbers[0]] for m in ms] == [0, 1]
 
 
 def test_openjiuwen_marker_gets_synthetic_number_per_url() -> None:
@@ -417,12 +435,12 @@ def test_footnote_labels_with_carets_list_entries() -> None:
         ("Webb launched in 2021 [1, p. 5].", "[1, p. 5]", (1,)),
         ("Webb launched in 2021 [2, pp. 10–12].", "[2, pp. 10–12]", (2,)),
         ("Webb launched in 2021 [1](#ref-1).", "[1](#ref-1)", (1,)),
-        ("Webb launched in 2021 [\\[3\\]](https://a.com/x).", "[\\[3\\]](https://a.com/x)", (3,)),
+        ("Webb launched in 2021 [\\[3\\]](https://a.com/x).", "[\\[3\\]](https://a.com/x)", (-1,)),
         # a cue word or the brackets around it go with it: removed, it leaves no "(see )" or "[]"
         ("Webb launched in 2021 (see [1]).", "(see [1])", (1,)),
         ("Webb launched in 2021 (Source: [2]).", "(Source: [2])", (2,)),
         ("韦布于2021年发射（参见[1]）。", "（参见[1]）", (1,)),
-        ("Webb launched in 2021 [[1](https://a.com/x)].", "[[1](https://a.com/x)]", (1,)),
+        ("Webb launched in 2021 [[1](https://a.com/x)].", "[[1](https://a.com/x)]", (-1,)),
         ("Webb launched in 2021^[1]^.", "^[1]^", (1,)),
     ],
 )
