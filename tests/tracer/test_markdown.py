@@ -274,6 +274,31 @@ def test_references_followed_by_closing_matter_are_cut_without_it() -> None:
 
 
 @pytest.mark.parametrize(
+    "closing",
+    ["## 七、风险提示\n\n宏观经济下行风险。\n", "## 免责声明与风险提示\n\n本报告仅供参考。\n",
+     "## 法律声明及风险提示\n\n本报告仅供参考。\n", "## 分析师声明\n\n本人保证报告独立。\n",
+     "## 附录：术语表\n\nGMV：成交总额。\n", "## Appendix: Survey method\n\nWe surveyed 1,000 managers.\n",
+     "## Disclaimer and methodology\n\nWe surveyed 1,000 managers.\n",
+     "## Notes\n\nAll figures in dollars.\n",
+     "分析师：张三　报告日期：2025年1月15日\n", "（全文完）\n", "编辑：李四\n",
+     "**免责声明：** 本报告仅供参考，\n不构成任何投资建议。\n"],
+)
+def test_closing_matter_of_more_kinds_is_not_cut(closing: str) -> None:
+    refs = "## 参考资料\n[1] A https://a.com\n[2] B https://b.com\n"
+    text = "Intro.\n\n" + refs + "\n" + closing
+    assert scan_markdown(text).references == (8, 8 + len(refs)), closing
+
+
+def test_a_closing_line_before_more_report_is_the_sections_prose() -> None:
+    # "*All figures in US dollars.*" then "## Findings": the findings are the report's, so the
+    # list before them is no trailing references section (nothing is cut, all is cited)
+    text = ("Intro.\n\n## Sources\n[1] A https://a.com\n[2] B https://b.com\n\n"
+            "*All figures in US dollars.*\n\n## Findings\n\n"
+            "Revenue rose.\nCosts fell.\nMargins widened.\nHiring resumed.\nStores opened.\n")
+    assert scan_markdown(text).references is None
+
+
+@pytest.mark.parametrize(
     "after",
     [
         # more report of another title, short or long, or titled like closing matter only at its start
