@@ -982,7 +982,8 @@ _EN_RANK = re.compile(
     re.IGNORECASE)
 _ONE_OF = "one of"
 # what makes "most …", "best" or "worst" a rank: "the most expensive", "Europe's best", "its worst"
-_DETERMINED = re.compile(r"(?:\bthe|['’]s|\bits|\btheir|\bhis|\bher|\bour)\s+$", re.IGNORECASE)
+_DETERMINED = re.compile(r"(?:\bthe|['’]s|\bits|\btheir|\bhis|\bher|\bour)\s+"
+                         r"(?:(?:single|very|absolute|all-time|overall|undisputed)\s+)?$", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[，。；！？,;!?]")
 _Place = int | tuple[str, int] | str
 
@@ -1017,7 +1018,7 @@ def _ranks(text: str, zh: bool) -> list[tuple[str, _Place, str]]:
                 continue
             kind = m.group("sup").lower()
             if (kind.startswith("most ") or kind in ("best", "worst")) and not m.group("oneof") \
-                    and not _DETERMINED.search(text, max(0, m.start() - 12), m.start()):
+                    and not _DETERMINED.search(text, max(0, m.start() - 24), m.start()):
                 continue   # "most economists", "best practices", "June 5th most stores": no rank
             o = (m.group("ord") or "").lower()
             one_of = m.group("oneof") or _EN_ONE_OF.search(text, max(0, m.start() - 40), m.start())
@@ -1662,6 +1663,8 @@ _EN_MONTHS = frozenset(("january february march april june july august september
 
 
 _YEAR = re.compile(r"1[89]\d\d|20\d\d")
+_TIME_NOUNS = frozenset(_stem(w) for w in "year years month months quarter quarters week weeks day days time "
+                        "period".split())
 
 
 def _in_a_date(words: tuple[_Word, ...], at: int) -> bool:
@@ -1752,8 +1755,13 @@ def _en_figure_slot(a: tuple[_Word, ...], b: tuple[_Word, ...]) -> Conflict | No
         if not mine or any(v == x.value or figure_near("about", x.value, v)
                            or figure_near("about", v, x.value) for v in mine[:_MAX_SLOTS]):
             continue
-        if any(y.value in mine and y.before[:n] == x.before[:len(y.before)] for y in slots if y is not x):
+        moved = frozenset().union(*(q.after | set(q.before) for q in quoted if q.value == x.value and q.before
+                                    and q.before[:len(x.before)] != x.before[:len(q.before)])) - _TIME_NOUNS
+        if any(y.value in mine and y.before[:n] == x.before[:len(y.before)] and not y.after & moved
+               for y in slots if y is not x):
             continue   # "reached $10 million this year, up from $8 million": the sentence has both
+            # (not "3.1 mmHg, versus 12.4 mmHg in the placebo group", where the quote's 3.1 is the
+            # placebo group's: the qualifier moved with the figure)
         if any(q.value == x.value and q.unit == x.unit and q.before
                and q.before[:len(x.before)] != x.before[:len(q.before)] and not x.after & q.after
                for q in quoted):

@@ -28,7 +28,7 @@ _MAX_GAP = 64                          # whitespace allowed between a sentence a
 _NUM = r"\d{1,4}"
 _SEP = r"\s*(?:[,，、;；]|[-–—~～])\s*"
 _NUM_LIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
-_CUE = (r"(?:(?i:see|cf\.|source|sources|via)[ \t]*+:?[ \t]*+"
+_CUE = (r"(?:(?i:see|cf\.|source|sources|via|from)[ \t]*+:?[ \t]*+"
         r"|(?:参见|详见|见|来源|出处|资料来源)[ \t]*+[:：]?[ \t]*+)")
 _PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
@@ -200,8 +200,9 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 continue
             elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
-            elif raw[0] in "(（" and 0 in numbers:
-                continue               # "(see [0, 1])": no citation is numbered 0
+            elif raw[0] in "(（" and (0 in numbers or (
+                    _TWO_NUMBERS.search(raw) and ctx.entries() and max(numbers) > max(ctx.entries()) + 2)):
+                continue               # "(from [0, 1])", "(from [1, 10])" past the list's end: figures
             elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_label(text, s, e, raw, numbers, ctx):
                 continue               # "## [1] Introduction", "【1】市场规模：…", "a scale of [1, 5]"
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)

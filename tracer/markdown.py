@@ -43,7 +43,7 @@ _HTML_LONE_TAG = re.compile(
 # "$$", "\[" or a LaTeX math environment alone on its line ("\begin{equation}", "\begin{align*}")
 _MATH_BLOCK_OPEN = re.compile(
     r"^[ \t]*(\$\$|\\\[|\\begin\{((?:equation|align|alignat|flalign|gather|multline|eqnarray"
-    r"|displaymath|math|split)\*?)\}[ \t]*$)")
+    r"|displaymath|math|split)\*?)\}(?:[ \t]*\\label\{[^{}\n]{0,80}\})?[ \t]*$)")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _FRONT_OPEN = re.compile(r"^(---|\+\+\+)[ \t]*$")
 _FRONT_KEY = re.compile(r"^[A-Za-z_][\w.-]*[ \t]*[:=]")  # a YAML / TOML key opens front matter

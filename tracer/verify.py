@@ -61,9 +61,11 @@ _MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\
 # markdown emphasis around part of a sentence ("delivered **1.81 million** vehicles", "*about*"):
 # the delimiters are no words of the claim, and kept they break the verbatim check
 # struck out, the writer took it back: "~~8.5~~" (not "20~~25度", a range between figures)
-_STRUCK = re.compile(r"(?<![\w~\\])~~(?=[^\s~])[^~\n]{1,300}?(?<=[^\s~\\])~~(?![\w~])")
+# (a letter or digit next to the delimiters makes no emphasis; a Chinese character does: "达到**302万辆**")
+_STRUCK = re.compile(r"(?<![A-Za-z0-9_~\\])~~(?=[^\s~])[^~\n]{1,300}?(?<=[^\s~\\])~~(?![A-Za-z_~])")
 # a pair of "**" or "__" around words ("**1.81 million**", "__deal__"), not "2**64" or "char **argv"
-_EMPHASIS = re.compile(r"(?<![\w*\\])(\*\*|__)(?=[^\s*_])([^\n]{1,300}?)(?<=[^\s*_\\])\1(?![\w*])")
+_EMPHASIS = re.compile(
+    r"(?<![A-Za-z0-9_*\\])(\*\*|__)(?=[^\s*_])([^\n]{1,300}?)(?<=[^\s*_\\])\1(?![A-Za-z0-9_*])")
 _STAR_EMPHASIS = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]{1,300}?)(?<=[^\s*\\])\*(?![\w*])")
 # emoji, their joiners and variation selectors: "across 👍", "🚀 Launch"
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]")
@@ -201,7 +203,7 @@ def sentence_query(text: str) -> str:
     if "（" in text or "(" in text:
         text = _ASIDE.sub(_aside_blank, text)
     if "*" in text or "_" in text or "~" in text:
-        text = _STAR_EMPHASIS.sub(r"\1", _EMPHASIS.sub(r"\2", _STRUCK.sub(" ", text)))
+        text = _STAR_EMPHASIS.sub(r"\1", _EMPHASIS.sub(r"\2", _STRUCK.sub("", text)))
     return _EMOJI.sub("", text) if _EMOJI.search(text) else text
 
 

@@ -1111,6 +1111,8 @@ def test_more_opposite_words(sentence: str, quote: str, lang: str) -> None:
          "most expensive", "second most expensive"),
         ("Lyon is the best team in France.", "Lyon is one of the best teams in France.", "en",
          "best", "one of the best"),
+        ("Zurich is the single most expensive city in Europe.", "Zurich is one of the most expensive cities.",
+         "en", "most expensive", "one of the most expensive"),
     ],
 )
 def test_another_rank_is_a_conflict(sentence: str, quote: str, lang: str, said: str, quoted: str) -> None:
@@ -1309,6 +1311,14 @@ def test_a_figure_the_quote_gives_its_measure_is_no_slot_conflict(sentence: str,
         ("Samsung sold 50 million phones.",
          "Apple sold 50 million iPhones in the quarter, while Samsung sold 60 million phones.",
          "Samsung sold 50 million", "Samsung sold 60 million"),
+        # the sentence gives the other figure too, but with the qualifier the quote gives its own
+        ("Zelvatan lowered systolic blood pressure by an average of 3.1 mmHg over 24 weeks, versus 12.4 mmHg "
+         "in the placebo group.",
+         "Zelvatan lowered systolic blood pressure by an average of 12.4 mmHg over 24 weeks, compared "
+         "with 3.1 mmHg in the placebo group.", "blood pressure 3.1 mmHg", "blood pressure 12.4 mmHg"),
+        ("Eastern Shipping operates about 85 vessels, against 230 for Southern Marine.",
+         "Eastern Shipping operates about 230 vessels; Southern Marine operates about 85 vessels.",
+         "Shipping operates 85 vessels", "Shipping operates 230 vessels"),
     ],
 )
 def test_an_english_figure_the_quote_gives_another_measure_is_a_conflict(sentence: str, quote: str,

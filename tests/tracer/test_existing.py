@@ -439,6 +439,7 @@ def test_footnote_labels_with_carets_list_entries() -> None:
         # a cue word or the brackets around it go with it: removed, it leaves no "(see )" or "[]"
         ("Webb launched in 2021 (see [1]).", "(see [1])", (1,)),
         ("Webb launched in 2021 (Source: [2]).", "(Source: [2])", (2,)),
+        ("Webb launched in 2021 (from [2]).", "(from [2])", (2,)),
         ("韦布于2021年发射（参见[1]）。", "（参见[1]）", (1,)),
         ("Webb launched in 2021 [[1](https://a.com/x)].", "[[1](https://a.com/x)]", (-1,)),
         ("Webb launched in 2021^[1]^.", "^[1]^", (1,)),

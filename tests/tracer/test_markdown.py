@@ -139,6 +139,8 @@ def test_an_equals_underline_under_a_longer_paragraph_is_no_prose() -> None:
          '<abbr title="launch > 2021. It is wide.">'),
         ("Intro.\n\n\\begin{equation}\nWebb launched. Next.\n\\end{equation}\n\nAfter.\n",
          "\\begin{equation}\nWebb launched. Next.\n\\end{equation}\n"),
+        ("Intro.\n\n\\begin{equation}\\label{eq:e}\nWebb launched.\n\\end{equation}\n\nAfter.\n",
+         "\\begin{equation}\\label{eq:e}\nWebb launched.\n\\end{equation}\n"),
     ],
 )
 def test_html_elements_quoted_attributes_and_latex_environments_are_regions(text: str, region: str) -> None:
