@@ -194,7 +194,7 @@ def sentence_query(text: str) -> str:
     reads, "[[2]](url)" too), link and image targets (their text stays), HTML tags and bare URLs,
     which say where something is, not what the sentence claims, nor a bracketed source note
     ("（数据来源：…）", "(Source: …)") or an English gloss of a Chinese name ("华为（Huawei）")."""
-    if "[" in text or "<" in text or "【" in text or "\ue200" in text:
+    if "[" in text or "<" in text or "【" in text or "［" in text or "〔" in text or "\ue200" in text:
         text = _MARKER.sub(" ", MARKER_RE.sub(" ", text))
         text = _LINK.sub(r" \1 ", text)
         text = _HTML_TAG.sub(" ", text)

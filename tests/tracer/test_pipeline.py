@@ -658,3 +658,13 @@ def test_removing_an_old_marker_leaves_no_orphaned_separator() -> None:
         report = f"Tesla delivered 1.81 million vehicles worldwide in 2023{old}." + refs
         body = trace(report, recs, TraceOptions()).report.split("\n\n## ")[0]
         assert body == f"Tesla delivered 1.81 million vehicles worldwide in 2023{left}[1].", body
+
+
+@pytest.mark.parametrize("marker", ["【1】", "［1］", "〔1〕"])
+def test_a_full_width_old_marker_is_no_figure_of_the_claim(marker: str) -> None:
+    recs = [{"url": "https://www.byd.com/annual2024", "title": "比亚迪2024年年报",
+             "content": "比亚迪2024年新能源汽车销量为427万辆，市场份额约为33.2%。"}]
+    report = f"比亚迪市场份额约为33.2%{marker}。\n\n## 参考资料\n\n[1] 比亚迪2024年年报 https://www.byd.com/annual2024\n"
+    for policy in ("keep", "replace"):
+        r = trace(report, recs, TraceOptions(existing=policy))
+        assert len(r.citations) == 1 and not r.unsupported and not r.warnings, (policy, r.warnings)
