@@ -104,7 +104,13 @@ def _opposites(pairs: str, stem: bool) -> dict[str, frozenset[str]]:
 
 EN_OPPOSITES = _opposites(
     _EN_OPPOSITES + " ".join(f"{u}:{d}" for u in _EN_UP.split() for d in _EN_DOWN.split()), stem=True)
-ZH_OPPOSITES = _opposites(_ZH_OPPOSITES, stem=False)
+# Chinese words that move a figure up or down, each of the first row the opposite of each of the
+# second ("下滑12%" for "同比增长12%", "回升" for "回落"), and buying against selling
+_ZH_UP = "增长 增加 上升 上涨 提升 提高 升高 回升 攀升 走高 扩大 增多 上扬 走强 反弹 飙升 大涨 跃升"
+_ZH_DOWN = "下降 下滑 下跌 降低 减少 萎缩 回落 缩小 下挫 走低 减弱 下行 走弱 收窄 大跌 暴跌 锐减 缩减 下调"
+_ZH_BUY_SELL = "收购:出售 收购:出让 收购:剥离 买入:卖出 购入:出售 增持:减持"
+ZH_OPPOSITES = _opposites(" ".join((_ZH_OPPOSITES, _ZH_BUY_SELL, *(
+    f"{u}:{d}" for u in _ZH_UP.split() for d in _ZH_DOWN.split()))), stem=False)
 EN_NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "without", "none", "cannot"})
 ZH_NEGATIONS = frozenset(
     "不 没 没有 未 无 非 不是 不会 不能 无法 未能 并非 从未 从不 绝不 不可 不再 不要 "

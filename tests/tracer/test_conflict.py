@@ -828,6 +828,20 @@ def test_english_words_that_move_a_figure_the_other_way_and_negative_adjectives_
                           "The gas is flammable at room temperature.", "en") is None
 
 
+def test_chinese_words_that_move_a_figure_the_other_way_are_opposites() -> None:
+    for said, quoted in (("下滑", "增长"), ("萎缩", "增长"), ("上涨", "下滑"), ("回升", "回落"),
+                         ("提升", "下滑")):
+        got = quote_conflict(f"公司2024年净利润同比{said}12%。", f"公司2024年净利润同比{quoted}12%。", "zh")
+        assert got is not None and got.kind == "opposite", (said, got)
+    got = quote_conflict("阿里巴巴于2023年出售了饿了么的剩余股份。",
+                         "阿里巴巴于2023年收购了饿了么的剩余股份。", "zh")
+    assert got is not None and got.kind == "opposite"
+    # words of one direction say the same
+    for said, quoted in (("下滑", "下降"), ("增长", "上涨"), ("收窄", "缩小")):
+        got = quote_conflict(f"公司2024年净利润同比{said}12%。", f"公司2024年净利润同比{quoted}12%。", "zh")
+        assert got is None or got.kind != "opposite", (said, got)
+
+
 def test_another_name_opening_an_english_sentence_is_a_swap_when_the_record_shows_it_is_a_name() -> None:
     record = ("Pfizer developed the vaccine together with the German company BioNTech. "
               "The shot made by Pfizer was approved in 2020.")
