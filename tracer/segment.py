@@ -47,6 +47,9 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-
 _WORD_BEFORE = re.compile(r"(?:[A-Za-z]+\.)*[A-Za-z]+$")
 _NEXT_WORD = re.compile(r"[A-Za-z]+")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
+# who said a quotation, after it: "雷军表示。", "他在发布会上说。" (a short run ending in a verb of saying)
+_SPEAKER_AFTER = re.compile(
+    r"[^。！？；\n“”「」]{1,16}?(?:表示|说道|说|指出|称|认为|强调|透露|介绍|坦言|回应|写道|补充道|表态|直言)[。！？；]")
 _CLOSING_TAGS = re.compile(r"(?:</(?:b|strong|em|i|u|span|mark|small|big|font|ins|s)\s*>)+", re.IGNORECASE)
 _HAS_WORD = re.compile(r"[^\W_]", re.UNICODE)
 
@@ -249,6 +252,8 @@ class _Splitter:
         nx_ch = text[nx]
         if nx_ch == "—":
             return False  # an attribution: '“…。”——中汽协副秘书长陈士华', '"…." — Jensen Huang'
+        if cjk_p and text[b - 1:b] in "”」』\"" and _SPEAKER_AFTER.match(text, nx, min(unit_end, nx + 24)):
+            return False  # '“小米汽车将在2025年实现盈利。”雷军表示。': the quote and its speaker
         if cjk_p:
             if p[0] == "…" and q < unit_end and follow.isspace() and nx_ch.islower():
                 return False

@@ -53,6 +53,8 @@ def test_spans_point_into_original_and_ids_are_ordered() -> None:
         ("He joined Yahoo! Japan in 2001. It grew.", ["He joined Yahoo! Japan in 2001.", "It grew."]),
         ("She left Yahoo! The firm declined.", ["She left Yahoo!", "The firm declined."]),
         ("收购了Yahoo!中国的资产。交易完成。", ["收购了Yahoo!中国的资产。", "交易完成。"]),
+        ("“小米将在2025年盈利。”雷军表示。下一句。", ["“小米将在2025年盈利。”雷军表示。", "下一句。"]),
+        ("他说：“我们会赢。”比赛随后开始。", ["他说：“我们会赢。”", "比赛随后开始。"]),
         ("Fact one is here.\\\nFact two.", ["Fact one is here.", "Fact two."]),  # a hard line break
         ("<b>Fact one is here.</b> Fact two.", ["<b>Fact one is here.</b>", "Fact two."]),
         ("他们赢了!中国队晋级。", ["他们赢了!", "中国队晋级。"]),  # no name before it: a boundary
@@ -88,7 +90,7 @@ def test_english_rules(text: str, expected: list[str]) -> None:
     [
         ("第一句。第二句！第三句？", ["第一句。", "第二句！", "第三句？"]),
         ("他说：“我们会赢。”然后离开了。", ["他说：“我们会赢。”", "然后离开了。"]),
-        ("「你好！」她说。", ["「你好！」", "她说。"]),
+        ("「你好！」她说。", ["「你好！」她说。"]),  # a quotation and its speaker: one sentence
         ("前者；后者。", ["前者；", "后者。"]),
         ("等等……然后呢？", ["等等……", "然后呢？"]),
         ("营收增长5.2%，达到308亿美元。下一句。", ["营收增长5.2%，达到308亿美元。", "下一句。"]),
