@@ -236,6 +236,29 @@ def _footnotes_apart(text: str, markers: list[ExistingMarker],
     return out
 
 
+# a marker used as a word of its sentence: "如[2]所述", "据文献[1]报道", "根据[3]的统计", "as shown in [2]",
+# "see [1] for details", "[4] found that …": removed, it would leave "如所述" or "as shown in ."
+_NARRATIVE_BEFORE = re.compile(
+    r"(?:(?:(?<![例比假譬诸])如|(?<![数证占])据|参见|参照|详见|(?<![意看不可偏])见|由|文献|引自|来自)[ \t]*"
+    r"|\b(?:(?:as )?(?:shown|reported|described|noted|discussed|defined|proposed|found|stated) (?:in|by)"
+    r"|according to|see|cf\.|in|by|from|to|per|reference|ref\.|following|after|unlike|like)[ \t]+)\Z",
+    re.IGNORECASE)
+_NARRATIVE_AFTER = re.compile(
+    r"[ \t]*(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|提出|发现|称|统计"
+    r"|的(?:研究|报告|数据|统计|观点|结论|分析)"
+    r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
+    r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)", re.IGNORECASE)
+
+
+def is_narrative(text: str, start: int, end: int) -> bool:
+    """Whether the old marker at [start, end) is a word of its sentence ("如[2]所述", "as shown in
+    [2]", "[4] found that"), which removing it would leave broken."""
+    if text[start:start + 1] not in "[【［〔":
+        return False
+    return bool(_NARRATIVE_BEFORE.search(text, max(0, start - 24), start)
+                or _NARRATIVE_AFTER.match(text, end, min(len(text), end + 12)))
+
+
 _AFTER_OPENING = re.compile(r"[ \t]*[;；,，][ \t]*(?=[^\s\[【)）])")
 
 
@@ -299,7 +322,7 @@ _HEADING_PREFIX = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+")
 # what says a pair of numbers in brackets is an interval: "rated on a scale of [1, 5]", "评分范围为【1，5】"
 _INTERVAL_CUE = re.compile(
     r"(?:\b(?:scale|range|ranges|ranging|interval|between|within)(?:[ \t]+(?:of|is|was|from))?"
-    r"|∈|区间|范围|取值|分值|评分|介于)[ \t]*(?:为|是|在|=|:|：)?[ \t]*$", re.IGNORECASE)
+    r"|∈|区间|范围|取值|分值|评分|介于)[ \t]*(?:为|是|在|=|:|：)?[ \t]*\Z", re.IGNORECASE)
 _NUMBER_LABEL = re.compile(
     r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?[\[【［〔](\d{1,4})[\]】］〕][ \t]*[^\s.,;:!?。，；：！？\[【]")
 _TITLED = re.compile(r"[^\n.!?。！？]{1,24}?[:：]")  # a short title and a colon: "市场规模：", "Scope:"

@@ -668,3 +668,22 @@ def test_a_full_width_old_marker_is_no_figure_of_the_claim(marker: str) -> None:
     for policy in ("keep", "replace"):
         r = trace(report, recs, TraceOptions(existing=policy))
         assert len(r.citations) == 1 and not r.unsupported and not r.warnings, (policy, r.warnings)
+
+
+def test_a_marker_that_is_a_word_of_its_sentence_stays_in_place() -> None:
+    """"如[2]所述", "据文献[1]报道", "as shown in [2]": renumbered where they stand (under either
+    policy) when they resolve, kept as written with a warning when they do not; never removed."""
+    recs = [{"url": "https://www.caam.org.cn/2024", "title": "2024年汽车工业经济运行情况",
+             "content": "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。"},
+            {"url": "https://www.byd.com/annual2024", "title": "比亚迪2024年年报",
+             "content": "比亚迪2024年新能源汽车销量为427万辆，市场份额约为33.2%。"}]
+    report = ("如[2]所述，2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。\n\n"
+              "据文献[1]报道，比亚迪2024年新能源汽车销量为427万辆。\n\n根据[3]的统计，行业集中度持续提升。\n\n"
+              "## 参考资料\n\n[1] 比亚迪2024年年报 https://www.byd.com/annual2024\n"
+              "[2] 中国汽车工业协会 https://www.caam.org.cn/2024\n[3] 某咨询公司 https://consult.example.com/r\n")
+    for policy in ("keep", "replace"):
+        r = trace(report, recs, TraceOptions(existing=policy))
+        body = r.report.split("\n## ")[0]
+        assert body.startswith("如[1]所述，2024年") and "据文献[2]报道，比亚迪" in body, body
+        assert "根据[3]的统计" in body and "[3] " not in r.report.split("\n## ")[1]
+        assert any("part of the sentence's wording" in w for w in r.warnings)
