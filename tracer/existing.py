@@ -61,6 +61,9 @@ _ONE = (
     rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"
     rf"|\^\[{_NUM_LIST}\](?!\()"
     rf"|\[{_NUM_LIST}\](?!\()"
+    # bare superscript numbers, pandoc's "^1^" and Unicode "¹²" after a sign or a Chinese character
+    # ("35.5%²", "771.9万辆¹"; never "m²" or "10³"): they cite only what the references section lists
+    rf"|\^{_NUM}\^|(?<=[^\sA-Za-z0-9¹²³⁴⁵⁶⁷⁸⁹⁰])[¹²³⁴⁵⁶⁷⁸⁹⁰]{{1,3}}(?:[,，][¹²³⁴⁵⁶⁷⁸⁹⁰]{{1,3}})*"
 )
 # Atomic: the items between the tags split one way only. Tried every way ("1,2" as one list or
 # as two, "11" as one number or two), a "<sup>" with no "</sup>" after its digits took time
@@ -88,8 +91,12 @@ def strip_markers(text: str) -> str:
     return out
 
 
+_SUPERSCRIPTS = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹⁰", "1234567890")
+
+
 def _numbers(marker: str) -> tuple[int, ...]:
     """The citation numbers of one marker, ranges expanded ("[1-3]" -> 1, 2, 3)."""
+    marker = marker.translate(_SUPERSCRIPTS)
     if marker[:1] in "(（^":  # "([1])", "^[1]": the brackets inside hold the numbers
         marker = _unwrapped(marker)
     if marker.startswith("[") and "](" in marker:
@@ -173,7 +180,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             numbers = _numbers(raw)
             if not numbers:
                 continue
-            if raw.startswith("<sup>") and "[" not in raw:
+            if (raw.startswith("<sup>") and "[" not in raw) or raw[0] in "^¹²³⁴⁵⁶⁷⁸⁹⁰" and "[" not in raw:
                 # "mc<sup>2</sup>" is an exponent: a bare superscript number cites only what the
                 # references section lists
                 if entry_numbers is None:

@@ -500,3 +500,12 @@ def test_numbers_that_label_or_bound_something_are_no_markers(text: str) -> None
 )
 def test_markers_that_cite_stay_markers(text: str, markers: list[str]) -> None:
     assert [m for m, _n in found(text)] == markers
+
+
+def test_bare_superscript_numbers_cite_what_the_list_holds_and_exponents_stay() -> None:
+    refs = "\n\n## 参考资料\n\n1. 乘联会 https://a.cn\n2. 中汽协 https://b.cn\n"
+    assert found("销量增长35.5%²。纯电动车销量771.9万辆¹。" + refs) == [("²", (2,)), ("¹", (1,))]
+    assert found("销量增长35.5%^2^。" + refs) == [("^2^", (2,))]
+    # an exponent, or a number the list does not hold, is no marker
+    assert found("The plot is 40 m² and grew 10³ times." + refs) == []
+    assert found("销量增长35.5%⁹。" + refs) == []
