@@ -90,6 +90,7 @@ _ZH_OPPOSITES = """
 增多:减少 扩张:收缩 上调:下调 升值:贬值 顺差:逆差 通胀:通缩 利好:利空 涨价:降价 改善:恶化 提升:下降
 上升:降低 上升:减少 提高:下调 提高:下降 上调:降低 上涨:下降 上涨:回落 增长:回落 加息:降息 升息:降息
 批准:否决 通过:否决 批准:驳回 同意:拒绝 接受:拒绝 获批:被拒 增长:持平 下降:持平 上涨:持平 增加:持平
+利润:亏损 净利润:净亏损
 """
 
 
@@ -589,6 +590,12 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
             chars = _opposite_chars("".join(said), "".join(quoted), opposites, quote)
             if chars:
                 return Conflict("opposite", *chars)
+            # one Latin name or code for another in Chinese text ("H100" for "A100", "GPT-4" for
+            # "GPT-4o"), flanked on both sides: another product, model or company
+            if before and after and len(said) == 1 and len(quoted) == 1 \
+                    and a[i1][2].rstrip(_APART) == "eng" and b[j1][2].rstrip(_APART) == "eng" \
+                    and _code_key(said[0]) != _code_key(quoted[0]) and said[0] not in in_b:
+                return Conflict("name", a[i1][1], b[j1][1])
         # a negation one text adds, unless the word it negates comes again in that text ("not 100%
         # effective, but it is effective": a contrast, not a denial)
         if before and after and tag in ("insert", "delete"):
@@ -682,6 +689,11 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
         or _crossed_opposite(a, b, ka, kb, zh, negations, opposites)
 
 
+def _code_key(word: str) -> str:
+    """A Latin name or code as compared: case, hyphens and spaces aside ("GPT-4" is "gpt4")."""
+    return re.sub(r"[\s\-_.]", "", word).casefold()
+
+
 def _only_negation(words: tuple[_Word, ...], keys: list[str], start: int, end: int, zh: bool,
                    negations: frozenset[str]) -> bool:
     """Whether the words one text adds at [start, end) are a negation and small words ("did
@@ -694,7 +706,12 @@ def _predicate_follows(words: tuple[_Word, ...], at: int, run: int) -> bool:
     """Whether a verb or an adjective stands among the first four words of the aligned run that
     follows a Chinese negation: "没有[在议会]获得通过" against "[在议会]表决中被否决" shares only the
     place, not what the negation denies; "没有[在2019年发布]" shares the verb."""
-    return any(words[k][2][:1] in ("v", "a") for k in range(at, min(at + run, at + 4, len(words))))
+    return any(words[k][2][:1] in ("v", "a") or words[k][1] in _ZH_PLAN_WORDS
+               for k in range(at, min(at + run, at + 4, len(words))))
+
+
+# nouns that say what is planned, and so are what a negation before them denies ("没有计划扩建")
+_ZH_PLAN_WORDS = frozenset("计划 打算 意向 规划 安排 意图".split())
 
 
 # words that complete a negation ("no longer", "not yet", "never even", "not at all")

@@ -842,6 +842,19 @@ def test_chinese_words_that_move_a_figure_the_other_way_are_opposites() -> None:
         assert got is None or got.kind != "opposite", (said, got)
 
 
+def test_chinese_text_with_another_latin_code_a_denied_plan_or_a_loss_is_a_conflict() -> None:
+    for sentence, quote, kind in (
+            ("英伟达H100芯片的售价约为3万美元。", "英伟达A100芯片的售价约为3万美元。", "name"),
+            ("该模型基于GPT-4开发。", "该模型基于GPT-4o开发。", "name"),
+            ("公司没有计划在2025年扩建工厂。", "公司计划在2025年扩建工厂。", "negation"),
+            ("公司2024年净亏损为5亿元。", "公司2024年净利润为5亿元。", "opposite")):
+        got = quote_conflict(sentence, quote, "zh")
+        assert got is not None and got.kind == kind, (sentence, got)
+    # the same code written otherwise
+    assert quote_conflict("该模型基于GPT4开发。", "该模型基于GPT-4开发。", "zh") is None
+    assert quote_conflict("该模型基于gpt-4开发。", "该模型基于GPT-4开发。", "zh") is None
+
+
 def test_another_name_opening_an_english_sentence_is_a_swap_when_the_record_shows_it_is_a_name() -> None:
     record = ("Pfizer developed the vaccine together with the German company BioNTech. "
               "The shot made by Pfizer was approved in 2020.")
