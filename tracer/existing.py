@@ -61,9 +61,11 @@ _ONE = (
     rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"
     rf"|\^\[{_NUM_LIST}\](?!\()"
     rf"|\[{_NUM_LIST}\](?!\()"
-    # bare superscript numbers, pandoc's "^1^" and Unicode "¹²" after a sign or a Chinese character
-    # ("35.5%²", "771.9万辆¹"; never "m²" or "10³"): they cite only what the references section lists
-    rf"|\^{_NUM}\^|(?<=[^\sA-Za-z0-9¹²³⁴⁵⁶⁷⁸⁹⁰])[¹²³⁴⁵⁶⁷⁸⁹⁰]{{1,3}}(?:[,，][¹²³⁴⁵⁶⁷⁸⁹⁰]{{1,3}})*"
+    # bare superscript numbers, pandoc's "^1^" and Unicode "¹²" after a percent sign, a Chinese
+    # character or punctuation ("35.5%²", "771.9万辆¹", "in 2023.¹"; never "m²", "10³", "s⁻¹", "χ²",
+    # "(a+b)²", "km^2^"): they cite only what the references section lists
+    rf"|(?<=[%％\u4e00-\u9fff。，、；：！？.,;:!?”’」』])(?:\^{_NUM}\^"
+    rf"|[¹²³⁴⁵⁶⁷⁸⁹⁰]{{1,3}}(?:[,，][¹²³⁴⁵⁶⁷⁸⁹⁰]{{1,3}})*)"
 )
 # Atomic: the items between the tags split one way only. Tried every way ("1,2" as one list or
 # as two, "11" as one number or two), a "<sup>" with no "</sup>" after its digits took time
@@ -245,13 +247,15 @@ def _footnotes_apart(text: str, markers: list[ExistingMarker],
 
 # a marker used as a word of its sentence: "如[2]所述", "据文献[1]报道", "根据[3]的统计", "as shown in [2]",
 # "see [1] for details", "[4] found that …": removed, it would leave "如所述" or "as shown in ."
+# (whole words only: "很常见[1]", "缺乏依据[1]", "invested the most in [1]" end a sentence with a citation)
 _NARRATIVE_BEFORE = re.compile(
-    r"(?:(?:(?<![例比假譬诸])如|(?<![数证占])据|参见|参照|详见|(?<![意看不可偏])见|由|文献|引自|来自)[ \t]*"
-    r"|\b(?:(?:as )?(?:shown|reported|described|noted|discussed|defined|proposed|found|stated) (?:in|by)"
-    r"|according to|see|cf\.|in|by|from|to|per|reference|ref\.|following|after|unlike|like)[ \t]+)\Z",
+    r"(?:(?:^|(?<=[\s，。；：、（(“「]))(?:正如|诚如|如|据|根据|依据|见)|参见|详见|参照|文献|引自|来自)"
+    r"[ \t]*\Z"
+    r"|\b(?:(?:as )?(?:shown|reported|described|noted|discussed|defined|proposed|found|stated|given|cited)"
+    r" (?:in|by)|as in|according to|see|cf\.|reference|ref\.)[ \t]+\Z",
     re.IGNORECASE)
 _NARRATIVE_AFTER = re.compile(
-    r"[ \t]*(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|提出|发现|称|统计"
+    r"[ \t]*(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|提出|发现|统计"
     r"|的(?:研究|报告|数据|统计|观点|结论|分析)"
     r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
     r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)", re.IGNORECASE)
@@ -260,7 +264,7 @@ _NARRATIVE_AFTER = re.compile(
 def is_narrative(text: str, start: int, end: int) -> bool:
     """Whether the old marker at [start, end) is a word of its sentence ("如[2]所述", "as shown in
     [2]", "[4] found that"), which removing it would leave broken."""
-    if text[start:start + 1] not in "[【［〔":
+    if text[start:start + 1] in "¹²³⁴⁵⁶⁷⁸⁹⁰(（":
         return False
     return bool(_NARRATIVE_BEFORE.search(text, max(0, start - 24), start)
                 or _NARRATIVE_AFTER.match(text, end, min(len(text), end + 12)))

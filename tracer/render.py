@@ -485,16 +485,12 @@ def render_report(
         for n in m.numbers:
             r = resolved.get(n)
             (found if r is not None and 0 <= r < len(recs) else missing).append(n if r is None else r)
-        if not m.opener and m.numbers and is_narrative(report, m.start, m.end):
+        if not m.opener and m.numbers and found and not missing and is_narrative(report, m.start, m.end):
             # "如[2]所述", "as shown in [2]": the marker is a word of the sentence, so it stays where
-            # it is, renumbered when it resolves (under either policy), as written when it does not
-            if found and not missing:
-                deletions.append((m.start, m.end))
-                orphans.append((m.start, found))
-            else:
-                warnings.append(
-                    f"existing citation {report[m.start:m.end]!r} at offset {m.start} is part of the "
-                    "sentence's wording and does not resolve to a record; kept as written")
+            # it is, renumbered (under either policy); one that does not resolve goes like any other
+            # (kept, its old number could name another source of the new list)
+            deletions.append((m.start, m.end))
+            orphans.append((m.start, found))
             continue
         deletions.append((m.start, m.end))
         if not keep or m.opener:

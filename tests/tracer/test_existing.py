@@ -508,4 +508,7 @@ def test_bare_superscript_numbers_cite_what_the_list_holds_and_exponents_stay() 
     assert found("销量增长35.5%^2^。" + refs) == [("^2^", (2,))]
     # an exponent, or a number the list does not hold, is no marker
     assert found("The plot is 40 m² and grew 10³ times." + refs) == []
+    for exponent in ("The rate is 0.35 s⁻¹ here.", "We got χ² = 12.4 here.", "It is (a+b)² here.",
+                     "The area is 120 km^2^ here.", "We grew 10^6^ cells.", "方差（σ²）很大。"):
+        assert found(exponent + refs) == [], exponent
     assert found("销量增长35.5%⁹。" + refs) == []

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tracer import TraceOptions, trace
-from tracer.existing import MARKER_RE, _numbers, find_existing_markers, is_narrative, strip_markers
+from tracer.existing import MARKER_RE, _numbers, find_existing_markers, strip_markers
 from tracer.markdown import scan_markdown
 from tracer.models import Layout
 from tracer.options import ExistingPolicy, Placement
@@ -145,8 +145,7 @@ def assert_cited_sentences_are_prose(report: str, citations: Any) -> None:
 
 def without_old_markers(report: str, records: list[dict[str, Any]]) -> str:
     """The input body with the old markers the engine finds removed (what existing=replace leaves
-    when it cites nothing), but for the author's links to URLs that are none of the records and
-    the markers that are words of their sentences."""
+    when it cites nothing), but for the author's links to URLs that are none of the records."""
     layout = scan_markdown(report)
     urls = {canonical_url(r["url"]) for r in records}
     out, cur = [], 0
@@ -154,8 +153,6 @@ def without_old_markers(report: str, records: list[dict[str, Any]]) -> str:
                     key=lambda m: m.start):
         if m.linked and canonical_url(m.urls[0]) not in urls:
             continue
-        if is_narrative(report, m.start, m.end):
-            continue  # "in [1]": a word of its sentence, which nothing resolved, stays as written
         out.append(report[cur:m.start])
         cur = m.end
     return "".join(out) + report[cur:layout.body_end]

@@ -672,7 +672,8 @@ def test_a_full_width_old_marker_is_no_figure_of_the_claim(marker: str) -> None:
 
 def test_a_marker_that_is_a_word_of_its_sentence_stays_in_place() -> None:
     """"如[2]所述", "据文献[1]报道", "as shown in [2]": renumbered where they stand (under either
-    policy) when they resolve, kept as written with a warning when they do not; never removed."""
+    policy) when they resolve; one that does not resolve goes like any other old marker (kept, its
+    number could name another source of the new list)."""
     recs = [{"url": "https://www.caam.org.cn/2024", "title": "2024年汽车工业经济运行情况",
              "content": "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。"},
             {"url": "https://www.byd.com/annual2024", "title": "比亚迪2024年年报",
@@ -685,5 +686,9 @@ def test_a_marker_that_is_a_word_of_its_sentence_stays_in_place() -> None:
         r = trace(report, recs, TraceOptions(existing=policy))
         body = r.report.split("\n## ")[0]
         assert body.startswith("如[1]所述，2024年") and "据文献[2]报道，比亚迪" in body, body
-        assert "根据[3]的统计" in body and "[3] " not in r.report.split("\n## ")[1]
-        assert any("part of the sentence's wording" in w for w in r.warnings)
+        assert "根据的统计" in body and "[3] " not in r.report.split("\n## ")[1]
+    # a trailing citation after a word that ends like a citing word is no word of the sentence
+    recs2 = [{"url": "https://a.com/x", "title": "A", "content": "这种现象在市场上很常见。"}]
+    r = trace("这种现象在市场上很常见[1]。\n\n## 参考资料\n\n[1] A https://a.com/x\n", recs2,
+              TraceOptions(existing="replace"))
+    assert r.report.startswith("这种现象在市场上很常见[1]。") and len(r.citations) == 1
