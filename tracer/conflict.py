@@ -90,7 +90,6 @@ _ZH_OPPOSITES = """
 增多:减少 扩张:收缩 上调:下调 升值:贬值 顺差:逆差 通胀:通缩 利好:利空 涨价:降价 改善:恶化 提升:下降
 上升:降低 上升:减少 提高:下调 提高:下降 上调:降低 上涨:下降 上涨:回落 增长:回落 加息:降息 升息:降息
 批准:否决 通过:否决 批准:驳回 同意:拒绝 接受:拒绝 获批:被拒 增长:持平 下降:持平 上涨:持平 增加:持平
-利润:亏损 净利润:净亏损
 """
 
 
@@ -107,9 +106,10 @@ EN_OPPOSITES = _opposites(
     _EN_OPPOSITES + " ".join(f"{u}:{d}" for u in _EN_UP.split() for d in _EN_DOWN.split()), stem=True)
 # Chinese words that move a figure up or down, each of the first row the opposite of each of the
 # second ("下滑12%" for "同比增长12%", "回升" for "回落"), and buying against selling
-_ZH_UP = "增长 增加 上升 上涨 提升 提高 升高 回升 攀升 走高 扩大 增多 上扬 走强 反弹 飙升 大涨 跃升"
-_ZH_DOWN = "下降 下滑 下跌 降低 减少 萎缩 回落 缩小 下挫 走低 减弱 下行 走弱 收窄 大跌 暴跌 锐减 缩减 下调"
-_ZH_BUY_SELL = "收购:出售 收购:出让 收购:剥离 买入:卖出 购入:出售 增持:减持"
+# (not 扩大/缩小/收窄: "跌幅扩大" is a fall; not 收购/出售: "A收购B的业务" is "B出售给A")
+_ZH_UP = "增长 增加 上升 上涨 提升 提高 升高 回升 攀升 走高 增多 上扬 反弹 飙升 大涨 跃升"
+_ZH_DOWN = "下降 下滑 下跌 降低 减少 萎缩 回落 下挫 走低 下行 大跌 暴跌 锐减 缩减 下调"
+_ZH_BUY_SELL = "增持:减持"
 ZH_OPPOSITES = _opposites(" ".join((_ZH_OPPOSITES, _ZH_BUY_SELL, *(
     f"{u}:{d}" for u in _ZH_UP.split() for d in _ZH_DOWN.split()))), stem=False)
 EN_NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "without", "none", "cannot"})
@@ -594,7 +594,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
             # "GPT-4o"), flanked on both sides: another product, model or company
             if before and after and len(said) == 1 and len(quoted) == 1 \
                     and a[i1][2].rstrip(_APART) == "eng" and b[j1][2].rstrip(_APART) == "eng" \
-                    and _code_key(said[0]) != _code_key(quoted[0]) and said[0] not in in_b:
+                    and _other_code(said[0], quoted[0]) and said[0] not in in_b:
                 return Conflict("name", a[i1][1], b[j1][1])
         # a negation one text adds, unless the word it negates comes again in that text ("not 100%
         # effective, but it is effective": a contrast, not a denial)
@@ -692,6 +692,15 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
 def _code_key(word: str) -> str:
     """A Latin name or code as compared: case, hyphens and spaces aside ("GPT-4" is "gpt4")."""
     return re.sub(r"[\s\-_.]", "", word).casefold()
+
+
+def _other_code(said: str, quoted: str) -> bool:
+    """Whether two Latin model codes name different things: both hold a digit, and neither is the
+    other written otherwise or with its maker's name before it ("R1" in "DeepSeek-R1"); tickers and
+    names ("TSLA", "Tesla") hold no digit and are left alone."""
+    x, y = _code_key(said), _code_key(quoted)
+    return x != y and any(c.isdigit() for c in x) and any(c.isdigit() for c in y) \
+        and not x.endswith(y) and not y.endswith(x)
 
 
 def _only_negation(words: tuple[_Word, ...], keys: list[str], start: int, end: int, zh: bool,
