@@ -318,8 +318,18 @@ def _core_end(text: _Text, s: Sentence) -> int:
     return p
 
 
+_CLOSE_TAGS_AT_END = re.compile(r"(?:</(?:b|strong|em|i|u|span|mark|small|big|font|ins|s)\s*>)+\Z",
+                                re.IGNORECASE)
+
+
 def _before_punct(text: _Text, s: Sentence, end: int) -> int:
     body = text.body
+    tags = _CLOSE_TAGS_AT_END.search(body, max(s.start, end - 80), end)
+    if tags is not None and tags.start() > s.start:
+        # "<b>Fact one.</b>": before the terminal inside the element ("Fact one[1].</b>"), so that
+        # the sentence still ends where it did when the output is traced again
+        inner = _before_punct(text, s, tags.start())
+        return inner if inner != tags.start() else end
     p = end
     while p > s.start and body[p - 1] in _SUPERSCRIPT_DIGITS:
         p -= 1  # "in 2023.¹": the note mark after the terminal goes with it

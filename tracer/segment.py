@@ -49,7 +49,8 @@ _NEXT_WORD = re.compile(r"[A-Za-z]+")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # who said a quotation, after it: "雷军表示。", "他在发布会上说。" (a short run ending in a verb of saying)
 _SPEAKER_AFTER = re.compile(
-    r"[^。！？；\n“”「」]{1,16}?(?:表示|说道|说|指出|称|认为|强调|透露|介绍|坦言|回应|写道|补充道|表态|直言)[。！？；]")
+    r"[^。！？；\n“”「」‘’]{1,16}?(?:表示|说道|(?<!小)说|指出|称|认为|强调|透露|介绍|坦言|回应|写道|补充道|表态|直言)"
+    r"(?:\[[^\[\]\n]{1,24}\]|<sup>[^<\n]{1,24}</sup>)*[。！？；]")
 _CLOSING_TAGS = re.compile(r"(?:</(?:b|strong|em|i|u|span|mark|small|big|font|ins|s)\s*>)+", re.IGNORECASE)
 _HAS_WORD = re.compile(r"[^\W_]", re.UNICODE)
 
@@ -245,14 +246,17 @@ class _Splitter:
         if follow == "<" and _BREAK.match(text, q):
             follow = " "  # "Fact one.<br>Fact two.": a line break
         elif follow == "<" and (ct := _CLOSING_TAGS.match(text, q)) is not None:
-            follow = text[ct.end()] if ct.end() < len(text) else " "  # "<b>Fact one.</b> Fact two."
+            r = ct.end()              # "<b>Fact one.</b> Fact two.", "<b>Fact one.</b>[1] Fact two."
+            while (mk := MARKER_RE.match(text, r, unit_end)) is not None:
+                r = mk.end()
+            follow = text[r] if r < len(text) else " "
         elif follow == "\\" and text.startswith(("\\\n", "\\\r\n"), q):
             follow = " "  # "Fact one.\" at a line end: a hard line break
         cjk_p = any(ch in "。！？；…" for ch in p)
         nx_ch = text[nx]
         if nx_ch == "—":
             return False  # an attribution: '“…。”——中汽协副秘书长陈士华', '"…." — Jensen Huang'
-        if cjk_p and text[b - 1:b] in "”」』\"" and _SPEAKER_AFTER.match(text, nx, min(unit_end, nx + 24)):
+        if cjk_p and text[b - 1:b] in "”」』’\"" and _SPEAKER_AFTER.match(text, nx, min(unit_end, nx + 64)):
             return False  # '“小米汽车将在2025年实现盈利。”雷军表示。': the quote and its speaker
         if cjk_p:
             if p[0] == "…" and q < unit_end and follow.isspace() and nx_ch.islower():
@@ -396,8 +400,12 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
                     continue
                 if sp.is_boundary(unit, ps, m.group("p"), b):
                     ct = _CLOSING_TAGS.match(text, b, re_)
-                    if ct is not None and (ct.end() == re_ or text[ct.end()].isspace()):
-                        b = ct.end()   # "<b>Fact one.</b> Fact two.": the closing tag ends it
+                    if ct is not None:
+                        r = ct.end()
+                        while (mk := MARKER_RE.match(text, r, re_)) is not None:
+                            r = mk.end()
+                        if r == re_ or text[r].isspace():
+                            b = ct.end()   # "<b>Fact one.</b> Fact two.": the closing tag ends it
                     _emit(text, sp, spans, cur, b, unit)
                     cur = sp.next_content(unit, b)
             # a line ending with a colon introduces what follows: "The formula is:\nV = l × w"

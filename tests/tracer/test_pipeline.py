@@ -692,3 +692,16 @@ def test_a_marker_that_is_a_word_of_its_sentence_stays_in_place() -> None:
     r = trace("这种现象在市场上很常见[1]。\n\n## 参考资料\n\n[1] A https://a.com/x\n", recs2,
               TraceOptions(existing="replace"))
     assert r.report.startswith("这种现象在市场上很常见[1]。") and len(r.citations) == 1
+
+
+@pytest.mark.parametrize(
+    "report",
+    ["<b>Webb launched on 25 December 2021.</b> Its mirror is 6.5 metres across.",
+     "“小米汽车将在2025年实现盈利。”雷军表示。它的电池供应商是宁德时代。"],
+)
+def test_sentences_ending_in_a_tag_or_a_speaker_trace_again_the_same(report: str) -> None:
+    recs = [{"url": "https://a.com", "title": "A",
+             "content": "Webb launched on 25 December 2021. Its mirror is 6.5 metres across."},
+            {"url": "https://c.com", "title": "C", "content": "雷军表示，“小米汽车将在2025年实现盈利。”"}]
+    once = trace(report, recs, TraceOptions())
+    assert once.citations and trace(once.report, recs, TraceOptions()).report == once.report

@@ -55,6 +55,9 @@ def test_spans_point_into_original_and_ids_are_ordered() -> None:
         ("收购了Yahoo!中国的资产。交易完成。", ["收购了Yahoo!中国的资产。", "交易完成。"]),
         ("“小米将在2025年盈利。”雷军表示。下一句。", ["“小米将在2025年盈利。”雷军表示。", "下一句。"]),
         ("他说：“我们会赢。”比赛随后开始。", ["他说：“我们会赢。”", "比赛随后开始。"]),
+        ("“小米将盈利。”雷军表示[1]。下一句。", ["“小米将盈利。”雷军表示[1]。", "下一句。"]),  # traced again
+        ("“这是一个故事。”后来被改编为小说。", ["“这是一个故事。”", "后来被改编为小说。"]),  # no speaker
+        ("<b>Fact one is here.</b>[1] Fact two.", ["<b>Fact one is here.</b>", "Fact two."]),
         ("Fact one is here.\\\nFact two.", ["Fact one is here.", "Fact two."]),  # a hard line break
         ("<b>Fact one is here.</b> Fact two.", ["<b>Fact one is here.</b>", "Fact two."]),
         ("他们赢了!中国队晋级。", ["他们赢了!", "中国队晋级。"]),  # no name before it: a boundary
