@@ -546,7 +546,8 @@ _TABLE_ROW = re.compile(r"^[ \t]*\|[ \t]*\[?(\d{1,4})\]?[ \t]*\|(.*)$")
 def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str], list[str]]]:
     """Number -> (urls, title candidates) from a references section's entry lines."""
     entries: dict[int, tuple[list[str], list[str]]] = {}
-    last: int | None = None
+    notes: dict[int, tuple[list[str], list[str]]] = {}   # "[^1]: …" lines, read after the others
+    last: tuple[dict[int, tuple[list[str], list[str]]], int] | None = None
     for line in removed_references.splitlines():
         row = _TABLE_ROW.match(line)
         if row:  # "| 1 | Alpha report | https://a.com/x |": the number, then the other cells
@@ -555,11 +556,14 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
         if m:
             num = int(next(g for g in m.groups()[:4] if g)) if not m.group(5) else ord(m.group(5)) - 0x245F
             rest = m.group(6)
-            last = num
-            entry = entries.setdefault(num, ([], []))
+            # a footnote definition that shares its number with an entry of another form comes after
+            # it, whatever the order of the lines: the "【1】" marker means the "【1】" entry
+            book = notes if _FOOTNOTE_LINE.match(line) else entries
+            last = (book, num)
+            entry = book.setdefault(num, ([], []))
         elif last is not None and line[:1] in (" ", "\t") and line.strip():
             rest = line
-            entry = entries[last]
+            entry = last[0][last[1]]
         else:
             last = None
             continue
@@ -573,8 +577,14 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
         plain = _BARE_URL.sub(" ", plain)
         plain = re.sub(r"^\s*[:：]\s*", "", plain)
         titles.extend(t for t in _title_candidates(plain) if t)
-    return entries
+    for num, (urls, titles) in notes.items():
+        entry = entries.setdefault(num, ([], []))
+        entry[0].extend(urls)
+        entry[1].extend(titles)
+    return dict(sorted(entries.items()))
 
+
+_FOOTNOTE_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?\\?\[\^")
 
 # the document-type code a GB/T 7714 entry puts after its title: "报告[R]", "文章[J]", "网页[EB/OL]"
 _GBT_TYPE = re.compile(r"\s*\[(?:[A-Z]{1,2})(?:/OL)?\]\s*$")

@@ -534,6 +534,7 @@ def _closing_title(title: str) -> bool:
 _CLOSING_LINE = re.compile(
     r"^[ \t]*(?:>[ \t]*)?(?:(?:\*{1,2}|_{1,2})(?=\S)[^\n]*\S(?:\*{1,2}|_{1,2})[ \t]*$"
     r"|(?:\*\*|__)?(?:©|\(c\)\s|copyright\b|all rights reserved|disclaimer\b|notice\b|note\b|notes\b"
+    r"|risk (?:notice|warning|disclosure)\b|important\b"
     r"|this (?:report|document|analysis|summary) (?:was|is|has been)\b|generated\b|last updated\b"
     r"|免责|风险提示|风险揭示|声明|注[:：]|说明[:：]|本报告|本文|以上内容|数据截至|更新于|分析师|编辑"
     r"|责任编辑|作者|撰稿|审核|校对|报告日期|发布日期|发布时间|[（(]?全文完[)）]?|[（(]完[)）]|点击|扫码"
@@ -561,6 +562,7 @@ def _section_end(
     prose, or as a section that makes the candidate no references section).
     """
     entries = prose = data = 0        # data: entries that give a figure or a quotation, not a source
+    prose_at_last = 0                 # prose lines before the last entry
     under_other_heading = False       # below a later heading that is not a references heading
     prev_entry = False
     last_entry = c                    # the line of the last entry (or the heading)
@@ -590,7 +592,9 @@ def _section_end(
                     after = _what_follows(lines)
                 _count, strong_after, marked_after = after[j]
                 if not strong_after and not marked_after:
-                    return _accepted(entries, prose, data, plain, lines, c, last_entry + 1)
+                    # the lines after the last entry stay with the closing matter: only the prose
+                    # among the entries counts (so the output, traced again, is read the same)
+                    return _accepted(entries, prose_at_last, data, plain, lines, c, last_entry + 1)
             if under_other_heading and tail_from >= 0:   # a heading of more report after a closing
                 prose += tail_lines                        # line: that line was the section's prose
                 tail_from, tail_lines = -1, 0
@@ -627,13 +631,13 @@ def _section_end(
             if strong or continuation:
                 entries += 1
                 prev_entry = True
-                last_entry, gap_after_entry = j, False
+                last_entry, gap_after_entry, prose_at_last = j, False, prose
             else:
                 return None
         elif weak or continuation:
             entries += 1
             prev_entry = True
-            last_entry, gap_after_entry = j, False
+            last_entry, gap_after_entry, prose_at_last = j, False, prose
         else:
             prose += 1
             prev_entry = False

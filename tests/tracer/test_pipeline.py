@@ -705,3 +705,26 @@ def test_sentences_ending_in_a_tag_or_a_speaker_trace_again_the_same(report: str
             {"url": "https://c.com", "title": "C", "content": "雷军表示，“小米汽车将在2025年实现盈利。”"}]
     once = trace(report, recs, TraceOptions())
     assert once.citations and trace(once.report, recs, TraceOptions()).report == once.report
+
+
+def test_closing_matter_after_a_prose_line_traces_again_the_same() -> None:
+    recs = [{"url": "https://a.example/ev", "title": "EV sales report",
+             "content": "Global electric vehicle sales rose 35% in 2023 to 14 million units."}]
+    report = ("Global electric vehicle sales rose 35% in 2023 to 14 million units [1].\n\n## References\n\n"
+              "1. EV sales report https://a.example/ev\n2. Battery prices https://b.example/bat\n\n"
+              "Figures are provisional and may change.\n\n## Appendix: Data table\n\nSee below.\n")
+    once = trace(report, recs, TraceOptions()).report
+    assert once.count("## References") == 1 and once.endswith("## Appendix: Data table\n\nSee below.\n")
+    assert trace(once, recs, TraceOptions()).report == once
+
+
+def test_a_footnote_before_a_bracket_entry_of_the_same_number_keeps_them_apart() -> None:
+    recs = [{"url": "https://a.example/ev", "title": "EV sales report",
+             "content": "Global electric vehicle sales rose 35% in 2023 to 14 million units."},
+            {"url": "https://b.example/bat", "title": "Battery prices",
+             "content": "Lithium-ion battery pack prices fell 14% in 2023 to 139 dollars per kWh."}]
+    report = ("Global electric vehicle sales rose 35% in 2023 to 14 million units[^1]. "
+              "Lithium-ion battery pack prices fell 14% in 2023 to 139 dollars per kWh【1】.\n\n"
+              "## References\n\n[^1]: EV sales report https://a.example/ev\n【1】Battery prices https://b.example/bat\n")
+    r = trace(report, recs, TraceOptions())
+    assert "units[1]." in r.report and "per kWh[2]." in r.report and not r.warnings
