@@ -110,6 +110,13 @@ EN_OPPOSITES = _opposites(
 _ZH_UP = "增长 增加 上升 上涨 提升 提高 升高 回升 攀升 走高 增多 上扬 反弹 飙升 大涨 跃升"
 _ZH_DOWN = "下降 下滑 下跌 降低 减少 萎缩 回落 下挫 走低 下行 大跌 暴跌 锐减 缩减 下调"
 _ZH_BUY_SELL = "增持:减持"
+# opposites only as a one-word change between words both texts share, where the same subject does
+# both ("阿里巴巴于2023年出售了…" against "…收购了…"; "净亏损为5亿元" against "净利润为5亿元"; "扩大至12%"
+# against "下降至12%"), not in a reworded clause ("联想从IBM收购" is "IBM出售给联想", "跌幅扩大" a fall)
+ZH_STRICT_OPPOSITES = _opposites(" ".join((
+    "收购:出售 收购:出让 购入:出售 买下:卖出 净利润:净亏损 利润:亏损 扩大:收窄 扩大:缩小", *(
+        f"扩大:{d}" for d in "下降 下滑 下跌 降低 减少 萎缩 回落".split()), *(
+        f"{w}:{u}" for w in ("收窄", "缩小") for u in "增长 增加 上升 上涨 提升 提高".split()))), stem=False)
 ZH_OPPOSITES = _opposites(" ".join((_ZH_OPPOSITES, _ZH_BUY_SELL, *(
     f"{u}:{d}" for u in _ZH_UP.split() for d in _ZH_DOWN.split()))), stem=False)
 EN_NEGATIONS = frozenset({"not", "no", "never", "neither", "nor", "without", "none", "cannot"})
@@ -590,6 +597,9 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
             chars = _opposite_chars("".join(said), "".join(quoted), opposites, quote)
             if chars:
                 return Conflict("opposite", *chars)
+            if before and after and len(said) == 1 and len(quoted) == 1 \
+                    and quoted[0] in ZH_STRICT_OPPOSITES.get(said[0], ()) and said[0] not in in_b:
+                return Conflict("opposite", said[0], quoted[0])
             # one Latin name or code for another in Chinese text ("H100" for "A100", "GPT-4" for
             # "GPT-4o"), flanked on both sides: another product, model or company
             if before and after and len(said) == 1 and len(quoted) == 1 \
@@ -696,11 +706,14 @@ def _code_key(word: str) -> str:
 
 def _other_code(said: str, quoted: str) -> bool:
     """Whether two Latin model codes name different things: both hold a digit, and neither is the
-    other written otherwise or with its maker's name before it ("R1" in "DeepSeek-R1"); tickers and
-    names ("TSLA", "Tesla") hold no digit and are left alone."""
+    other written otherwise or with its maker's name (three letters or more) before it ("R1" in
+    "DeepSeek-R1"; "GB200" is no "B200"); tickers and names ("TSLA", "Tesla") hold no digit and are
+    left alone."""
     x, y = _code_key(said), _code_key(quoted)
-    return x != y and any(c.isdigit() for c in x) and any(c.isdigit() for c in y) \
-        and not x.endswith(y) and not y.endswith(x)
+    if x == y or not any(c.isdigit() for c in x) or not any(c.isdigit() for c in y):
+        return False
+    short, long = sorted((x, y), key=len)
+    return not (long.endswith(short) and len(long) - len(short) >= 3)   # "GB200" is no "B200"
 
 
 def _only_negation(words: tuple[_Word, ...], keys: list[str], start: int, end: int, zh: bool,

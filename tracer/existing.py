@@ -61,11 +61,7 @@ _ONE = (
     rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"
     rf"|\^\[{_NUM_LIST}\](?!\()"
     rf"|\[{_NUM_LIST}\](?!\()"
-    # bare superscript numbers, pandoc's "^1^" and Unicode "¹²" after a percent sign, a Chinese
-    # character or punctuation ("35.5%²", "771.9万辆¹", "in 2023.¹"; never "m²", "10³", "s⁻¹", "χ²",
-    # "(a+b)²", "km^2^"): they cite only what the references section lists
-    rf"|(?<=[%％\u4e00-\u9fff。，、；：！？.,;:!?”’」』])(?:\^{_NUM}\^"
-    rf"|[¹²³⁴⁵⁶⁷⁸⁹⁰]{{1,3}}(?:[,，][¹²³⁴⁵⁶⁷⁸⁹⁰]{{1,3}})*)"
+
 )
 # Atomic: the items between the tags split one way only. Tried every way ("1,2" as one list or
 # as two, "11" as one number or two), a "<sup>" with no "</sup>" after its digits took time
@@ -93,12 +89,8 @@ def strip_markers(text: str) -> str:
     return out
 
 
-_SUPERSCRIPTS = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹⁰", "1234567890")
-
-
 def _numbers(marker: str) -> tuple[int, ...]:
     """The citation numbers of one marker, ranges expanded ("[1-3]" -> 1, 2, 3)."""
-    marker = marker.translate(_SUPERSCRIPTS)
     if marker[:1] in "(（^":  # "([1])", "^[1]": the brackets inside hold the numbers
         marker = _unwrapped(marker)
     if marker.startswith("[") and "](" in marker:
@@ -182,7 +174,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             numbers = _numbers(raw)
             if not numbers:
                 continue
-            if (raw.startswith("<sup>") and "[" not in raw) or raw[0] in "^¹²³⁴⁵⁶⁷⁸⁹⁰" and "[" not in raw:
+            if raw.startswith("<sup>") and "[" not in raw:
                 # "mc<sup>2</sup>" is an exponent: a bare superscript number cites only what the
                 # references section lists
                 if entry_numbers is None:
@@ -249,10 +241,10 @@ def _footnotes_apart(text: str, markers: list[ExistingMarker],
 # "see [1] for details", "[4] found that …": removed, it would leave "如所述" or "as shown in ."
 # (whole words only: "很常见[1]", "缺乏依据[1]", "invested the most in [1]" end a sentence with a citation)
 _NARRATIVE_BEFORE = re.compile(
-    r"(?:(?:^|(?<=[\s，。；：、（(“「]))(?:正如|诚如|如|据|根据|依据|见)|参见|详见|参照|文献|引自|来自)"
+    r"(?:(?:^|(?<=[\s，。；：、（(“「]))(?:正如|诚如|如|据|根据|依据|见|由)|参见|详见|参照|文献|引自|来自)"
     r"[ \t]*\Z"
     r"|\b(?:(?:as )?(?:shown|reported|described|noted|discussed|defined|proposed|found|stated|given|cited)"
-    r" (?:in|by)|as in|according to|see|cf\.|reference|ref\.)[ \t]+\Z",
+    r" (?:in|by)|as in|according to|see|cf\.|reference|ref\.|in|by|from|following|unlike|like)[ \t]+\Z",
     re.IGNORECASE)
 _NARRATIVE_AFTER = re.compile(
     r"[ \t]*(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|提出|发现|统计"
@@ -261,13 +253,19 @@ _NARRATIVE_AFTER = re.compile(
     r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)", re.IGNORECASE)
 
 
-def is_narrative(text: str, start: int, end: int) -> bool:
+def is_narrative(text: str, start: int, end: int, sentence_end: int) -> bool:
     """Whether the old marker at [start, end) is a word of its sentence ("如[2]所述", "as shown in
-    [2]", "[4] found that"), which removing it would leave broken."""
-    if text[start:start + 1] in "¹²³⁴⁵⁶⁷⁸⁹⁰(（":
+    [2], …", "In [1], Smith …", "[4] found that"), which removing it would leave broken: a citing
+    word next to it, and more of the sentence's words after it before `sentence_end` (a marker
+    that ends its sentence, "…综述文献[1]。", "…the most in [1].", cites it, and is where a
+    trace puts its own)."""
+    if text[start:start + 1] in "(（" or not _WORD_AFTER.search(text, end, sentence_end):
         return False
     return bool(_NARRATIVE_BEFORE.search(text, max(0, start - 24), start)
                 or _NARRATIVE_AFTER.match(text, end, min(len(text), end + 12)))
+
+
+_WORD_AFTER = re.compile(r"[^\W_]")
 
 
 _AFTER_OPENING = re.compile(r"[ \t]*[;；,，][ \t]*(?=[^\s\[【)）])")

@@ -318,18 +318,25 @@ def _core_end(text: _Text, s: Sentence) -> int:
     return p
 
 
-_CLOSE_TAGS_AT_END = re.compile(r"(?:</(?:b|strong|em|i|u|span|mark|small|big|font|ins|s)\s*>)+\Z",
-                                re.IGNORECASE)
+_CLOSE_TAG_AT_END = re.compile(r"</(?:b|strong|em|i|u|span|mark|small|big|font|ins|s)\s*>\Z", re.IGNORECASE)
 
 
 def _before_punct(text: _Text, s: Sentence, end: int) -> int:
     body = text.body
-    tags = _CLOSE_TAGS_AT_END.search(body, max(s.start, end - 80), end)
-    if tags is not None and tags.start() > s.start:
-        # "<b>Fact one.</b>": before the terminal inside the element ("Fact one[1].</b>"), so that
-        # the sentence still ends where it did when the output is traced again
-        inner = _before_punct(text, s, tags.start())
-        return inner if inner != tags.start() else end
+    # "<b>Fact one.</b>": before the terminal inside the element ("Fact one[1].</b>"), so that the
+    # sentence still ends where it did when the output is traced again
+    inner = end
+    while (tag := _CLOSE_TAG_AT_END.search(body, max(s.start, inner - 40), inner)) is not None \
+            and tag.start() > s.start:
+        inner = tag.start()
+    if inner != end:
+        p = _before_terminal(text, s, inner)
+        return p if p != inner else end
+    return _before_terminal(text, s, end)
+
+
+def _before_terminal(text: _Text, s: Sentence, end: int) -> int:
+    body = text.body
     p = end
     while p > s.start and body[p - 1] in _SUPERSCRIPT_DIGITS:
         p -= 1  # "in 2023.¹": the note mark after the terminal goes with it
@@ -487,6 +494,7 @@ def render_report(
     kept: dict[int, list[int]] = {}
     old_by_sentence: dict[int, list[ExistingMarker]] = {}
     orphans: list[tuple[int, list[int]]] = []
+    sentence_end = {s.id: s.end for s in sentences}
     for m in markers:
         if deletions and m.start < deletions[-1][1]:
             continue  # overlapping marker spans: the first one wins
@@ -495,7 +503,8 @@ def render_report(
         for n in m.numbers:
             r = resolved.get(n)
             (found if r is not None and 0 <= r < len(recs) else missing).append(n if r is None else r)
-        if not m.opener and m.numbers and found and not missing and is_narrative(report, m.start, m.end):
+        if not m.opener and m.numbers and found and not missing and m.sentence is not None \
+                and is_narrative(report, m.start, m.end, sentence_end.get(m.sentence, m.end)):
             # "如[2]所述", "as shown in [2]": the marker is a word of the sentence, so it stays where
             # it is, renumbered (under either policy); one that does not resolve goes like any other
             # (kept, its old number could name another source of the new list)

@@ -49,8 +49,7 @@ _NEXT_WORD = re.compile(r"[A-Za-z]+")
 _BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 # who said a quotation, after it: "雷军表示。", "他在发布会上说。" (a short run ending in a verb of saying)
 _SPEAKER_AFTER = re.compile(
-    r"[^。！？；\n“”「」‘’]{1,16}?(?:表示|说道|(?<!小)说|指出|称|认为|强调|透露|介绍|坦言|回应|写道|补充道|表态|直言)"
-    r"(?:\[[^\[\]\n]{1,24}\]|<sup>[^<\n]{1,24}</sup>)*[。！？；]")
+    r"[^。！？；\n“”「」‘’\[]{1,16}?(?:表示|说道|(?<!小)说|指出|称|认为|强调|透露|介绍|坦言|回应|写道|补充道|表态|直言)")
 _CLOSING_TAGS = re.compile(r"(?:</(?:b|strong|em|i|u|span|mark|small|big|font|ins|s)\s*>)+", re.IGNORECASE)
 _HAS_WORD = re.compile(r"[^\W_]", re.UNICODE)
 
@@ -229,6 +228,17 @@ class _Splitter:
         k = bisect.bisect_right(self.prot_starts, s) - 1
         return k >= 0 and self.prot[k][1] > s and not (self.prot[k][0] == s and self.prot[k][1] <= e)
 
+    def _speaker_after(self, at: int, unit_end: int) -> bool:
+        """Whether a short run naming who said a quotation follows it, to a terminal: "雷军表示。",
+        "雷军表示[1]。", "雷军表示[[1]](url)。" (the markers a trace put there)."""
+        m = _SPEAKER_AFTER.match(self.text, at, min(unit_end, at + 24))
+        if m is None:
+            return False
+        r = m.end()
+        while (mk := MARKER_RE.match(self.text, r, unit_end)) is not None:
+            r = mk.end()
+        return self.text[r:r + 1] in ("。", "！", "？", "；") and r < unit_end
+
     def is_boundary(self, unit: _Unit, p_start: int, p: str, b: int) -> bool:
         text = self.text
         unit_end = unit.ranges[-1][1]
@@ -256,7 +266,7 @@ class _Splitter:
         nx_ch = text[nx]
         if nx_ch == "—":
             return False  # an attribution: '“…。”——中汽协副秘书长陈士华', '"…." — Jensen Huang'
-        if cjk_p and text[b - 1:b] in "”」』’\"" and _SPEAKER_AFTER.match(text, nx, min(unit_end, nx + 64)):
+        if cjk_p and text[b - 1:b] in "”」』’\"" and self._speaker_after(nx, unit_end):
             return False  # '“小米汽车将在2025年实现盈利。”雷军表示。': the quote and its speaker
         if cjk_p:
             if p[0] == "…" and q < unit_end and follow.isspace() and nx_ch.islower():
@@ -404,7 +414,7 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
                         r = ct.end()
                         while (mk := MARKER_RE.match(text, r, re_)) is not None:
                             r = mk.end()
-                        if r == re_ or text[r].isspace():
+                        if r == re_ or text[r].isspace() or m.group("p")[0] in "。！？；":
                             b = ct.end()   # "<b>Fact one.</b> Fact two.": the closing tag ends it
                     _emit(text, sp, spans, cur, b, unit)
                     cur = sp.next_content(unit, b)

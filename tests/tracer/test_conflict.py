@@ -837,9 +837,17 @@ def test_chinese_words_that_move_a_figure_the_other_way_are_opposites() -> None:
     for said, quoted in (("下滑", "下降"), ("增长", "上涨"), ("收窄", "缩小")):
         got = quote_conflict(f"公司2024年净利润同比{said}12%。", f"公司2024年净利润同比{quoted}12%。", "zh")
         assert got is None or got.kind != "opposite", (said, got)
-    # a fall that widens, and a sale seen from the buyer's side, say the same
+    # a fall that widens, a sale seen from the buyer's side, a negative profit: the same
     assert quote_conflict("A股跌幅扩大至3%。", "A股下跌3%。", "zh") is None
     assert quote_conflict("联想从IBM收购了PC业务。", "IBM将PC业务出售给联想。", "zh") is None
+    assert quote_conflict("公司2023年净利润为-2亿元。", "公司2023年净亏损2亿元。", "zh") is None
+    # but the same subject buying or selling, a profit or a loss, widening or narrowing: opposites
+    for sentence, quote in (("阿里巴巴于2023年出售了饿了么的股份。", "阿里巴巴于2023年收购了饿了么的股份。"),
+                            ("公司2024年净利润为5亿元。", "公司2024年净亏损为5亿元。"),
+                            ("公司2024年亏损同比收窄20%。", "公司2024年亏损同比扩大20%。"),
+                            ("公司2024年市场份额扩大至12%。", "公司2024年市场份额下降至12%。")):
+        got = quote_conflict(sentence, quote, "zh")
+        assert got is not None and got.kind == "opposite", (sentence, got)
 
 
 def test_chinese_text_with_another_latin_code_or_a_denied_plan_is_a_conflict() -> None:
@@ -855,6 +863,8 @@ def test_chinese_text_with_another_latin_code_or_a_denied_plan_is_a_conflict() -
     # a model with its maker's name, a ticker for a name: the same thing
     assert quote_conflict("该模型基于R1开发。", "该模型基于DeepSeek-R1开发。", "zh") is None
     assert quote_conflict("分析师看好TSLA股价。", "分析师看好Tesla股价。", "zh") is None
+    got = quote_conflict("英伟达B200芯片的售价约为3万美元。", "英伟达GB200芯片的售价约为3万美元。", "zh")
+    assert got is not None and got.kind == "name"
 
 
 def test_another_name_opening_an_english_sentence_is_a_swap_when_the_record_shows_it_is_a_name() -> None:

@@ -502,13 +502,10 @@ def test_markers_that_cite_stay_markers(text: str, markers: list[str]) -> None:
     assert [m for m, _n in found(text)] == markers
 
 
-def test_bare_superscript_numbers_cite_what_the_list_holds_and_exponents_stay() -> None:
+def test_bare_superscript_numbers_are_no_markers() -> None:
+    """"35.5%²" and pandoc "^2^" may be notes, but the first trace's own list would make a second
+    trace read "很常见¹" as its [1] (a citation nobody checked): they stay text."""
     refs = "\n\n## 参考资料\n\n1. 乘联会 https://a.cn\n2. 中汽协 https://b.cn\n"
-    assert found("销量增长35.5%²。纯电动车销量771.9万辆¹。" + refs) == [("²", (2,)), ("¹", (1,))]
-    assert found("销量增长35.5%^2^。" + refs) == [("^2^", (2,))]
-    # an exponent, or a number the list does not hold, is no marker
-    assert found("The plot is 40 m² and grew 10³ times." + refs) == []
-    for exponent in ("The rate is 0.35 s⁻¹ here.", "We got χ² = 12.4 here.", "It is (a+b)² here.",
-                     "The area is 120 km^2^ here.", "We grew 10^6^ cells.", "方差（σ²）很大。"):
-        assert found(exponent + refs) == [], exponent
-    assert found("销量增长35.5%⁹。" + refs) == []
+    for text in ("销量增长35.5%²。纯电动车销量771.9万辆¹。", "销量增长35.5%^2^。",
+                 "The rate is 0.35 s⁻¹ here."):
+        assert found(text + refs) == [], text

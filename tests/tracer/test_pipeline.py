@@ -728,3 +728,24 @@ def test_a_footnote_before_a_bracket_entry_of_the_same_number_keeps_them_apart()
               "## References\n\n[^1]: EV sales report https://a.example/ev\n【1】Battery prices https://b.example/bat\n")
     r = trace(report, recs, TraceOptions())
     assert "units[1]." in r.report and "per kWh[2]." in r.report and not r.warnings
+
+
+@pytest.mark.parametrize("style", ["numeric", "superscript", "link", "footnote", "citation"])
+def test_narrative_markers_and_citations_after_citing_words_trace_again_the_same(style: str) -> None:
+    recs = [{"url": "https://a.com", "title": "A", "content": "该方法最早见于2019年发表的一篇综述文献。"},
+            {"url": "https://b.com", "title": "B", "content": "Battery prices fell 14% in 2023."}]
+    for report in ("该方法最早见于2019年发表的一篇综述文献。",
+                   "In [1], Smith et al. show that battery prices fell 14% in 2023.\n\n## References\n\n"
+                   "[1] B https://b.com\n"):
+        once = trace(report, recs, TraceOptions(style=style))
+        assert once.citations and trace(once.report, recs, TraceOptions(style=style)).report == once.report
+    # "In [1], …": a word of the sentence, renumbered where it stands
+    once = trace("In [1], Smith et al. show that battery prices fell 14% in 2023.\n\n## References\n\n"
+                 "[1] B https://b.com\n", recs, TraceOptions())
+    assert once.report.startswith("In [1], Smith et al.")
+
+
+def test_closing_tags_by_the_thousand_cost_no_recursion() -> None:
+    recs = [{"url": "https://a.com", "title": "A", "content": "Webb launched on 25 December 2021."}]
+    r = trace("Webb launched on 25 December 2021." + "</b>" * 20000 + "\n", recs, TraceOptions())
+    assert r.report.startswith("Webb launched on 25 December 2021")

@@ -58,6 +58,8 @@ def test_spans_point_into_original_and_ids_are_ordered() -> None:
         ("“小米将盈利。”雷军表示[1]。下一句。", ["“小米将盈利。”雷军表示[1]。", "下一句。"]),  # traced again
         ("“这是一个故事。”后来被改编为小说。", ["“这是一个故事。”", "后来被改编为小说。"]),  # no speaker
         ("<b>Fact one is here.</b>[1] Fact two.", ["<b>Fact one is here.</b>", "Fact two."]),
+        ("<b>第一句话在这里。</b>[1]第二句。", ["<b>第一句话在这里。</b>", "第二句。"]),
+        ("“会盈利。”他表示[[1]](https://c.co)。下句。", ["“会盈利。”他表示[[1]](https://c.co)。", "下句。"]),
         ("Fact one is here.\\\nFact two.", ["Fact one is here.", "Fact two."]),  # a hard line break
         ("<b>Fact one is here.</b> Fact two.", ["<b>Fact one is here.</b>", "Fact two."]),
         ("他们赢了!中国队晋级。", ["他们赢了!", "中国队晋级。"]),  # no name before it: a boundary
