@@ -597,9 +597,10 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
             chars = _opposite_chars("".join(said), "".join(quoted), opposites, quote)
             if chars:
                 return Conflict("opposite", *chars)
-            if before and after and len(said) == 1 and len(quoted) == 1 \
-                    and quoted[0] in ZH_STRICT_OPPOSITES.get(said[0], ()) and said[0] not in in_b:
-                return Conflict("opposite", said[0], quoted[0])
+            if before and (after or ends) and len(said) == 1 and len(quoted) == 1 \
+                    and quoted[0] in ZH_STRICT_OPPOSITES.get(said[0], ()) and said[0] not in in_b \
+                    and not _NEGATIVE_FIGURE.search(sentence) and not _NEGATIVE_FIGURE.search(quote):
+                return Conflict("opposite", said[0], quoted[0])   # ("净利润为-5亿元" is a loss)
             # one Latin name or code for another in Chinese text ("H100" for "A100", "GPT-4" for
             # "GPT-4o"), flanked on both sides: another product, model or company
             if before and after and len(said) == 1 and len(quoted) == 1 \
@@ -699,6 +700,9 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
         or _crossed_opposite(a, b, ka, kb, zh, negations, opposites)
 
 
+_NEGATIVE_FIGURE = re.compile(r"(?:[-−–]|负)\s*\d")
+
+
 def _code_key(word: str) -> str:
     """A Latin name or code as compared: case, hyphens and spaces aside ("GPT-4" is "gpt4")."""
     return re.sub(r"[\s\-_.]", "", word).casefold()
@@ -713,7 +717,12 @@ def _other_code(said: str, quoted: str) -> bool:
     if x == y or not any(c.isdigit() for c in x) or not any(c.isdigit() for c in y):
         return False
     short, long = sorted((x, y), key=len)
-    return not (long.endswith(short) and len(long) - len(short) >= 3)   # "GB200" is no "B200"
+    if not long.endswith(short):
+        return True
+    # "DeepSeek-R1" and "i9-14900K" name "R1" and "14900K" after a maker or a line (a separator in
+    # the longer, or three letters or more before it); "GB200" is no "B200"
+    written = said if len(x) > len(y) else quoted
+    return len(long) - len(short) < 3 and not re.search(r"[\s\-_.]", written)
 
 
 def _only_negation(words: tuple[_Word, ...], keys: list[str], start: int, end: int, zh: bool,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tracer.errors import InvalidInputError
-from tracer.existing import _footnote_definitions, is_narrative, strip_markers
+from tracer.existing import _footnote_definitions, strip_markers
 from tracer.markdown import link_definitions, unclosed_block
 from tracer.models import (
     Candidate,
@@ -494,26 +494,17 @@ def render_report(
     kept: dict[int, list[int]] = {}
     old_by_sentence: dict[int, list[ExistingMarker]] = {}
     orphans: list[tuple[int, list[int]]] = []
-    sentence_end = {s.id: s.end for s in sentences}
     for m in markers:
         if deletions and m.start < deletions[-1][1]:
             continue  # overlapping marker spans: the first one wins
+        deletions.append((m.start, m.end))
+        if not keep or m.opener:
+            continue
         found: list[int] = []
         missing: list[int] = []
         for n in m.numbers:
             r = resolved.get(n)
             (found if r is not None and 0 <= r < len(recs) else missing).append(n if r is None else r)
-        if not m.opener and m.numbers and found and not missing and m.sentence is not None \
-                and is_narrative(report, m.start, m.end, sentence_end.get(m.sentence, m.end)):
-            # "如[2]所述", "as shown in [2]": the marker is a word of the sentence, so it stays where
-            # it is, renumbered (under either policy); one that does not resolve goes like any other
-            # (kept, its old number could name another source of the new list)
-            deletions.append((m.start, m.end))
-            orphans.append((m.start, found))
-            continue
-        deletions.append((m.start, m.end))
-        if not keep or m.opener:
-            continue
         if missing or not m.numbers:
             warnings.append(
                 f"existing citation {report[m.start:m.end]!r} at offset {m.start}: "

@@ -848,6 +848,12 @@ def test_chinese_words_that_move_a_figure_the_other_way_are_opposites() -> None:
                             ("公司2024年市场份额扩大至12%。", "公司2024年市场份额下降至12%。")):
         got = quote_conflict(sentence, quote, "zh")
         assert got is not None and got.kind == "opposite", (sentence, got)
+    # at the end of both texts too, and not where a figure is negative
+    for sentence, quote in (("2023年公司经营亏损扩大。", "2023年公司经营亏损收窄。"),
+                            ("公司2024年实现净亏损。", "公司2024年实现净利润。")):
+        got = quote_conflict(sentence, quote, "zh")
+        assert got is not None and got.kind == "opposite", (sentence, got)
+    assert quote_conflict("公司2024年净亏损为5亿元。", "公司2024年净利润为-5亿元。", "zh") is None
 
 
 def test_chinese_text_with_another_latin_code_or_a_denied_plan_is_a_conflict() -> None:
@@ -865,6 +871,8 @@ def test_chinese_text_with_another_latin_code_or_a_denied_plan_is_a_conflict() -
     assert quote_conflict("分析师看好TSLA股价。", "分析师看好Tesla股价。", "zh") is None
     got = quote_conflict("英伟达B200芯片的售价约为3万美元。", "英伟达GB200芯片的售价约为3万美元。", "zh")
     assert got is not None and got.kind == "name"
+    assert quote_conflict("英特尔14900K处理器售价约4000元。", "英特尔i9-14900K处理器售价约4000元。",
+                          "zh") is None
 
 
 def test_another_name_opening_an_english_sentence_is_a_swap_when_the_record_shows_it_is_a_name() -> None:
