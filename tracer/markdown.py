@@ -570,7 +570,7 @@ def _section_end(
     tail_from = -1                    # the first closing line, while only closing lines follow it
     tail_lines = 0
     tail_para = False                 # the line before was a closing line of the same paragraph
-    after: list[tuple[int, bool, bool]] | None = None   # `_what_follows`, once needed
+    after: list[tuple[bool, bool]] | None = None   # `_what_follows`, once needed
     block_end = dict(blocks)
     code_starts = set(block_end)
     in_block_until = -1
@@ -590,7 +590,7 @@ def _section_end(
             if under_other_heading and entries and _closing_title(heading_title(t)):
                 if after is None:
                     after = _what_follows(lines)
-                _count, strong_after, marked_after = after[j]
+                strong_after, marked_after = after[j]
                 if not strong_after and not marked_after:
                     # the lines after the last entry stay with the closing matter: only the prose
                     # among the entries counts (so the output, traced again, is read the same)
@@ -652,17 +652,15 @@ _MARKER_HINT = re.compile(r"\[\^?\d{1,4}(?:\s*[,，\-–]\s*\d{1,4})*\]|【\d{1,
                           r"|\[citation:|<sup>|\ue200", re.IGNORECASE)
 
 
-def _what_follows(lines: list[_Line]) -> list[tuple[int, bool, bool]]:
-    """For each line, how many non-blank lines follow it, whether one of them gives a source link,
-    and whether one holds a citation marker (one pass from the end, so that each later heading is
-    judged in constant time)."""
-    out: list[tuple[int, bool, bool]] = [(0, False, False)] * len(lines)
-    count, strong, marked = 0, False, False
+def _what_follows(lines: list[_Line]) -> list[tuple[bool, bool]]:
+    """For each line, whether a line after it gives a source link, and whether one holds a citation
+    marker (one pass from the end, so that each later heading is judged in constant time)."""
+    out: list[tuple[bool, bool]] = [(False, False)] * len(lines)
+    strong = marked = False
     for j in range(len(lines) - 1, -1, -1):
-        out[j] = (count, strong, marked)
+        out[j] = (strong, marked)
         t = lines[j].text
         if t.strip():
-            count += 1
             strong = strong or bool(_STRONG_REF.search(t))
             marked = marked or bool(_MARKER_HINT.search(t))
     return out
