@@ -237,6 +237,27 @@ def _footnotes_apart(text: str, markers: list[ExistingMarker],
     return out
 
 
+# superscript numbers after a sign, a Chinese character or punctuation: "35.5%²", "771.9万辆¹", "^2^"
+_SUPERSCRIPT_NOTE = re.compile(
+    r"(?<=[%％\u4e00-\u9fff。，、；：！？.,;:!?”’」』])(?:\^(\d{1,3})\^|([¹²³⁴⁵⁶⁷⁸⁹⁰]{1,3}))")
+_SUPERSCRIPT_DIGITS = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹⁰", "1234567890")
+
+
+def superscript_notes(text: str, body_end: int, removed_references: str) -> list[str]:
+    """Superscript numbers in the body that the removed references list numbers ("35.5%²" with a
+    "2." entry): likely the author's old citations. They are not read as markers (a trace's own
+    list would make a second trace read "很常见¹" as its [1]), so the caller warns about them."""
+    if not removed_references:
+        return []
+    entries = set(parse_reference_entries(removed_references))
+    found: list[str] = []
+    for m in _SUPERSCRIPT_NOTE.finditer(text, 0, body_end):
+        n = int(m.group(1) or m.group(2).translate(_SUPERSCRIPT_DIGITS))
+        if n in entries and m.group(0) not in found:
+            found.append(m.group(0))
+    return found[:8]
+
+
 _AFTER_OPENING = re.compile(r"[ \t]*[;；,，][ \t]*(?=[^\s\[【)）])")
 
 

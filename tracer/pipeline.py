@@ -175,6 +175,12 @@ def trace(
             )
         if links:
             old_markers = [m for m in old_markers if m not in links]
+        notes = existing_stage.superscript_notes(report, layout.body_end, removed)
+        if notes:
+            warnings.append(
+                f"superscript number(s) {', '.join(notes)} look like the author's old citations (the "
+                "removed references list numbers them); they stay as written and do not follow the "
+                "new numbering")
 
     with timer.stage("recognize"):
         needs: set[int] | None = None

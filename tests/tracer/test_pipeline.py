@@ -710,3 +710,17 @@ def test_closing_tags_by_the_thousand_cost_no_recursion() -> None:
     recs = [{"url": "https://a.com", "title": "A", "content": "Webb launched on 25 December 2021."}]
     r = trace("Webb launched on 25 December 2021." + "</b>" * 20000 + "\n", recs, TraceOptions())
     assert r.report.startswith("Webb launched on 25 December 2021")
+
+
+def test_superscript_numbers_the_old_list_holds_stay_with_a_warning() -> None:
+    recs = [{"url": "https://www.caam.org.cn/2024", "title": "中汽协",
+             "content": "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。"}]
+    report = ("2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%²。\n\n## 参考资料\n\n"
+              "1. 乘联会 https://www.cpcaauto.com/news\n2. 中汽协 https://www.caam.org.cn/2024\n")
+    r = trace(report, recs, TraceOptions())
+    assert "35.5%²[1]。" in r.report
+    assert any(w.startswith("superscript number(s) ² look like") for w in r.warnings)
+    # an exponent, or no list that numbers it: no warning
+    r = trace("The park covers 120 km² of forest.", [{"url": "https://a.com", "title": "A",
+              "content": "The park covers 120 km² of forest."}], TraceOptions())
+    assert not [w for w in r.warnings if w.startswith("superscript")]
