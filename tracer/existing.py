@@ -131,7 +131,6 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     body_notes, ref_notes = _footnote_definitions(text, layout)
     link_defs = link_definitions(text, layout)
     inner: dict[int, list[tuple[int, int]]] = {}
-    entry_numbers: set[int] | None = None
     out: list[ExistingMarker] = []
     attach_end: dict[int, int] = {}    # sentence id -> end of the last marker attached after it
     ctx = _LabelContext(text, layout)
@@ -177,9 +176,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             if raw.startswith("<sup>") and "[" not in raw:
                 # "mc<sup>2</sup>" is an exponent: a bare superscript number cites only what the
                 # references section lists
-                if entry_numbers is None:
-                    entry_numbers = set(parse_reference_entries(text[body_end:]))
-                if not set(numbers) <= entry_numbers:
+                if not set(numbers) <= ctx.entries():
                     continue
             bare = _unwrapped(raw)
             urls = tuple(u for u in _URL_IN.findall(bare) if u)
