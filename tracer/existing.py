@@ -141,6 +141,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         raw = m.group(0)
         if text.startswith(":", e) and _opens_line(text, s):
             continue                   # "[1]: url" (also in a quote or list item) defines a link / footnote
+        if _would_define(text, s, e):
+            continue                   # "[1][^2]: x": without it the line would open a definition
         jm = _JIUWEN.search(raw)
         urls: tuple[str, ...] = ()
         ids: tuple[str, ...] = ()
@@ -435,6 +437,26 @@ def _row_numbers(text: str, line_start: int, row_tables: dict[int, bool]) -> boo
     return row_tables[line_start]
 
 
+_LABEL_COLON = re.compile(r"\[[^\[\]\n]{1,40}\]:")
+
+
+def _would_define(text: str, s: int, e: int) -> bool:
+    """Whether removing the marker text[s:e] (and the markers around it on its line) would leave
+    a "[label]:" opening the line, which markdown reads as a link or footnote definition."""
+    p = e
+    while True:
+        while p < len(text) and text[p] in " \t":
+            p += 1
+        m = MARKER_RE.match(text, p)
+        if m is None or text.startswith(":", m.end()):
+            break
+        p = m.end()
+    if not _LABEL_COLON.match(text, p):
+        return False
+    ls = text.rfind("\n", max(0, s - 256), s) + 1
+    return bool(_CONTAINER.fullmatch(MARKER_RE.sub("", text[ls:s])))
+
+
 def _opens_line(text: str, s: int) -> bool:
     """Whether only a container prefix ("> ", "- ", "1. ", indentation) stands before s on its
     line. A prefix is short: the line start is looked for in the 64 characters before s only, so
@@ -467,7 +489,8 @@ def _outside_code(
             return False
         if ps not in inner:
             inner[ps] = inline_regions(text, ps, pe, layout.link_labels)
-        return not any(a < e and s < b and not (a == s and b <= e) for a, b in inner[ps])
+        # the marker's own parts may be regions ("<sup>", "</sup>" of "<sup>[1]</sup>")
+        return not any(a < e and s < b and not (s <= a and b <= e) for a, b in inner[ps])
     return True
 
 

@@ -133,6 +133,22 @@ def test_markers_in_tables_and_headings_are_found() -> None:
     assert all(m.sentence is None for m in find(text))
 
 
+def test_superscript_markers_in_table_rows_and_headings_are_found() -> None:
+    text = "## Results<sup>[1]</sup>\n\n| a | b |\n|---|---|\n| c | d<sup>[2]</sup> |\n"
+    assert found(text) == [("<sup>[1]</sup>", (1,)), ("<sup>[2]</sup>", (2,))]
+    assert found("| a | b |\n|---|---|\n| c | `<sup>[2]</sup>` |\n") == []  # in code: text
+
+
+@pytest.mark.parametrize("text", [
+    "[^1]: a note.\n\nFact.\n[1][^1]: a note.\n",
+    "Fact.\n> [2] [3][^1]: a note.\n\n[^1]: a note.\n",
+    "Fact.\n[1][label]: https://e.example/a\n",
+])
+def test_a_marker_whose_removal_would_open_a_definition_stays(text: str) -> None:
+    # removing "[1]" from "[1][^1]: a note." would turn the line into a footnote definition
+    assert [m for m, _ in found(text) if not m.startswith("[^")] == []
+
+
 def test_big_number_in_marker_list_context() -> None:
     assert found("Fact.[1][1024] Next.") == [("[1]", (1,)), ("[1024]", (1024,))]
 
