@@ -224,6 +224,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
     plain: set[int] = set()           # candidates that are plain text lines ("References:")
     heading_lines: set[int] = set()   # line indices that are headings (for the trailing test)
     link_labels: set[str] = set()
+    table_rows: list[Span] = []
     n = len(lines)
     i = 0
     last_line: dict[str, int] = {}  # a math closer -> the last line that holds it
@@ -354,6 +355,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
             while j + 1 < n and "|" in lines[j + 1].text and lines[j + 1].text.strip():
                 j += 1
             blocks.add(lines, i, j)
+            table_rows.extend((lines[k].start, lines[k].end) for k in range(i + 2, j + 1))
             para_start = -1
             i = j + 1
             continue
@@ -413,7 +415,8 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
     protected = _with_inline(text, blocks.spans, body_end, link_labels)
     headings = tuple(h for h in blocks.headings if h[0] < body_end)
     return Layout(body_end=body_end, references=references, protected=protected, headings=headings,
-                  link_labels=frozenset(link_labels))
+                  link_labels=frozenset(link_labels),
+                  table_rows=tuple(r for r in table_rows if r[1] <= body_end))
 
 
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[\w.-]{1,40}\]:[ \t]*\S")
@@ -778,6 +781,30 @@ def inline_regions(text: str, start: int, end: int, link_labels: frozenset[str] 
     citation markers uses this to keep out of the code, links and math they hold.
     """
     return _inline_spans(text, start, end, link_labels)
+
+
+def open_table_rows(text: str, layout: Layout) -> tuple[Span, ...]:
+    """`layout.protected` with the body's table rows opened (but for the code, links, URLs, math
+    and HTML inside them), so a marker may go inside a row: the row is a sentence of its own."""
+    if not layout.table_rows:
+        return layout.protected
+    rows = layout.table_rows
+    out: list[Span] = []
+    k = 0
+    for a, b in layout.protected:
+        while k < len(rows) and rows[k][1] <= a:
+            k += 1
+        cur = a
+        while k < len(rows) and rows[k][0] < b:
+            rs, re_ = rows[k]
+            if rs > cur:
+                out.append((cur, rs))
+            out.extend(inline_regions(text, rs, re_, layout.link_labels))
+            cur = max(cur, re_)
+            k += 1
+        if cur < b:
+            out.append((cur, b))
+    return tuple(out)
 
 
 _TICKS = re.compile(r"`+")

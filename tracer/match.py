@@ -85,7 +85,8 @@ def match_deterministic(
         # A sentence's second and third sources need the calibrated default threshold even when
         # the request lowers `min_score`: below it, a source that is not the sentence's best is
         # right far less often than its score says (docs/quality.md).
-        picked = select_sources(scored, index, options, extra_floor=options.tuning.min_score)
+        picked = select_sources(_row_figures_stated(s, scored, verifier, options.threshold), index, options,
+                                extra_floor=options.tuning.min_score)
         if picked:
             chosen[s.id] = _with_evidence(s, picked, verifier)
         elif closest is not None and scored:
@@ -109,6 +110,25 @@ def _checked(sentence: Sentence, scored: list[Candidate], verifier: Verifier,
         if support.match == CONTRADICTED:
             contradicted[cand.record] = replace(cand, support=support)
     return [_capped(c, contradicted[c.record]) if c.record in contradicted else c for c in scored]
+
+
+def _row_figures_stated(sentence: Sentence, scored: list[Candidate], verifier: Verifier,
+                        threshold: float) -> list[Candidate]:
+    """`scored`, for a table row only the records that state every figure of the row: a row is
+    mostly figures, and one its source does not state is no part of what the source supports
+    (in prose a record may leave out a figure of a sentence it otherwise backs)."""
+    if not sentence.in_table:
+        return scored
+    stated: dict[int, bool] = {}
+    out = []
+    for c in scored:
+        if c.support.score < threshold:
+            continue
+        if c.record not in stated:
+            stated[c.record] = not verifier.unstated_numbers_in(sentence.text, c.record)
+        if stated[c.record]:
+            out.append(c)
+    return out
 
 
 def _capped(cand: Candidate, best: Candidate) -> Candidate:
@@ -230,7 +250,9 @@ def verify_proposals(
                 weighed.add(other)
                 support, _f = verifier.support(sent.text, other, ranks.get(rec, 0.0), with_evidence=False)
                 scored.append(Candidate(sid, rec, other, support))
-        picked = select_sources(_checked(sent, scored, verifier, options.threshold), index, options,
+        checked = _row_figures_stated(sent, _checked(sent, scored, verifier, options.threshold), verifier,
+                                      options.threshold)
+        picked = select_sources(checked, index, options,
                                 extra_floor=options.tuning.min_score if extra_floor is None else extra_floor)
         rejected += max(0, proposed - len(picked))
         if picked:

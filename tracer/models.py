@@ -55,6 +55,9 @@ class Layout:
     protected: tuple[Span, ...]       # sorted, disjoint regions that are never prose
     headings: tuple[Span, ...] = ()   # heading lines (also inside `protected`)
     link_labels: frozenset[str] = frozenset()  # casefolded labels of "[label]: url" in the body
+    # the body rows of the body's tables (a header row, a delimiter row, then these), each line
+    # without its line break; they are inside `protected` too, and each is a sentence of its own
+    table_rows: tuple[Span, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,7 @@ class Sentence:
     text: str
     in_list: bool = False
     heading: str = ""                 # nearest heading text above it (context for retrieval)
+    in_table: bool = False            # a table's body row, [start, end) its cells' text
 
 
 @dataclass(frozen=True, slots=True)

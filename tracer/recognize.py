@@ -51,6 +51,9 @@ def needs_citation(sentence: Sentence, lang: str) -> bool:
     text = sentence.text.strip()
     if not text or text.endswith(("?", "？")):
         return False
+    if sentence.in_table:  # a row names things and gives their figures: no openers or advice to read
+        words = content_tokens(text)
+        return len(words) >= MIN_CONTENT_WORDS or (bool(numbers(text)) and len(words) >= 2)
     for _ in range(3):  # "Finally, in summary, X"
         m = _LEAD.match(text)
         if m is None or not m.end():

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from tracer.errors import InvalidInputError
 from tracer.existing import _footnote_definitions, strip_markers
-from tracer.markdown import link_definitions, unclosed_block
+from tracer.markdown import link_definitions, open_table_rows, unclosed_block
 from tracer.models import (
     Candidate,
     Citation,
@@ -519,7 +519,7 @@ def render_report(
             kept.setdefault(m.sentence, []).extend(found)
             old_by_sentence.setdefault(m.sentence, []).append(m)
 
-    text = _Text(body, deletions, layout.protected, layout.link_labels)
+    text = _Text(body, deletions, open_table_rows(report, layout), layout.link_labels)
 
     # 2. sources per sentence: kept old ones first, then new ones, deduped by canonical source.
     anchors: list[_Anchor] = []

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from tracer.existing import MARKER_RE
-from tracer.markdown import heading_title
+from tracer.markdown import heading_title, inline_regions
 from tracer.models import Layout, Sentence, Span
 
 _PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
@@ -427,7 +427,11 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
                 cur = sp.next_content(unit, e)
         if cur < unit_end:
             _emit(text, sp, spans, cur, unit_end, unit)
-    return [Sentence(i, s, e, text[s:e], lst, h) for i, (s, e, lst, h) in enumerate(spans)]
+    rows = _table_rows(text, layout)
+    if not rows:
+        return [Sentence(i, s, e, text[s:e], lst, h) for i, (s, e, lst, h) in enumerate(spans)]
+    merged = sorted([(s, e, lst, h, False) for s, e, lst, h in spans] + rows)
+    return [Sentence(i, s, e, text[s:e], lst, h, tab) for i, (s, e, lst, h, tab) in enumerate(merged)]
 
 
 def _emit(
@@ -462,6 +466,55 @@ def _has_prose(text: str, sp: _Splitter, s: int, e: int) -> bool:
             return True
         pos = stop
     return False
+
+
+_CELL_BAR = re.compile(r"(?<!\\)\|")
+_LINK_TEXT = re.compile(r"\[([^\[\]]*)\][(\[]")  # not an image's alt text
+
+
+def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bool]]:
+    """A sentence for each body row of a table that holds prose: from its first cell's text to
+    its last non-empty cell's (the pipes between cells inside, the outer ones and the padding
+    outside), so a marker goes after the row's last value, inside the row."""
+    if not layout.table_rows:
+        return []
+    heads = sorted(layout.headings)
+    out: list[tuple[int, int, bool, str, bool]] = []
+    for ls, le in layout.table_rows:
+        cells: list[Span] = []
+        a = ls
+        for m in [*_CELL_BAR.finditer(text, ls, le), None]:
+            b = le if m is None else m.start()
+            while a < b and text[a].isspace():
+                a += 1
+            e = b
+            while e > a and text[e - 1].isspace():
+                e -= 1
+            if e > a:
+                cells.append((a, e))
+            a = b + 1
+        cells = _prose_cells(text, layout, ls, le, cells)
+        if not cells:
+            continue
+        k = bisect.bisect_right(heads, (ls, ls)) - 1
+        heading = heading_title(text[heads[k][0]:heads[k][1]].split("\n", 1)[0].rstrip("\r")) \
+            if k >= 0 else ""
+        out.append((cells[0][0], cells[-1][1], False, heading, True))
+    return out
+
+
+def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span]) -> list[Span]:
+    """`cells` from the first to the last that holds a letter or digit outside its code, links,
+    URLs, math and markers ("—" and "[1]" alone are no value of the row), or []."""
+    masked = list(text[ls:le])
+    for a, b in inline_regions(text, ls, le, layout.link_labels):
+        link = _LINK_TEXT.match(text, a, b)   # a link's text is the cell's words, its target is not
+        keep = (a + 1, link.end(1)) if link else (a, a)
+        masked[a - ls:keep[0] - ls] = " " * (keep[0] - a)
+        masked[keep[1] - ls:b - ls] = " " * (b - keep[1])
+    row = MARKER_RE.sub(lambda m: " " * len(m.group(0)), "".join(masked))
+    prose = [i for i, (a, b) in enumerate(cells) if _HAS_WORD.search(row, a - ls, b - ls)]
+    return cells[prose[0]:prose[-1] + 1] if prose else []
 
 
 __all__ = ["segment_sentences"]

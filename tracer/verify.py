@@ -204,9 +204,12 @@ def sentence_query(text: str) -> str:
         text = _ASIDE.sub(_aside_blank, text)
     if "*" in text or "_" in text or "~" in text:
         text = _STAR_EMPHASIS.sub(r"\1", _EMPHASIS.sub(r"\2", _STRUCK.sub("", text)))
+    if "|" in text:
+        text = _CELL_BAR.sub(",", text)  # a table row: "RTX 4090 | 24 GB" says "RTX 4090, 24 GB"
     return _EMOJI.sub("", text) if _EMOJI.search(text) else text
 
 
+_CELL_BAR = re.compile(r"[ \t]*(?<!\\)\|")
 _FUZZY_CHUNK = 300
 
 

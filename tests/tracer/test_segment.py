@@ -193,7 +193,38 @@ def test_tables_code_headings_front_matter_are_not_prose() -> None:
         "    indented code.\n\n"
         "Para two.\n"
     )
-    assert texts(text) == ["Para one.", "Para two."]
+    # a table's body row is a sentence of its own (its header row is not)
+    assert texts(text) == ["Para one.", "c. | d.", "Para two."]
+    assert [s.in_table for s in seg(text)] == [False, True, False]
+
+
+def test_a_table_row_is_one_sentence_from_its_first_to_its_last_value() -> None:
+    text = (
+        "## GPUs\n\n"
+        "| Model | Memory | Price |\n|---|:--|--:|\n"
+        "| RTX 4090 | 24 GB | $1,599 [1] |\n"
+        "|  | 16 GB. Fast. | — |\n"           # empty and placeholder cells are no part of it
+        "RX 7900 XTX | 24 GB | $999\n"         # no outer pipes
+        "| a \\| b | `code` | [link](https://e.example/a) |\n"
+        "| [Alpha](https://e.example/a) | <br> |\n"
+        "| — | `code` | [1] |\n"                # nothing but a dash, code and a marker: no sentence
+        "\nAfter the table.\n"
+    )
+    sents = seg(text)
+    assert [(s.text, s.in_table, s.heading) for s in sents] == [
+        ("RTX 4090 | 24 GB | $1,599 [1]", True, "GPUs"),
+        ("16 GB. Fast.", True, "GPUs"),
+        ("RX 7900 XTX | 24 GB | $999", True, "GPUs"),
+        ("a \\| b | `code` | [link](https://e.example/a)", True, "GPUs"),
+        ("[Alpha](https://e.example/a)", True, "GPUs"),
+        ("After the table.", False, "GPUs"),
+    ]
+    assert all(text[s.start:s.end] == s.text for s in sents)
+
+
+def test_no_table_rows_in_the_references_section_or_without_a_delimiter_row() -> None:
+    text = "Fact one.\n\n| a | b |\n| c | d |\n\n## References\n\n| # | Source |\n|---|---|\n| 1 | Alpha |\n"
+    assert texts(text) == ["Fact one."]
 
 
 @pytest.mark.parametrize("tail", [
