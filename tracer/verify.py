@@ -209,7 +209,8 @@ def sentence_query(text: str) -> str:
     return _EMOJI.sub("", text) if _EMOJI.search(text) else text
 
 
-_CELL_BAR = re.compile(r"[ \t]*(?<!\\)\|")
+# a run of spaces is entered at its start only (a lookbehind, not backtracking from every space)
+_CELL_BAR = re.compile(r"(?<![\\ \t])[ \t]*\|")
 _FUZZY_CHUNK = 300
 
 

@@ -96,6 +96,11 @@ CASES: dict[str, tuple[Gen, int]] = {
         f"[{i % 900 + 1}] line {i} here\n" for i in range(n))), 4_000),
     "small tables numbering their rows": (_report(lambda n: P + "".join(
         f"\n| # | Task |\n|---|---|\n| [{i % 900 + 1}] | do {i} |\n" for i in range(n))), 2_000),
+    "a table of n rows, each with a figure": (_report(lambda n: P + "| Item | Value |\n|---|---|\n" + "".join(
+        f"| {S} {_word(i)} | {i + 1}% |\n" for i in range(n))), 1_000),
+    "a table row of n cells": (_report(lambda n: P + "| a | b |\n|---|---|\n|" + " x1 |" * n + "\n"), 4_000),
+    "a table row of n pipes and escaped pipes": (
+        _report(lambda n: P + "| a | b |\n|---|---|\n| x" + "\\||" * n + " y |\n"), 8_000),
     "unclosed <code> and <a> elements": (_report(lambda n: P + "Text <code>x <a href='y'>z " * n + "\n"),
                                          8_000),
     "a references list, then n headings": (_report(lambda n: P + "\n## References\n[1] A https://a.com\n"
