@@ -51,11 +51,11 @@ def _with_evidence(sentence: Sentence, picked: list[Candidate], verifier: Verifi
     the sentence's figures each record does not state and what its quote states instead."""
     out = []
     for c in picked:
-        support = verifier.with_evidence_span(sentence.text, c.passage, c.support)
-        unstated = tuple(verifier.unstated_numbers_in(sentence.text, c.record))
+        support = verifier.with_evidence_span(sentence.query, c.passage, c.support)
+        unstated = tuple(verifier.unstated_numbers_in(sentence.query, c.record))
         if unstated:
             quote = verifier.records[c.record].content[support.evidence_start:support.evidence_end]
-            instead = tuple(verifier.figures_instead_in(sentence.text, c.record, quote))
+            instead = tuple(verifier.figures_instead_in(sentence.query, c.record, quote))
             support = replace(support, unstated=unstated, quote_figures=instead)
         out.append(replace(c, support=support))
     return out
@@ -106,7 +106,7 @@ def _checked(sentence: Sentence, scored: list[Candidate], verifier: Verifier,
         if cand.record in checked or cand.support.score < threshold:
             continue
         checked.add(cand.record)
-        support = verifier.unless_contradicted(sentence.text, cand.passage, cand.support)
+        support = verifier.unless_contradicted(sentence.query, cand.passage, cand.support)
         if support.match == CONTRADICTED:
             contradicted[cand.record] = replace(cand, support=support)
     return [_capped(c, contradicted[c.record]) if c.record in contradicted else c for c in scored]
@@ -125,7 +125,7 @@ def _row_figures_stated(sentence: Sentence, scored: list[Candidate], verifier: V
         if c.support.score < threshold:
             continue
         if c.record not in stated:
-            stated[c.record] = not verifier.unstated_numbers_in(sentence.text, c.record)
+            stated[c.record] = not verifier.unstated_numbers_in(sentence.query, c.record)
         if stated[c.record]:
             out.append(c)
     return out
@@ -152,7 +152,7 @@ def _closest(sentence: Sentence, scored: Sequence[Candidate], verifier: Verifier
             return _best(seen + ranked[i:])
         if cand.record in against:
             continue
-        cand = replace(cand, support=verifier.unless_contradicted(sentence.text, cand.passage, cand.support))
+        cand = replace(cand, support=verifier.unless_contradicted(sentence.query, cand.passage, cand.support))
         if cand.support.match != CONTRADICTED:
             return cand
         against.add(cand.record)
@@ -168,7 +168,7 @@ def _score_all(
     scored = []
     for pid, _ in candidates:
         rec = index.passages[pid].record
-        support, _f = verifier.support(sentence.text, pid, ranks.get(rec, 0.0), with_evidence=False)
+        support, _f = verifier.support(sentence.query, pid, ranks.get(rec, 0.0), with_evidence=False)
         scored.append(Candidate(sentence.id, rec, pid, support))
     return scored
 
@@ -193,14 +193,14 @@ def near_miss(sentence: Sentence, cand: Candidate | None, index: PassageIndex, v
     """`cand` as a NearMiss with its evidence, when it scored at least `floor`."""
     if cand is None or cand.support.score < floor:
         return None
-    support = verifier.with_evidence_span(sentence.text, cand.passage, cand.support)
+    support = verifier.with_evidence_span(sentence.query, cand.passage, cand.support)
     rec = index.records[cand.record]
     quote = rec.content[support.evidence_start:support.evidence_end]
     return NearMiss(rec.index, rec.url, rec.title, support.score, quote,
                     support.evidence_start, support.evidence_end,
-                    tuple(verifier.unstated_numbers_in(sentence.text, cand.record)),
-                    tuple(verifier.figures_instead_in(sentence.text, cand.record, quote)),
-                    _described(verifier.conflict(sentence.text, cand.passage)))
+                    tuple(verifier.unstated_numbers_in(sentence.query, cand.record)),
+                    tuple(verifier.figures_instead_in(sentence.query, cand.record, quote)),
+                    _described(verifier.conflict(sentence.query, cand.passage)))
 
 
 def _described(conflict: Conflict | None) -> str:
@@ -248,7 +248,7 @@ def verify_proposals(
                 if other in weighed:
                     continue
                 weighed.add(other)
-                support, _f = verifier.support(sent.text, other, ranks.get(rec, 0.0), with_evidence=False)
+                support, _f = verifier.support(sent.query, other, ranks.get(rec, 0.0), with_evidence=False)
                 scored.append(Candidate(sid, rec, other, support))
         checked = _row_figures_stated(sent, _checked(sent, scored, verifier, options.threshold), verifier,
                                       options.threshold)
@@ -272,12 +272,12 @@ def record_support(
     (a passage whose quote contradicts the sentence counts at most CONFLICT_SCORE)."""
     rank = record_ranks(candidates, index).get(record, 0.0)
     scored = [Candidate(sentence.id, record, p.id,
-                        verifier.support(sentence.text, p.id, rank, with_evidence=False)[0])
+                        verifier.support(sentence.query, p.id, rank, with_evidence=False)[0])
               for p in index.passages if p.record == record]
     if not scored:
         return Support(0.0, "", 0, 0)
     best = _closest(sentence, scored, verifier)
-    return verifier.with_evidence_span(sentence.text, best.passage, best.support)
+    return verifier.with_evidence_span(sentence.query, best.passage, best.support)
 
 
 def verify_kept(

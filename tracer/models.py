@@ -71,6 +71,14 @@ class Sentence:
     in_list: bool = False
     heading: str = ""                 # nearest heading text above it (context for retrieval)
     in_table: bool = False            # a table's body row, [start, end) its cells' text
+    # what the verifier reads when it is not `text`: a table row's cells, each after its column's
+    # header ("Country China, GDP 2023 (trillion USD) 17.8, Growth 5.2%")
+    claim: str = ""
+
+    @property
+    def query(self) -> str:
+        """The text a claim is read from: `claim`, else the sentence itself."""
+        return self.claim or self.text
 
 
 @dataclass(frozen=True, slots=True)

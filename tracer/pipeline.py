@@ -200,7 +200,7 @@ def trace(
         for s in sentences:
             if cancel is not None and cancel.is_set():
                 raise CancelledError("cancelled during retrieval")
-            candidates[s.id] = index.search(sentence_query(s.text), k)
+            candidates[s.id] = index.search(sentence_query(s.query), k)
         verifier = Verifier(index, recs, options.verify_tuning)
 
     kept_existing = {  # sentences whose author citations stay (existing=keep)
@@ -266,6 +266,7 @@ def trace(
         )
         citations = _verify_kept_citations(out.citations, sentences, candidates, index, verifier, options)
         position = {r.index: i for i, r in enumerate(recs)}
+        claims = {(s.start, s.end): s.query for s in sentences}
         for c in citations:
             for src in c.sources:
                 if src.match != "existing" or src.score >= options.threshold:
@@ -273,7 +274,8 @@ def trace(
                 rec = position.get(src.record_index)
                 around = "" if rec is None else sentences_around(
                     index.records[rec].content, src.evidence_start, src.evidence_end)
-                lacks = _why_unsupported(c.sentence, src.evidence, rec, verifier, index.lang, around)
+                claim = claims.get((c.start, c.end), c.sentence)
+                lacks = _why_unsupported(claim, src.evidence, rec, verifier, index.lang, around)
                 warnings.append(f"existing citation [{src.number}] on the sentence at {c.start}..{c.end} "
                                 f"is not supported by its record (score {src.score:.2f}{lacks}); kept as the "
                                 "author wrote it")

@@ -430,8 +430,9 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
     rows = _table_rows(text, layout)
     if not rows:
         return [Sentence(i, s, e, text[s:e], lst, h) for i, (s, e, lst, h) in enumerate(spans)]
-    merged = sorted([(s, e, lst, h, False) for s, e, lst, h in spans] + rows)
-    return [Sentence(i, s, e, text[s:e], lst, h, tab) for i, (s, e, lst, h, tab) in enumerate(merged)]
+    merged = sorted([(s, e, lst, h, False, "") for s, e, lst, h in spans] + rows)
+    return [Sentence(i, s, e, text[s:e], lst, h, tab, claim)
+            for i, (s, e, lst, h, tab, claim) in enumerate(merged)]
 
 
 def _emit(
@@ -472,40 +473,79 @@ _CELL_BAR = re.compile(r"(?<!\\)\|")
 _LINK_TEXT = re.compile(r"\[([^\[\]]*)\][(\[]")  # not an image's alt text
 
 
-def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bool]]:
+def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bool, str]]:
     """A sentence for each body row of a table that holds prose: from its first cell's text to
-    its last non-empty cell's (the pipes between cells inside, the outer ones and the padding
-    outside), so a marker goes after the row's last value, inside the row."""
+    its last such cell's (the pipes between cells inside, the outer ones and the padding
+    outside), so a marker goes after the row's last value, inside the row. Its claim reads each
+    of those cells after its column's header."""
     if not layout.table_rows:
         return []
     heads = sorted(layout.headings)
-    out: list[tuple[int, int, bool, str, bool]] = []
+    out: list[tuple[int, int, bool, str, bool, str]] = []
+    header: list[str] = []
+    prev_end = -2
     for ls, le in layout.table_rows:
-        cells: list[Span] = []
-        a = ls
-        for m in [*_CELL_BAR.finditer(text, ls, le), None]:
-            b = le if m is None else m.start()
-            while a < b and text[a].isspace():
-                a += 1
-            e = b
-            while e > a and text[e - 1].isspace():
-                e -= 1
-            if e > a:
-                cells.append((a, e))
-            a = b + 1
-        cells = _prose_cells(text, layout, ls, le, cells)
-        if not cells:
+        if text.count("\n", prev_end, ls) != 1:   # a table's first body row: its header is 2 lines up
+            dl = text.rfind("\n", 0, ls - 1) + 1
+            hl = text.rfind("\n", 0, max(0, dl - 1)) + 1
+            he = dl - 1 - (dl >= 2 and text[dl - 2] == "\r")
+            header = [" ".join(text[a:b].split()) for a, b in _cells(text, hl, max(hl, he))]
+        prev_end = le
+        cells = _cells(text, ls, le)
+        prose = _prose_cells(text, layout, ls, le, cells)
+        if not prose:
             continue
+        parts = []
+        for i in prose:
+            cell = text[cells[i][0]:cells[i][1]]
+            head = header[i] if i < len(header) else ""
+            named = head and head.casefold() != cell.casefold() and _GENERIC_HEADER.fullmatch(head) is None
+            parts.append(f"{head} {cell}" if named else cell)
         k = bisect.bisect_right(heads, (ls, ls)) - 1
         heading = heading_title(text[heads[k][0]:heads[k][1]].split("\n", 1)[0].rstrip("\r")) \
             if k >= 0 else ""
-        out.append((cells[0][0], cells[-1][1], False, heading, True))
+        out.append((cells[prose[0]][0], cells[prose[-1]][1], False, heading, True, ", ".join(parts)))
     return out
 
 
-def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span]) -> list[Span]:
-    """`cells` from the first to the last that holds a letter or digit outside its code, links,
-    URLs, math and markers ("—" and "[1]" alone are no value of the row), or []."""
+# a column header that names no property of its own ("| Property | Value |"): not read into the claim
+_GENERIC_HEADER = re.compile(
+    r"[*_\s]*(?:(?i:property|properties|value|values|item|items|details?|descriptions?|notes?|remarks?|"
+    r"fields?|attributes?|parameters?|metrics?|features?|aspects?|categor(?:y|ies)|keys?|names?|"
+    r"info(?:rmation)?|data|facts?|specs?|specifications?|key facts|dimension|characteristics?|"
+    r"comments?|explanation|summary|#|no\.?)|项目|数值|值|内容|说明|备注|参数|指标|属性|类别|名称|信息|数据|"
+    r"特点|特征|详情|描述|要点|事项|序号|类型|维度)[*_\s:：]*"
+)
+
+
+def _cells(text: str, ls: int, le: int) -> list[Span]:
+    """The cells of the table line text[ls:le], by column (outer pipes optional), each without
+    its padding; an empty cell is (p, p)."""
+    a, b = ls, le
+    while a < b and text[a] in " \t":
+        a += 1
+    while b > a and text[b - 1] in " \t":
+        b -= 1
+    if a < b and text[a] == "|":
+        a += 1
+    if b > a and text[b - 1] == "|" and text[b - 2] != "\\":
+        b -= 1
+    cells: list[Span] = []
+    for m in [*_CELL_BAR.finditer(text, a, b), None]:
+        e = b if m is None else m.start()
+        s, t = a, e
+        while s < t and text[s].isspace():
+            s += 1
+        while t > s and text[t - 1].isspace():
+            t -= 1
+        cells.append((s, t))
+        a = e + 1
+    return cells
+
+
+def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span]) -> list[int]:
+    """Indices of the `cells` that hold a letter or digit outside their code, images, links'
+    targets, URLs, math and markers ("—" and "[1]" alone are no value of the row)."""
     masked = list(text[ls:le])
     for a, b in inline_regions(text, ls, le, layout.link_labels):
         link = _LINK_TEXT.match(text, a, b)   # a link's text is the cell's words, its target is not
@@ -513,8 +553,7 @@ def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span])
         masked[a - ls:keep[0] - ls] = " " * (keep[0] - a)
         masked[keep[1] - ls:b - ls] = " " * (b - keep[1])
     row = MARKER_RE.sub(lambda m: " " * len(m.group(0)), "".join(masked))
-    prose = [i for i, (a, b) in enumerate(cells) if _HAS_WORD.search(row, a - ls, b - ls)]
-    return cells[prose[0]:prose[-1] + 1] if prose else []
+    return [i for i, (a, b) in enumerate(cells) if b > a and _HAS_WORD.search(row, a - ls, b - ls)]
 
 
 __all__ = ["segment_sentences"]

@@ -222,6 +222,23 @@ def test_a_table_row_is_one_sentence_from_its_first_to_its_last_value() -> None:
     assert all(text[s.start:s.end] == s.text for s in sents)
 
 
+def test_a_row_claims_each_value_after_its_column_header() -> None:
+    text = (
+        "| Country | **GDP 2023** (trillion USD) | Value | Growth |\r\n|---|---|---|---|\r\n"
+        "| China | 17.8 | x | 5.2% [1] |\r\n"
+        "| Japan | — | 4.2 |\r\n"               # a placeholder cell is no value; a missing one neither
+        "\n| 项目 | 发射时间 |\n|---|---|\n| 天和核心舱 | 2021年4月29日 |\n"
+        "\nGrowth | Growth\n---|---\ngrowth | 2%\n"  # no outer pipes; a cell that repeats its header
+    )
+    assert [(s.text, s.claim) for s in seg(text)] == [
+        ("China | 17.8 | x | 5.2% [1]", "Country China, **GDP 2023** (trillion USD) 17.8, x, Growth 5.2% [1]"),
+        ("Japan | — | 4.2", "Country Japan, 4.2"),         # "Value" names nothing
+        ("天和核心舱 | 2021年4月29日", "天和核心舱, 发射时间 2021年4月29日"),
+        ("growth | 2%", "growth, Growth 2%"),
+    ]
+    assert [s.query for s in seg("Prose. Here.")] == ["Prose.", "Here."]
+
+
 def test_no_table_rows_in_the_references_section_or_without_a_delimiter_row() -> None:
     text = "Fact one.\n\n| a | b |\n| c | d |\n\n## References\n\n| # | Source |\n|---|---|\n| 1 | Alpha |\n"
     assert texts(text) == ["Fact one."]

@@ -136,3 +136,26 @@ def test_link_markers_in_a_row_cannot_break_it() -> None:
     row = _rows(result.report)[1]
     assert row.count("|") == 4  # the URL's pipe is percent-encoded: still three cells
     assert "%7Cti" in row
+
+
+def test_the_column_headers_say_what_a_row_of_figures_claims() -> None:
+    # "China | 17.8 | 5.2%" alone is a name and two numbers; under its headers it is a claim
+    records = [
+        {"url": "https://w.example/cn", "title": "China economy 2023",
+         "content": "China's GDP reached 17.8 trillion US dollars in 2023, and the economy grew 5.2% over the "
+                    "year, the statistics bureau said."},
+        {"url": "https://w.example/us", "title": "US economy 2023",
+         "content": "The United States economy expanded 2.5% in 2023, with GDP at about 27.4 trillion dollars."},
+        {"url": "https://w.example/jp", "title": "Japan",
+         "content": "Japan's economy grew 1.9% in 2023; it ranks fourth by GDP after the US, China and Germany."},
+        *FILLER,
+    ]
+    report = ("| Country | GDP 2023 (trillion USD) | Growth |\n|---|---|---|\n"
+              "| China | 17.8 | 5.2% |\n| United States | 27.4 | 2.5% |\n| Japan | 4.2 | 1.9% |\n")
+    result = trace(report, records)
+    assert _rows(result.report)[1:] == [
+        "| China | 17.8 | 5.2%[1] |", "| United States | 27.4 | 2.5%[2] |", "| Japan | 4.2 | 1.9% |"]
+    # Japan's 4.2 is stated nowhere: the near miss says so
+    (japan,) = result.unsupported
+    assert japan.closest is not None and japan.closest.url == "https://w.example/jp"
+    assert japan.closest.unstated == ("4.2",)

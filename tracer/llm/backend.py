@@ -244,7 +244,7 @@ class ChatBackend:
         local = {n: s.id for n, s in enumerate(batch, 1)}
         messages = self.prompts.render("recognize", {
             "language": "Chinese" if lang == "zh" else "English",
-            "sentences": [{"id": n, "text": s.text} for n, s in enumerate(batch, 1)],
+            "sentences": [{"id": n, "text": s.query} for n, s in enumerate(batch, 1)],
         })
         try:
             reply = await session.call(messages, "recognize")
@@ -338,7 +338,7 @@ class ChatBackend:
             by_record.setdefault(p.record, []).append(p)
         by_pid = {p.id: p for p in passages}
         sids = [s.id for s in sentences]
-        sents = [{"id": n, "text": s.text, "candidates": []} for n, s in enumerate(sentences, 1)]
+        sents = [{"id": n, "text": s.query, "candidates": []} for n, s in enumerate(sentences, 1)]
         outcomes: list[_ChunkOutcome] = []
         for n, rec in enumerate(sorted(by_record), 1):
             out = await self._match_call(
