@@ -52,8 +52,10 @@ def needs_citation(sentence: Sentence, lang: str) -> bool:
     if not text or text.endswith(("?", "？")):
         return False
     if sentence.in_table:  # a row names things and gives their figures: no openers or advice to read
-        words = content_tokens(text)
-        return len(words) >= MIN_CONTENT_WORDS or (bool(numbers(text)) and len(words) >= 2)
+        words = content_tokens(sentence.query)  # its values under their column headers
+        figures = bool(numbers(text))
+        claims = len(words) >= MIN_CONTENT_WORDS or (figures and len(words) >= 2)
+        return claims and (figures or len(content_tokens(text)) >= 3)  # "| Feature | Yes |" claims nothing
     for _ in range(3):  # "Finally, in summary, X"
         m = _LEAD.match(text)
         if m is None or not m.end():

@@ -231,7 +231,8 @@ def test_a_row_claims_each_value_after_its_column_header() -> None:
         "\nGrowth | Growth\n---|---\ngrowth | 2%\n"  # no outer pipes; a cell that repeats its header
     )
     assert [(s.text, s.claim) for s in seg(text)] == [
-        ("China | 17.8 | x | 5.2% [1]", "Country China, **GDP 2023** (trillion USD) 17.8, x, Growth 5.2% [1]"),
+        ("China | 17.8 | x | 5.2% [1]",
+         "Country China, **GDP 2023** (trillion USD) 17.8, x, Growth 5.2% [1]"),
         ("Japan | — | 4.2", "Country Japan, 4.2"),         # "Value" names nothing
         ("天和核心舱 | 2021年4月29日", "天和核心舱, 发射时间 2021年4月29日"),
         ("growth | 2%", "growth, Growth 2%"),

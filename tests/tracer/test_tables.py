@@ -74,7 +74,8 @@ def test_a_row_is_held_to_every_figure_where_a_sentence_is_not() -> None:
                     "and a 450 W board power, and it was the fastest consumer card of 2022."},
         *FILLER,
     ]
-    prose = "The GeForce RTX 4090 graphics card has 24 GB of GDDR6X memory and 16,384 CUDA cores at 2.52 GHz.\n"
+    prose = ("The GeForce RTX 4090 graphics card has 24 GB of GDDR6X memory and 16,384 CUDA cores "
+             "at 2.52 GHz.\n")
     as_prose = trace(prose, records)
     assert [c.sources[0].unstated for c in as_prose.citations] == [("2.52",)]
     table = ("| Card | Memory | Cores |\n|---|---|---|\n"
@@ -142,12 +143,14 @@ def test_the_column_headers_say_what_a_row_of_figures_claims() -> None:
     # "China | 17.8 | 5.2%" alone is a name and two numbers; under its headers it is a claim
     records = [
         {"url": "https://w.example/cn", "title": "China economy 2023",
-         "content": "China's GDP reached 17.8 trillion US dollars in 2023, and the economy grew 5.2% over the "
-                    "year, the statistics bureau said."},
+         "content": "China's GDP reached 17.8 trillion US dollars in 2023, and the economy grew 5.2% "
+                    "over the year, the statistics bureau said."},
         {"url": "https://w.example/us", "title": "US economy 2023",
-         "content": "The United States economy expanded 2.5% in 2023, with GDP at about 27.4 trillion dollars."},
+         "content": "The United States economy expanded 2.5% in 2023, with GDP at about 27.4 trillion "
+                    "dollars."},
         {"url": "https://w.example/jp", "title": "Japan",
-         "content": "Japan's economy grew 1.9% in 2023; it ranks fourth by GDP after the US, China and Germany."},
+         "content": "Japan's economy grew 1.9% in 2023; it ranks fourth by GDP after the US, China and "
+                    "Germany."},
         *FILLER,
     ]
     report = ("| Country | GDP 2023 (trillion USD) | Growth |\n|---|---|---|\n"
@@ -159,3 +162,20 @@ def test_the_column_headers_say_what_a_row_of_figures_claims() -> None:
     (japan,) = result.unsupported
     assert japan.closest is not None and japan.closest.url == "https://w.example/jp"
     assert japan.closest.unstated == ("4.2",)
+
+
+def test_which_rows_need_a_source() -> None:
+    from tracer.markdown import scan_markdown
+    from tracer.recognize import needs_citation
+    from tracer.segment import segment_sentences
+
+    text = ("| Country | GDP | Growth |\n|---|---|---|\n| China | 17.8 | 5.2% |\n| Feature | Yes |\n\n"
+            "| Language | Type | Typing |\n|---|---|---|\n| Python | interpreted | dynamic |\n"
+            "| Color | Blue |\n")
+    flagged = {s.text: needs_citation(s, "en") for s in segment_sentences(text, scan_markdown(text))}
+    assert flagged == {
+        "China | 17.8 | 5.2%": True,            # one name, but two figures under their headers
+        "Feature | Yes": False,
+        "Python | interpreted | dynamic": True,
+        "Color | Blue": False,
+    }
