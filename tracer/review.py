@@ -243,9 +243,14 @@ class _Page:
         md.enable(["table", "strikethrough"]).disable("text_join")
         body = _mark_unsupported(_body_of(self.result), self.result)
         tokens = md.parse(body)
+        in_row = False  # a table row is one sentence across its cells: its highlight goes on
         for tok in tokens:
             if tok.type == "inline" and tok.children is not None:
                 tok.children = self._rewrite_inline(tok.children)
+                if not in_row:
+                    self.inside_unsupported = False
+            elif tok.type in ("tr_open", "tr_close"):
+                in_row = tok.type == "tr_open"
                 self.inside_unsupported = False
             elif tok.type in ("fence", "code_block"):
                 tok.content = _unsentinel(tok.content)

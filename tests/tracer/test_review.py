@@ -165,3 +165,27 @@ def test_nothing_cited_page() -> None:
     page = render_review_html(result, [])
     assert "<p>Nothing.</p>" in page and 'class="marker"' not in page
     assert parse(page).errors == []
+
+
+def test_an_unsupported_table_row_is_marked_across_its_cells() -> None:
+    from tracer import trace
+
+    report = ("| Card | Memory | Price |\n|---|---|---|\n"
+              "| GeForce RTX 4090 graphics card | 24 GB of GDDR6X memory | $1,599 launch price |\n"
+              "| Radeon RX 7900 XTX graphics card | 24 GB of GDDR6 memory | $1,099 launch price |\n\n"
+              "Which card should you buy?\n")
+    records = [{"url": "https://a.example/4090", "title": "RTX 4090",
+                "content": "The GeForce RTX 4090 graphics card has 24 GB of GDDR6X memory and a $1,599 "
+                           "launch price. The Radeon RX 7900 XTX graphics card has 24 GB of GDDR6 memory."}]
+    result = trace(report, records)
+    assert [u.sentence for u in result.unsupported][:1] == [
+        "Radeon RX 7900 XTX graphics card | 24 GB of GDDR6 memory | $1,099 launch price"]
+    page = render_review_html(result, None)
+    row = re.findall(r"<tr>.*?</tr>", page, re.S)[2]
+    # each cell of the row is highlighted, and the badge follows its last value, once
+    assert re.findall(r'<span class="unsup"[^>]*>([^<]*)</span>', row) == [
+        "Radeon RX 7900 XTX graphics card", "24 GB of GDDR6 memory", "$1,099 launch price"]
+    assert row.count("unsup-badge") == 1 and row.index("unsup-badge") > row.index("$1,099")
+    assert parse(page).errors == []
+    # the highlight ends with the row: the closing sentence is not marked
+    assert '<p>Which card should you buy?</p>' in page
