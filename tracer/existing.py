@@ -134,6 +134,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     out: list[ExistingMarker] = []
     attach_end: dict[int, int] = {}    # sentence id -> end of the last marker attached after it
     ctx = _LabelContext(text, layout)
+    leads: dict[int, int] = {}         # line start -> end of the markers that open the line
     for m in MARKER_RE.finditer(text, 0, body_end):
         s, e = m.start(), m.end()
         if not _outside_code(text, layout, prot_starts, s, e, inner):
@@ -141,8 +142,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         raw = m.group(0)
         if text.startswith(":", e) and _opens_line(text, s):
             continue                   # "[1]: url" (also in a quote or list item) defines a link / footnote
-        if _would_define(text, s, e):
-            continue                   # "[1][^2]: x": without it the line would open a definition
+        if _would_define(text, s, e, leads):
+            continue                   # "[1][^2]: x", "[1][2]: x": without them the line would define
         jm = _JIUWEN.search(raw)
         urls: tuple[str, ...] = ()
         ids: tuple[str, ...] = ()
@@ -440,21 +441,31 @@ def _row_numbers(text: str, line_start: int, row_tables: dict[int, bool]) -> boo
 _LABEL_COLON = re.compile(r"\[[^\[\]\n]{1,40}\]:")
 
 
-def _would_define(text: str, s: int, e: int) -> bool:
-    """Whether removing the marker text[s:e] (and the markers around it on its line) would leave
-    a "[label]:" opening the line, which markdown reads as a link or footnote definition."""
-    p = e
-    while True:
-        while p < len(text) and text[p] in " \t":
-            p += 1
-        m = MARKER_RE.match(text, p)
-        if m is None or text.startswith(":", m.end()):
-            break
-        p = m.end()
-    if not _LABEL_COLON.match(text, p):
-        return False
-    ls = text.rfind("\n", max(0, s - 256), s) + 1
-    return bool(_CONTAINER.fullmatch(MARKER_RE.sub("", text[ls:s])))
+def _would_define(text: str, s: int, e: int, leads: dict[int, int]) -> bool:
+    """Whether the marker text[s:e] is one of the markers that open its line (after a container
+    prefix) and removing them would leave a "[label]:" or a marker and ":" opening the line, which
+    markdown reads as a link or footnote definition ("[1][^2]: x", "[1][2]: x"). The run that opens
+    a line is measured once per line (`leads`), so a line of n markers costs O(n)."""
+    ls = text.rfind("\n", max(0, s - 256), s)
+    if ls < 0 and s > 256:
+        return False                   # its line starts further back than a run of markers reaches
+    ls += 1
+    run_end = leads.get(ls)
+    if run_end is None:
+        run_end = p = _CONTAINER.match(text, ls).end()  # type: ignore[union-attr]
+        while (m := MARKER_RE.match(text, p)) is not None:
+            run_end = p = m.end()
+            while p < len(text) and text[p] in " \t":
+                p += 1
+        leads[ls] = run_end
+    if e > run_end:
+        return False                   # not in the run that opens the line
+    p = run_end
+    if text.startswith(":", p):
+        return True
+    while p < len(text) and text[p] in " \t":
+        p += 1
+    return bool(_LABEL_COLON.match(text, p))
 
 
 def _opens_line(text: str, s: int) -> bool:

@@ -82,6 +82,8 @@ CASES: dict[str, tuple[Gen, int]] = {
         _report(lambda n: P + "It opened " + " ".join(["2021.4.29"] * n) + ".\n"), 8_000),
     # existing citations and rendering
     "markers on one line": (_report(lambda n: P + "x" + " [1]:" * n + "\n"), 8_000),
+    "a run of markers": (_report(lambda n: P + "Fact " + "[1]" * n + "\n"), 2_000),
+    "one line of markers before labels and colons": (_report(lambda n: P + "Fact one [1][a]: b. " * n), 2_000),
     "one entry cited by every line": (_report(
         lambda n: "".join(f"Fact number {i} here [1].\n" for i in range(n))
         + "\n## References\n\n1. Some title\n" + "   t\n" * n), 2_000),

@@ -144,6 +144,8 @@ def test_superscript_markers_in_table_rows_and_headings_are_found() -> None:
     "[^1]: a note.\n\nFact.\n[1][^1]: a note.\n",
     "Fact.\n> [2] [3][^1]: a note.\n\n[^1]: a note.\n",
     "Fact.\n[1][label]: https://e.example/a\n",
+    "Fact.\n[1][2]: a note.\n",                 # the last of the run, before the colon, too
+    "Fact.\n- [1] [2]: a note.\n",
 ])
 def test_a_marker_whose_removal_would_open_a_definition_stays(text: str) -> None:
     # removing "[1]" from "[1][^1]: a note." would turn the line into a footnote definition
