@@ -775,12 +775,41 @@ def link_definitions(text: str, layout: Layout) -> dict[str, str]:
 
 
 def inline_regions(text: str, start: int, end: int, link_labels: frozenset[str] | set[str]) -> list[Span]:
-    """Inline regions (code spans, links, URLs, math, HTML) in text[start:end], such as a table row.
+    """Inline regions (code spans, links, URLs, math, HTML) in text[start:end], such as a heading.
 
     The scan protects table rows and headings whole; a caller that looks inside them for
-    citation markers uses this to keep out of the code, links and math they hold.
-    """
-    return _inline_spans(text, start, end, link_labels)
+    citation markers uses this to keep out of the code, links and math they hold. A block that
+    is a table (a line, then a delimiter row) is read cell by cell, as GFM reads it: an unescaped
+    pipe ends a cell, and a code span, link or URL inside the cell ("`a|b`", "https://x|y")."""
+    nl = text.find("\n", start, end)
+    if nl < 0 or "|" not in text[start:nl]:
+        return _inline_spans(text, start, end, link_labels)
+    second = text[nl + 1:text.find("\n", nl + 1, end) if text.find("\n", nl + 1, end) >= 0 else end]
+    if not (_TABLE_DELIM.match(second) and "|" in second):
+        return _inline_spans(text, start, end, link_labels)
+    out: list[Span] = []
+    ls = start
+    while ls < end:
+        le = text.find("\n", ls, end)
+        le = end if le < 0 else le
+        out.extend(table_line_regions(text, ls, le, link_labels))
+        ls = le + 1
+    return out
+
+
+_UNESCAPED_BAR = re.compile(r"(?<!\\)\|")
+
+
+def table_line_regions(text: str, ls: int, le: int, link_labels: frozenset[str] | set[str]) -> list[Span]:
+    """Inline regions of one table line text[ls:le], found in each cell on its own."""
+    out: list[Span] = []
+    a = ls
+    for m in [*_UNESCAPED_BAR.finditer(text, ls, le), None]:
+        b = le if m is None else m.start()
+        if b > a:
+            out.extend(_inline_spans(text, a, b, link_labels))
+        a = b + 1
+    return out
 
 
 def open_table_rows(text: str, layout: Layout) -> tuple[Span, ...]:
@@ -799,7 +828,7 @@ def open_table_rows(text: str, layout: Layout) -> tuple[Span, ...]:
             rs, re_ = rows[k]
             if rs > cur:
                 out.append((cur, rs))
-            out.extend(inline_regions(text, rs, re_, layout.link_labels))
+            out.extend(table_line_regions(text, rs, re_, layout.link_labels))
             cur = max(cur, re_)
             k += 1
         if cur < b:
@@ -979,4 +1008,5 @@ def _trim_url(text: str, s: int, e: int) -> int:
 
 
 __all__ = ["scan_markdown", "is_references_title", "heading_title", "unclosed_block", "inline_regions",
+           "table_line_regions",
            "is_code_region", "link_definitions"]

@@ -498,6 +498,9 @@ def render_report(
         if deletions and m.start < deletions[-1][1]:
             continue  # overlapping marker spans: the first one wins
         deletions.append((m.start, m.end))
+        if m.sentence is not None and not m.opener:
+            # its slot: a new marker goes where the author's last one stood ("x [1] |" -> "x [2] |")
+            old_by_sentence.setdefault(m.sentence, []).append(m)
         if not keep or m.opener:
             continue
         found: list[int] = []
@@ -517,7 +520,6 @@ def render_report(
             orphans.append((m.start, found))
         else:
             kept.setdefault(m.sentence, []).extend(found)
-            old_by_sentence.setdefault(m.sentence, []).append(m)
 
     text = _Text(body, deletions, open_table_rows(report, layout), layout.link_labels)
 

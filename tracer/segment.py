@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from tracer.existing import MARKER_RE
-from tracer.markdown import heading_title, inline_regions
+from tracer.markdown import heading_title, table_line_regions
 from tracer.models import Layout, Sentence, Span
 
 _PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
@@ -492,9 +492,10 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
             header = [" ".join(text[a:b].split()) for a, b in _cells(text, hl, max(hl, he))]
         prev_end = le
         cells = _cells(text, ls, le)
-        prose = _prose_cells(text, layout, ls, le, cells)
+        prose, marked = _prose_cells(text, layout, ls, le, cells)
         if not prose:
             continue
+        last = max(prose[-1], marked)  # a "Source" column's markers after the values are the row's
         parts = []
         for i in prose:
             cell = text[cells[i][0]:cells[i][1]]
@@ -504,7 +505,7 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
         k = bisect.bisect_right(heads, (ls, ls)) - 1
         heading = heading_title(text[heads[k][0]:heads[k][1]].split("\n", 1)[0].rstrip("\r")) \
             if k >= 0 else ""
-        out.append((cells[prose[0]][0], cells[prose[-1]][1], False, heading, True, ", ".join(parts)))
+        out.append((cells[prose[0]][0], cells[last][1], False, heading, True, ", ".join(parts)))
     return out
 
 
@@ -543,17 +544,21 @@ def _cells(text: str, ls: int, le: int) -> list[Span]:
     return cells
 
 
-def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span]) -> list[int]:
+def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span]) -> tuple[list[int], int]:
     """Indices of the `cells` that hold a letter or digit outside their code, images, links'
-    targets, URLs, math and markers ("—" and "[1]" alone are no value of the row)."""
+    targets, URLs, math and markers ("—" and "[1]" alone are no value of the row), and the index
+    of the last cell that holds a citation marker (-1 if none)."""
     masked = list(text[ls:le])
-    for a, b in inline_regions(text, ls, le, layout.link_labels):
+    for a, b in table_line_regions(text, ls, le, layout.link_labels):
         link = _LINK_TEXT.match(text, a, b)   # a link's text is the cell's words, its target is not
         keep = (a + 1, link.end(1)) if link else (a, a)
         masked[a - ls:keep[0] - ls] = " " * (keep[0] - a)
         masked[keep[1] - ls:b - ls] = " " * (b - keep[1])
-    row = MARKER_RE.sub(lambda m: " " * len(m.group(0)), "".join(masked))
-    return [i for i, (a, b) in enumerate(cells) if b > a and _HAS_WORD.search(row, a - ls, b - ls)]
+    masked_row = "".join(masked)
+    row = MARKER_RE.sub(lambda m: " " * len(m.group(0)), masked_row)
+    marked = [i for i, (a, b) in enumerate(cells) if b > a and MARKER_RE.search(masked_row, a - ls, b - ls)]
+    return ([i for i, (a, b) in enumerate(cells) if b > a and _HAS_WORD.search(row, a - ls, b - ls)],
+            marked[-1] if marked else -1)
 
 
 __all__ = ["segment_sentences"]

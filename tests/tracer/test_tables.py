@@ -126,7 +126,7 @@ def test_author_markers_in_rows(existing: str) -> None:
         assert sum("is not supported by its record" in w for w in result.warnings) == 2
     else:
         # re-traced: the first row gets its own record, the second (a wrong figure) nothing
-        assert rows[1].endswith("$1,599 launch price[1]  |")
+        assert rows[1].endswith("$1,599 launch price [1] |")  # in the slot of the author's marker
         assert rows[2].endswith("$1,099 launch price  |")
     assert all(r.url != "" for r in result.references)
 
