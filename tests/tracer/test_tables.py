@@ -179,3 +179,59 @@ def test_which_rows_need_a_source() -> None:
         "Python | interpreted | dynamic": True,
         "Color | Blue": False,
     }
+
+
+SOURCE_COLUMN = (
+    "| Card | Memory | Launch price | Source |\n|---|---|---|---|\n"
+    "| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price | [2] |\n"
+    "| Radeon RX 7900 XTX | 24 GB GDDR6 memory | $999 launch price | [2] |\n"
+    "\n## References\n\n[1] https://a.example/4090\n[2] https://b.example/7900\n"
+)
+
+
+def test_a_source_column_keeps_its_markers_and_takes_the_new_ones() -> None:
+    kept = trace(SOURCE_COLUMN, GPU_RECORDS)
+    # the author's [2] on the 4090 row names the 7900's review: kept, checked, warned about, and
+    # the verified source joins it in the same cell; the 7900 row's is right and stays alone
+    assert _rows(kept.report)[1:] == [
+        "| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price | [1][2] |",
+        "| Radeon RX 7900 XTX | 24 GB GDDR6 memory | $999 launch price | [1] |",
+    ]
+    assert [r.url for r in kept.references] == ["https://b.example/7900", "https://a.example/4090"]
+    unsupported = [w for w in kept.warnings if "not supported" in w]
+    assert len(unsupported) == 1
+    at = SOURCE_COLUMN.index("GeForce")
+    assert unsupported[0].startswith(f"existing citation [1] on the sentence at {at}..")
+    replaced = trace(SOURCE_COLUMN, GPU_RECORDS, TraceOptions(existing="replace"))
+    assert _rows(replaced.report)[1:] == [
+        "| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price | [1] |",
+        "| Radeon RX 7900 XTX | 24 GB GDDR6 memory | $999 launch price | [2] |",
+    ]
+
+
+@pytest.mark.parametrize("style", ["numeric", "superscript", "link"])
+def test_a_url_or_code_span_ends_at_its_cell(style: str) -> None:
+    # GFM splits a row at unescaped pipes before it reads code spans, links and URLs in a cell
+    report = ("|Card|Memory|Launch price|\n|---|---|---|\n"
+              "|GeForce RTX 4090|24 GB GDDR6X memory|$1,599 launch price see https://a.example/4090|\n"
+              "| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price `x|y` |\n")
+    first = trace(report, GPU_RECORDS, TraceOptions(style=style))
+    rows = [line for line in first.report.splitlines() if line.startswith("|") and "4090" in line]
+    # each row keeps its pipes, and its marker stands inside its last cell
+    assert [row.count("|") for row in rows] == [line.count("|") for line in report.splitlines()[2:]]
+    assert all(row.endswith("|") and ("[1]" in row.rsplit("|", 2)[1]) for row in rows)
+    assert len(first.citations) == 2
+    # tracing the output again changes nothing: the markers are found where they were put
+    again = trace(first.report, GPU_RECORDS, TraceOptions(style=style))
+    assert again.report == first.report
+
+
+def test_a_stray_backtick_does_not_hide_markers_in_later_rows() -> None:
+    report = ("| Card | Memory | Launch price |\n|---|---|---|\n"
+              "| `GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price [2] |\n"
+              "| Radeon RX 7900 XTX | 24 GB GDDR6 memory | $999 launch price` |\n"
+              "\n## References\n\n[1] https://a.example/4090\n[2] https://b.example/7900\n")
+    result = trace(report, GPU_RECORDS, TraceOptions(existing="replace"))
+    # the author's [2] (the 7900's review, on the 4090 row) is found and replaced by the right one
+    assert _rows(result.report)[1].endswith("$1,599 launch price [1] |")
+    assert [r.url for r in result.references] == ["https://a.example/4090", "https://b.example/7900"]
