@@ -26,6 +26,8 @@ _SETEXT_DASH = re.compile(r"^ {0,3}-+[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _TABLE_DELIM = re.compile(r"^[ \t]*+\|?[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+$")
 _LINK_DEF = re.compile(r"^ {0,3}\[(\^?[^\]\n]+)\]:(?:[ \t]|$)")
+# a line that starts another block ends a table (GFM), even with a pipe in it
+_ENDS_TABLE = re.compile(r" {0,3}(?:#{1,6}(?:[ \t]|$)|>|`{3,}|~{3,}|[-*+][ \t]|\d{1,9}[.)][ \t])")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+|\d{1,3}、)")
 _HTML_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 _HTML_HEADING = re.compile(r"<h([1-6])(?:\s[^>]*)?>(.{1,200}?)</h\1>", re.IGNORECASE)
@@ -352,7 +354,8 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
         # tables: a header row followed by a delimiter row, then rows with pipes
         if "|" in t and i + 1 < n and _TABLE_DELIM.match(lines[i + 1].text) and "|" in lines[i + 1].text:
             j = i + 1
-            while j + 1 < n and "|" in lines[j + 1].text and lines[j + 1].text.strip():
+            while j + 1 < n and "|" in lines[j + 1].text and lines[j + 1].text.strip() \
+                    and not _ENDS_TABLE.match(lines[j + 1].text):
                 j += 1
             blocks.add(lines, i, j)
             table_rows.extend((lines[k].start, lines[k].end) for k in range(i + 2, j + 1))

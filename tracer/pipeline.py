@@ -37,6 +37,7 @@ from tracer.models import (
 )
 from tracer.options import ExistingPolicy, Mode, TraceOptions
 from tracer.retrieve import PassageIndex
+from tracer.segment import row_subject
 from tracer.text import clear_language, detect_language, language_caveat
 from tracer.verify import Verifier, sentence_query, sentences_around
 
@@ -266,16 +267,24 @@ def trace(
         )
         citations = _verify_kept_citations(out.citations, sentences, candidates, index, verifier, options)
         position = {r.index: i for i, r in enumerate(recs)}
-        claims = {(s.start, s.end): s.query for s in sentences}
+        by_span = {(s.start, s.end): s for s in sentences}
         for c in citations:
+            row = by_span.get((c.start, c.end))
+            claim = row.query if row is not None else c.sentence
             for src in c.sources:
-                if src.match != "existing" or src.score >= options.threshold:
-                    continue
                 rec = position.get(src.record_index)
+                if src.match != "existing":
+                    continue
+                # a row is held to every figure and to what it is about, as when it is traced
+                subject = row_subject(row.text) if row is not None and row.in_table else ""
+                unnamed = bool(subject) and rec is not None and not verifier.names_subject(subject, rec)
+                if src.score >= options.threshold and not (subject and (src.unstated or unnamed)):
+                    continue
                 around = "" if rec is None else sentences_around(
                     index.records[rec].content, src.evidence_start, src.evidence_end)
-                claim = claims.get((c.start, c.end), c.sentence)
                 lacks = _why_unsupported(claim, src.evidence, rec, verifier, index.lang, around)
+                if unnamed:
+                    lacks += f"; it does not name {subject[:80]!r}"
                 warnings.append(f"existing citation [{src.number}] on the sentence at {c.start}..{c.end} "
                                 f"is not supported by its record (score {src.score:.2f}{lacks}); kept as the "
                                 "author wrote it")
@@ -387,8 +396,11 @@ def _verify_kept_citations(
             if src.match == "existing" and not src.evidence and rec is not None:
                 sup = verify_kept(sent, rec, candidates.get(sent.id, []), index, verifier)
                 content = index.records[rec].content
-                src = replace(src, score=sup.score, evidence=content[sup.evidence_start:sup.evidence_end],
-                              evidence_start=sup.evidence_start, evidence_end=sup.evidence_end)
+                quote = content[sup.evidence_start:sup.evidence_end]
+                unstated = tuple(verifier.unstated_numbers_in(sent.query, rec))
+                instead = tuple(verifier.figures_instead_in(sent.query, rec, quote)) if unstated else ()
+                src = replace(src, score=sup.score, evidence=quote, evidence_start=sup.evidence_start,
+                              evidence_end=sup.evidence_end, unstated=unstated, quote_figures=instead)
             sources.append(src)
         out.append(replace(c, sources=tuple(sources)))
     return tuple(out)

@@ -470,7 +470,7 @@ def _has_prose(text: str, sp: _Splitter, s: int, e: int) -> bool:
 
 
 _CELL_BAR = re.compile(r"(?<!\\)\|")
-_LINK_TEXT = re.compile(r"\[([^\[\]]*)\][(\[]")  # not an image's alt text
+_LINK_TEXT = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\][(\[]")  # not an image's alt text
 
 
 def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bool, str]]:
@@ -500,12 +500,19 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
         for i in prose:
             cell = text[cells[i][0]:cells[i][1]]
             head = header[i] if i < len(header) else ""
+            if _ROW_NUMBER.fullmatch(cell) and (i == 0 and not head or _NUMBERING_HEADER.fullmatch(head)):
+                continue                 # "| 1 | …" under "#", "No." or "序号" numbers the row: no claim
             named = head and head.casefold() != cell.casefold() and _GENERIC_HEADER.fullmatch(head) is None
             parts.append(f"{head} {cell}" if named else cell)
         k = bisect.bisect_right(heads, (ls, ls)) - 1
         heading = heading_title(text[heads[k][0]:heads[k][1]].split("\n", 1)[0].rstrip("\r")) \
             if k >= 0 else ""
-        out.append((cells[prose[0]][0], cells[last][1], False, heading, True, ", ".join(parts)))
+        start = cells[prose[0]][0]
+        while (mk := MARKER_RE.match(text, start, cells[prose[0]][1])) is not None:
+            start = mk.end()             # "| [1] Alpha | …": a sentence starts after its markers
+            while text[start] in " \t":
+                start += 1
+        out.append((start, cells[last][1], False, heading, True, ", ".join(parts)))
     return out
 
 
@@ -517,6 +524,20 @@ _GENERIC_HEADER = re.compile(
     r"comments?|explanation|summary|#|no\.?)|项目|数值|值|内容|说明|备注|参数|指标|属性|类别|名称|信息|数据|"
     r"特点|特征|详情|描述|要点|事项|序号|类型|维度)[*_\s:：]*"
 )
+
+
+_ROW_NUMBER = re.compile(r"[\[(（【]?\d{1,4}[.)\]）】]?")
+_NUMBERING_HEADER = re.compile(r"[*_\s]*(?:#|(?i:no\.?|nr\.?|number|s/n|index|idx)|序号|编号|序)[*_\s]*")
+
+
+def row_subject(row: str) -> str:
+    """What a table row (a sentence's text, from its first value) is about: its first cell that
+    is not a row number ("| 1 | Chandra X-ray Observatory | 1999 |" -> "Chandra X-ray Observatory")."""
+    for cell in _CELL_BAR.split(row):
+        cell = cell.strip()
+        if cell and not _ROW_NUMBER.fullmatch(cell):
+            return cell
+    return ""
 
 
 def _cells(text: str, ls: int, le: int) -> list[Span]:
@@ -561,4 +582,4 @@ def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span])
             marked[-1] if marked else -1)
 
 
-__all__ = ["segment_sentences"]
+__all__ = ["segment_sentences", "row_subject"]

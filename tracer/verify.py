@@ -204,13 +204,9 @@ def sentence_query(text: str) -> str:
         text = _ASIDE.sub(_aside_blank, text)
     if "*" in text or "_" in text or "~" in text:
         text = _STAR_EMPHASIS.sub(r"\1", _EMPHASIS.sub(r"\2", _STRUCK.sub("", text)))
-    if "|" in text:
-        text = _CELL_BAR.sub(",", text)  # a table row: "RTX 4090 | 24 GB" says "RTX 4090, 24 GB"
     return _EMOJI.sub("", text) if _EMOJI.search(text) else text
 
 
-# a run of spaces is entered at its start only (a lookbehind, not backtracking from every space)
-_CELL_BAR = re.compile(r"(?<![\\ \t])[ \t]*\|")
 _FUZZY_CHUNK = 300
 
 
@@ -267,6 +263,7 @@ class Verifier:
         self._claims: dict[str, _Claim] = {}
         self._spans: dict[tuple[str, int], tuple[int, int]] = {}
         self._conflicts: dict[tuple[str, int], Conflict | None] = {}
+        self._record_words: dict[int, frozenset[str]] = {}
 
     # -- cached record/passage data -------------------------------------------------
     def _numbers_of(self, record: int) -> set[str]:
@@ -685,6 +682,26 @@ class Verifier:
         unstated = self.unstated_numbers_in(sentence, record)
         instead = self.figures_instead_in(sentence, record, quote) if unstated else []
         return Conflict("figures", ", ".join(unstated), ", ".join(instead)) if instead else None
+
+    def names_subject(self, subject: str, record: int) -> bool:
+        """Whether the record (its title or any passage) has at least half of the IDF mass of
+        `subject`'s words: the thing a table row is about ("Chandra X-ray Observatory"), which a
+        row's figures alone do not pin to the record."""
+        toks = content_tokens(sentence_query(subject))
+        if not toks:
+            return True
+        words = self._record_words.get(record)
+        if words is None:
+            if not self._record_words:
+                by_record: dict[int, set[str]] = {}
+                for p in self.index.passages:
+                    by_record.setdefault(p.record, set()).update(self.index.token_set(p.id))
+                for r, got in by_record.items():
+                    self._record_words[r] = frozenset(got | set(content_tokens(self.records[r].title)))
+            title = frozenset(content_tokens(self.records[record].title))
+            words = self._record_words.setdefault(record, title)
+        mass = sum(self.index.idf(t) for t in toks)
+        return sum(self.index.idf(t) for t in toks if t in words) >= 0.5 * mass
 
     def with_evidence_span(self, sentence: str, pid: int, support: Support) -> Support:
         start, end = self.evidence_span(sentence, pid)

@@ -240,6 +240,11 @@ def test_a_row_claims_each_value_after_its_column_header() -> None:
     assert [s.query for s in seg("Prose. Here.")] == ["Prose.", "Here."]
 
 
+def test_a_row_starts_after_its_markers_and_a_link_with_brackets_is_a_value() -> None:
+    text = "| A | B |\n|---|---|\n| [1] Alpha | x |\n| [a [b] c](https://e.example/a) | — |\n"
+    assert texts(text) == ["Alpha | x", "[a [b] c](https://e.example/a)"]
+
+
 def test_no_table_rows_in_the_references_section_or_without_a_delimiter_row() -> None:
     text = "Fact one.\n\n| a | b |\n| c | d |\n\n## References\n\n| # | Source |\n|---|---|\n| 1 | Alpha |\n"
     assert texts(text) == ["Fact one."]

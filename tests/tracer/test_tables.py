@@ -235,3 +235,55 @@ def test_a_stray_backtick_does_not_hide_markers_in_later_rows() -> None:
     # the author's [2] (the 7900's review, on the 4090 row) is found and replaced by the right one
     assert _rows(result.report)[1].endswith("$1,599 launch price [1] |")
     assert [r.url for r in result.references] == ["https://a.example/4090", "https://b.example/7900"]
+
+
+def test_a_row_number_is_no_figure_of_the_row() -> None:
+    report = ("| # | Card | Memory | Launch price |\n|---|---|---|---|\n"
+              "| 1 | GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price |\n")
+    assert _rows(trace(report, GPU_RECORDS).report)[1].endswith("$1,599 launch price[1] |")
+    ranked = report.replace("| # |", "| Rank |")  # a rank is a claim: the record must state it
+    assert trace(ranked, GPU_RECORDS).citations == ()
+
+
+def test_a_row_is_cited_only_by_a_record_about_its_subject() -> None:
+    records = [
+        {"url": "https://h.example/hubble", "title": "Hubble Space Telescope",
+         "content": "The Hubble Space Telescope was launched on 24 April 1990 aboard the Space Shuttle "
+                    "Discovery. Its primary mirror is 2.4 metres across."},
+        {"url": "https://w.example/webb", "title": "James Webb Space Telescope",
+         "content": "Webb was launched on 25 December 2021 on an Ariane 5. Its primary mirror is 6.5 metres "
+                    "across."},
+        *FILLER,
+    ]
+    report = ("| Telescope | Launch | Mirror |\n|---|---|---|\n"
+              "| Hubble Space Telescope | 24 April 1990 | 2.4 metres |\n"
+              "| Chandra X-ray Observatory | 24 April 1990 | 2.4 metres |\n"   # Hubble's figures
+              "| James Webb | 25 December 2021 | 6.5 metres |\n")
+    result = trace(report, records)
+    assert [c.sentence.split(" |")[0] for c in result.citations] == ["Hubble Space Telescope", "James Webb"]
+    # an author's citation of Hubble's page for the Chandra row is kept, and said to be wrong
+    kept = trace(report.replace("2.4 metres |\n| James", "2.4 metres [1] |\n| James")
+                 + "\n## References\n\n[1] https://h.example/hubble\n", records)
+    (warning,) = [w for w in kept.warnings if "not supported" in w]
+    assert "it does not name 'Chandra X-ray Observatory'" in warning
+
+
+def test_an_author_citation_of_a_row_is_held_to_every_figure() -> None:
+    report = ("| Card | Memory | Launch price |\n|---|---|---|\n"
+              "| Radeon RX 7900 XTX | 24 GB GDDR6 memory | $1,099 launch price [1] |\n"
+              "\n## References\n\n[1] https://b.example/7900\n")
+    result = trace(report, GPU_RECORDS)
+    (cited,) = result.citations
+    assert cited.sources[0].match == "existing" and cited.sources[0].unstated == ("$1099",)
+    (warning,) = [w for w in result.warnings if "not supported" in w]
+    assert "does not state $1099" in warning
+
+
+def test_a_line_that_starts_another_block_ends_the_table() -> None:
+    report = ("| Card | Memory |\n|---|---|\n| GeForce RTX 4090 | 24 GB GDDR6X memory |\n"
+              "## Radeon | AMD\n> a quote | with a pipe\n- a list | item\n")
+    from tracer.markdown import scan_markdown
+
+    layout = scan_markdown(report)
+    assert [report[a:b] for a, b in layout.table_rows] == ["| GeForce RTX 4090 | 24 GB GDDR6X memory |"]
+    assert [report[a:b] for a, b in layout.headings] == ["## Radeon | AMD"]
