@@ -69,7 +69,7 @@ survive:die start:end begin:end began:ended
 hire:lay hire:fire hired:laid hired:fired acquit:convict acquitted:convicted add:remove added:removed
 pass:reject passed:rejected pass:block passed:blocked early:late
 confirm:deny confirmed:denied admit:deny admitted:denied approve:veto approved:vetoed open:close
-opened:closed
+opened:closed up:down upward:downward
 """
 # Words that move a figure up or down: every one of the first row is the opposite of every one of
 # the second ("lowered its forecast" for "raised", "plunged" for "surged").

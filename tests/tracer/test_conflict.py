@@ -828,6 +828,15 @@ def test_english_words_that_move_a_figure_the_other_way_and_negative_adjectives_
                           "The gas is flammable at room temperature.", "en") is None
 
 
+def test_up_and_down_beside_a_figure_are_opposites() -> None:
+    assert quote_conflict("Tesla delivered 462,890 vehicles in Q3 2024, down 6.4% from the previous quarter.",
+                          "Tesla delivered 462,890 vehicles in the third quarter of 2024, up 6.4% from the "
+                          "previous quarter.", "en") == Conflict("opposite", "down", "up")
+    # a phrasal verb's particle elsewhere is no direction of the figure
+    assert quote_conflict("Shares were up 3% after the company set up a new plant.",
+                          "Shares were up 3% after the company set up a new plant in Texas.", "en") is None
+
+
 def test_chinese_words_that_move_a_figure_the_other_way_are_opposites() -> None:
     for said, quoted in (("下滑", "增长"), ("萎缩", "增长"), ("上涨", "下滑"), ("回升", "回落"),
                          ("提升", "下滑")):
