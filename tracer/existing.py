@@ -179,8 +179,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             if raw.startswith("<sup>") and "[" not in raw:
                 # "mc<sup>2</sup>" is an exponent: a bare superscript number cites only what the
                 # references section lists
-                if not set(numbers) <= ctx.entries():
-                    continue
+                if not set(numbers) <= ctx.entries() or set(numbers) & ctx.notes():
+                    continue           # ... and not one whose note the body writes out
             bare = _unwrapped(raw)
             urls = tuple(u for u in _URL_IN.findall(bare) if u)
             if urls and len(numbers) == 1 and not urls[0].startswith("#"):
@@ -342,6 +342,7 @@ class _LabelContext:
         self.layout = layout
         self._breaks: list[int] | None = None
         self._entries: set[int] | None = None
+        self._notes: set[int] | None = None
         self.heading_starts = {a for a, _b in layout.headings}
         self.row_tables: dict[int, bool] = {}   # table row start -> whether its table numbers rows
 
@@ -359,7 +360,16 @@ class _LabelContext:
             self._entries = set(parse_reference_entries(self.text[self.layout.body_end:]))
         return self._entries
 
+    def notes(self) -> set[int]:
+        """The numbers whose note the body writes on a line of its own ("<sup>1</sup> US price,
+        excluding tax."): a bare "<sup>1</sup>" elsewhere points to that note, not to a source."""
+        if self._notes is None:
+            lines = _SUP_NOTE_LINE.finditer(self.text, 0, self.layout.body_end)
+            self._notes = {int(m.group(1)) for m in lines}
+        return self._notes
 
+
+_SUP_NOTE_LINE = re.compile(r"^[ \t>*_]*<sup>\s*(\d{1,4})\s*</sup>[ \t]*[^\s\d]", re.MULTILINE)
 _REST = re.compile(r"[ \t]*+(\S?)")
 _TWO_NUMBERS = re.compile(r"[\[【［〔][ \t]*\d{1,4}[ \t]*(?:[,，]|[-–~～])[ \t]*\d{1,4}[ \t]*[\]】］〕]")
 

@@ -528,3 +528,12 @@ def test_bare_superscript_numbers_are_no_markers() -> None:
     for text in ("销量增长35.5%²。纯电动车销量771.9万辆¹。", "销量增长35.5%^2^。",
                  "The rate is 0.35 s⁻¹ here."):
         assert found(text + refs) == [], text
+
+
+def test_a_bare_superscript_whose_note_the_body_writes_out_is_no_citation() -> None:
+    refs = "\n\n## References\n\n[1] https://a.example/x\n"
+    assert found("Price $1,599<sup>1</sup>." + refs) == [("<sup>1</sup>", (1,))]
+    noted = "Price $1,599<sup>1</sup>.\n\n<sup>1</sup> US price, excluding tax.\n" + refs
+    assert found(noted) == []
+    # a bracketed superscript is a citation whatever the body writes
+    assert found(noted.replace("599<sup>1</sup>", "599<sup>[1]</sup>")) == [("<sup>[1]</sup>", (1,))]
