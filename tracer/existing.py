@@ -14,6 +14,7 @@ a record id (``turn0search3`` only through one); otherwise it maps to None.
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -130,7 +131,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     jiuwen_ids: dict[str, int] = {}   # synthetic (negative) numbers: number-less markers, links
     body_notes, ref_notes = _footnote_definitions(text, layout)
     link_defs = link_definitions(text, layout)
-    inner: dict[int, list[tuple[int, int]]] = {}
+    inner: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}
     out: list[ExistingMarker] = []
     attach_end: dict[int, int] = {}    # sentence id -> end of the last marker attached after it
     ctx = _LabelContext(text, layout)
@@ -491,7 +492,8 @@ def _opens_line(text: str, s: int) -> bool:
 _CONTAINER = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)*")  # "> ", "- ", "1. " prefixes
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 def _outside_code(
-    text: str, layout: Layout, prot_starts: list[int], s: int, e: int, inner: dict[int, list[tuple[int, int]]]
+    text: str, layout: Layout, prot_starts: list[int], s: int, e: int,
+    inner: dict[int, tuple[list[tuple[int, int]], list[int]]],
 ) -> bool:
     """True unless [s, e) lies inside code, HTML, math, front matter or an inline link / URL.
 
@@ -509,9 +511,20 @@ def _outside_code(
         if not block or is_code_region(text, ps):
             return False
         if ps not in inner:
-            inner[ps] = inline_regions(text, ps, pe, layout.link_labels)
-        # the marker's own parts may be regions ("<sup>", "</sup>" of "<sup>[1]</sup>")
-        return not any(a < e and s < b and not (s <= a and b <= e) for a, b in inner[ps])
+            regions = sorted(inline_regions(text, ps, pe, layout.link_labels))
+            reach = list(itertools.accumulate((b for _a, b in regions), max))
+            inner[ps] = (regions, reach)
+        regions, reach = inner[ps]
+        # the regions starting before the marker's end, from the last back while one may still
+        # reach into it (a table of n rows with a marker each is O(n log n), not O(n²)); the
+        # marker's own parts may be regions ("<sup>", "</sup>" of "<sup>[1]</sup>")
+        i = bisect.bisect_left(regions, (e, -1)) - 1
+        while i >= 0 and reach[i] > s:
+            a, b = regions[i]
+            if b > s and not (s <= a and b <= e):
+                return False
+            i -= 1
+        return True
     return True
 
 

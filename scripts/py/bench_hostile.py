@@ -100,6 +100,9 @@ CASES: dict[str, tuple[Gen, int]] = {
         f"\n| # | Task |\n|---|---|\n| [{i % 900 + 1}] | do {i} |\n" for i in range(n))), 2_000),
     "a table of n rows, each with a figure": (_report(lambda n: P + "| Item | Value |\n|---|---|\n" + "".join(
         f"| {S} {_word(i)} | {i + 1}% |\n" for i in range(n))), 1_000),
+    "a table of n rows, each with a link, code and a marker": (_report(lambda n: P + "| a | b |\n|---|---|\n"
+        + "".join(f"| [x{i}](https://e.example/{i}) `c` | y [1] |\n" for i in range(n))
+        + "\n## References\n\n[1] https://a.example/x\n"), 2_000),
     "a table row of n cells": (_report(lambda n: P + "| a | b |\n|---|---|\n|" + " x1 |" * n + "\n"), 4_000),
     "a table row of n pipes and escaped pipes": (
         _report(lambda n: P + "| a | b |\n|---|---|\n| x" + "\\||" * n + " y |\n"), 8_000),
