@@ -11,7 +11,6 @@ from tracer.errors import CancelledError
 from tracer.models import CancelToken, Candidate, NearMiss, Sentence, Support
 from tracer.options import TraceOptions
 from tracer.retrieve import PassageIndex
-from tracer.segment import row_subject
 from tracer.verify import CONFLICT_SCORE, CONTRADICTED, Verifier
 
 
@@ -116,13 +115,13 @@ def _checked(sentence: Sentence, scored: list[Candidate], verifier: Verifier,
 def _row_figures_stated(sentence: Sentence, scored: list[Candidate], verifier: Verifier,
                         threshold: float) -> list[Candidate]:
     """`scored`, for a table row only the records that state every figure of the row and name
-    what the row is about (its first value, `row_subject`): a row is mostly figures, and one its
+    what the row is about (`Sentence.subject`, its first value): a row is mostly figures, and one its
     source does not state is no part of what the source supports (in prose a record may leave
     out a figure of a sentence it otherwise backs), while the same figures stated of another
     thing ("| Chandra | 1990 |" against Hubble's page) support nothing."""
     if not sentence.in_table:
         return scored
-    subject = row_subject(sentence.text)
+    subject = sentence.subject
     stated: dict[int, bool] = {}
     out = []
     for c in scored:
@@ -130,7 +129,7 @@ def _row_figures_stated(sentence: Sentence, scored: list[Candidate], verifier: V
             continue
         if c.record not in stated:
             stated[c.record] = not verifier.unstated_numbers_in(sentence.query, c.record) \
-                and verifier.names_subject(subject, c.record)
+                and (not subject or verifier.names_subject(subject, c.record))
         if stated[c.record]:
             out.append(c)
     return out

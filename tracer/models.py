@@ -74,6 +74,9 @@ class Sentence:
     # what the verifier reads when it is not `text`: a table row's cells, each after its column's
     # header ("Country China, GDP 2023 (trillion USD) 17.8, Growth 5.2%")
     claim: str = ""
+    # a table row's first value when its column names things ("Telescope", "国家"), not properties
+    # ("Property", "指标"): what a record must name to be the row's source
+    subject: str = ""
 
     @property
     def query(self) -> str:

@@ -37,7 +37,6 @@ from tracer.models import (
 )
 from tracer.options import ExistingPolicy, Mode, TraceOptions
 from tracer.retrieve import PassageIndex
-from tracer.segment import row_subject
 from tracer.text import clear_language, detect_language, language_caveat
 from tracer.verify import Verifier, sentence_query, sentences_around
 
@@ -276,9 +275,10 @@ def trace(
                 if src.match != "existing":
                     continue
                 # a row is held to every figure and to what it is about, as when it is traced
-                subject = row_subject(row.text) if row is not None and row.in_table else ""
+                in_table = row is not None and row.in_table
+                subject = row.subject if row is not None else ""
                 unnamed = bool(subject) and rec is not None and not verifier.names_subject(subject, rec)
-                if src.score >= options.threshold and not (subject and (src.unstated or unnamed)):
+                if src.score >= options.threshold and not (in_table and (src.unstated or unnamed)):
                     continue
                 around = "" if rec is None else sentences_around(
                     index.records[rec].content, src.evidence_start, src.evidence_end)

@@ -430,9 +430,9 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
     rows = _table_rows(text, layout)
     if not rows:
         return [Sentence(i, s, e, text[s:e], lst, h) for i, (s, e, lst, h) in enumerate(spans)]
-    merged = sorted([(s, e, lst, h, False, "") for s, e, lst, h in spans] + rows)
-    return [Sentence(i, s, e, text[s:e], lst, h, tab, claim)
-            for i, (s, e, lst, h, tab, claim) in enumerate(merged)]
+    merged = sorted([(s, e, lst, h, False, "", "") for s, e, lst, h in spans] + rows)
+    return [Sentence(i, s, e, text[s:e], lst, h, tab, claim, subject)
+            for i, (s, e, lst, h, tab, claim, subject) in enumerate(merged)]
 
 
 def _emit(
@@ -473,7 +473,7 @@ _CELL_BAR = re.compile(r"(?<!\\)\|")
 _LINK_TEXT = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\][(\[]")  # not an image's alt text
 
 
-def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bool, str]]:
+def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bool, str, str]]:
     """A sentence for each body row of a table that holds prose: from its first cell's text to
     its last such cell's (the pipes between cells inside, the outer ones and the padding
     outside), so a marker goes after the row's last value, inside the row. Its claim reads each
@@ -481,7 +481,7 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
     if not layout.table_rows:
         return []
     heads = sorted(layout.headings)
-    out: list[tuple[int, int, bool, str, bool, str]] = []
+    out: list[tuple[int, int, bool, str, bool, str, str]] = []
     header: list[str] = []
     prev_end = -2
     for ls, le in layout.table_rows:
@@ -497,11 +497,14 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
             continue
         last = max(prose[-1], marked)  # a "Source" column's markers after the values are the row's
         parts = []
+        subject = None
         for i in prose:
             cell = text[cells[i][0]:cells[i][1]]
             head = header[i] if i < len(header) else ""
             if _ROW_NUMBER.fullmatch(cell) and (i == 0 and not head or _NUMBERING_HEADER.fullmatch(head)):
                 continue                 # "| 1 | …" under "#", "No." or "序号" numbers the row: no claim
+            if subject is None:          # the first value names the row's thing, unless it is a property
+                subject = "" if not head or _PROPERTY_HEADER.fullmatch(head) else cell
             named = head and head.casefold() != cell.casefold() and _GENERIC_HEADER.fullmatch(head) is None
             parts.append(f"{head} {cell}" if named else cell)
         k = bisect.bisect_right(heads, (ls, ls)) - 1
@@ -512,7 +515,7 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
             start = mk.end()             # "| [1] Alpha | …": a sentence starts after its markers
             while text[start] in " \t":
                 start += 1
-        out.append((start, cells[last][1], False, heading, True, ", ".join(parts)))
+        out.append((start, cells[last][1], False, heading, True, ", ".join(parts), subject or ""))
     return out
 
 
@@ -526,18 +529,17 @@ _GENERIC_HEADER = re.compile(
 )
 
 
+# a first column whose cells are properties of the table's thing, not things ("| Launch date | … |"
+# under "| Property | Value |"): the row's subject is the table's, which it does not write
+_PROPERTY_HEADER = re.compile(
+    r"[*_\s]*(?:(?i:propert(?:y|ies)|attributes?|parameters?|metrics?|measures?|indicators?|features?|"
+    r"aspects?|items?|fields?|keys?|specs?|specifications?|characteristics?|dimensions?|criteri(?:on|a)|"
+    r"factors?|categor(?:y|ies)|topics?|details?|facts?|key facts|info(?:rmation)?|data|stats?|"
+    r"statistics?|figures?|details?)|项目|指标|参数|属性|特征|特点|维度|要点|事项|类别|方面|内容|信息|数据|"
+    r"对比项|比较项|参数项)[*_\s:：]*"
+)
 _ROW_NUMBER = re.compile(r"[\[(（【]?\d{1,4}[.)\]）】]?")
 _NUMBERING_HEADER = re.compile(r"[*_\s]*(?:#|(?i:no\.?|nr\.?|number|s/n|index|idx)|序号|编号|序)[*_\s]*")
-
-
-def row_subject(row: str) -> str:
-    """What a table row (a sentence's text, from its first value) is about: its first cell that
-    is not a row number ("| 1 | Chandra X-ray Observatory | 1999 |" -> "Chandra X-ray Observatory")."""
-    for cell in _CELL_BAR.split(row):
-        cell = cell.strip()
-        if cell and not _ROW_NUMBER.fullmatch(cell):
-            return cell
-    return ""
 
 
 def _cells(text: str, ls: int, le: int) -> list[Span]:
@@ -582,4 +584,4 @@ def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span])
             marked[-1] if marked else -1)
 
 
-__all__ = ["segment_sentences", "row_subject"]
+__all__ = ["segment_sentences"]

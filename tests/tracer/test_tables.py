@@ -268,6 +268,27 @@ def test_a_row_is_cited_only_by_a_record_about_its_subject() -> None:
     assert "it does not name 'Chandra X-ray Observatory'" in warning
 
 
+def test_a_column_of_properties_names_no_subject() -> None:
+    # "| Launch date | 25 December 2021 |" under "| Property | Value |" is about the table's thing:
+    # a record that states the date is its source without writing "launch date"
+    records = [
+        {"url": "https://esa.example/webb", "title": "Webb lifts off on Ariane 5",
+         "content": "The James Webb Space Telescope lifted off on an Ariane 5 launcher from Kourou at "
+                    "13:20 CET on 25 December 2021."},
+        *FILLER,
+    ]
+    for header in ("| Property | Value |", "| Metric | Value |", "|  | Webb |"):
+        report = f"{header}\n|---|---|\n| Launch date | 25 December 2021 |\n"
+        assert [c.sentence for c in trace(report, records).citations] == ["Launch date | 25 December 2021"]
+    from tracer.markdown import scan_markdown
+    from tracer.segment import segment_sentences
+
+    text = "| Telescope | Launch |\n|---|---|\n| 1. Hubble [2] | 1990 |\n"
+    assert [s.subject for s in segment_sentences(text, scan_markdown(text))] == ["1. Hubble [2]"]
+    text = "| # | Telescope | Launch |\n|---|---|---|\n| 1 | Hubble | 1990 |\n"
+    assert [s.subject for s in segment_sentences(text, scan_markdown(text))] == ["Hubble"]
+
+
 def test_an_author_citation_of_a_row_is_held_to_every_figure() -> None:
     report = ("| Card | Memory | Launch price |\n|---|---|---|\n"
               "| Radeon RX 7900 XTX | 24 GB GDDR6 memory | $1,099 launch price [1] |\n"
