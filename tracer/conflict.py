@@ -514,12 +514,14 @@ def _aligned(ka: list[str], kb: list[str]) -> tuple[Sequence[_Op], float]:
 
 
 def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
-                   record: str = "") -> Conflict | None:
+                   record: str = "", ordered: bool = True) -> Conflict | None:
     """The first spot where `quote` contradicts `sentence` (see the module's description), or
     None. `lang` is "zh" for Chinese (rjieba words and tags), anything else for English.
     `around`, the record's text next to the quote, may answer a negation that the quote leaves
     out ("…was nominated in 2010. It did not win."): then the sentence's negation is no conflict.
-    `record`, the whole record, tells whether an English sentence's first word is a name."""
+    `record`, the whole record, tells whether an English sentence's first word is a name.
+    `ordered=False` for a table row's claim, whose word order is its columns' order: the rules that
+    read who or what comes first (roles, a figure's measure) are skipped."""
     zh = lang == "zh"
     a = _sentence_words(sentence, zh)  # a sentence meets many quotes; each quote is read once
     b = _zh_words(quote) if zh else _en_words(quote)
@@ -531,8 +533,10 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
     opposites = ZH_OPPOSITES if zh else EN_OPPOSITES
     negations = ZH_NEGATIONS if zh else EN_NEGATIONS
     # read without the alignment: clauses move
-    slot = (_zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote) or _roles_swapped(a, b, zh, False)) \
-        if zh else _en_figure_slot(a, b)
+    slot: Conflict | None = None
+    if ordered:
+        slot = (_zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote)
+                or _roles_swapped(a, b, zh, False)) if zh else _en_figure_slot(a, b)
     if slot is not None:
         return slot
     if share < _MIN_ALIGNED:  # a paraphrase: a denial of what the quote speaks of, unanswered, or
@@ -550,7 +554,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
             return got
     planned = _prospect_change(a, b, ops, zh) or (
         (_done_or_not(a, b, ops, negations) or _zh_quantity(a, b, ops)) if zh else None) \
-        or (None if zh else _roles_swapped(a, b, zh, title_case) or _planned_for_done(a, b, ops))
+        or (None if zh else (_roles_swapped(a, b, zh, title_case) if ordered else None)
+            or _planned_for_done(a, b, ops))
     if planned is not None:
         return planned
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):

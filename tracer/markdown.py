@@ -26,6 +26,7 @@ _SETEXT_DASH = re.compile(r"^ {0,3}-+[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _TABLE_DELIM = re.compile(r"^[ \t]*+\|?[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+$")
 _LINK_DEF = re.compile(r"^ {0,3}\[(\^?[^\]\n]+)\]:(?:[ \t]|$)")
+_QUOTE_PREFIX = re.compile(r" {0,3}(?:>[ \t]?)+")
 # a line that starts another block ends a table (GFM), even with a pipe in it
 _ENDS_TABLE = re.compile(r" {0,3}(?:#{1,6}(?:[ \t]|$)|>|`{3,}|~{3,}|[-*+][ \t]|\d{1,9}[.)][ \t])")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+|\d{1,3}、)")
@@ -350,6 +351,19 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
             blocks.add(lines, i, i)
             para_start = -1
             i += 1
+            continue
+        # a table in a quote ("> | a | b |", "> |---|---|"): protected whole, its rows no sentences
+        # (read as prose, its header and delimiter joined a sentence and a marker went past the last
+        # pipe, where GFM drops it)
+        qm = _QUOTE_PREFIX.match(t) if "|" in t and t.lstrip().startswith(">") else None
+        if qm and i + 1 < n and lines[i + 1].text.startswith(qm.group(0)) \
+                and _TABLE_DELIM.match(lines[i + 1].text[qm.end():]) and "|" in lines[i + 1].text:
+            j = i + 1
+            while j + 1 < n and lines[j + 1].text.startswith(qm.group(0)) and "|" in lines[j + 1].text:
+                j += 1
+            blocks.add(lines, i, j)
+            para_start = -1
+            i = j + 1
             continue
         # tables: a header row followed by a delimiter row, then rows with pipes
         if "|" in t and i + 1 < n and _TABLE_DELIM.match(lines[i + 1].text) and "|" in lines[i + 1].text:

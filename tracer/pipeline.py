@@ -141,7 +141,9 @@ def trace(
         removed = report[layout.references[0]:layout.references[1]] if layout.references else ""
 
     head = report[: min(layout.body_end, 20_000)]  # as much of the body as either looks at
-    lang = options.language or detect_language(head)
+    # the language of the words, not of markers, link targets and URLs (an output's own
+    # openJiuwen markers carry English titles and URLs into a Chinese report)
+    lang = options.language or detect_language(sentence_query(head))
     if options.language and (clear := clear_language(head)) is not None and clear != options.language:
         names = {"en": "English", "zh": "Chinese"}
         warnings.append(
@@ -202,6 +204,7 @@ def trace(
                 raise CancelledError("cancelled during retrieval")
             candidates[s.id] = index.search(sentence_query(s.query), k)
         verifier = Verifier(index, recs, options.verify_tuning)
+        verifier.rows = frozenset(s.query for s in sentences if s.in_table)
 
     kept_existing = {  # sentences whose author citations stay (existing=keep)
         m.sentence for m in old_markers
@@ -284,7 +287,7 @@ def trace(
                     index.records[rec].content, src.evidence_start, src.evidence_end)
                 lacks = _why_unsupported(claim, src.evidence, rec, verifier, index.lang, around)
                 if unnamed:
-                    lacks += f"; it does not name {subject[:80]!r}"
+                    lacks += f"; it does not name {sentence_query(subject).strip()[:80]!r}"
                 warnings.append(f"existing citation [{src.number}] on the sentence at {c.start}..{c.end} "
                                 f"is not supported by its record (score {src.score:.2f}{lacks}); kept as the "
                                 "author wrote it")

@@ -408,9 +408,14 @@ def _positions(text: _Text, s: Sentence, old: list[ExistingMarker], placement: P
     order: list[int] = []
     # "fact [1]." -> "fact [2].": reuse the author's slot so no stray space is left behind.
     if old:
-        last = old[-1]
-        if last.start > s.start and text.body[last.start - 1] in " \t" and last.end >= before:
-            order.append(last.start)
+        # the slot of the last run of markers the author wrote glued together ("x [1][2]" ->
+        # "x [3]"), so a second trace finds the same slot in the output
+        k = len(old) - 1
+        while k > 0 and old[k - 1].end == old[k].start:
+            k -= 1
+        slot = old[k].start
+        if slot > s.start and text.body[slot - 1] in " \t" and old[-1].end >= before:
+            order.append(slot)
     order += [first, second, s.end]
     out: list[int] = []
     for p in order:

@@ -491,7 +491,7 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
             he = dl - 1 - (dl >= 2 and text[dl - 2] == "\r")
             header = [" ".join(text[a:b].split()) for a, b in _cells(text, hl, max(hl, he))]
         prev_end = le
-        cells = _cells(text, ls, le)
+        cells = _cells(text, ls, le)[:max(1, len(header))]  # GFM drops the cells past the header's
         prose, marked = _prose_cells(text, layout, ls, le, cells)
         if not prose:
             continue

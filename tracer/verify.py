@@ -264,6 +264,8 @@ class Verifier:
         self._spans: dict[tuple[str, int], tuple[int, int]] = {}
         self._conflicts: dict[tuple[str, int], Conflict | None] = {}
         self._record_words: dict[int, frozenset[str]] = {}
+        # the claims of table rows (`Sentence.query`): their word order is their columns' order
+        self.rows: frozenset[str] = frozenset()
 
     # -- cached record/passage data -------------------------------------------------
     def _numbers_of(self, record: int) -> set[str]:
@@ -662,7 +664,7 @@ class Verifier:
         query = sentence_query(sentence)
         content = self.records[record].content
         got = framed(query, quote, self.index.lang) or quote_conflict(query, quote, self.index.lang, around,
-                                                                      content) \
+                                                                      content, sentence not in self.rows) \
             or rank_conflict(query, quote, self.index.lang)
         if got is None and self.index.lang in self.tuning.figure_conflicts:
             got = self._figures_instead(sentence, record, quote)

@@ -217,9 +217,10 @@ def test_a_url_or_code_span_ends_at_its_cell(style: str) -> None:
               "| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price `x|y` |\n")
     first = trace(report, GPU_RECORDS, TraceOptions(style=style))
     rows = [line for line in first.report.splitlines() if line.startswith("|") and "4090" in line]
-    # each row keeps its pipes, and its marker stands inside its last cell
+    # each row keeps its pipes, and its marker stands in its third cell, the header's last (GFM
+    # splits "`x|y`" at its pipe and drops the fourth cell that makes)
     assert [row.count("|") for row in rows] == [line.count("|") for line in report.splitlines()[2:]]
-    assert all(row.endswith("|") and ("[1]" in row.rsplit("|", 2)[1]) for row in rows)
+    assert all(row.endswith("|") and row[:row.index("[1]")].count("|") == 3 for row in rows)
     assert len(first.citations) == 2
     # tracing the output again changes nothing: the markers are found where they were put
     again = trace(first.report, GPU_RECORDS, TraceOptions(style=style))
@@ -308,3 +309,62 @@ def test_a_line_that_starts_another_block_ends_the_table() -> None:
     layout = scan_markdown(report)
     assert [report[a:b] for a, b in layout.table_rows] == ["| GeForce RTX 4090 | 24 GB GDDR6X memory |"]
     assert [report[a:b] for a, b in layout.headings] == ["## Radeon | AMD"]
+
+
+def test_a_table_in_a_quote_is_left_alone() -> None:
+    report = ("Intro.\n\n> | Card | Memory | Launch price |\n> |---|---|---|\n"
+              "> | GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price |\n\n"
+              "> The GeForce RTX 4090 has 24 GB of GDDR6X memory and a launch price of $1,599.\n")
+    result = trace(report, GPU_RECORDS)
+    # no sentence joins the quoted table's lines, and no marker goes past its last pipe
+    assert [c.sentence for c in result.citations] == [
+        "The GeForce RTX 4090 has 24 GB of GDDR6X memory and a launch price of $1,599."]
+    assert "$1,599 launch price |\n" in result.report
+
+
+def test_cells_past_the_header_take_no_marker() -> None:
+    report = ("| Card | Memory | Launch price |\n|---|---|---|\n"
+              "| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price | 2022 |\n")
+    assert _rows(trace(report, GPU_RECORDS).report)[1] == \
+        "| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price[1] | 2022 |"
+
+
+@pytest.mark.parametrize(("report", "placement"), [
+    ("| Card | Memory | Launch price |\n|---|---|---|\n"
+     "| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price [1] [2] |\n", "before"),
+    ("| Card | Memory | Launch price |\n|---|---|---|\n"
+     "| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price [1, 2] |\n", "before"),
+    ("NVIDIA released the GeForce RTX 4090 graphics card in October 2022 [2].\n", "after"),
+])
+def test_a_second_trace_puts_the_markers_where_the_first_did(report: str, placement: str) -> None:
+    report += "\n## References\n\n[1] https://a.example/4090\n[2] https://b.example/7900\n"
+    for style in ("numeric", "footnote", "link"):
+        options = TraceOptions(style=style, placement=placement)
+        first = trace(report, GPU_RECORDS, options).report
+        assert trace(first, GPU_RECORDS, options).report == first, style
+
+
+def test_a_row_is_not_read_for_word_order() -> None:
+    # "2.4 mg" before "STEP-1" is the columns' order, not who did what to whom
+    records = [
+        {"url": "https://n.example/step1", "title": "STEP-1 trial of semaglutide",
+         "content": "In the STEP-1 trial, semaglutide 2.4 mg produced a mean weight loss of 14.9% over "
+                    "68 weeks."},
+        *FILLER,
+    ]
+    report = ("| Drug | Trial | Weight loss | Duration |\n|---|---|---|---|\n"
+              "| Semaglutide 2.4 mg | STEP-1 | 14.9% | 68 weeks |\n")
+    assert len(trace(report, records).citations) == 1
+
+
+def test_the_language_is_read_from_words_not_from_markers() -> None:
+    records = [{"url": f"https://news.example/{i}/english-title-with-many-words", "title": "An English title "
+                "with many words in it", "content": text} for i, text in enumerate([
+                    "2021年4月29日，长征五号B遥二运载火箭在文昌航天发射场将天和核心舱送入预定轨道。",
+                    "问天实验舱于2022年7月24日由长征五号B遥三运载火箭在文昌航天发射场发射。"])]
+    report = ("2021年4月29日，长征五号B遥二运载火箭在文昌航天发射场将天和核心舱送入预定轨道。"
+              "问天实验舱于2022年7月24日由长征五号B遥三运载火箭在文昌航天发射场发射。\n")
+    first = trace(report, records, TraceOptions(style="openjiuwen"))
+    assert "## 参考文献" in first.report
+    again = trace(first.report, records, TraceOptions(style="openjiuwen"))
+    assert "## 参考文献" in again.report and again.report == first.report
