@@ -365,8 +365,20 @@ class _LabelContext:
         """The numbers whose note the body writes on a line of its own ("<sup>1</sup> US price,
         excluding tax."): a bare "<sup>1</sup>" elsewhere points to that note, not to a source."""
         if self._notes is None:
-            lines = _SUP_NOTE_LINE.finditer(self.text, 0, self.layout.body_end)
-            self._notes = {int(m.group(1)) for m in lines}
+            self._notes = set()
+            prot = self.layout.protected
+            starts = [a for a, _b in prot]
+            noted = -1                 # where the last note line ended: notes may follow each other
+            for m in _SUP_NOTE_LINE.finditer(self.text, 0, self.layout.body_end):
+                k = bisect.bisect_left(starts, m.start()) - 1  # regions opening before the line
+                if k >= 0 and prot[k][1] > m.start():
+                    continue           # in code, a comment or an HTML block: not the author's note
+                ls = m.start()
+                prev = self.text[self.text.rfind("\n", 0, max(0, ls - 1)) + 1:max(0, ls - 1)]
+                if ls == 0 or not prev.strip() or ls - 1 == noted:
+                    self._notes.add(int(m.group(1)))   # a note opens a block ("It was\n<sup>1</sup> a
+                    end = self.text.find("\n", ls)    # long project." is a wrapped citation)
+                    noted = len(self.text) if end < 0 else end
         return self._notes
 
 
@@ -471,12 +483,32 @@ def _would_define(text: str, s: int, e: int, leads: dict[int, int]) -> bool:
         leads[ls] = run_end
     if e > run_end:
         return False                   # not in the run that opens the line
+    if ls >= 2:                        # only a line that may open a block can define
+        prev = text[text.rfind("\n", 0, ls - 1) + 1:ls - 1]
+        if prev.strip() and not _DEFINITION_LINE.match(prev):
+            return False               # a paragraph's next line ("Fact.\n[1][2]: …") defines nothing
     p = run_end
-    if text.startswith(":", p):
-        return True
+    if text.startswith(":", p):        # the run's last marker and the colon: "[1][2]: x" leaves "[2]: x"
+        last = text.rfind("[", ls, p)
+        return _defines(text, last, p + 1)
     while p < len(text) and text[p] in " \t":
         p += 1
-    return bool(_LABEL_COLON.match(text, p))
+    label = _LABEL_COLON.match(text, p)
+    return label is not None and _defines(text, p, label.end())
+
+
+_DEFINITION_LINE = re.compile(r"[ \t]{0,3}\[[^\[\]\n]{1,40}\]:")
+# what follows "[label]:" in a link reference definition: a destination, maybe a title, nothing else
+_DEFINITION_REST = re.compile(
+    r"[ \t]*[^\s\[\]]\S*(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*(?:\r?\n|$)")
+
+
+def _defines(text: str, label_start: int, after_colon: int) -> bool:
+    """Whether "[label]:" at label_start, opening a line, would define something: a footnote
+    ("[^1]: any note") or a link (a destination and maybe a title, then the line's end)."""
+    if text.startswith("[^", label_start):
+        return True
+    return bool(_DEFINITION_REST.match(text, after_colon))
 
 
 def _opens_line(text: str, s: int) -> bool:

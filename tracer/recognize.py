@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from tracer.existing import strip_markers
 from tracer.models import Sentence
 from tracer.text import content_tokens, numbers
 
@@ -52,10 +53,11 @@ def needs_citation(sentence: Sentence, lang: str) -> bool:
     if not text or text.endswith(("?", "？")):
         return False
     if sentence.in_table:  # a row names things and gives their figures: no openers or advice to read
-        words = content_tokens(sentence.query)  # its values under their column headers
-        figures = bool(numbers(text))
+        row = strip_markers(text)     # a marker's number is no figure of the row
+        words = content_tokens(strip_markers(sentence.query))  # its values under their column headers
+        figures = bool(numbers(row))
         claims = len(words) >= MIN_CONTENT_WORDS or (figures and len(words) >= 2)
-        return claims and (figures or len(content_tokens(text)) >= 3)  # "| Feature | Yes |" claims nothing
+        return claims and (figures or len(content_tokens(row)) >= 3)  # "| Feature | Yes |" claims nothing
     for _ in range(3):  # "Finally, in summary, X"
         m = _LEAD.match(text)
         if m is None or not m.end():

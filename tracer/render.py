@@ -399,8 +399,10 @@ def _place(text: _Text, p: int) -> int:
     return p
 
 
-def _positions(text: _Text, s: Sentence, old: list[ExistingMarker], placement: Placement) -> list[int]:
-    """Insertion points for sentence s, preferred first."""
+def _positions(text: _Text, s: Sentence, old: list[ExistingMarker], placement: Placement,
+               keep: bool = True) -> list[int]:
+    """Insertion points for sentence s, preferred first. The author's slot comes first under
+    `keep`, and under replace where it obeys `placement` (or no punctuation ends the sentence)."""
     end = _core_end(text, s)
     before = _before_punct(text, s, end)
     first = before if placement is Placement.BEFORE_PUNCT else end
@@ -414,7 +416,8 @@ def _positions(text: _Text, s: Sentence, old: list[ExistingMarker], placement: P
         while k > 0 and old[k - 1].end == old[k].start:
             k -= 1
         slot = old[k].start
-        if slot > s.start and text.body[slot - 1] in " \t" and old[-1].end >= before:
+        if slot > s.start and text.body[slot - 1] in " \t" and old[-1].end >= before \
+                and (keep or placement is Placement.BEFORE_PUNCT or before == end):
             order.append(slot)
     order += [first, second, s.end]
     out: list[int] = []
@@ -587,7 +590,8 @@ def render_report(
                 continue
             placed.append(a)
             continue
-        options_at = _positions(text, a.sentence, old_by_sentence.get(a.sentence.id, []), options.placement)
+        options_at = _positions(text, a.sentence, old_by_sentence.get(a.sentence.id, []), options.placement,
+                                keep)
         safe = next((p for p in options_at if not _hazard(text, p, place_style)), None)
         if safe is None:  # "fact (see https://x.org/a).": before the aside, "fact[1] (see …)."
             asides = (q for p in options_at for q in text.url_asides(p, a.sentence.start))

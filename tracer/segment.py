@@ -483,6 +483,7 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
     heads = sorted(layout.headings)
     out: list[tuple[int, int, bool, str, bool, str, str]] = []
     header: list[str] = []
+    titles: dict[int, str] = {}
     prev_end = -2
     for ls, le in layout.table_rows:
         if text.count("\n", prev_end, ls) != 1:   # a table's first body row: its header is 2 lines up
@@ -508,12 +509,14 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
             named = head and head.casefold() != cell.casefold() and _GENERIC_HEADER.fullmatch(head) is None
             parts.append(f"{head} {cell}" if named else cell)
         k = bisect.bisect_right(heads, (ls, ls)) - 1
-        heading = heading_title(text[heads[k][0]:heads[k][1]].split("\n", 1)[0].rstrip("\r")) \
-            if k >= 0 else ""
-        start = cells[prose[0]][0]
-        while (mk := MARKER_RE.match(text, start, cells[prose[0]][1])) is not None:
+        if k not in titles:              # once per heading, not once per row
+            titles[k] = heading_title(text[heads[k][0]:heads[k][1]].split("\n", 1)[0].rstrip("\r")) \
+                if k >= 0 else ""
+        heading = titles[k]
+        start, first_end = cells[prose[0]]
+        while (mk := MARKER_RE.match(text, start, first_end)) is not None:
             start = mk.end()             # "| [1] Alpha | …": a sentence starts after its markers
-            while text[start] in " \t":
+            while start < first_end and text[start] in " \t":
                 start += 1
         out.append((start, cells[last][1], False, heading, True, ", ".join(parts), subject or ""))
     return out
@@ -571,15 +574,15 @@ def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span])
     """Indices of the `cells` that hold a letter or digit outside their code, images, links'
     targets, URLs, math and markers ("—" and "[1]" alone are no value of the row), and the index
     of the last cell that holds a citation marker (-1 if none)."""
-    masked = list(text[ls:le])
+    # markers first: a link-shaped one ("[1](https://…)", "[1](#ref-1)") is no value by its text
+    masked = list(MARKER_RE.sub(lambda m: " " * len(m.group(0)), text[ls:le]))
     for a, b in table_line_regions(text, ls, le, layout.link_labels):
         link = _LINK_TEXT.match(text, a, b)   # a link's text is the cell's words, its target is not
         keep = (a + 1, link.end(1)) if link else (a, a)
         masked[a - ls:keep[0] - ls] = " " * (keep[0] - a)
         masked[keep[1] - ls:b - ls] = " " * (b - keep[1])
-    masked_row = "".join(masked)
-    row = MARKER_RE.sub(lambda m: " " * len(m.group(0)), masked_row)
-    marked = [i for i, (a, b) in enumerate(cells) if b > a and MARKER_RE.search(masked_row, a - ls, b - ls)]
+    row = "".join(masked)
+    marked = [i for i, (a, b) in enumerate(cells) if b > a and MARKER_RE.search(text, a, b)]
     return ([i for i, (a, b) in enumerate(cells) if b > a and _HAS_WORD.search(row, a - ls, b - ls)],
             marked[-1] if marked else -1)
 

@@ -83,7 +83,8 @@ CASES: dict[str, tuple[Gen, int]] = {
     # existing citations and rendering
     "markers on one line": (_report(lambda n: P + "x" + " [1]:" * n + "\n"), 8_000),
     "a run of markers": (_report(lambda n: P + "Fact " + "[1]" * n + "\n"), 2_000),
-    "one line of markers before labels and colons": (_report(lambda n: P + "Fact one [1][a]: b. " * n), 2_000),
+    "one line of markers before labels and colons": (
+        _report(lambda n: P + "Fact one [1][a]: b. " * n), 2_000),
     "one entry cited by every line": (_report(
         lambda n: "".join(f"Fact number {i} here [1].\n" for i in range(n))
         + "\n## References\n\n1. Some title\n" + "   t\n" * n), 2_000),
@@ -100,9 +101,12 @@ CASES: dict[str, tuple[Gen, int]] = {
         f"\n| # | Task |\n|---|---|\n| [{i % 900 + 1}] | do {i} |\n" for i in range(n))), 2_000),
     "a table of n rows, each with a figure": (_report(lambda n: P + "| Item | Value |\n|---|---|\n" + "".join(
         f"| {S} {_word(i)} | {i + 1}% |\n" for i in range(n))), 1_000),
-    "a table of n rows, each with a link, code and a marker": (_report(lambda n: P + "| a | b |\n|---|---|\n"
+    "a table of n rows, each with a link, code and a marker": (_report(
+        lambda n: P + "| a | b |\n|---|---|\n"
         + "".join(f"| [x{i}](https://e.example/{i}) `c` | y [1] |\n" for i in range(n))
         + "\n## References\n\n[1] https://a.example/x\n"), 2_000),
+    "a table of n rows under a long heading": (_report(
+        lambda n: "# " + "word " * n + "\n\n| a | b |\n|---|---|\n" + "| x | 1 |\n" * n), 4_000),
     "a table row of n cells": (_report(lambda n: P + "| a | b |\n|---|---|\n|" + " x1 |" * n + "\n"), 4_000),
     "a table row of n pipes and escaped pipes": (
         _report(lambda n: P + "| a | b |\n|---|---|\n| x" + "\\||" * n + " y |\n"), 8_000),

@@ -141,15 +141,23 @@ def test_superscript_markers_in_table_rows_and_headings_are_found() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "[^1]: a note.\n\nFact.\n[1][^1]: a note.\n",
-    "Fact.\n> [2] [3][^1]: a note.\n\n[^1]: a note.\n",
-    "Fact.\n[1][label]: https://e.example/a\n",
-    "Fact.\n[1][2]: a note.\n",                 # the last of the run, before the colon, too
-    "Fact.\n- [1] [2]: a note.\n",
+    "[^1]: a note.\n[1][^1]: a note.\n",          # after a definition, a line may define
+    "Fact.\n\n> [2] [3][^1]: a note.\n\n[^1]: a note.\n",
+    "Fact.\n\n[1][label]: https://e.example/a\n",
+    "Fact.\n\n[1][2]: https://e.example/a \"Title\"\n",  # the last of the run, before the colon, too
+    "Fact.\n\n- [1] [2]: https://e.example/a\n",
 ])
 def test_a_marker_whose_removal_would_open_a_definition_stays(text: str) -> None:
     # removing "[1]" from "[1][^1]: a note." would turn the line into a footnote definition
     assert [m for m, _ in found(text) if not m.startswith("[^")] == []
+
+
+@pytest.mark.parametrize("text", [
+    "Fact.\n[1][2]: https://e.example/a\n",        # a paragraph's next line defines nothing
+    "Fact.\n\n[1][2]: as the two studies show.\n",  # no destination: "[2]: as …" is no definition
+])
+def test_markers_before_a_colon_that_would_define_nothing_are_markers(text: str) -> None:
+    assert [m for m, _ in found(text)] == ["[1]", "[2]"]
 
 
 def test_big_number_in_marker_list_context() -> None:
@@ -537,3 +545,7 @@ def test_a_bare_superscript_whose_note_the_body_writes_out_is_no_citation() -> N
     assert found(noted) == []
     # a bracketed superscript is a citation whatever the body writes
     assert found(noted.replace("599<sup>1</sup>", "599<sup>[1]</sup>")) == [("<sup>[1]</sup>", (1,))]
+    # a note line in code or a comment is no note, nor is a wrapped line that opens with a citation
+    for elsewhere in ("```html\n<sup>1</sup> a footnote mark\n```", "<!--\n<sup>1</sup> draft\n-->"):
+        assert found(f"Price $1,599<sup>1</sup>.\n\n{elsewhere}\n" + refs) == [("<sup>1</sup>", (1,))]
+    assert found("It was\n<sup>1</sup> a long project.\n" + refs) == [("<sup>1</sup>", (1,))]

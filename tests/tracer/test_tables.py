@@ -368,3 +368,39 @@ def test_the_language_is_read_from_words_not_from_markers() -> None:
     assert "## 参考文献" in first.report
     again = trace(first.report, records, TraceOptions(style="openjiuwen"))
     assert "## 参考文献" in again.report and again.report == first.report
+
+
+@pytest.mark.parametrize(("report", "rows"), [
+    ("| Ref |\n|---|\n| [1](https://a.example/4090)", []),
+    ("| a | b |\n|---|---|\n| x | y |\n| [1](#ref-1)", ["x | y"]),
+    ("| a |\n|---|\n| [1](#ref-1) |\n", []),
+    ("| a | b |\n|---|---|\n| [1](#ref-1) | GeForce RTX 4090 graphics card |\n",
+     ["GeForce RTX 4090 graphics card"]),
+])
+def test_a_link_shaped_marker_is_no_value_of_its_row(report: str, rows: list[str]) -> None:
+    from tracer.markdown import scan_markdown
+    from tracer.segment import segment_sentences
+
+    sents = segment_sentences(report, scan_markdown(report))
+    assert [s.text for s in sents] == rows
+    trace(report, GPU_RECORDS)  # and the trace goes through (it raised IndexError)
+
+
+def test_a_marker_is_no_figure_of_a_row() -> None:
+    from tracer.markdown import scan_markdown
+    from tracer.recognize import needs_citation
+    from tracer.segment import segment_sentences
+
+    def flagged(text: str) -> list[bool]:
+        return [needs_citation(s, "en") for s in segment_sentences(text, scan_markdown(text))]
+
+    text = ("| Feature | Supported | Source |\n|---|---|---|\n| Feature | Yes | [1] |\n"
+            "| Ray tracing [3] | Yes |\n| Memory [12] | 24 GB |\n")
+    assert flagged(text) == flagged(strip_markers(text)) == [False, True, True]
+
+
+def test_replace_with_placement_after_puts_the_marker_after_the_period() -> None:
+    report = ("NVIDIA released the GeForce RTX 4090 graphics card in October 2022 [2].\n"
+              "\n## References\n\n[1] https://a.example/4090\n[2] https://b.example/7900\n")
+    out = trace(report, GPU_RECORDS, TraceOptions(existing="replace", placement="after")).report
+    assert out.startswith("NVIDIA released the GeForce RTX 4090 graphics card in October 2022 .[1]\n")
