@@ -130,7 +130,8 @@ def _row_figures_stated(sentence: Sentence, scored: list[Candidate], verifier: V
         if c.record not in stated:
             stated[c.record] = not verifier.unstated_numbers_in(sentence.query, c.record) \
                 and (not subject or verifier.names_subject(subject, c.record))
-        if stated[c.record]:
+        if stated[c.record] and (not subject or verifier.figures_with_subject(
+                sentence.text, sentence.query, subject, c.passage)):
             out.append(c)
     return out
 

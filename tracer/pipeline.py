@@ -205,6 +205,7 @@ def trace(
             candidates[s.id] = index.search(sentence_query(s.query), k)
         verifier = Verifier(index, recs, options.verify_tuning)
         verifier.rows = frozenset(s.query for s in sentences if s.in_table)
+        verifier.row_subjects = frozenset(s.subject for s in sentences if s.subject)
 
     kept_existing = {  # sentences whose author citations stay (existing=keep)
         m.sentence for m in old_markers

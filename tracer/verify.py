@@ -266,6 +266,8 @@ class Verifier:
         self._record_words: dict[int, frozenset[str]] = {}
         # the claims of table rows (`Sentence.query`): their word order is their columns' order
         self.rows: frozenset[str] = frozenset()
+        self.row_subjects: frozenset[str] = frozenset()   # every table row's `Sentence.subject`
+        self._subject_words: dict[str, list[tuple[str, list[str], float]]] | None = None
 
     # -- cached record/passage data -------------------------------------------------
     def _numbers_of(self, record: int) -> set[str]:
@@ -704,6 +706,52 @@ class Verifier:
             words = self._record_words.setdefault(record, title)
         mass = sum(self.index.idf(t) for t in toks)
         return sum(self.index.idf(t) for t in toks if t in words) >= 0.5 * mass
+
+    def figures_with_subject(self, row: str, claim: str, subject: str, pid: int) -> bool:
+        """Whether the passage states the table row's own figures (those of `row`, its cells, that
+        its `claim` keeps: not a column header's, not a row number) in a sentence that names
+        `subject`, or in the sentence right after one. A page that compares things ("…semaglutide
+        lost 14.9% over 68 weeks. Tirzepatide lost 20.9% over 72 weeks.") states every figure of
+        "| Tirzepatide | 14.9% | 72 weeks |" and names its subject, but not together. A passage
+        that never names the subject (a page about it, named in its title) is not asked."""
+        c = self._claim(claim)
+        named = self._claim(subject).numbers  # "4090" of "RTX 4090" is its name, not its figure
+        own = {v for v in self._claim(row).numbers
+               if v in c.numbers and v not in named and not v.startswith("c:")}  # nor a model code
+        if not own:
+            return True
+        toks = content_tokens(sentence_query(subject))
+        if not toks:
+            return True
+        units, words = self._units_of(pid)
+        mass = 0.5 * sum(self.index.idf(t) for t in toks)
+        names = [sum(self.index.idf(t) for t in toks if t in w) >= mass for w in words]
+        if not any(names):
+            return True
+        text = self.index.passages[pid].text
+        near = "\n".join(text[a:b] for i, (a, b) in enumerate(units) if names[i] or (
+            i > 0 and names[i - 1] and not self._names_other_row(words[i], subject)))
+        stated_near = stated_numbers(near)
+        return not unstated_numbers(own, stated_near, c.units, stated_units(near) if c.units else None)
+
+    def _names_other_row(self, words: frozenset[str], subject: str) -> bool:
+        """Whether a record sentence (its content words) names another table row's subject than
+        `subject` ("蔚来交付16.0万辆" after "理想汽车交付37.6万辆"): it then speaks of that one."""
+        if self._subject_words is None:
+            self._subject_words = {}
+            for other in self.row_subjects:
+                toks = content_tokens(sentence_query(other))
+                need = 0.5 * sum(self.index.idf(t) for t in toks)
+                for t in set(toks):
+                    self._subject_words.setdefault(t, []).append((other, toks, need))
+        seen: set[str] = set()
+        for t in words:
+            for other, toks, need in self._subject_words.get(t, ()):
+                if other != subject and other not in seen:
+                    seen.add(other)
+                    if toks and sum(self.index.idf(x) for x in toks if x in words) >= need:
+                        return True
+        return False
 
     def with_evidence_span(self, sentence: str, pid: int, support: Support) -> Support:
         start, end = self.evidence_span(sentence, pid)

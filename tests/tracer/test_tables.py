@@ -404,3 +404,26 @@ def test_replace_with_placement_after_puts_the_marker_after_the_period() -> None
               "\n## References\n\n[1] https://a.example/4090\n[2] https://b.example/7900\n")
     out = trace(report, GPU_RECORDS, TraceOptions(existing="replace", placement="after")).report
     assert out.startswith("NVIDIA released the GeForce RTX 4090 graphics card in October 2022 .[1]\n")
+
+
+def test_a_row_takes_no_figures_the_record_gives_another_row() -> None:
+    # one page states both trials; each row is cited only with the figures stated of its drug
+    drugs = [{"url": "https://nejm.example/trials", "title": "Semaglutide vs tirzepatide weight loss trials",
+              "content": "In the STEP-1 trial, semaglutide 2.4 mg produced a mean weight loss of 14.9% "
+                         "over 68 weeks. In SURMOUNT-1, tirzepatide 15 mg produced a mean weight loss of "
+                         "20.9% over 72 weeks. Liraglutide 3.0 mg produced 8.0% in SCALE."}, *FILLER]
+    report = ("| Drug | Trial | Weight loss | Duration |\n|---|---|---|---|\n"
+              "| Semaglutide 2.4 mg | STEP-1 | 14.9% | 68 weeks |\n"
+              "| Tirzepatide 15 mg | SURMOUNT-1 | 14.9% | 72 weeks |\n"     # semaglutide's loss
+              "| Liraglutide 3.0 mg | SCALE | 20.9% | 68 weeks |\n"        # nobody's row
+              "| Tirzepatide 15 mg | SURMOUNT-1 | 20.9% | 72 weeks |\n")
+    cited = [c.sentence.split(" |")[0] + c.sentence.split("|")[2] for c in trace(report, drugs).citations]
+    assert cited == ["Semaglutide 2.4 mg 14.9% ", "Tirzepatide 15 mg 20.9% "]
+    # the sentence after a subject's counts for it, unless it names another row's subject
+    cars = [{"url": "https://cn.example/rank", "title": "2023年新能源车企销量排行",
+             "content": "2023年新能源车企销量排行中，比亚迪以302.4万辆居首，特斯拉以180.9万辆位列第二，"
+                        "理想汽车交付37.6万辆，同比增长182.2%。蔚来交付16.0万辆，同比增长30.7%。"}, *FILLER]
+    report = ("| 车企 | 交付量 | 同比增长 |\n|---|---|---|\n| 理想汽车 | 37.6万辆 | 182.2% |\n"
+              "| 蔚来 | 37.6万辆 | 182.2% |\n| 理想汽车 | 16.0万辆 | 30.7% |\n| 蔚来 | 16.0万辆 | 30.7% |\n")
+    assert [c.sentence for c in trace(report, cars).citations] == [
+        "理想汽车 | 37.6万辆 | 182.2%", "蔚来 | 16.0万辆 | 30.7%"]
