@@ -115,7 +115,8 @@ def _checked(sentence: Sentence, scored: list[Candidate], verifier: Verifier,
 def _row_figures_stated(sentence: Sentence, scored: list[Candidate], verifier: Verifier,
                         threshold: float) -> list[Candidate]:
     """`scored`, for a table row only the records that state every figure of the row and name
-    what the row is about (`Sentence.subject`, its first value): a row is mostly figures, and one its
+    what the row is about (`Sentence.subject`, its first value), together and plainly
+    (`Verifier.row_stated_here`): a row is mostly figures, and one its
     source does not state is no part of what the source supports (in prose a record may leave
     out a figure of a sentence it otherwise backs), while the same figures stated of another
     thing ("| Chandra | 1990 |" against Hubble's page) support nothing."""
@@ -130,8 +131,7 @@ def _row_figures_stated(sentence: Sentence, scored: list[Candidate], verifier: V
         if c.record not in stated:
             stated[c.record] = not verifier.unstated_numbers_in(sentence.query, c.record) \
                 and (not subject or verifier.names_subject(subject, c.record))
-        if stated[c.record] and (not subject or verifier.figures_with_subject(
-                sentence.text, sentence.query, subject, c.passage)):
+        if stated[c.record] and verifier.row_stated_here(sentence.text, sentence.query, subject, c.passage):
             out.append(c)
     return out
 

@@ -208,6 +208,13 @@ def sentence_query(text: str) -> str:
 
 
 _FUZZY_CHUNK = 300
+# words that state a figure without asserting it: a denial, a hedge, a plan, someone's claim
+_FRAMED_EN = re.compile(
+    r"\b(?:not|no|never|neither|nor|cannot|can't|won't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
+    r"hasn't|haven't|without|may|might|could|would|expected|expects|plans?|planned|rumou?red|reportedly|"
+    r"allegedly|claims?|claimed|unconfirmed|speculat\w*|if)\b", re.IGNORECASE)
+_FRAMED_ZH = re.compile(
+    r"未|没有|没|并非|不是|不会|不能|不支持|无法|尚未|可能|或将|预计|计划|有望|拟|声称|据称|传闻|如果|若")
 
 
 def _fuzzy(claim: str, passage: str) -> float:
@@ -707,32 +714,42 @@ class Verifier:
         mass = sum(self.index.idf(t) for t in toks)
         return sum(self.index.idf(t) for t in toks if t in words) >= 0.5 * mass
 
-    def figures_with_subject(self, row: str, claim: str, subject: str, pid: int) -> bool:
+    def row_stated_here(self, row: str, claim: str, subject: str, pid: int) -> bool:
         """Whether the passage states the table row's own figures (those of `row`, its cells, that
-        its `claim` keeps: not a column header's, not a row number) in a sentence that names
-        `subject`, or in the sentence right after one. A page that compares things ("…semaglutide
-        lost 14.9% over 68 weeks. Tirzepatide lost 20.9% over 72 weeks.") states every figure of
-        "| Tirzepatide | 14.9% | 72 weeks |" and names its subject, but not together. A passage
-        that never names the subject (a page about it, named in its title) is not asked."""
+        its `claim` keeps: not a column header's, not a row number, not a model code) where it
+        speaks of `subject` (a sentence that names it, or the next unless that names another row's
+        subject), and states them plainly. A page that compares things ("…semaglutide lost 14.9%
+        over 68 weeks. Tirzepatide lost 20.9% over 72 weeks.") states every figure of
+        "| Tirzepatide | 14.9% | 72 weeks |" and names its subject, but not together; "GPT-5 may
+        launch in 2025", "does not support 1 million tokens" and "claims that …" state a row's
+        figure without asserting it (a row has no verb to carry the hedge). A passage that never
+        names the subject (a page about it, named in its title), or a row with no subject (a
+        column of properties), is asked only the second."""
         c = self._claim(claim)
-        named = self._claim(subject).numbers  # "4090" of "RTX 4090" is its name, not its figure
+        named = self._claim(subject).numbers if subject else set()  # "4090" of "RTX 4090" names it
         own = {v for v in self._claim(row).numbers
-               if v in c.numbers and v not in named and not v.startswith("c:")}  # nor a model code
+               if v in c.numbers and v not in named and not v.startswith("c:")}
         if not own:
             return True
-        toks = content_tokens(sentence_query(subject))
-        if not toks:
-            return True
         units, words = self._units_of(pid)
-        mass = 0.5 * sum(self.index.idf(t) for t in toks)
-        names = [sum(self.index.idf(t) for t in toks if t in w) >= mass for w in words]
-        if not any(names):
-            return True
         text = self.index.passages[pid].text
-        near = "\n".join(text[a:b] for i, (a, b) in enumerate(units) if names[i] or (
-            i > 0 and names[i - 1] and not self._names_other_row(words[i], subject)))
-        stated_near = stated_numbers(near)
-        return not unstated_numbers(own, stated_near, c.units, stated_units(near) if c.units else None)
+        toks = content_tokens(sentence_query(subject)) if subject else []
+        mass = 0.5 * sum(self.index.idf(t) for t in toks)
+        names = [sum(self.index.idf(t) for t in toks if t in w) >= mass for w in words] if toks else []
+        if any(names):
+            near = [i for i in range(len(units)) if names[i] or (
+                i > 0 and names[i - 1] and not self._names_other_row(words[i], subject))]
+            joined = "\n".join(text[units[i][0]:units[i][1]] for i in near)
+            units_near = stated_units(joined) if c.units else None
+            if unstated_numbers(own, stated_numbers(joined), c.units, units_near):
+                return False
+        else:
+            near = list(range(len(units)))
+        # the sentences that state a figure of the row: one of them must state it plainly
+        stating = [text[units[i][0]:units[i][1]] for i in near]
+        stating = [u for u in stating if own & stated_numbers(u)]
+        framed = _FRAMED_EN if self.index.lang != "zh" else _FRAMED_ZH
+        return not stating or framed.search(claim) is not None or not all(framed.search(u) for u in stating)
 
     def _names_other_row(self, words: frozenset[str], subject: str) -> bool:
         """Whether a record sentence (its content words) names another table row's subject than

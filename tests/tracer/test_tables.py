@@ -427,3 +427,26 @@ def test_a_row_takes_no_figures_the_record_gives_another_row() -> None:
               "| 蔚来 | 37.6万辆 | 182.2% |\n| 理想汽车 | 16.0万辆 | 30.7% |\n| 蔚来 | 16.0万辆 | 30.7% |\n")
     assert [c.sentence for c in trace(report, cars).citations] == [
         "理想汽车 | 37.6万辆 | 182.2%", "蔚来 | 16.0万辆 | 30.7%"]
+
+
+@pytest.mark.parametrize(("content", "report"), [
+    ("Claude 3.5 Sonnet does not support a context window of 1 million tokens.",
+     "| Model | Context window |\n|---|---|\n| Claude 3.5 Sonnet | 1 million tokens |\n"),
+    ("GPT-5 may launch in 2025 with a context window of 1 million tokens and 90% on MMLU.",
+     "| Model | Release | Context window | MMLU |\n|---|---|---|---|\n"
+     "| GPT-5 | 2025 | 1 million tokens | 90% |\n"),
+    ("The startup claims that its battery lasts 1,000 cycles and charges in 10 minutes.",
+     "| Startup battery | Cycle life | Charge time |\n|---|---|---|\n"
+     "| Battery | 1,000 cycles | 10 minutes |\n"),
+    ("比亚迪2023年销量并未达到300万辆，实际为280万辆。",
+     "| 企业 | 2023年销量 |\n|---|---|\n| 比亚迪 | 300万辆 |\n"),
+])
+def test_a_row_is_not_cited_to_a_figure_its_record_denies_hedges_or_attributes(content: str,
+                                                                              report: str) -> None:
+    record = {"url": "https://x.example/1", "title": "Source", "content": content}
+    assert trace(report, [record, *FILLER]).citations == ()
+    # stated plainly, the same figures are the row's source
+    plain = {"url": "https://x.example/1", "title": "Source",
+             "content": "Claude 3.5 Sonnet supports a context window of 1 million tokens."}
+    assert len(trace("| Model | Context window |\n|---|---|\n| Claude 3.5 Sonnet | 1 million tokens |\n",
+                     [plain, *FILLER]).citations) == 1
