@@ -506,7 +506,8 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
                 continue                 # "| 1 | …" under "#", "No." or "序号" numbers the row: no claim
             if subject is None:          # the first value names the row's thing, unless it is a property
                 subject = "" if not head or _PROPERTY_HEADER.fullmatch(head) else cell
-            named = head and head.casefold() != cell.casefold() and _GENERIC_HEADER.fullmatch(head) is None
+            named = head and head.casefold() != cell.casefold() and _GENERIC_HEADER.fullmatch(head) is None \
+                and not _other_script(head, cell)
             parts.append(f"{head} {cell}" if named else cell)
         k = bisect.bisect_right(heads, (ls, ls)) - 1
         if k not in titles:              # once per heading, not once per row
@@ -543,6 +544,18 @@ _PROPERTY_HEADER = re.compile(
 )
 _ROW_NUMBER = re.compile(r"[\[(（【]?\d{1,4}[.)\]）】]?")
 _NUMBERING_HEADER = re.compile(r"[*_\s]*(?:#|(?i:no\.?|nr\.?|number|s/n|index|idx)|序号|编号|序)[*_\s]*")
+
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z]")
+
+
+def _other_script(head: str, cell: str) -> bool:
+    """A Chinese header over a Latin value ("首发价" over "GeForce RTX 4090") or the reverse: the
+    header's words are not the words its record uses, so they are left out of the claim."""
+    if _CJK.search(head):
+        return _LATIN.search(cell) is not None and _CJK.search(cell) is None
+    return _CJK.search(cell) is not None and _LATIN.search(head) is not None
 
 
 def _cells(text: str, ls: int, le: int) -> list[Span]:

@@ -450,3 +450,14 @@ def test_a_row_is_not_cited_to_a_figure_its_record_denies_hedges_or_attributes(c
              "content": "Claude 3.5 Sonnet supports a context window of 1 million tokens."}
     assert len(trace("| Model | Context window |\n|---|---|\n| Claude 3.5 Sonnet | 1 million tokens |\n",
                      [plain, *FILLER]).citations) == 1
+
+
+def test_a_header_in_another_script_than_its_value_is_left_out_of_the_claim() -> None:
+    from tracer.markdown import scan_markdown
+    from tracer.segment import segment_sentences
+
+    report = ("| 显卡 | 显存 | 首发价 |\n|---|---|---|\n| GeForce RTX 4090 | 24 GB GDDR6X | $1,599 |\n"
+              "| Radeon RX 7900 XTX | 24 GB GDDR6 | $999 |\n")
+    assert [s.claim for s in segment_sentences(report, scan_markdown(report))] == [
+        "GeForce RTX 4090, 24 GB GDDR6X, 首发价 $1,599", "Radeon RX 7900 XTX, 24 GB GDDR6, 首发价 $999"]
+    assert len(trace(report, GPU_RECORDS).citations) == 2
