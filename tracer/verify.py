@@ -209,12 +209,15 @@ def sentence_query(text: str) -> str:
 
 _FUZZY_CHUNK = 300
 # words that state a figure without asserting it: a denial, a hedge, a plan, someone's claim
+# ("may" in lower case only: "in May 2023" is a date; "No. 1" is a number)
 _FRAMED_EN = re.compile(
-    r"\b(?:not|no|never|neither|nor|cannot|can't|won't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|"
-    r"hasn't|haven't|without|may|might|could|would|expected|expects|plans?|planned|rumou?red|reportedly|"
-    r"allegedly|claims?|claimed|unconfirmed|speculat\w*|if)\b", re.IGNORECASE)
+    r"\b(?:(?i:not|no(?!\.)|never|neither|nor|cannot|can't|won't|isn't|aren't|wasn't|weren't|doesn't|"
+    r"don't|didn't|hasn't|haven't|without|might|could|would|expected|expects|plans?|planned|rumou?red|"
+    r"reportedly|allegedly|claims?|claimed|unconfirmed|speculat\w*|if)|may)\b")
+# whole words only: "未来", "模拟", "若干" say nothing of the kind
 _FRAMED_ZH = re.compile(
-    r"未|没有|没|并非|不是|不会|不能|不支持|无法|尚未|可能|或将|预计|计划|有望|拟|声称|据称|传闻|如果|若")
+    r"并未|尚未|未能|未达|未曾|未获|没有|没能|并非|不是|不会|不能|不支持|无法|可能|或将|预计|计划|有望|拟于|拟将|"
+    r"拟在|声称|据称|传闻|如果|若是|假如")
 
 
 def _fuzzy(claim: str, passage: str) -> float:

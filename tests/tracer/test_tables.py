@@ -461,3 +461,15 @@ def test_a_header_in_another_script_than_its_value_is_left_out_of_the_claim() ->
     assert [s.claim for s in segment_sentences(report, scan_markdown(report))] == [
         "GeForce RTX 4090, 24 GB GDDR6X, 首发价 $1,599", "Radeon RX 7900 XTX, 24 GB GDDR6, 首发价 $999"]
     assert len(trace(report, GPU_RECORDS).citations) == 2
+
+
+def test_a_month_a_number_sign_or_a_word_that_holds_a_negation_is_no_hedge() -> None:
+    records = [{"url": "https://x.example/q", "title": "Quarterly results",
+                "content": "In May 2023, the company reported revenue of $5.2 billion, its No. 1 quarter."},
+               {"url": "https://x.example/cn", "title": "营收",
+                "content": "该公司营收为52亿元，位居若干同行之首。"},
+               *FILLER]
+    report = "| Company | Month | Revenue |\n|---|---|---|\n| The company | May 2023 | $5.2 billion |\n"
+    assert len(trace(report, records).citations) == 1
+    report = "| 公司 | 营收 |\n|---|---|\n| 该公司 | 52亿元 |\n"
+    assert len(trace(report, records).citations) == 1
