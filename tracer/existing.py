@@ -485,7 +485,7 @@ def _would_define(text: str, s: int, e: int, leads: dict[int, int]) -> bool:
         return False                   # not in the run that opens the line
     if ls >= 2:                        # only a line that may open a block can define
         prev = text[text.rfind("\n", 0, ls - 1) + 1:ls - 1]
-        if prev.strip() and not _DEFINITION_LINE.match(prev):
+        if prev.strip() and not _BLOCK_LINE.match(prev):
             return False               # a paragraph's next line ("Fact.\n[1][2]: …") defines nothing
     p = run_end
     if text.startswith(":", p):        # the run's last marker and the colon: "[1][2]: x" leaves "[2]: x"
@@ -497,7 +497,9 @@ def _would_define(text: str, s: int, e: int, leads: dict[int, int]) -> bool:
     return label is not None and _defines(text, p, label.end())
 
 
-_DEFINITION_LINE = re.compile(r"[ \t]{0,3}\[[^\[\]\n]{1,40}\]:")
+# a line after which a definition may open: a definition, a heading, a table row, a fence, a break
+_BLOCK_LINE = re.compile(
+    r"[ \t]{0,3}(?:\[[^\[\]\n]{1,40}\]:|#{1,6}(?:[ \t]|$)|\||`{3,}|~{3,}|(?:[-*_][ \t]*){3,}$)")
 # what follows "[label]:" in a link reference definition: a destination, maybe a title, nothing else
 _DEFINITION_REST = re.compile(
     r"[ \t]*[^\s\[\]]\S*(?:[ \t]+(?:\"[^\"\n]*\"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*(?:\r?\n|$)")

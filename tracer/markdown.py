@@ -27,6 +27,12 @@ _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){
 _TABLE_DELIM = re.compile(r"^[ \t]*+\|?[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+$")
 _LINK_DEF = re.compile(r"^ {0,3}\[(\^?[^\]\n]+)\]:(?:[ \t]|$)")
 _QUOTE_PREFIX = re.compile(r" {0,3}(?:>[ \t]?)+")
+
+
+def _quote_depth(line: str) -> int:
+    """How many ">" open the line ("> > a" and ">>a": 2)."""
+    m = _QUOTE_PREFIX.match(line)
+    return m.group(0).count(">") if m else 0
 # a line that starts another block ends a table (GFM), even with a pipe in it
 _ENDS_TABLE = re.compile(r" {0,3}(?:#{1,6}(?:[ \t]|$)|>|`{3,}|~{3,}|[-*+][ \t]|\d{1,9}[.)][ \t])")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+|\d{1,3}、)")
@@ -356,10 +362,11 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
         # (read as prose, its header and delimiter joined a sentence and a marker went past the last
         # pipe, where GFM drops it)
         qm = _QUOTE_PREFIX.match(t) if "|" in t and t.lstrip().startswith(">") else None
-        if qm and i + 1 < n and lines[i + 1].text.startswith(qm.group(0)) \
-                and _TABLE_DELIM.match(lines[i + 1].text[qm.end():]) and "|" in lines[i + 1].text:
+        depth = qm.group(0).count(">") if qm else 0
+        if qm and i + 1 < n and _quote_depth(lines[i + 1].text) == depth and "|" in lines[i + 1].text \
+                and _TABLE_DELIM.match(_QUOTE_PREFIX.sub("", lines[i + 1].text, count=1)):
             j = i + 1
-            while j + 1 < n and lines[j + 1].text.startswith(qm.group(0)) and "|" in lines[j + 1].text:
+            while j + 1 < n and _quote_depth(lines[j + 1].text) == depth and "|" in lines[j + 1].text:
                 j += 1
             blocks.add(lines, i, j)
             para_start = -1

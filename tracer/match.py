@@ -73,7 +73,9 @@ def match_deterministic(
     """Verified sources for each sentence, best first (sentences without support omitted).
     Checks `cancel` between sentences, so a deadline stops long reports mid-stage. With
     `closest`, each sentence left without a source gets its best-scoring candidate there."""
-    verifier = verifier or Verifier(index, index.records, options.verify_tuning)
+    if verifier is None:
+        verifier = Verifier(index, index.records, options.verify_tuning)
+        verifier.set_rows(sentences)
     chosen: dict[int, list[Candidate]] = {}
     for s in sentences:
         if cancel is not None and cancel.is_set():
@@ -131,7 +133,7 @@ def _row_figures_stated(sentence: Sentence, scored: list[Candidate], verifier: V
         if c.record not in stated:
             stated[c.record] = not verifier.unstated_numbers_in(sentence.query, c.record) \
                 and (not subject or verifier.names_subject(subject, c.record))
-        if stated[c.record] and verifier.row_stated_here(sentence.text, sentence.query, subject, c.passage):
+        if stated[c.record] and verifier.row_stated_here(sentence, c.passage):
             out.append(c)
     return out
 
@@ -225,7 +227,9 @@ def verify_proposals(
     A sentence's sources after its best need `extra_floor` too: by default the calibrated
     threshold, as on the deterministic path, however low `options.min_score` is; a caller that
     trusts the model's reading (`llm.min_score`) passes that instead."""
-    verifier = verifier or Verifier(index, index.records, options.verify_tuning)
+    if verifier is None:
+        verifier = Verifier(index, index.records, options.verify_tuning)
+        verifier.set_rows(sentences)
     by_id = {s.id: s for s in sentences}
     chosen: dict[int, list[Candidate]] = {}
     rejected = 0

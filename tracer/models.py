@@ -77,6 +77,7 @@ class Sentence:
     # a table row's first value when its column names things ("Telescope", "国家"), not properties
     # ("Property", "指标"): what a record must name to be the row's source
     subject: str = ""
+    table: int = 0                    # a table row's table, 1, 2, … in the report's order (0: prose)
 
     @property
     def query(self) -> str:

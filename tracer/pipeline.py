@@ -204,8 +204,7 @@ def trace(
                 raise CancelledError("cancelled during retrieval")
             candidates[s.id] = index.search(sentence_query(s.query), k)
         verifier = Verifier(index, recs, options.verify_tuning)
-        verifier.rows = frozenset(s.query for s in sentences if s.in_table)
-        verifier.row_subjects = frozenset(s.subject for s in sentences if s.subject)
+        verifier.set_rows(sentences)
 
     kept_existing = {  # sentences whose author citations stay (existing=keep)
         m.sentence for m in old_markers

@@ -430,9 +430,9 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
     rows = _table_rows(text, layout)
     if not rows:
         return [Sentence(i, s, e, text[s:e], lst, h) for i, (s, e, lst, h) in enumerate(spans)]
-    merged = sorted([(s, e, lst, h, False, "", "") for s, e, lst, h in spans] + rows)
-    return [Sentence(i, s, e, text[s:e], lst, h, tab, claim, subject)
-            for i, (s, e, lst, h, tab, claim, subject) in enumerate(merged)]
+    merged = sorted([(s, e, lst, h, False, "", "", 0) for s, e, lst, h in spans] + rows)
+    return [Sentence(i, s, e, text[s:e], lst, h, tab, claim, subject, table)
+            for i, (s, e, lst, h, tab, claim, subject, table) in enumerate(merged)]
 
 
 def _emit(
@@ -473,7 +473,7 @@ _CELL_BAR = re.compile(r"(?<!\\)\|")
 _LINK_TEXT = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\][(\[]")  # not an image's alt text
 
 
-def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bool, str, str]]:
+def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bool, str, str, int]]:
     """A sentence for each body row of a table that holds prose: from its first cell's text to
     its last such cell's (the pipes between cells inside, the outer ones and the padding
     outside), so a marker goes after the row's last value, inside the row. Its claim reads each
@@ -481,12 +481,14 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
     if not layout.table_rows:
         return []
     heads = sorted(layout.headings)
-    out: list[tuple[int, int, bool, str, bool, str, str]] = []
+    out: list[tuple[int, int, bool, str, bool, str, str, int]] = []
     header: list[str] = []
+    table = 0
     titles: dict[int, str] = {}
     prev_end = -2
     for ls, le in layout.table_rows:
         if text.count("\n", prev_end, ls) != 1:   # a table's first body row: its header is 2 lines up
+            table += 1
             dl = text.rfind("\n", 0, ls - 1) + 1
             hl = text.rfind("\n", 0, max(0, dl - 1)) + 1
             he = dl - 1 - (dl >= 2 and text[dl - 2] == "\r")
@@ -519,7 +521,7 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
             start = mk.end()             # "| [1] Alpha | …": a sentence starts after its markers
             while start < first_end and text[start] in " \t":
                 start += 1
-        out.append((start, cells[last][1], False, heading, True, ", ".join(parts), subject or ""))
+        out.append((start, cells[last][1], False, heading, True, ", ".join(parts), subject or "", table))
     return out
 
 
@@ -595,7 +597,13 @@ def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span])
         masked[a - ls:keep[0] - ls] = " " * (keep[0] - a)
         masked[keep[1] - ls:b - ls] = " " * (b - keep[1])
     row = "".join(masked)
-    marked = [i for i, (a, b) in enumerate(cells) if b > a and MARKER_RE.search(text, a, b)]
+    # a marker counts where it is no part of code, an image or a URL ("`buf[1]`" is code); a
+    # link-shaped marker ("[1](#ref-1)") is a region of its own and counts
+    regions = table_line_regions(text, ls, le, layout.link_labels)
+    marks = [(m.start(), m.end()) for m in MARKER_RE.finditer(text, ls, le)
+             if not any(a <= m.start() and m.end() <= b and (a, b) != (m.start(), m.end()) and not (
+                 m.start() <= a and b <= m.end()) for a, b in regions)]
+    marked = [i for i, (a, b) in enumerate(cells) if b > a and any(a <= x and y <= b for x, y in marks)]
     return ([i for i, (a, b) in enumerate(cells) if b > a and _HAS_WORD.search(row, a - ls, b - ls)],
             marked[-1] if marked else -1)
 

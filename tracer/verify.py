@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from rapidfuzz import fuzz
@@ -28,7 +29,7 @@ from tracer.conflict import (
     record_stems,
 )
 from tracer.existing import MARKER_RE
-from tracer.models import Record, Support
+from tracer.models import Record, Sentence, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
 from tracer.text import (
@@ -208,16 +209,28 @@ def sentence_query(text: str) -> str:
 
 
 _FUZZY_CHUNK = 300
+# a clause of a record sentence, for what qualifies a figure ("…cost $10 billion, and its propellant is
+# expected to last…": the hedge is another clause's); not the comma of "1,000" or the colon of "13:20"
+_CLAUSE = re.compile(r"(?<!\d)[,:，：](?!\d)|[;；]|\bbut\b|\bwhile\b|\bwhereas\b|但是|但|而")
+# a subject that names no thing: a year or a total ("2023", "Total", "合计")
+_NO_THING = frozenset({"total", "totals", "average", "sum", "overall", "all", "合计", "总计", "平均", "总体",
+                       "全部"})
+
+
+def _names_a_thing(subject: str) -> bool:
+    """Whether a table row's subject names a thing another row's text could be about."""
+    words = sentence_query(subject).strip()
+    return words.casefold() not in _NO_THING and re.search(r"[^\W\d_]", words) is not None
 # words that state a figure without asserting it: a denial, a hedge, a plan, someone's claim
 # ("may" in lower case only: "in May 2023" is a date; "No. 1" is a number)
 _FRAMED_EN = re.compile(
     r"\b(?:(?i:not|no(?!\.)|never|neither|nor|cannot|can't|won't|isn't|aren't|wasn't|weren't|doesn't|"
-    r"don't|didn't|hasn't|haven't|without|might|could|would|expected|expects|plans?|planned|rumou?red|"
-    r"reportedly|allegedly|claims?|claimed|unconfirmed|speculat\w*|if)|may)\b")
-# whole words only: "未来", "模拟", "若干" say nothing of the kind
+    r"don't|didn't|hasn't|haven't|without|might|could|would|expected|expects|plans? to|planned|planning|"
+    r"rumou?red|reportedly|allegedly|claims? (?:that|to)|claimed|unconfirmed|speculat\w*|if)|may)\b")
+# whole words only: "未来", "模拟", "若干", "阿波罗计划" say nothing of the kind
 _FRAMED_ZH = re.compile(
-    r"并未|尚未|未能|未达|未曾|未获|没有|没能|并非|不是|不会|不能|不支持|无法|可能|或将|预计|计划|有望|拟于|拟将|"
-    r"拟在|声称|据称|传闻|如果|若是|假如")
+    r"并未|尚未|未能|未达|未曾|未获|没有|没能|并非|不是|不会|不能|不支持|无法|可能|或将|预计|有望|拟于|拟将|拟在|"
+    r"计划(?:于|在|将|到|明年|今年)|声称|据称|传闻|如果|若是|假如")
 
 
 def _fuzzy(claim: str, passage: str) -> float:
@@ -276,8 +289,8 @@ class Verifier:
         self._record_words: dict[int, frozenset[str]] = {}
         # the claims of table rows (`Sentence.query`): their word order is their columns' order
         self.rows: frozenset[str] = frozenset()
-        self.row_subjects: frozenset[str] = frozenset()   # every table row's `Sentence.subject`
-        self._subject_words: dict[str, list[tuple[str, list[str], float]]] | None = None
+        self._table_subjects: dict[int, list[str]] = {}   # table -> its rows' subjects
+        self._subject_index: dict[int, dict[str, list[tuple[str, list[str], float]]]] = {}
 
     # -- cached record/passage data -------------------------------------------------
     def _numbers_of(self, record: int) -> set[str]:
@@ -717,21 +730,36 @@ class Verifier:
         mass = sum(self.index.idf(t) for t in toks)
         return sum(self.index.idf(t) for t in toks if t in words) >= 0.5 * mass
 
-    def row_stated_here(self, row: str, claim: str, subject: str, pid: int) -> bool:
-        """Whether the passage states the table row's own figures (those of `row`, its cells, that
-        its `claim` keeps: not a column header's, not a row number, not a model code) where it
-        speaks of `subject` (a sentence that names it, or the next unless that names another row's
-        subject), and states them plainly. A page that compares things ("…semaglutide lost 14.9%
-        over 68 weeks. Tirzepatide lost 20.9% over 72 weeks.") states every figure of
-        "| Tirzepatide | 14.9% | 72 weeks |" and names its subject, but not together; "GPT-5 may
-        launch in 2025", "does not support 1 million tokens" and "claims that …" state a row's
-        figure without asserting it (a row has no verb to carry the hedge). A passage that never
-        names the subject (a page about it, named in its title), or a row with no subject (a
-        column of properties), is asked only the second."""
+    def set_rows(self, sentences: Sequence[Sentence]) -> None:
+        """Tell the verifier which sentences are table rows (their claims are read without word
+        order) and each table's subjects (a record sentence that names another row's subject
+        speaks of that row). Clears what depends on them."""
+        self.rows = frozenset(s.query for s in sentences if s.in_table)
+        self._table_subjects = {}
+        for s in sentences:
+            if s.in_table and s.subject and _names_a_thing(s.subject):
+                self._table_subjects.setdefault(s.table, []).append(s.subject)
+        self._subject_index = {}
+        self._conflicts = {}
+
+    def row_stated_here(self, sentence: Sentence, pid: int) -> bool:
+        """Whether the passage states the table row's own figures (those of its cells that its
+        claim keeps: not a column header's, not a row number, not a model code, not one the
+        record states only in words) where it speaks of the row's subject, and plainly. Where it
+        speaks of the subject: from a sentence that names it up to one that names another row of
+        the same table. A page that compares things ("…semaglutide lost 14.9% over 68 weeks.
+        Tirzepatide lost 20.9% over 72 weeks.") states every figure of "| Tirzepatide | 14.9% |"
+        and names its subject, but not together. Plainly: some clause that states a figure of the
+        row neither denies, hedges nor attributes it ("GPT-5 may launch in 2025", "does not
+        support 1 million tokens", "claims that …"; a row has no verb to carry the hedge). A
+        passage that never names the subject (a page about it, named in its title), or a row with
+        no subject (a column of properties), is asked only the second."""
+        subject, claim = sentence.subject, sentence.query
         c = self._claim(claim)
+        record = self.index.passages[pid].record
         named = self._claim(subject).numbers if subject else set()  # "4090" of "RTX 4090" names it
-        own = {v for v in self._claim(row).numbers
-               if v in c.numbers and v not in named and not v.startswith("c:")}
+        own = {v for v in self._claim(sentence.text).numbers
+               if v in c.numbers and v not in named and not v.startswith("c:")} & self._numbers_of(record)
         if not own:
             return True
         units, words = self._units_of(pid)
@@ -740,37 +768,44 @@ class Verifier:
         mass = 0.5 * sum(self.index.idf(t) for t in toks)
         names = [sum(self.index.idf(t) for t in toks if t in w) >= mass for w in words] if toks else []
         if any(names):
-            near = [i for i in range(len(units)) if names[i] or (
-                i > 0 and names[i - 1] and not self._names_other_row(words[i], subject))]
+            near, speaking = [], False
+            for i in range(len(units)):
+                if names[i]:
+                    speaking = True
+                elif speaking and self._names_other_row(words[i], subject, sentence.table):
+                    speaking = False
+                if speaking:
+                    near.append(i)
             joined = "\n".join(text[units[i][0]:units[i][1]] for i in near)
             units_near = stated_units(joined) if c.units else None
             if unstated_numbers(own, stated_numbers(joined), c.units, units_near):
                 return False
         else:
             near = list(range(len(units)))
-        # the sentences that state a figure of the row: one of them must state it plainly
-        stating = [text[units[i][0]:units[i][1]] for i in near]
-        stating = [u for u in stating if own & stated_numbers(u)]
         framed = _FRAMED_EN if self.index.lang != "zh" else _FRAMED_ZH
-        return not stating or framed.search(claim) is not None or not all(framed.search(u) for u in stating)
+        if framed.search(claim):
+            return True  # the row says so itself ("| GPT-5 | expected 2025 |")
+        clauses = [part for i in near for part in _CLAUSE.split(text[units[i][0]:units[i][1]])]
+        stating = [part for part in clauses if own & stated_numbers(part)]
+        return not stating or not all(framed.search(part) for part in stating)
 
-    def _names_other_row(self, words: frozenset[str], subject: str) -> bool:
-        """Whether a record sentence (its content words) names another table row's subject than
-        `subject` ("蔚来交付16.0万辆" after "理想汽车交付37.6万辆"): it then speaks of that one."""
-        if self._subject_words is None:
-            self._subject_words = {}
-            for other in self.row_subjects:
+    def _names_other_row(self, words: frozenset[str], subject: str, table: int) -> bool:
+        """Whether a record sentence (its content words) names the subject of another row of
+        `table` than `subject` ("蔚来交付16.0万辆" after "理想汽车交付37.6万辆"): it then speaks of
+        that one. Each subject is looked up by its rarest word, so a sentence costs a lookup per
+        word, not one per row."""
+        index = self._subject_index.get(table)
+        if index is None:
+            index = self._subject_index[table] = {}
+            for other in dict.fromkeys(self._table_subjects.get(table, ())):
                 toks = content_tokens(sentence_query(other))
-                need = 0.5 * sum(self.index.idf(t) for t in toks)
-                for t in set(toks):
-                    self._subject_words.setdefault(t, []).append((other, toks, need))
-        seen: set[str] = set()
+                if toks:
+                    need = 0.5 * sum(self.index.idf(t) for t in toks)
+                    index.setdefault(max(toks, key=self.index.idf), []).append((other, toks, need))
         for t in words:
-            for other, toks, need in self._subject_words.get(t, ()):
-                if other != subject and other not in seen:
-                    seen.add(other)
-                    if toks and sum(self.index.idf(x) for x in toks if x in words) >= need:
-                        return True
+            for other, toks, need in index.get(t, ()):
+                if other != subject and sum(self.index.idf(x) for x in toks if x in words) >= need:
+                    return True
         return False
 
     def with_evidence_span(self, sentence: str, pid: int, support: Support) -> Support:

@@ -179,7 +179,7 @@ def _stripped(text: str) -> str:
     text, so removing an old marker glued before one ("[[1]](u)[^1]:") would change what it reads."""
     def mid_line(m: re.Match[str]) -> str:
         start = text.rfind("\n", 0, m.start()) + 1
-        return m.group(0) if not text[start:m.start()].strip() else ""
+        return m.group(0) if not text[start:m.start()].strip(" \t") else ""  # markdown indents with these
     return strip_markers(_NOTE_BEFORE_COLON.sub(mid_line, text))
 
 

@@ -473,3 +473,65 @@ def test_a_month_a_number_sign_or_a_word_that_holds_a_negation_is_no_hedge() -> 
     assert len(trace(report, records).citations) == 1
     report = "| 公司 | 营收 |\n|---|---|\n| 该公司 | 52亿元 |\n"
     assert len(trace(report, records).citations) == 1
+
+
+@pytest.mark.parametrize(("content", "report"), [
+    ("The James Webb Space Telescope cost about $10 billion, and its propellant is expected to last for "
+     "more than 20 years.",
+     "| Telescope | Cost |\n|---|---|\n| James Webb Space Telescope | $10 billion |\n"),
+    ("2023年理想汽车交付37.6万辆，同比增长182.2%，但未能完成40万辆的年度目标。",
+     "| 车企 | 交付量 | 同比增长 |\n|---|---|---|\n| 理想汽车 | 37.6万辆 | 182.2% |\n"),
+    ("阿波罗11号是阿波罗计划的第五次载人任务，于1969年7月16日发射。",
+     "| 任务 | 发射日期 |\n|---|---|\n| 阿波罗11号 | 1969年7月16日 |\n"),
+    ("Netflix Premium, its top plan, is priced at $22.99 a month.",     # "plan" is a noun here
+     "| Service | Price |\n|---|---|\n| Netflix Premium | $22.99 |\n"),
+    ("The GeForce RTX 4090 costs $1,599; warranty claims are rare.",
+     "| Card | Price |\n|---|---|\n| GeForce RTX 4090 | $1,599 |\n"),
+])
+def test_a_hedge_in_another_clause_or_a_word_that_only_looks_like_one_is_no_hedge(content: str,
+                                                                                  report: str) -> None:
+    record = {"url": "https://x.example/1", "title": "Source", "content": content}
+    assert len(trace(report, [record, *FILLER]).citations) == 1
+
+
+def test_a_subject_named_once_then_spoken_of() -> None:
+    # the page names Hubble once; its figures come two sentences on
+    record = {"url": "https://h.example/hubble", "title": "Hubble",
+              "content": "The Hubble Space Telescope is a space telescope operated by NASA. It orbits the "
+                         "Earth. It was launched in 1990 and has a 2.4-metre mirror. Its instruments were "
+                         "serviced by five missions."}
+    report = ("| Telescope | Launch | Mirror |\n|---|---|---|\n"
+              "| Hubble Space Telescope | 1990 | 2.4 metres |\n")
+    assert len(trace(report, [record, *FILLER]).citations) == 1
+    # a figure the page writes in words only is not asked where it stands
+    report = ("| Telescope | Launch | Servicing missions |\n|---|---|---|\n"
+              "| Hubble Space Telescope | 1990 | 5 |\n")
+    assert len(trace(report, [record, *FILLER]).citations) == 1
+    # another table keyed by years names no other thing of the first
+    tesla = {"url": "https://t.example/tesla", "title": "Tesla",
+             "content": "Tesla is an American electric vehicle maker based in Austin. Its total revenue in "
+                        "2023 was $96.8 billion, up 19%."}
+    one = "| Company | Revenue | Growth |\n|---|---|---|\n| Tesla | $96.8 billion | 19% |\n"
+    two = one + "\n| Year | Deliveries |\n|---|---|\n| 2023 | 1.81 million |\n"
+    assert len(trace(one, [tesla, *FILLER]).citations) == 1
+    assert [c.sentence for c in trace(two, [tesla, *FILLER]).citations] == ["Tesla | $96.8 billion | 19%"]
+
+
+def test_code_or_an_image_holding_a_marker_is_no_source_cell() -> None:
+    for note in ("`buf[1]`", "![chart[1]](c.png)"):
+        report = ("| Card | Memory | Launch price | Note |\n|---|---|---|---|\n"
+                  f"| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price | {note} |\n")
+        assert _rows(trace(report, GPU_RECORDS).report)[1].endswith(f"$1,599 launch price[1] | {note} |")
+
+
+def test_a_quoted_table_with_mixed_prefixes_is_left_alone_and_a_heading_may_precede_a_definition() -> None:
+    report = ("> | Card | Memory | Launch price |\n>|---|---|---|\n"
+              "> | GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price |\n")
+    assert trace(report, GPU_RECORDS).report == report
+    from tracer.existing import find_existing_markers
+    from tracer.markdown import scan_markdown
+    from tracer.segment import segment_sentences
+
+    text = "Fact one.\n\n## Notes\n[1][2]: https://x.example/a\n"
+    layout = scan_markdown(text)
+    assert find_existing_markers(text, layout, segment_sentences(text, layout)) == []
