@@ -107,6 +107,12 @@ CASES: dict[str, tuple[Gen, int]] = {
         + "\n## References\n\n[1] https://a.example/x\n"), 2_000),
     "a table of n rows under a long heading": (_report(
         lambda n: "# " + "word " * n + "\n\n| a | b |\n|---|---|\n" + "| x | 1 |\n" * n), 4_000),
+    "a table of n rows whose subjects share a word, n/20 records naming them": (lambda n: (
+        "| Card | Share |\n|---|---|\n" + "".join(f"| {_word(i)} {_word(n + i)} card | {i % 97 + 1}% |\n"
+                                              for i in range(n)),
+        [{"url": f"https://r.example/{k}", "title": f"R{k}", "content": " ".join(
+            f"The {_word(i)} {_word(n + i)} card holds {i % 97 + 1}%. Every card in the series has a fan."
+            for i in range(k * 20, k * 20 + 20))} for k in range(n // 20)]), 1_000),
     "a table row of n cells": (_report(lambda n: P + "| a | b |\n|---|---|\n|" + " x1 |" * n + "\n"), 4_000),
     "a table row of n pipes and escaped pipes": (
         _report(lambda n: P + "| a | b |\n|---|---|\n| x" + "\\||" * n + " y |\n"), 8_000),
