@@ -143,7 +143,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         raw = m.group(0)
         if text.startswith(":", e) and _opens_line(text, s):
             continue                   # "[1]: url" (also in a quote or list item) defines a link / footnote
-        if _would_define(text, s, e, leads):
+        if _would_define(text, s, e, leads, body_notes):
             continue                   # "[1][^2]: x", "[1][2]: x": without them the line would define
         jm = _JIUWEN.search(raw)
         urls: tuple[str, ...] = ()
@@ -375,14 +375,19 @@ class _LabelContext:
                     continue           # in code, a comment or an HTML block: not the author's note
                 ls = m.start()
                 prev = self.text[self.text.rfind("\n", 0, max(0, ls - 1)) + 1:max(0, ls - 1)]
-                if ls == 0 or not prev.strip() or ls - 1 == noted:
-                    self._notes.add(int(m.group(1)))   # a note opens a block ("It was\n<sup>1</sup> a
-                    end = self.text.find("\n", ls)    # long project." is a wrapped citation)
+                # a note opens a block ("It was\n<sup>1</sup> a long project." is a wrapped
+                # citation) and follows a mark that points to it ("<sup>3</sup> Fact." opening the
+                # report cites)
+                mark = f"<sup>{m.group(1)}</sup>"
+                if (ls == 0 or not prev.strip() or ls - 1 == noted) and self.text.find(mark, 0, ls) >= 0:
+                    self._notes.add(int(m.group(1)))
+                    end = self.text.find("\n", ls)
                     noted = len(self.text) if end < 0 else end
         return self._notes
 
 
-_SUP_NOTE_LINE = re.compile(r"^[ \t>*_]*<sup>\s*(\d{1,4})\s*</sup>[ \t]*[^\s\d]", re.MULTILINE)
+# "<sup>1</sup> US price, excluding tax.": the note's text opens with a word (not ":" or "<sup>")
+_SUP_NOTE_LINE = re.compile(r"^[ \t>*_]*<sup>\s*(\d{1,4})\s*</sup>[ \t]*[^\W\d_]", re.MULTILINE)
 _REST = re.compile(r"[ \t]*+(\S?)")
 _TWO_NUMBERS = re.compile(r"[\[【［〔][ \t]*\d{1,4}[ \t]*(?:[,，]|[-–~～])[ \t]*\d{1,4}[ \t]*[\]】］〕]")
 
@@ -464,11 +469,13 @@ def _row_numbers(text: str, line_start: int, row_tables: dict[int, bool]) -> boo
 _LABEL_COLON = re.compile(r"\[[^\[\]\n]{1,40}\]:")
 
 
-def _would_define(text: str, s: int, e: int, leads: dict[int, int]) -> bool:
+def _would_define(text: str, s: int, e: int, leads: dict[int, int], kept: set[str]) -> bool:
     """Whether the marker text[s:e] is one of the markers that open its line (after a container
-    prefix) and removing them would leave a "[label]:" or a marker and ":" opening the line, which
-    markdown reads as a link or footnote definition ("[1][^2]: x", "[1][2]: x"). The run that opens
-    a line is measured once per line (`leads`), so a line of n markers costs O(n)."""
+    prefix) and removing them would leave a label that stays ("[^1]" whose note the body holds,
+    `kept`) opening the line as a definition ("[1][^1]: a note."): markdown would read the line as
+    a footnote or link definition. When every marker of the run goes, ": …" is left, which defines
+    nothing, so they go. The run that opens a line is measured once per line (`leads`), so a line
+    of n markers costs O(n)."""
     ls = text.rfind("\n", max(0, s - 256), s)
     if ls < 0 and s > 256:
         return False                   # its line starts further back than a run of markers reaches
@@ -477,6 +484,8 @@ def _would_define(text: str, s: int, e: int, leads: dict[int, int]) -> bool:
     if run_end is None:
         run_end = p = _CONTAINER.match(text, ls).end()  # type: ignore[union-attr]
         while (m := MARKER_RE.match(text, p)) is not None:
+            if m.group(0).startswith("[^") and m.group(0)[2:-1] in kept:
+                break                  # a working footnote reference stays: the run ends before it
             run_end = p = m.end()
             while p < len(text) and text[p] in " \t":
                 p += 1
@@ -486,11 +495,8 @@ def _would_define(text: str, s: int, e: int, leads: dict[int, int]) -> bool:
     if ls >= 2:                        # only a line that may open a block can define
         prev = text[text.rfind("\n", 0, ls - 1) + 1:ls - 1]
         if prev.strip() and not _BLOCK_LINE.match(prev):
-            return False               # a paragraph's next line ("Fact.\n[1][2]: …") defines nothing
+            return False               # a paragraph's next line ("Fact.\n[1][^1]: …") defines nothing
     p = run_end
-    if text.startswith(":", p):        # the run's last marker and the colon: "[1][2]: x" leaves "[2]: x"
-        last = text.rfind("[", ls, p)
-        return _defines(text, last, p + 1)
     while p < len(text) and text[p] in " \t":
         p += 1
     label = _LABEL_COLON.match(text, p)

@@ -416,8 +416,10 @@ def _positions(text: _Text, s: Sentence, old: list[ExistingMarker], placement: P
         while k > 0 and old[k - 1].end == old[k].start:
             k -= 1
         slot = old[k].start
-        if slot > s.start and text.body[slot - 1] in " \t" and old[-1].end >= before \
-                and (keep or placement is Placement.BEFORE_PUNCT or before == end):
+        # under replace the slot must also obey the placement: before the terminal for "before"
+        # ("2021. [1] Its" -> "2021[2]. Its"), after it for "after" ("2021 [1]." -> "2021 .[2]")
+        obeys = before == end or (slot <= before if placement is Placement.BEFORE_PUNCT else slot >= end)
+        if slot > s.start and text.body[slot - 1] in " \t" and old[-1].end >= before and (keep or obeys):
             order.append(slot)
     order += [first, second, s.end]
     out: list[int] = []

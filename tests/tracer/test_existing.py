@@ -144,8 +144,6 @@ def test_superscript_markers_in_table_rows_and_headings_are_found() -> None:
     "[^1]: a note.\n[1][^1]: a note.\n",          # after a definition, a line may define
     "Fact.\n\n> [2] [3][^1]: a note.\n\n[^1]: a note.\n",
     "Fact.\n\n[1][label]: https://e.example/a\n",
-    "Fact.\n\n[1][2]: https://e.example/a \"Title\"\n",  # the last of the run, before the colon, too
-    "Fact.\n\n- [1] [2]: https://e.example/a\n",
 ])
 def test_a_marker_whose_removal_would_open_a_definition_stays(text: str) -> None:
     # removing "[1]" from "[1][^1]: a note." would turn the line into a footnote definition
@@ -155,6 +153,7 @@ def test_a_marker_whose_removal_would_open_a_definition_stays(text: str) -> None
 @pytest.mark.parametrize("text", [
     "Fact.\n[1][2]: https://e.example/a\n",        # a paragraph's next line defines nothing
     "Fact.\n\n[1][2]: as the two studies show.\n",  # no destination: "[2]: as …" is no definition
+    "Fact.\n\n[1][2]: https://e.example/a \"Title\"\n",  # both go: ": https://…" defines nothing
 ])
 def test_markers_before_a_colon_that_would_define_nothing_are_markers(text: str) -> None:
     assert [m for m, _ in found(text)] == ["[1]", "[2]"]
@@ -543,8 +542,16 @@ def test_a_bare_superscript_whose_note_the_body_writes_out_is_no_citation() -> N
     assert found("Price $1,599<sup>1</sup>." + refs) == [("<sup>1</sup>", (1,))]
     noted = "Price $1,599<sup>1</sup>.\n\n<sup>1</sup> US price, excluding tax.\n" + refs
     assert found(noted) == []
-    # a bracketed superscript is a citation whatever the body writes
-    assert found(noted.replace("599<sup>1</sup>", "599<sup>[1]</sup>")) == [("<sup>[1]</sup>", (1,))]
+    # a bracketed superscript is a citation whatever the body writes; a line that opens with a bare
+    # one no earlier mark points to cites too ("<sup>3</sup> Fact." opening a paragraph)
+    assert found(noted.replace("599<sup>1</sup>", "599<sup>[1]</sup>")) == [
+        ("<sup>[1]</sup>", (1,)), ("<sup>1</sup>", (1,))]
+    # ("<sup>1</sup>:" opening a line reads as a definition, as it always did; the mark after
+    # "Fact two" is a citation: no note line points it elsewhere)
+    text = "<sup>1</sup>: Fact one.\n\nFact two<sup>1</sup>.\n" + refs
+    assert [(m.start, m.numbers) for m in find(text)] == [(text.index("two") + 3, (1,))]
+    assert found("<sup>1</sup> Fact one.\n\nFact two<sup>1</sup>.\n" + refs) == [
+        ("<sup>1</sup>", (1,)), ("<sup>1</sup>", (1,))]
     # a note line in code or a comment is no note, nor is a wrapped line that opens with a citation
     for elsewhere in ("```html\n<sup>1</sup> a footnote mark\n```", "<!--\n<sup>1</sup> draft\n-->"):
         assert found(f"Price $1,599<sup>1</sup>.\n\n{elsewhere}\n" + refs) == [("<sup>1</sup>", (1,))]

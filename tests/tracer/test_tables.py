@@ -532,6 +532,31 @@ def test_a_quoted_table_with_mixed_prefixes_is_left_alone_and_a_heading_may_prec
     from tracer.markdown import scan_markdown
     from tracer.segment import segment_sentences
 
-    text = "Fact one.\n\n## Notes\n[1][2]: https://x.example/a\n"
+    text = "Fact one.\n\n## Notes\n[1][^1]: see below.\n\n[^1]: a note.\n"  # removing [1] would define
     layout = scan_markdown(text)
     assert find_existing_markers(text, layout, segment_sentences(text, layout)) == []
+
+
+def test_a_run_of_markers_before_a_colon_goes_when_all_of_it_goes() -> None:
+    # removing "[2][3]" leaves ": …", which defines nothing: kept as text they would be stale
+    records = [{"url": "https://a.example/tianhe", "title": "天和",
+                "content": "2021年4月29日，长征五号B遥二运载火箭在文昌航天发射场将天和核心舱送入预定轨道。"}]
+    report = ("- [2][3]: 2021年4月29日，长征五号B遥二运载火箭在文昌航天发射场将天和核心舱送入预定轨道。\n\n"
+              "## 参考文献\n\n[1] https://a.example/tianhe\n[2] https://b.example/x\n[3] https://c.example/y\n")
+    out = trace(report, records).report
+    assert out.startswith("- : 2021年4月29日")
+
+
+@pytest.mark.parametrize(("placement", "expected"), [
+    ("before", "on 25 December 2021[1].  It was built by NASA."),
+    ("after", "on 25 December 2021. [1] It was built by NASA."),
+])
+def test_under_replace_the_authors_slot_obeys_the_placement(placement: str, expected: str) -> None:
+    records = [{"url": "https://esa.example/webb", "title": "Webb lifts off",
+                "content": "Webb lifted off on an Ariane 5 rocket from Kourou, French Guiana, on 25 December "
+                           "2021."},
+               *FILLER]
+    report = ("Webb lifted off on an Ariane 5 rocket from Kourou, French Guiana, on 25 December 2021. [1] "
+              "It was built by NASA.\n\n## References\n\n[1] https://esa.example/webb\n")
+    out = trace(report, records, TraceOptions(existing="replace", placement=placement)).report
+    assert expected in out
