@@ -344,6 +344,7 @@ class _LabelContext:
         self._breaks: list[int] | None = None
         self._entries: set[int] | None = None
         self._notes: set[int] | None = None
+        self._first_mark: dict[str, int] = {}
         self.heading_starts = {a for a, _b in layout.headings}
         self.row_tables: dict[int, bool] = {}   # table row start -> whether its table numbers rows
 
@@ -360,6 +361,23 @@ class _LabelContext:
         if self._entries is None:
             self._entries = set(parse_reference_entries(self.text[self.layout.body_end:]))
         return self._entries
+
+    def _marked_before(self, number: str, end: int) -> bool:
+        """Whether a "<sup>number</sup>" stands in a line's text before `end`, after words of its
+        line ("$1,599<sup>1</sup>"), not opening it ("<sup>1</sup><sup>3</sup> Fact." cites)."""
+        first = self._first_mark.get(number)
+        if first is None:              # once per number: the first such mark in the body
+            first = len(self.text)
+            mark = f"<sup>{number}</sup>"
+            at = self.text.find(mark, 0, self.layout.body_end)
+            while at >= 0:
+                line = self.text[self.text.rfind("\n", 0, at) + 1:at]
+                if _HAS_WORD.search(MARKER_RE.sub("", line)):
+                    first = at
+                    break
+                at = self.text.find(mark, at + 1, self.layout.body_end)
+            self._first_mark[number] = first
+        return first < end
 
     def notes(self) -> set[int]:
         """The numbers whose note the body writes on a line of its own ("<sup>1</sup> US price,
@@ -378,8 +396,7 @@ class _LabelContext:
                 # a note opens a block ("It was\n<sup>1</sup> a long project." is a wrapped
                 # citation) and follows a mark that points to it ("<sup>3</sup> Fact." opening the
                 # report cites)
-                mark = f"<sup>{m.group(1)}</sup>"
-                if (ls == 0 or not prev.strip() or ls - 1 == noted) and self.text.find(mark, 0, ls) >= 0:
+                if (ls == 0 or not prev.strip() or ls - 1 == noted) and self._marked_before(m.group(1), ls):
                     self._notes.add(int(m.group(1)))
                     end = self.text.find("\n", ls)
                     noted = len(self.text) if end < 0 else end
@@ -387,6 +404,7 @@ class _LabelContext:
 
 
 # "<sup>1</sup> US price, excluding tax.": the note's text opens with a word (not ":" or "<sup>")
+_HAS_WORD = re.compile(r"[^\W_]")
 _SUP_NOTE_LINE = re.compile(r"^[ \t>*_]*<sup>\s*(\d{1,4})\s*</sup>[ \t]*[^\W\d_]", re.MULTILINE)
 _REST = re.compile(r"[ \t]*+(\S?)")
 _TWO_NUMBERS = re.compile(r"[\[【［〔][ \t]*\d{1,4}[ \t]*(?:[,，]|[-–~～])[ \t]*\d{1,4}[ \t]*[\]】］〕]")
