@@ -560,5 +560,5 @@ def test_a_bare_superscript_whose_note_the_body_writes_out_is_no_citation() -> N
 
 def test_superscripts_that_open_lines_are_citations_not_notes() -> None:
     refs = "\n\n## References\n\n[1] https://a.example/x\n[2] https://b.example/y\n[3] https://c.example/z\n"
-    text = "<sup>1</sup><sup>3</sup> Fact one.\n<sup>2</sup> Fact two.\n<sup>3</sup> Fact three.\n" + refs
+    text = "<sup>1</sup><sup>3</sup> Fact one.\n\n<sup>2</sup> Fact two.\n\n<sup>3</sup> Fact three.\n" + refs
     assert [m.numbers for m in find(text)] == [(1,), (3,), (2,), (3,)]
