@@ -370,9 +370,14 @@ class _LabelContext:
             first = len(self.text)
             mark = f"<sup>{number}</sup>"
             at = self.text.find(mark, 0, self.layout.body_end)
+            seen_to, words = 0, False    # how far this line has been read, and if it had words
             while at >= 0:
-                line = self.text[self.text.rfind("\n", 0, at) + 1:at]
-                if _HAS_WORD.search(MARKER_RE.sub("", line)):
+                nl = self.text.rfind("\n", seen_to, at)
+                if nl >= 0 or seen_to == 0:   # a new line: read it from its start
+                    seen_to, words = (nl + 1 if nl >= 0 else 0), False
+                words = words or bool(_HAS_WORD.search(MARKER_RE.sub("", self.text[seen_to:at])))
+                seen_to = at + len(mark)
+                if words:
                     first = at
                     break
                 at = self.text.find(mark, at + 1, self.layout.body_end)
@@ -515,6 +520,8 @@ def _would_define(text: str, s: int, e: int, leads: dict[int, int], kept: set[st
         if prev.strip() and not _BLOCK_LINE.match(prev):
             return False               # a paragraph's next line ("Fact.\n[1][^1]: …") defines nothing
     p = run_end
+    if text.startswith(":", p) and text.startswith("[^", text.rfind("[", ls, p)):
+        return True                    # a run ending in a footnote reference before a colon stays
     while p < len(text) and text[p] in " \t":
         p += 1
     label = _LABEL_COLON.match(text, p)

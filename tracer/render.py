@@ -153,6 +153,17 @@ class _Text:
         self.deletions = deletions
         self.del_end = {b: a for a, b in deletions}
         self.del_start = {a: b for a, b in deletions}
+        # a run of touching deletions ("<sup>1</sup><sup>1</sup>…") seen whole from either end, so
+        # the text next to a point is found in one step, not one per deletion of the run
+        self._run_start: dict[int, int] = {}
+        self._run_end: dict[int, int] = {}
+        ordered = sorted(deletions)
+        for k, (a, b) in enumerate(ordered):
+            self._run_start[b] = self._run_start.get(a, a) if k and ordered[k - 1][1] == a else a
+        for k in range(len(ordered) - 1, -1, -1):
+            a, b = ordered[k]
+            nxt = ordered[k + 1] if k + 1 < len(ordered) else None
+            self._run_end[a] = self._run_end[b] if nxt is not None and nxt[0] == b else b
         self.protected = protected
         self._url_spans: list[Span] | None = None
         self._url_ends: list[int] = []
@@ -249,8 +260,7 @@ class _Text:
         return None
 
     def prev_char(self, p: int) -> str:
-        while p > 0 and p in self.del_end:
-            p = self.del_end[p]
+        p = self._run_start.get(p, p)
         return self.body[p - 1] if p > 0 else "\n"
 
     def year_bracket_near(self, p: int) -> bool:
@@ -280,8 +290,7 @@ class _Text:
         return " ".join(self.body[p + 1:q].split()).casefold() in self.link_labels
 
     def next_char(self, p: int) -> str:
-        while p in self.del_start:
-            p = self.del_start[p]
+        p = self._run_end.get(p, p)
         return self.body[p] if p < len(self.body) else "\n"
 
     def line_before(self, p: int) -> str:

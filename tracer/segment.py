@@ -506,7 +506,8 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
             head = header[i] if i < len(header) else ""
             if _ROW_NUMBER.fullmatch(cell) and (i == 0 and not head or _NUMBERING_HEADER.fullmatch(head)):
                 continue                 # "| 1 | …" under "#", "No." or "序号" numbers the row: no claim
-            if subject is None:          # the first value names the row's thing, unless it is a property
+            if subject is None and _LETTER.search(cell):  # the first value that names something
+                # names the row's thing ("| 3 | Japan |" under "Rank": Japan), unless it is a property
                 subject = "" if not head or _PROPERTY_HEADER.fullmatch(head) else cell
             named = head and head.casefold() != cell.casefold() and _GENERIC_HEADER.fullmatch(head) is None \
                 and not _other_script(head, cell)
@@ -545,7 +546,10 @@ _PROPERTY_HEADER = re.compile(
     r"对比项|比较项|参数项)[*_\s:：]*"
 )
 _ROW_NUMBER = re.compile(r"[\[(（【]?\d{1,4}[.)\]）】]?")
-_NUMBERING_HEADER = re.compile(r"[*_\s]*(?:#|(?i:no\.?|nr\.?|number|s/n|index|idx)|序号|编号|序)[*_\s]*")
+_NUMBERING_HEADER = re.compile(
+    r"[*_\s]*(?:#|№|(?i:no\.?|nr\.?|number|s/n|s\.?\s?no\.?|sl\.?\s?no\.?|sr\.?(?:\s?no\.?)?|index|idx)|序号|编号|序)"
+    r"[*_\s]*")
+_LETTER = re.compile(r"[^\W\d_]")
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
@@ -599,11 +603,19 @@ def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span])
     row = "".join(masked)
     # a marker counts where it is no part of code, an image or a URL ("`buf[1]`" is code); a
     # link-shaped marker ("[1](#ref-1)") is a region of its own and counts
-    regions = table_line_regions(text, ls, le, layout.link_labels)
-    marks = [(m.start(), m.end()) for m in MARKER_RE.finditer(text, ls, le)
-             if not any(a <= m.start() and m.end() <= b and (a, b) != (m.start(), m.end()) and not (
-                 m.start() <= a and b <= m.end()) for a, b in regions)]
-    marked = [i for i, (a, b) in enumerate(cells) if b > a and any(a <= x and y <= b for x, y in marks)]
+    regions = sorted(table_line_regions(text, ls, le, layout.link_labels))
+    starts = [a for a, _b in regions]
+    marked_cells: set[int] = set()
+    cell_ends = [b for _a, b in cells]
+    for m in MARKER_RE.finditer(text, ls, le):
+        k = bisect.bisect_right(starts, m.start()) - 1   # the region that could hold it
+        if k >= 0 and regions[k][1] >= m.end() and regions[k] != (m.start(), m.end()) \
+                and not (m.start() <= regions[k][0] and regions[k][1] <= m.end()):
+            continue                     # inside code, an image or a URL
+        i = bisect.bisect_left(cell_ends, m.end())
+        if i < len(cells) and cells[i][0] <= m.start():
+            marked_cells.add(i)
+    marked = sorted(i for i in marked_cells if cells[i][1] > cells[i][0])
     return ([i for i, (a, b) in enumerate(cells) if b > a and _HAS_WORD.search(row, a - ls, b - ls)],
             marked[-1] if marked else -1)
 

@@ -211,26 +211,51 @@ def sentence_query(text: str) -> str:
 _FUZZY_CHUNK = 300
 # a clause of a record sentence, for what qualifies a figure ("…cost $10 billion, and its propellant is
 # expected to last…": the hedge is another clause's); not the comma of "1,000" or the colon of "13:20"
-_CLAUSE = re.compile(r"(?<!\d)[,:，：](?!\d)|[;；]|\bbut\b|\bwhile\b|\bwhereas\b|但是|但|而")
+_CLAUSE = re.compile(r"(?<!\d)[,:，：]|[,:，：](?!\d)|[;；—]|\bbut\b|\bwhile\b|\bwhereas\b|但是|但|而")
 # a subject that names no thing: a year or a total ("2023", "Total", "合计")
-_NO_THING = frozenset({"total", "totals", "average", "sum", "overall", "all", "合计", "总计", "平均", "总体",
-                       "全部"})
+_NO_THING = frozenset({"total", "totals", "subtotal", "average", "sum", "overall", "all", "合计", "总计",
+                       "小计", "平均", "总体", "全部"})
 
 
 def _names_a_thing(subject: str) -> bool:
-    """Whether a table row's subject names a thing another row's text could be about."""
-    words = sentence_query(subject).strip()
+    """Whether a table row's subject names a thing another row's text could be about, not a
+    year, a month, a quarter or a total ("2023年", "Q1 2023", "Total:")."""
+    words = _NOT_A_NAME.sub(" ", sentence_query(subject)).strip(" \t:：*_")
     return words.casefold() not in _NO_THING and re.search(r"[^\W\d_]", words) is not None
+
+
+# a sentence that goes on about what the one before named ("It was launched in 1990.")
+_GOES_ON = re.compile(r"\s*(?:It|Its|It's|They|Their|This|That|These|Those|He|She|His|Her|"
+                      r"The (?:company|firm|group|telescope|drug|trial|model|car|device|country|economy))\b")
+# a figure glued to a name by a hyphen ("SURMOUNT-1", "COVID-19", "F-35"): part of the name
+_CODE_FIGURE = re.compile(r"\b[A-Za-z]+-\d+\b")
+_NOT_A_NAME = re.compile(r"\d+|年度|季度|[年月日号]|\b(?:Q[1-4]|H[12]|FY)\b")
+# what a company's name adds that a page about it often leaves out ("Apple Inc.": "Apple")
+_NAME_SUFFIX = re.compile(
+    r"[,\s]+(?:Inc|Corp|Corporation|Co|Company|Ltd|Limited|PLC|LLC|Group|Holdings|AG|SA|SE|NV|N\.V|GmbH)\.?$"
+    r"|(?:股份)?有限公司$|集团$|公司$", re.IGNORECASE)
+
+
+def subject_words(subject: str) -> list[str]:
+    """The content words a record must have to name a table row's subject, its company suffix
+    left out."""
+    name = sentence_query(subject).strip()
+    while (m := _NAME_SUFFIX.search(name)) is not None and m.start() > 0:
+        name = name[:m.start()]
+    return content_tokens(name)
 # words that state a figure without asserting it: a denial, a hedge, a plan, someone's claim
 # ("may" in lower case only: "in May 2023" is a date; "No. 1" is a number)
 _FRAMED_EN = re.compile(
-    r"\b(?:(?i:not|no(?!\.)|never|neither|nor|cannot|can't|won't|isn't|aren't|wasn't|weren't|doesn't|"
-    r"don't|didn't|hasn't|haven't|without|might|could|would|expected|expects|plans? to|planned|planning|"
-    r"rumou?red|reportedly|allegedly|claims? (?:that|to)|claimed|unconfirmed|speculat\w*|if)|may)\b")
+    r"\b(?:(?i:(?!no (?:later|more|less) than\b|not (?:only|just)\b)(?:not|no(?!\.)|never)|neither|nor|"
+    r"cannot|can't|won't|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|hasn't|haven't|without|might|could|would|"
+    r"should|expect(?:s|ed|ing)?|anticipat\w+|plans? (?:to|for|a)|planned|planning|targets?|targeted|goals?|"
+    r"guidance|projected|forecast(?:s|ed)?|aims?|aimed|aiming|on track|rumou?red|reportedly|allegedly|"
+    r"claims?|claimed|denied|denies|deny|fell short|failed to|unconfirmed|speculat\w*|if)|may)\b")
 # whole words only: "未来", "模拟", "若干", "阿波罗计划" say nothing of the kind
 _FRAMED_ZH = re.compile(
-    r"并未|尚未|未能|未达|未曾|未获|没有|没能|并非|不是|不会|不能|不支持|无法|可能|或将|预计|有望|拟于|拟将|拟在|"
-    r"计划(?:于|在|将|到|明年|今年)|声称|据称|传闻|如果|若是|假如")
+    r"并未|尚未|未能|未达|未曾|未获|没有|没能|并非|不是|不会|不能|不支持|无法|可能|或将|或达|预计|预期|估计|有望|力争|"
+    r"拟于|拟将|拟在|计划(?=\d|于|在|将|到|明年|今年|投资|交付|生产|推出)|曾计划|目标|声称|据称|据悉|传闻|否认|如果|"
+    r"若是|假如")
 
 
 def _fuzzy(claim: str, passage: str) -> float:
@@ -714,7 +739,7 @@ class Verifier:
         """Whether the record (its title or any passage) has at least half of the IDF mass of
         `subject`'s words: the thing a table row is about ("Chandra X-ray Observatory"), which a
         row's figures alone do not pin to the record."""
-        toks = content_tokens(sentence_query(subject))
+        toks = subject_words(subject)
         if not toks:
             return True
         words = self._record_words.get(record)
@@ -744,68 +769,95 @@ class Verifier:
 
     def row_stated_here(self, sentence: Sentence, pid: int) -> bool:
         """Whether the passage states the table row's own figures (those of its cells that its
-        claim keeps: not a column header's, not a row number, not a model code, not one the
-        record states only in words) where it speaks of the row's subject, and plainly. Where it
-        speaks of the subject: from a sentence that names it up to one that names another row of
-        the same table. A page that compares things ("…semaglutide lost 14.9% over 68 weeks.
-        Tirzepatide lost 20.9% over 72 weeks.") states every figure of "| Tirzepatide | 14.9% |"
-        and names its subject, but not together. Plainly: some clause that states a figure of the
-        row neither denies, hedges nor attributes it ("GPT-5 may launch in 2025", "does not
-        support 1 million tokens", "claims that …"; a row has no verb to carry the hedge). A
-        passage that never names the subject (a page about it, named in its title), or a row with
-        no subject (a column of properties), is asked only the second."""
+        claim keeps: not a column header's, a row number, a model code or a trial's "-1", nor one
+        the record states only in words) where it speaks of the row's subject, and plainly. Where
+        it speaks of the subject: a sentence that names it, and the sentences after it that go on
+        about it (in English, those opening with "It", "Its", "They", "This" …; in Chinese, up to
+        two that name no other row of the table). A page comparing things ("…semaglutide lost
+        14.9% over 68 weeks. Tirzepatide lost 20.9% over 72 weeks.") states every figure of
+        "| Tirzepatide | 14.9% |" and names its subject, but not together. A passage that never
+        names the subject (a page about it, named in its title) counts but for its sentences
+        naming another row. Plainly: each figure is stated in some clause that no denial, hedge,
+        plan, target or attribution governs ("GPT-5 may launch in 2025", "did not confirm the $799
+        price", "Reportedly, …"; a row has no verb to carry the hedge)."""
         subject, claim = sentence.subject, sentence.query
         c = self._claim(claim)
         record = self.index.passages[pid].record
         named = self._claim(subject).numbers if subject else set()  # "4090" of "RTX 4090" names it
-        own = {v for v in self._claim(sentence.text).numbers
+        row = _CODE_FIGURE.sub(" ", sentence.text)                   # "SURMOUNT-1" is a name
+        own = {v for v in self._claim(row).numbers
                if v in c.numbers and v not in named and not v.startswith("c:")} & self._numbers_of(record)
         if not own:
             return True
         units, words = self._units_of(pid)
         text = self.index.passages[pid].text
-        toks = content_tokens(sentence_query(subject)) if subject else []
+        toks = subject_words(subject) if subject else []
         mass = 0.5 * sum(self.index.idf(t) for t in toks)
         names = [sum(self.index.idf(t) for t in toks if t in w) >= mass for w in words] if toks else []
+        zh = self.index.lang == "zh"
         if any(names):
-            near, speaking = [], False
+            near: list[int] = []
+            after = 0                    # sentences since the last one naming the subject
             for i in range(len(units)):
                 if names[i]:
-                    speaking = True
-                elif speaking and self._names_other_row(words[i], subject, sentence.table):
-                    speaking = False
-                if speaking:
-                    near.append(i)
+                    after = 0
+                elif near and near[-1] == i - 1 and after < (2 if zh else 3) and (
+                        not self._names_other_row(words[i], subject, sentence.table) if zh
+                        else _GOES_ON.match(text, units[i][0]) is not None):
+                    after += 1
+                else:
+                    continue
+                near.append(i)
             joined = "\n".join(text[units[i][0]:units[i][1]] for i in near)
             units_near = stated_units(joined) if c.units else None
             if unstated_numbers(own, stated_numbers(joined), c.units, units_near):
                 return False
         else:
-            near = list(range(len(units)))
-        framed = _FRAMED_EN if self.index.lang != "zh" else _FRAMED_ZH
+            near = [i for i in range(len(units)) if not (subject and self._names_other_row(
+                words[i], subject, sentence.table))]
+        framed = _FRAMED_ZH if zh else _FRAMED_EN
         if framed.search(claim):
             return True  # the row says so itself ("| GPT-5 | expected 2025 |")
-        clauses = [part for i in near for part in _CLAUSE.split(text[units[i][0]:units[i][1]])]
-        stating = [part for part in clauses if own & stated_numbers(part)]
-        return not stating or not all(framed.search(part) for part in stating)
+        plain: set[str] = set()
+        for i in near:
+            hedged = False                # a hedge of an earlier clause ("Reportedly, …") governs
+            for part in _CLAUSE.split(text[units[i][0]:units[i][1]]):
+                last_digit = max((k for k, ch in enumerate(part) if ch.isdigit()), default=len(part))
+                # a hedge before the clause's last figure governs it ("did not confirm the $799
+                # price"); one after it does not ("$97.0 billion with no debt")
+                hedged = hedged or any(m.start() < last_digit for m in framed.finditer(part))
+                if not hedged:
+                    plain |= own & stated_numbers(part)
+        stating = own & stated_numbers("\n".join(text[units[i][0]:units[i][1]] for i in near))
+        return stating <= plain
 
     def _names_other_row(self, words: frozenset[str], subject: str, table: int) -> bool:
         """Whether a record sentence (its content words) names the subject of another row of
         `table` than `subject` ("蔚来交付16.0万辆" after "理想汽车交付37.6万辆"): it then speaks of
-        that one. Each subject is looked up by its rarest word, so a sentence costs a lookup per
-        word, not one per row."""
+        that one. A subject is looked up by its rarest words, enough of them that a sentence
+        naming it holds one, so a sentence costs a lookup per word, not one per row."""
         index = self._subject_index.get(table)
         if index is None:
             index = self._subject_index[table] = {}
             for other in dict.fromkeys(self._table_subjects.get(table, ())):
-                toks = content_tokens(sentence_query(other))
-                if toks:
-                    need = 0.5 * sum(self.index.idf(t) for t in toks)
-                    index.setdefault(max(toks, key=self.index.idf), []).append((other, toks, need))
+                toks = subject_words(other)
+                if not toks:
+                    continue
+                weights = {t: self.index.idf(t) for t in toks}
+                need = 0.5 * sum(weights[t] for t in toks)
+                left = sum(weights[t] for t in toks)
+                for t in sorted(set(toks), key=lambda t: -weights[t]):
+                    index.setdefault(t, []).append((other, toks, need))
+                    left -= weights[t] * toks.count(t)
+                    if left < need:      # without any of the words so far it cannot be named
+                        break
+        seen: set[str] = set()
         for t in words:
             for other, toks, need in index.get(t, ()):
-                if other != subject and sum(self.index.idf(x) for x in toks if x in words) >= need:
-                    return True
+                if other != subject and other not in seen:
+                    seen.add(other)
+                    if sum(self.index.idf(x) for x in toks if x in words) >= need:
+                        return True
         return False
 
     def with_evidence_span(self, sentence: str, pid: int, support: Support) -> Support:

@@ -113,6 +113,11 @@ CASES: dict[str, tuple[Gen, int]] = {
         [{"url": f"https://r.example/{k}", "title": f"R{k}", "content": " ".join(
             f"The {_word(i)} {_word(n + i)} card holds {i % 97 + 1}%. Every card in the series has a fan."
             for i in range(k * 20, k * 20 + 20))} for k in range(n // 20)]), 1_000),
+    "a run of n bare superscripts, then a note line": (_report(
+        lambda n: "<sup>1</sup>" * n + " x\n\n<sup>1</sup> A note.\n\n## References\n\n[1] https://a.example/x\n"),
+        2_000),
+    "a table row of n code spans, each with a marker": (_report(
+        lambda n: P + "| A | B |\n|---|---|\n| Alpha beta | " + "`c` [1] " * n + " |\n"), 2_000),
     "a table row of n cells": (_report(lambda n: P + "| a | b |\n|---|---|\n|" + " x1 |" * n + "\n"), 4_000),
     "a table row of n pipes and escaped pipes": (
         _report(lambda n: P + "| a | b |\n|---|---|\n| x" + "\\||" * n + " y |\n"), 8_000),

@@ -560,3 +560,58 @@ def test_under_replace_the_authors_slot_obeys_the_placement(placement: str, expe
               "It was built by NASA.\n\n## References\n\n[1] https://esa.example/webb\n")
     out = trace(report, records, TraceOptions(existing="replace", placement=placement)).report
     assert expected in out
+
+
+def _cited(report: str, contents: list[str]) -> list[str]:
+    records = [{"url": f"https://s.example/{i}", "title": f"Source {i}", "content": c}
+               for i, c in enumerate(contents)]
+    return [c.sentence for c in trace(report, [*records, *FILLER]).citations]
+
+
+@pytest.mark.parametrize(("report", "contents", "cited"), [
+    # a rank or year column: the subject is the first value that names something
+    ("| Rank | Country | GDP 2023 (trillion USD) |\n|---|---|---|\n| 3 | Japan | 4.5 |\n",
+     ["In 2023 Germany became the world's No. 3 economy, with a GDP of 4.5 trillion US dollars."], []),
+    ("| Year | Champion | Final score |\n|---|---|---|\n| 2018 | Brazil | 4–2 |\n",
+     ["France beat Croatia 4–2 in the 2018 World Cup final in Moscow."], []),
+    # figures two sentences on, in sentences that go on about the subject; not in one about another
+    ("| Automaker | 2023 US deliveries |\n|---|---|\n| Tesla | 654,888 |\n| Ford | 72,608 |\n",
+     ["Tesla remains the best-selling EV brand in the United States. The overall US EV market grew 40% "
+      "last year. Rivian, a smaller rival, delivered 654,888 vehicles in 2023."], []),
+    ("| Automaker | 2023 deliveries | YoY growth |\n|---|---|---|\n| Tesla | 1.81 million | 38% |\n"
+     "| Ford | 1.99 million | 5% |\n",
+     ["Tesla delivered 1.81 million vehicles in 2023. That was up 38% from 2022, far faster growth than "
+      "Ford managed."], ["Tesla | 1.81 million | 38%"]),
+    # every figure stated plainly, not one of them
+    ("| Phone | Launch | Price |\n|---|---|---|\n| Pixel 10 | August 2025 | $799 |\n",
+     ["The Pixel 10 launched in August 2025, but Google did not confirm the $799 price."], []),
+    ("| Company | Revenue |\n|---|---|\n| Acme Corp | $10 billion |\n",
+     ["Reportedly, Acme Corp earned $10 billion in revenue last year."], []),
+    ("| Company | 2024 deliveries |\n|---|---|\n| Tesla | 2 million vehicles |\n",
+     ["Tesla fell short of its target of 2 million vehicles in 2024."], []),
+    ("| 车企 | 营收 |\n|---|---|\n| 蔚来汽车 | 100亿元 |\n", ["据称，蔚来汽车营收达到100亿元。"], []),
+    # a comma after a figure ends its clause; ordinary words are no hedge; a company suffix
+    ("| Company | Fiscal year | Revenue |\n|---|---|---|\n| Apple Inc. | 2023 | $383.3 billion |\n",
+     ["Apple's revenue was $383.3 billion in fiscal 2023, which would mark its first annual decline in "
+      "four years."], ["Apple Inc. | 2023 | $383.3 billion"]),
+    ("| Company | Revenue | Net income |\n|---|---|---|\n| Apple | $383.3 billion | $97.0 billion |\n",
+     ["Apple reported revenue of $383.3 billion and net income of $97.0 billion with no debt downgrade."],
+     ["Apple | $383.3 billion | $97.0 billion"]),
+    # a trial's name is no figure; "S.No." numbers the rows
+    ("| Drug | Trial | Weight loss | Duration |\n|---|---|---|---|\n"
+     "| Tirzepatide 15 mg | SURMOUNT-1 | 20.9% | 72 weeks |\n",
+     ["SURMOUNT-1 enrolled 2,539 adults. Those on tirzepatide 15 mg lost 20.9% of their weight over 72 "
+      "weeks."], ["Tirzepatide 15 mg | SURMOUNT-1 | 20.9% | 72 weeks"]),
+    ("| S.No. | Country | GDP 2023 (trillion USD) | Growth |\n|---|---|---|---|\n"
+     "| 7 | Japan | 4.2 | 1.9% |\n",
+     ["Japan's GDP was 4.2 trillion US dollars in 2023, and its economy grew 1.9%."],
+     ["7 | Japan | 4.2 | 1.9%"]),
+    # another row's subject named without its rarest word still ends what the sentence before said
+    ("| Rocket | Payload to orbit |\n|---|---|\n| Falcon Heavy | 45 tonnes |\n"
+     "| Blue Origin New Glenn | 45 tonnes |\n",
+     ["SpaceX's Falcon Heavy rocket first flew in 2018. The New Glenn rocket from Origin can lift 45 tonnes "
+      "to orbit."], ["Blue Origin New Glenn | 45 tonnes"]),
+])
+def test_rows_against_pages_that_speak_of_several_things(report: str, contents: list[str],
+                                                          cited: list[str]) -> None:
+    assert _cited(report, contents) == cited
