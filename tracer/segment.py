@@ -506,7 +506,7 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
             head = header[i] if i < len(header) else ""
             if _ROW_NUMBER.fullmatch(cell) and (i == 0 and not head or _NUMBERING_HEADER.fullmatch(head)):
                 continue                 # "| 1 | …" under "#", "No." or "序号" numbers the row: no claim
-            if subject is None and _LETTER.search(cell):  # the first value that names something
+            if subject is None and _LETTER.search(_FIGURE_PARTS.sub("", cell)):  # the first that names
                 # names the row's thing ("| 3 | Japan |" under "Rank": Japan), unless it is a property
                 subject = "" if not head or _PROPERTY_HEADER.fullmatch(head) else cell
             named = head and head.casefold() != cell.casefold() and _GENERIC_HEADER.fullmatch(head) is None \
@@ -550,6 +550,9 @@ _NUMBERING_HEADER = re.compile(
     r"[*_\s]*(?:#|№|(?i:no\.?|nr\.?|number|s/n|s\.?\s?no\.?|sl\.?\s?no\.?|sr\.?(?:\s?no\.?)?|index|idx)|序号|编号|序)"
     r"[*_\s]*")
 _LETTER = re.compile(r"[^\W\d_]")
+# what a figure is written with besides digits: "37.6万辆", "$4.5 trillion", "2023年" name nothing
+_FIGURE_PARTS = re.compile(
+    r"(?i:\b(?:thousand|million|billion|trillion|bn|mn|k|m|usd|rmb|eur|gbp)\b)|[万亿千百元辆台个件年月日号季度倍]")
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")

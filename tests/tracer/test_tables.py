@@ -615,3 +615,14 @@ def _cited(report: str, contents: list[str]) -> list[str]:
 def test_rows_against_pages_that_speak_of_several_things(report: str, contents: list[str],
                                                           cited: list[str]) -> None:
     assert _cited(report, contents) == cited
+
+
+def test_a_table_keyed_by_years_names_no_subject() -> None:
+    from tracer.markdown import scan_markdown
+    from tracer.segment import segment_sentences
+
+    report = ("| 年份 | 交付量 | 同比增长 |\n|---|---|---|\n| 2023 | 37.6万辆 | 182.2% |\n"
+              "| 2022年 | 13.3万辆 | 47.2% |\n")
+    assert [s.subject for s in segment_sentences(report, scan_markdown(report))] == ["", ""]
+    assert _cited(report, ["理想汽车2023年交付37.6万辆新车。与2022年的13.3万辆相比，同比增长182.2%。"]) == [
+        "2023 | 37.6万辆 | 182.2%"]
