@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from tracer.existing import MARKER_RE
 from tracer.markdown import heading_title, table_line_regions
 from tracer.models import Layout, Sentence, Span
+from tracer.text import _CJK_CHAR, _LATIN_LETTER
 
 _PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
 _LIST = re.compile(
@@ -555,16 +556,12 @@ _FIGURE_PARTS = re.compile(
     r"(?i:\b(?:thousand|million|billion|trillion|bn|mn|k|m|usd|rmb|eur|gbp)\b)|[万亿千百元辆台个件年月日号季度倍]")
 
 
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
-_LATIN = re.compile(r"[A-Za-z]")
-
-
 def _other_script(head: str, cell: str) -> bool:
     """A Chinese header over a Latin value ("首发价" over "GeForce RTX 4090") or the reverse: the
     header's words are not the words its record uses, so they are left out of the claim."""
-    if _CJK.search(head):
-        return _LATIN.search(cell) is not None and _CJK.search(cell) is None
-    return _CJK.search(cell) is not None and _LATIN.search(head) is not None
+    if _CJK_CHAR.search(head):
+        return _LATIN_LETTER.search(cell) is not None and _CJK_CHAR.search(cell) is None
+    return _CJK_CHAR.search(cell) is not None and _LATIN_LETTER.search(head) is not None
 
 
 def _cells(text: str, ls: int, le: int) -> list[Span]:

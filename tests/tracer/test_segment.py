@@ -362,3 +362,11 @@ def test_large_report_linear() -> None:
 )
 def test_boundaries_found_in_research_reports(text: str, expected: list[str]) -> None:
     assert texts(text) == expected
+
+
+def test_full_width_punctuation_after_a_stop_opens_a_sentence() -> None:
+    # the table rows' script check once shadowed the splitter's wider CJK class (kana, full-width
+    # forms, CJK punctuation): these stopped splitting
+    assert texts("It sold 5 million units.（注：含海外）Next fact here.") == [
+        "It sold 5 million units.", "（注：含海外）Next fact here."]
+    assert texts("Yes!「是的」他说。") == ["Yes!", "「是的」他说。"]
