@@ -276,3 +276,45 @@ def test_the_meaning_batteries_are_whole() -> None:
                and r["sentence"].strip() for r in rows)
     assert all(c["records"] and all(rec["url"] and rec["content"] for rec in c["records"])
                for c in cases.values())
+
+
+def test_calibrate_chance_counts_resampled_splits_that_meet_the_targets() -> None:
+    import numpy as np
+    from benchdata import Tally
+    from calibrate import chance
+
+    cases = [{"id": f"{src}-{i}"} for src in ("expertqa", "wice", "citecheck") for i in range(4)]
+    right = Tally(emitted=4, correct=4, supportable=4, recalled=4)
+    # precision 0.8 on every case: no split meets P >= 0.90, whatever its size
+    wrong = Tally(emitted=5, correct=4, supportable=4, recalled=4)
+    assert chance(cases, [right] * 12, 30, 200, np.random.RandomState(0)) == (200, 200)
+    assert chance(cases, [wrong] * 12, 30, 200, np.random.RandomState(0)) == (0, 0)
+    # ExpertQA alone below its F1 target (0.65): the overall targets hold, not every target
+    weak = Tally(emitted=1, correct=1, supportable=4, recalled=1)
+    strong = Tally(emitted=40, correct=40, supportable=40, recalled=40)
+    tallies = [weak] * 4 + [strong] * 8
+    assert chance(cases, tallies, 30, 200, np.random.RandomState(0)) == (200, 0)
+    # half the splits drawn from a mixed pool land on each side
+    mixed = [right, wrong] * 6
+    both, every = chance(cases, mixed, 3, 2000, np.random.RandomState(0))
+    assert 0 < both < 2000 and every == both
+
+
+def test_calibrate_leaves_one_case_out_and_prints_the_chance_table(tmp_path: Path) -> None:
+    cases = []
+    for i in range(3):
+        cases.append(_case(f"wice-l{i}", "en", [RIGHT, SWAPPED], RECORDS, [["https://a.example/bridge"], []]))
+        cases.append(_case(f"citecheck-l{i}", "zh", [ZH_RIGHT], ZH_RECORDS, [["https://c.example/qiao"]]))
+    path = _bench_file(tmp_path, *cases)
+    script = ROOT / "scripts" / "py" / "calibrate.py"
+    out = subprocess.run([sys.executable, str(script), str(path), "--loo", "--chance", "12", "--draws", "50"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "leave one case out estimate on gold sentences (folds by case):" in out.stdout
+    line = next(x for x in out.stdout.splitlines() if x.strip().startswith("12 cases"))
+    cells = dict(c.split(": ") for c in line.split("cases", 1)[1].split("  ") if c.strip())
+    assert set(cells) == {"0.50", "0.55", "0.60", "0.62", "0.64", "0.65", "0.66", "0.67", "0.68", "0.70",
+                          "0.75"}
+    for value in cells.values():
+        both, every = (float(v) for v in value.split("/"))
+        assert 0.0 <= every <= both <= 1.0

@@ -159,14 +159,15 @@ def score(rows: list[Row], w: np.ndarray) -> np.ndarray:
     return np.array(out)
 
 
-def evaluate(cases: list[dict[str, Any]], rows: list[Row], scores: np.ndarray, tuning: Tuning,
-             threshold: float) -> dict[str, Tally]:
-    """Metrics on gold sentences with the engine's selection rule (threshold, margin, cap 3; a
-    source after the best also at or above the default threshold, `tuning.min_score`)."""
+def case_tallies(cases: list[dict[str, Any]], rows: list[Row], scores: np.ndarray, tuning: Tuning,
+                 threshold: float) -> list[Tally]:
+    """Each case's metrics on its gold sentences with the engine's selection rule (threshold,
+    margin, cap 3; a source after the best also at or above the default threshold,
+    `tuning.min_score`)."""
     by_gold: dict[tuple[int, int], list[tuple[float, Row]]] = {}
     for r, s in zip(rows, scores, strict=True):
         by_gold.setdefault((r.case, r.gold), []).append((float(s), r))
-    out: dict[str, Tally] = {}
+    out = []
     for ci, case in enumerate(cases):
         t = Tally()
         for gi, g in enumerate(case["gold"]):
@@ -183,9 +184,53 @@ def evaluate(cases: list[dict[str, Any]], rows: list[Row], scores: np.ndarray, t
             else:
                 t.unsupportable += 1
                 t.abstained += not kept
+        out.append(t)
+    return out
+
+
+def evaluate(cases: list[dict[str, Any]], rows: list[Row], scores: np.ndarray, tuning: Tuning,
+             threshold: float) -> dict[str, Tally]:
+    """Metrics per source and overall (`case_tallies`, summed)."""
+    out: dict[str, Tally] = {}
+    for case, t in zip(cases, case_tallies(cases, rows, scores, tuning, threshold), strict=True):
         for key in (source_of(case), "overall"):
             out.setdefault(key, Tally()).add(t)
     return out
+
+
+# Issue 3's targets: overall precision and F1, and F1 per source.
+TARGET_PRECISION = 0.90
+TARGET_F1 = 0.84
+TARGET_SOURCE_F1 = {"expertqa": 0.65, "wice": 0.85, "citecheck": 0.88}
+
+
+def _f1(correct: np.ndarray, emitted: np.ndarray, recalled: np.ndarray,
+        supportable: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p = np.where(emitted > 0, correct / np.maximum(emitted, 1), 1.0)
+    r = np.where(supportable > 0, recalled / np.maximum(supportable, 1), 1.0)
+    return p, np.where(p + r > 0, 2 * p * r / np.maximum(p + r, 1e-12), 0.0)
+
+
+def chance(cases: list[dict[str, Any]], tallies: list[Tally], size: int, draws: int,
+           rng: np.random.RandomState) -> tuple[int, int]:
+    """Draw `draws` splits of `size` cases from these cases' (cross-validated) tallies, with
+    replacement, each source in its share of dev; count the draws that meet the overall targets
+    (precision and F1) and those that meet every target (the per-source F1s as well)."""
+    sources = [source_of(c) for c in cases]
+    cols = np.array([[t.correct, t.emitted, t.recalled, t.supportable] for t in tallies], dtype=float)
+    total = np.zeros((draws, 4))
+    per_source_ok = np.ones(draws, dtype=bool)
+    for src in sorted(set(sources)):
+        idx = np.array([i for i, s in enumerate(sources) if s == src])
+        n = max(1, round(size * len(idx) / len(cases)))
+        picked = cols[idx[rng.randint(0, len(idx), (draws, n))]].sum(axis=1)
+        total += picked
+        if src in TARGET_SOURCE_F1:
+            _, f = _f1(*picked.T)
+            per_source_ok &= f >= TARGET_SOURCE_F1[src]
+    p, f = _f1(*total.T)
+    overall_ok = (p >= TARGET_PRECISION) & (f >= TARGET_F1)
+    return int(overall_ok.sum()), int((overall_ok & per_source_ok).sum())
 
 
 def main() -> int:
@@ -196,7 +241,16 @@ def main() -> int:
     ap.add_argument("--cv", type=int, default=5, help="folds for the cross-validated estimate (0: skip)")
     ap.add_argument("--seeds", type=int, default=1, help="redraw the folds this many times and average")
     ap.add_argument("--idf-floor", type=int, default=None, help="try another Tuning.idf_floor")
+    ap.add_argument("--loo", action="store_true",
+                    help="leave one case out: as many folds as cases, one case each (ignores --cv, --seeds)")
+    ap.add_argument("--chance", type=str, default="",
+                    help="comma-separated split sizes (cases): the share of resampled splits of that size "
+                         "that would meet issue 3's targets, from the cross-validated scores")
+    ap.add_argument("--draws", type=int, default=3000, help="resampled splits per size and --seeds split")
     args = ap.parse_args()
+    sizes = [int(v) for v in args.chance.split(",") if v.strip()]
+    if args.loo:
+        args.cv, args.seeds = len(load_cases(args.bench)), 1
     tuning = Tuning() if args.idf_floor is None else Tuning(idf_floor=args.idf_floor)
     cases = load_cases(args.bench)
     rows = collect(cases, tuning)
@@ -216,10 +270,15 @@ def main() -> int:
     if args.cv > 1:
         # Folds by case; with --seeds N the split is redrawn N times and the table is the mean
         # (one 121-case split moves F1 by about +-0.01, enough to hide a small change).
-        thresholds = (0.5, 0.55, 0.6, 0.62, 0.64, 0.65, 0.66, 0.68, 0.7, 0.75)
+        thresholds = (0.5, 0.55, 0.6, 0.62, 0.64, 0.65, 0.66, 0.67, 0.68, 0.7, 0.75)
         sums: dict[tuple[float, str], list[float]] = {}
+        met: dict[tuple[int, float], list[int]] = {}
+        rng = np.random.RandomState(12345)
         for seed in range(args.seeds):
-            fold = np.random.RandomState(seed).randint(0, args.cv, len(cases))
+            if args.loo:
+                fold = np.arange(len(cases))
+            else:
+                fold = np.random.RandomState(seed).randint(0, args.cv, len(cases))
             cv_scores = np.zeros(len(rows))
             for lang in ("en", "zh"):
                 for k in range(args.cv):
@@ -230,17 +289,37 @@ def main() -> int:
                     w = fit_rounds(train, start, args.rounds, args.l2)
                     cv_scores[test_idx] = score([rows[i] for i in test_idx], w)
             for th in thresholds:
-                for key, t in evaluate(cases, rows, cv_scores, tuning, th).items():
+                tallies = case_tallies(cases, rows, cv_scores, tuning, th)
+                totals: dict[str, Tally] = {}
+                for case, t in zip(cases, tallies, strict=True):
+                    for key in (source_of(case), "overall"):
+                        totals.setdefault(key, Tally()).add(t)
+                for key, t in totals.items():
                     acc = sums.setdefault((th, key), [0.0, 0.0, 0.0])
                     acc[0] += t.precision / args.seeds
                     acc[1] += t.recall / args.seeds
                     acc[2] += t.f1 / args.seeds
+                for size in sizes:
+                    both, every = chance(cases, tallies, size, args.draws, rng)
+                    acc_met = met.setdefault((size, th), [0, 0])
+                    acc_met[0] += both
+                    acc_met[1] += every
         label = f"mean over {args.seeds} splits, " if args.seeds > 1 else ""
-        print(f"\n{args.cv}-fold cross-validated estimate on gold sentences ({label}folds by case):")
+        scheme = "leave one case out" if args.loo else f"{args.cv}-fold cross-validated"
+        print(f"\n{scheme} estimate on gold sentences ({label}folds by case):")
         for th in thresholds:
             cells = " | ".join(f"{k} P{v[0]:.3f} R{v[1]:.3f} F{v[2]:.3f}" for (t, k), v in sums.items()
                                if t == th and k in ("expertqa", "wice", "citecheck", "overall"))
             print(f"  min_score={th:.2f}  {cells}")
+        if sizes:
+            n = args.draws * args.seeds
+            print(f"\nShare of {n} resampled splits (cases drawn by source, with replacement, from the scores"
+                  f" above) meeting overall P >= {TARGET_PRECISION} and F1 >= {TARGET_F1} / and every "
+                  "per-source F1 target too:")
+            for size in sizes:
+                cells = "  ".join(f"{th:.2f}: {met[(size, th)][0] / n:.2f}/{met[(size, th)][1] / n:.2f}"
+                                  for th in thresholds)
+                print(f"  {size} cases  {cells}")
     return 0
 
 
