@@ -215,7 +215,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             if sep is not None:
                 e = sep.end()          # "([1]; Smith 2020)": the separator goes with it, no "(; "
         out.append(ExistingMarker(s, e, numbers, urls, sid, linked, ids))
-    return _footnotes_apart(text, out, jiuwen_ids)
+    return _narrative_runs(text, _footnotes_apart(text, out, jiuwen_ids), sentences)
 
 
 def _footnotes_apart(text: str, markers: list[ExistingMarker],
@@ -257,6 +257,58 @@ def superscript_notes(text: str, body_end: int, removed_references: str) -> list
         if n in entries and m.group(0) not in found:
             found.append(m.group(0))
     return found[:8]
+
+
+# a marker used as a word of its sentence: "如[2]所述", "据文献[1]报道", "根据[3]的统计", "as shown in [2]",
+# "see [1] for details", "[4] found that …": removed, it would leave "如所述" or "as shown in ."
+# (whole words only: "很常见[1]", "缺乏依据[1]", "invested the most in [1]" end a sentence with a citation)
+_NARRATIVE_BEFORE = re.compile(
+    r"(?:(?:^|(?<=[\s，。；：、（(“「]))(?:正如|诚如|如|据|根据|依据|见|由)|参见|详见|参照|文献|引自|来自)"
+    r"[ \t]*\Z"
+    r"|\b(?:(?:as )?(?:shown|reported|described|noted|discussed|defined|proposed|found|stated|given|cited)"
+    r" (?:in|by)|as in|according to|see|cf\.|reference|ref\.|in|by|from|following|unlike|like)[ \t]+\Z",
+    re.IGNORECASE)
+_NARRATIVE_AFTER = re.compile(
+    r"[ \t]*(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|提出|发现|统计"
+    r"|的(?:研究|报告|数据|统计|观点|结论|分析)"
+    r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
+    r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)", re.IGNORECASE)
+_WORD_AFTER = re.compile(r"[^\W_]")
+# what may stand between the markers of one run: "[1][2]", "[1], [2] and [3]", "[1]、[2]和[3]"
+_RUN_GAP = re.compile(r"[ \t]*(?:[,，、;；]|and|or|&|和|及|与|或)?[ \t]*\Z", re.IGNORECASE)
+
+
+def is_narrative(text: str, start: int, end: int, sentence_end: int) -> bool:
+    """Whether the old marker (or run of markers) at [start, end) is a word of its sentence ("如[2]
+    所述", "as shown in [2], …", "In [1], Smith …", "[4] found that"), which removing would leave
+    broken: a citing word next to it, and more of the sentence's words after it before
+    `sentence_end` (a marker that ends its sentence, "…综述文献[1]。", "…the most in [1].", cites
+    it, and is where a trace puts its own)."""
+    if text[start:start + 1] in "(（" or not _WORD_AFTER.search(text, end, max(end, sentence_end)):
+        return False
+    return bool(_NARRATIVE_BEFORE.search(text, max(0, start - 24), start)
+                or _NARRATIVE_AFTER.match(text, end, min(len(text), end + 12)))
+
+
+def _narrative_runs(text: str, markers: list[ExistingMarker],
+                    sentences: list[Sentence]) -> list[ExistingMarker]:
+    """Mark the markers that are words of their sentence (`ExistingMarker.narrative`), run by run:
+    "如[1][2]所述" and "as shown in [1], [2] and [3], …" are read as one word."""
+    ends = {s.id: s.end for s in sentences if not s.in_table}
+    out = list(markers)
+    i = 0
+    while i < len(out):
+        j = i
+        sid = out[i].sentence
+        while (j + 1 < len(out) and out[j + 1].sentence == sid and out[j + 1].start >= out[j].end
+               and out[j + 1].start - out[j].end <= 8 and _RUN_GAP.match(text[out[j].end:out[j + 1].start])):
+            j += 1
+        run = out[i:j + 1]
+        if sid in ends and not any(m.opener for m in run) \
+                and is_narrative(text, run[0].start, run[-1].end, ends[sid]):
+            out[i:j + 1] = [replace(m, narrative=True) for m in run]
+        i = j + 1
+    return out
 
 
 _AFTER_OPENING = re.compile(r"[ \t]*[;；,，][ \t]*(?=[^\s\[【)）])")

@@ -279,14 +279,43 @@ def record_support(
     """How well one record (a position in `index.records`) supports the sentence: its best
     passage, scored with the record's retrieval rank among `candidates`, with the evidence span
     (a passage whose quote contradicts the sentence counts at most CONFLICT_SCORE)."""
+    best = _record_best(sentence, record, candidates, index, verifier)
+    return Support(0.0, "", 0, 0) if best is None else best.support
+
+
+def _record_best(
+    sentence: Sentence,
+    record: int,
+    candidates: Sequence[tuple[int, float]],
+    index: PassageIndex,
+    verifier: Verifier,
+) -> Candidate | None:
+    """`record_support` as a candidate (its passage too); None for a record without passages."""
     rank = record_ranks(candidates, index).get(record, 0.0)
     scored = [Candidate(sentence.id, record, p.id,
                         verifier.support(sentence.query, p.id, rank, with_evidence=False)[0])
               for p in index.passages if p.record == record]
     if not scored:
-        return Support(0.0, "", 0, 0)
+        return None
     best = _closest(sentence, scored, verifier)
-    return verifier.with_evidence_span(sentence.query, best.passage, best.support)
+    return replace(best, support=verifier.with_evidence_span(sentence.query, best.passage, best.support))
+
+
+def verify_named(
+    sentence: Sentence,
+    record: int,
+    candidates: Sequence[tuple[int, float]],
+    index: PassageIndex,
+    verifier: Verifier,
+    floor: float,
+) -> Candidate | None:
+    """A record the sentence names in its own words ("如[2]所述", "as shown in [2], …"), verified
+    like any proposed source: the candidate when it scores at least `floor` and its quote does not
+    contradict the sentence, else None."""
+    best = _record_best(sentence, record, candidates, index, verifier)
+    if best is None or best.support.score < floor or best.support.match == "contradicted":
+        return None
+    return best
 
 
 def verify_kept(

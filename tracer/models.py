@@ -99,6 +99,9 @@ class ExistingMarker:
     # synthetic (negative) number in `numbers`; they resolve by `Record.id` only
     ids: tuple[str, ...] = ()
     opener: bool = False              # "[cite_start]": opens a cited span and cites nothing itself
+    # a word of its sentence ("如[2]所述", "as shown in [2], …"): removing it would break the text,
+    # so it is renumbered where it stands when its source is kept (tracer.existing.is_narrative)
+    narrative: bool = False
 
 
 @dataclass(frozen=True, slots=True)

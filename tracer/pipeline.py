@@ -20,12 +20,14 @@ from tracer.match import (
     near_miss,
     record_support,
     verify_kept,
+    verify_named,
     verify_proposals,
 )
 from tracer.models import (
     CancelToken,
     Candidate,
     Citation,
+    ExistingMarker,
     NearMiss,
     Passage,
     Record,
@@ -256,6 +258,8 @@ def trace(
                 [s for s in sentences if s.id in fallback_ids], candidates, index, options, verifier,
                 cancel, closest,
             ))
+        if options.existing is ExistingPolicy.REPLACE and recs:
+            _verify_narrative(old_markers, resolved, sentences, chosen, candidates, index, verifier, options)
         # Sentences that need a source and got none (nor kept the author's): reported unsupported,
         # each with the record that came closest.
         left = [s for s in sentences if s.id in needs and not chosen.get(s.id) and s.id not in kept_existing]
@@ -265,13 +269,16 @@ def trace(
 
     with timer.stage("render"):
         out = render.render_report(
-            report, layout, sentences, chosen, old_markers, resolved, recs, options, lang
+            report, layout, sentences, chosen, old_markers, resolved, recs, options, lang,
+            pointers={s.id for s in sentences if s.id not in needs},
         )
         citations = _verify_kept_citations(out.citations, sentences, candidates, index, verifier, options)
         position = {r.index: i for i, r in enumerate(recs)}
         by_span = {(s.start, s.end): s for s in sentences}
         for c in citations:
             row = by_span.get((c.start, c.end))
+            if row is not None and row.id not in needs:
+                continue  # "See [1] for details.": no claim for its source to support
             claim = row.query if row is not None else c.sentence
             for src in c.sources:
                 rec = position.get(src.record_index)
@@ -373,6 +380,37 @@ def explain_support(
     candidates = index.search(sentence_query(sentence), options.tuning.retrieve_top_k)
     verifier = Verifier(index, recs, options.verify_tuning)
     return record_support(Sentence(0, 0, len(sentence), sentence), position, candidates, index, verifier)
+
+
+def _verify_narrative(
+    old_markers: Sequence[ExistingMarker],
+    resolved: Mapping[int, int | None],
+    sentences: Sequence[Sentence],
+    chosen: dict[int, list[Candidate]],
+    candidates: Mapping[int, list[tuple[int, float]]],
+    index: PassageIndex,
+    verifier: Verifier,
+    options: TraceOptions,
+) -> None:
+    """Under existing=replace, a marker that is a word of its sentence ("如[2]所述", "as shown in
+    [2], …") stays, renumbered, only for a source that verifies: each record it names is checked
+    as any proposal is (the sentence's best source needs `options.threshold`, the ones after it
+    the calibrated default too) and added to the sentence's chosen sources when it passes. The
+    renderer keeps the marker where it stands for the sources chosen and removes it otherwise."""
+    by_id = {s.id: s for s in sentences}
+    for m in old_markers:
+        sent = by_id.get(m.sentence) if m.narrative and m.sentence is not None else None
+        if sent is None:
+            continue
+        for n in m.numbers:
+            r = resolved.get(n)
+            have = chosen.get(sent.id, [])
+            if r is None or not 0 <= r < len(index.records) or any(c.record == r for c in have):
+                continue
+            floor = max(options.threshold, options.tuning.min_score) if have else options.threshold
+            cand = verify_named(sent, r, candidates.get(sent.id, []), index, verifier, floor)
+            if cand is not None:
+                chosen.setdefault(sent.id, []).append(cand)
 
 
 def _verify_kept_citations(

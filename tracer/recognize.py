@@ -37,9 +37,10 @@ _META = re.compile(
 _INSTRUCTION = re.compile(
     r"^(?:select|click|choose|open|go|save|press|type|enter|navigate|install|run|use|try|consider|"
     r"make sure|ensure|remember|note that|avoid|prioriti[sz]e|check|visit|contact|consult|ask|keep|"
-    r"follow)\b(?!-)(?!\s+(?:of|to|with|for|by|in|is|was|are|were|has|had)\b)"  # "Use of X rose", "Follow-up"
+    r"follow|see|refer to)\b(?!-)"
+    r"(?!\s+(?:of|to|with|for|by|in|is|was|are|were|has|had)\b)"  # "Use of X rose", "Follow-up"
     r"|^(?:you|we) (?:should|may|might|can|could|will|need to|must)\b"
-    r"|^(?:请|建议|你可以|你需要|我们可以|您可以)",
+    r"|^(?:请|建议|你可以|你需要|我们可以|您可以|详见|参见|参阅)",
     re.IGNORECASE,
 )
 MIN_CONTENT_WORDS = 4
@@ -49,7 +50,7 @@ def needs_citation(sentence: Sentence, lang: str) -> bool:
     """Rule-based cite-worthiness of one sentence: a declarative statement of at least
     MIN_CONTENT_WORDS content words (fewer if it states a number), once discourse openers are
     stripped, that is not a question, a lead-in to a list, talk about the answer, or advice."""
-    text = sentence.text.strip()
+    text = strip_markers(sentence.text).strip()   # "See [1] for details.": a marker is no figure
     if not text or text.endswith(("?", "？")):
         return False
     if sentence.in_table:  # a row names things and gives their figures: no openers or advice to read

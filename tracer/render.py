@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tracer.errors import InvalidInputError
@@ -141,6 +141,7 @@ class _Anchor:
     sentence: Sentence | None
     entries: list[_Entry] = field(default_factory=list)
     numbers: list[int] = field(default_factory=list)
+    fixed: bool = False   # renumbered where it stands: a word of its sentence ("如[2]所述")
 
 
 class _Text:
@@ -497,8 +498,11 @@ def render_report(
     recs: list[Record],
     options: TraceOptions,
     lang: str,
+    pointers: Collection[int] = (),
 ) -> Rendered:
-    """Insert markers for `chosen` (and kept `old_markers`) and append the references list."""
+    """Insert markers for `chosen` (and kept `old_markers`) and append the references list.
+    `pointers`: sentences that make no claim of their own ("See [1] for details."), whose markers
+    that are words of the sentence stay, renumbered, under existing=replace too."""
     style = validate_style(options.style)
     fmt = validate_reference_format(options.reference_format)
     body_end = max(0, min(layout.body_end, len(report)))
@@ -513,11 +517,42 @@ def render_report(
     kept: dict[int, list[int]] = {}
     old_by_sentence: dict[int, list[ExistingMarker]] = {}
     orphans: list[tuple[int, list[int]]] = []
+    # "如[2]所述", "as shown in [2], …": a marker that is a word of its sentence stays where it is,
+    # renumbered, for its sources the sentence keeps (under keep the author's, under replace those
+    # that verified: tracer.pipeline checks them); removed otherwise, like any other old marker
+    in_place: list[tuple[ExistingMarker, list[_Entry]]] = []
+    verified_of = {sid: {c.record: c for c in cands} for sid, cands in chosen.items()}
+    sentence_of = {s.id: s for s in sentences}
     for m in markers:
         if deletions and m.start < deletions[-1][1]:
             continue  # overlapping marker spans: the first one wins
         deletions.append((m.start, m.end))
-        if m.sentence is not None and not m.opener:
+        if m.narrative and m.sentence is not None and not m.opener:
+            named = [resolved.get(n) for n in m.numbers]
+            to_records = [r for r in named if r is not None and 0 <= r < len(recs)]
+            verified_here = verified_of.get(m.sentence, {})
+            if keep or m.sentence in pointers:  # the author's, scored later (a verified one as verified)
+                here = [_Entry(r, verified_here[r].support if r in verified_here else None)
+                        for r in to_records]
+            else:
+                here = [_Entry(r, verified_here[r].support) for r in to_records if r in verified_here]
+            if here and (not keep or len(to_records) == len(named)):
+                in_place.append((m, here))
+                if len(here) < len(named):
+                    warnings.append(
+                        f"existing citation {report[m.start:m.end]!r} at offset {m.start} is a word of its "
+                        "sentence; renumbered in place with only its source(s) that support the sentence")
+                continue
+            if not keep:
+                sent = sentence_of.get(m.sentence)
+                lo, hi = (sent.start, sent.end) if sent is not None else (m.start, m.end)
+                reads = report[max(lo, m.start - 16):m.start] + report[m.end:min(hi, m.end + 16)]
+                why = "does not resolve to a record" if not to_records else "is not supported by its record"
+                warnings.append(
+                    f"existing citation {report[m.start:m.end]!r} at offset {m.start} is a word of its "
+                    f"sentence but {why}; removed, so the sentence reads {' '.join(reads.split())!r}")
+                continue
+        if m.sentence is not None and not m.opener and not m.narrative:
             # its slot: a new marker goes where the author's last one stood ("x [1] |" -> "x [2] |")
             old_by_sentence.setdefault(m.sentence, []).append(m)
         if not keep or m.opener:
@@ -549,10 +584,13 @@ def render_report(
             continue
         entries: list[_Entry] = []
         by_key: dict[str, _Entry] = {}
-        verified = [c for c in chosen.get(s.id, []) if 0 <= c.record < len(recs)]
+        # sources renumbered where the sentence names them are not repeated at its end
+        named_keys = {source_key(recs[e.record]) for m, es in in_place if m.sentence == s.id for e in es}
+        verified = [c for c in chosen.get(s.id, []) if 0 <= c.record < len(recs)
+                    and source_key(recs[c.record]) not in named_keys]
         for r in kept.get(s.id, []):
             key = source_key(recs[r])
-            if key not in by_key:
+            if key not in by_key and key not in named_keys:
                 by_key[key] = _Entry(r, None)
                 entries.append(by_key[key])
         n_new = 0
@@ -571,6 +609,9 @@ def render_report(
             n_new += 1
         if entries:
             anchors.append(_Anchor(-1, s, entries))
+    for m, here in in_place:
+        if m.sentence in sentence_of:
+            anchors.append(_Anchor(m.start, sentence_of[m.sentence], here, fixed=True))
     for pos, found in orphans:
         entries = []
         seen: set[str] = set()
@@ -592,7 +633,7 @@ def render_report(
     defined = {int(k) for k in link_definitions(report, layout) if k.isdigit() and len(k) <= 4}
     place_style = "citation" if style == "superscript" and defined else style
     for a in anchors:
-        if a.sentence is None:
+        if a.sentence is None or a.fixed:
             if _hazard(text, a.pos, place_style):  # a kept marker outside any sentence, e.g. "- [1]: x"
                 warnings.append(
                     f"existing citation at offset {a.pos}: re-numbered in place it would join the "
@@ -736,6 +777,7 @@ def _assemble(
 
     # Structured citations, in text order of the sentences.
     citations: list[Citation] = []
+    cited_at: dict[Span, int] = {}
     first_cited: dict[int, CitedSource] = {}
     for i in order:
         a = anchors[i]
@@ -754,7 +796,15 @@ def _assemble(
             sources.append(src)
         if a.sentence is not None:
             s = a.sentence
-            citations.append(Citation(s.text, s.start, s.end, tuple(sources)))
+            # one citation per sentence: the sources it names in its words ("如[2]所述") first
+            same = cited_at.get((s.start, s.end))
+            if same is None:
+                cited_at[(s.start, s.end)] = len(citations)
+                citations.append(Citation(s.text, s.start, s.end, tuple(sources)))
+            else:
+                had = citations[same].sources
+                more = tuple(x for x in sources if x.number not in {h.number for h in had})
+                citations[same] = replace(citations[same], sources=had + more)
     citations.sort(key=lambda c: (c.start, c.end))
 
     # References section: only appended.

@@ -110,6 +110,7 @@ class _Page:
         self.refs = {r.number: r for r in result.references}
         self.citations = sorted(result.citations, key=lambda c: (c.start, c.end))
         self.next_citation = 0
+        self.shown: dict[int, set[int]] = {}   # citation index -> its numbers already given a marker
         self.markers: list[_Marker] = []
         self.inside_unsupported = False
 
@@ -129,9 +130,14 @@ class _Page:
         wanted = set(numbers)
         citation = None
         for j in range(self.next_citation, len(self.citations)):
-            if {s.number for s in self.citations[j].sources} == wanted:
+            # a sentence that names a source in its words ("如[1]所述 … 35.5%[2]。") has two markers
+            # and one citation: each marker takes its part of it, the citation's sources in turn
+            have = {s.number for s in self.citations[j].sources}
+            shown = self.shown.get(j, set())
+            if wanted and wanted <= have and not wanted & shown:
                 citation = self.citations[j]
-                self.next_citation = j + 1
+                self.shown[j] = shown | wanted
+                self.next_citation = j + 1 if self.shown[j] == have else j
                 break
         marker = _Marker(len(self.markers) + 1, numbers, citation)
         self.markers.append(marker)
@@ -301,6 +307,8 @@ class _Page:
             if m.citation is not None:
                 inner.append(f'<blockquote class="sentence">{html.escape(m.citation.sentence)}</blockquote>')
                 for s in sorted(m.citation.sources, key=lambda s: s.number):
+                    if s.number not in m.numbers:
+                        continue
                     inner.append(self._source_html(
                         self.refs.get(s.number), s.number, s.score, s.match, s.evidence, s.evidence_start,
                         s.evidence_end, s.record_index, s.unstated, s.quote_figures,

@@ -63,7 +63,10 @@ def sentence(draw: st.DrawFn) -> str:
     )
     if draw(st.booleans()):
         fact = fact + draw(st.sampled_from(OLD_MARKERS))
-    return fact + extra
+    # old markers that are words of the sentence: renumbered in place, or removed
+    lead = draw(st.sampled_from(["", "", "", "According to [1], ", "如[2]所述，", "As shown in [1] and [9], ",
+                                 "See [2] for details. ", "据文献【1】报道，"]))
+    return lead + fact + extra
 
 
 @st.composite
