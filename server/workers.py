@@ -253,6 +253,13 @@ _FLAGS: Any = None
 _TRACE_FN: TraceFn = trace
 
 
+def _pid_after(seconds: float) -> int:
+    """A worker's pid, after holding it `seconds` (the pool's warm-up)."""
+    if seconds > 0:
+        time.sleep(seconds)
+    return os.getpid()
+
+
 def _warm_up() -> None:
     """Load what the first real trace would (word lists, the jieba dictionary, the stemmer)."""
     trace("Warm-up sentence about 2024. 预热句子，2024年。",
@@ -387,14 +394,20 @@ class ProcessWorkers:
         it: "dictionary changed size during iteration".)"""
         first = self._submit_blocking_stop_signals(1)
         first[0].result(timeout=120)
-        for f in self._submit_blocking_stop_signals(self.size * 4):
-            f.result(timeout=120)
+        # The pool starts a process on `submit` only while no worker is idle, and a worker that
+        # finished an instant task is idle again: each task holds its worker a moment, so the
+        # submits see them busy, and they are repeated until every process runs.
+        for _ in range(10):
+            for f in self._submit_blocking_stop_signals(self.size, hold=0.05):
+                f.result(timeout=120)
+            if len(getattr(self._pool, "_processes", None) or {}) >= self.size:
+                break
 
-    def _submit_blocking_stop_signals(self, n: int) -> list[Future[int]]:
+    def _submit_blocking_stop_signals(self, n: int, hold: float = 0.0) -> list[Future[int]]:
         stop_signals = {signal.SIGTERM, signal.SIGINT}
         previous = signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
         try:
-            return [self._pool.submit(os.getpid) for _ in range(n)]
+            return [self._pool.submit(_pid_after, hold) for _ in range(n)]
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
