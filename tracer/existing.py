@@ -262,20 +262,34 @@ def superscript_notes(text: str, body_end: int, removed_references: str) -> list
 # a marker used as a word of its sentence: "如[2]所述", "据文献[1]报道", "根据[3]的统计", "as shown in [2]",
 # "see [1] for details", "[4] found that …": removed, it would leave "如所述" or "as shown in ."
 # (whole words only: "很常见[1]", "缺乏依据[1]", "invested the most in [1]" end a sentence with a citation)
+# what may stand between a citing word and a run's first marker once an earlier member of the run
+# was removed ("According to  and [1]", "由、[1]可知"), and between the markers of one run
+_SEP = r"(?:[,，、;；][ \t]*)?(?:(?:and|or|&|和|及|与|或)[ \t]*)?"
 _NARRATIVE_BEFORE = re.compile(
-    r"(?:(?:^|(?<=[\s，。；：、（(“「]))(?:正如|诚如|如|据|根据|依据|见|由)|参见|详见|参照|文献|引自|来自)"
-    r"[ \t]*\Z"
+    r"(?:(?:^|(?<=[\s，。；：、（(“「\]】>)]))(?:正如|诚如|如|据|根据|依据|见|由)|参见|详见|参阅|参照|文献|引自|来自)"
+    r"[ \t]*" + _SEP + r"\Z"
     r"|\b(?:(?:as )?(?:shown|reported|described|noted|discussed|defined|proposed|found|stated|given|cited)"
-    r" (?:in|by)|as in|according to|see|cf\.|reference|ref\.|in|by|from|following|unlike|like)[ \t]+\Z",
+    r" (?:in|by)|as in|according to|based on|per|citing|see(?: also)?|cf\.|refer to|reference|ref\.|in|by"
+    r"|from|following|unlike|like)[ \t]+" + _SEP + r"\Z",
     re.IGNORECASE)
+# a pointer's word before a marker that ends its sentence ("详见[2]。", "For details, see [2].")
+_POINTER_BEFORE = re.compile(
+    r"(?:\b(?:see(?: also)?|cf\.|refer to)[ \t]+|(?:详见|参见|参阅)[ \t]*)" + _SEP + r"\Z", re.IGNORECASE)
 _NARRATIVE_AFTER = re.compile(
-    r"[ \t]*(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|提出|发现|统计"
+    r"[ \t]*" + _SEP + r"(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|提出|发现|统计"
     r"|的(?:研究|报告|数据|统计|观点|结论|分析)"
     r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
     r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)", re.IGNORECASE)
+# a run that opens its sentence as its subject ("[4] found that …", "。[2]指出，…"): only verbs
+# that cannot open a sentence themselves ("Estimates vary", "统计显示" can, after a cited one)
+SUBJECT_VERB = re.compile(
+    r"[ \t]*" + _SEP + r"(?:所述|所示|所言|所说|中提到|中指出|指出|认为|表明|发现"
+    r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
+    r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)")
 _WORD_AFTER = re.compile(r"[^\W_]")
-# what may stand between the markers of one run: "[1][2]", "[1], [2] and [3]", "[1]、[2]和[3]"
-_RUN_GAP = re.compile(r"[ \t]*(?:[,，、;；]|and|or|&|和|及|与|或)?[ \t]*\Z", re.IGNORECASE)
+_RUN_GAP = re.compile(r"[ \t]*" + _SEP + r"\Z", re.IGNORECASE)
+_GAP = re.compile(r"[ \t]*" + _SEP, re.IGNORECASE)
+_SENTENCE_CLOSERS = frozenset(".!?。！？")
 
 
 def is_narrative(text: str, start: int, end: int, sentence_end: int) -> bool:
@@ -283,30 +297,71 @@ def is_narrative(text: str, start: int, end: int, sentence_end: int) -> bool:
     所述", "as shown in [2], …", "In [1], Smith …", "[4] found that"), which removing would leave
     broken: a citing word next to it, and more of the sentence's words after it before
     `sentence_end` (a marker that ends its sentence, "…综述文献[1]。", "…the most in [1].", cites
-    it, and is where a trace puts its own)."""
-    if text[start:start + 1] in "(（" or not _WORD_AFTER.search(text, end, max(end, sentence_end)):
+    it, and is where a trace puts its own), but for a pointer's ("详见[2]。", "see [2].")."""
+    if text[start:start + 1] in "(（":
         return False
-    return bool(_NARRATIVE_BEFORE.search(text, max(0, start - 24), start)
-                or _NARRATIVE_AFTER.match(text, end, min(len(text), end + 12)))
+    before = text[max(0, start - 24):start]
+    if not _WORD_AFTER.search(text, end, max(end, sentence_end)):
+        return bool(_POINTER_BEFORE.search(before))
+    return bool(_NARRATIVE_BEFORE.search(before)
+                or _NARRATIVE_AFTER.match(text, end, min(len(text), end + 20)))
 
 
 def _narrative_runs(text: str, markers: list[ExistingMarker],
                     sentences: list[Sentence]) -> list[ExistingMarker]:
     """Mark the markers that are words of their sentence (`ExistingMarker.narrative`), run by run:
-    "如[1][2]所述" and "as shown in [1], [2] and [3], …" are read as one word."""
-    ends = {s.id: s.end for s in sentences if not s.in_table}
+    "如[1][2]所述" and "as shown in [2], [5], and [6], …" are read as one word. A run that opens a
+    sentence as its subject ("[4] found that …", "…上涨。[2]指出，…") belongs to that sentence."""
+    prose = [s for s in sentences if not s.in_table]
+    ends = {s.id: s.end for s in prose}
+    opening = {s.start: s for s in prose}
     out = list(markers)
     i = 0
     while i < len(out):
         j = i
         sid = out[i].sentence
-        while (j + 1 < len(out) and out[j + 1].sentence == sid and out[j + 1].start >= out[j].end
-               and out[j + 1].start - out[j].end <= 8 and _RUN_GAP.match(text[out[j].end:out[j + 1].start])):
+        # a run opening a sentence ("[4], [5] found that …", "…in 2023. [1]、[5] found that"): its
+        # first markers precede every sentence (None) or trail the one before, and the next ones
+        # open the sentence, so the run is that sentence's
+        # (across sentences, joined by a separator right after a marker, not by spaces: "2023.[1]
+        # [2] found" and "2023.[1] 、[2] found" are the first sentence's citation after its period,
+        # then the second's subject, one of whose members was removed)
+        while (j + 1 < len(out) and out[j + 1].start >= out[j].end and out[j + 1].start - out[j].end <= 8
+               and _RUN_GAP.match(text[out[j].end:out[j + 1].start])
+               and (out[j + 1].sentence == sid or sid is None
+                    or (ends.get(sid, 0) <= out[i].start and text[out[j].end:out[j].end + 1].strip()))):
             j += 1
+            sid = out[j].sentence
+        first = out[i].sentence
+        closer = text[out[i].start - 1:out[i].start]
+        if first is not None and ends.get(first, 0) <= out[i].start and closer in _SENTENCE_CLOSERS:
+            # markers glued to a sentence's period are that sentence's citations (placement=after):
+            # "…in 2023.[1] 、 found", "…35.5%。[1][2]指出": never the next sentence's subject,
+            # but for the last of them after a Chinese period ("。[2]指出" opens with its subject)
+            while i < j and out[i].end == out[i + 1].start:
+                i += 1
+            if closer in ".!?":
+                i += 1
+            if i > j:
+                continue
+        first = out[i].sentence
+        if first is not None and ends.get(first, 0) <= out[i].start:
+            # the run starts after its sentence ended: a citation after that sentence's period
+            # comes first ("2023.[1] [2]、[3] found"), and stays that sentence's; the rest of the
+            # run follows the last gap of spaces alone
+            i = max((x for x in range(i + 1, j + 1) if not text[out[x - 1].end:out[x].start].strip()),
+                    default=i)
         run = out[i:j + 1]
-        if sid in ends and not any(m.opener for m in run) \
-                and is_narrative(text, run[0].start, run[-1].end, ends[sid]):
-            out[i:j + 1] = [replace(m, narrative=True) for m in run]
+        if not any(m.opener for m in run):
+            end = run[-1].end
+            gap = _GAP.match(text, end)   # spaces, and a separator a removed member left ("[1] and  found")
+            subject_of = next((opening[q] for q in range(end, gap.end() + 1 if gap else end + 1)
+                               if q in opening), None)
+            if subject_of is not None and SUBJECT_VERB.match(text, end, min(len(text), end + 20)) \
+                    and all(m.sentence is None or ends.get(m.sentence, 0) <= run[0].start for m in run):
+                out[i:j + 1] = [replace(m, sentence=subject_of.id, narrative=True) for m in run]
+            elif sid in ends and is_narrative(text, run[0].start, end, ends[sid]):
+                out[i:j + 1] = [replace(m, sentence=sid, narrative=True) for m in run]
         i = j + 1
     return out
 

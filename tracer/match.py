@@ -292,9 +292,9 @@ def _record_best(
 ) -> Candidate | None:
     """`record_support` as a candidate (its passage too); None for a record without passages."""
     rank = record_ranks(candidates, index).get(record, 0.0)
-    scored = [Candidate(sentence.id, record, p.id,
-                        verifier.support(sentence.query, p.id, rank, with_evidence=False)[0])
-              for p in index.passages if p.record == record]
+    scored = [Candidate(sentence.id, record, pid,
+                        verifier.support(sentence.query, pid, rank, with_evidence=False)[0])
+              for pid in index.passages_of(record)]
     if not scored:
         return None
     best = _closest(sentence, scored, verifier)
@@ -313,9 +313,9 @@ def verify_named(
     like any proposed source: the candidate when it scores at least `floor` and its quote does not
     contradict the sentence, else None."""
     best = _record_best(sentence, record, candidates, index, verifier)
-    if best is None or best.support.score < floor or best.support.match == "contradicted":
+    if best is None or best.support.score < floor or best.support.match == CONTRADICTED:
         return None
-    return best
+    return _with_evidence(sentence, [best], verifier)[0]
 
 
 def verify_kept(

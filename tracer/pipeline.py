@@ -268,16 +268,17 @@ def trace(
             near[s.id] = near_miss(s, cand, index, verifier, options.tuning.near_miss_floor)
 
     with timer.stage("render"):
+        pointers = {s.id for s in sentences if recognize.is_pointer(s)}   # "See [2] for details."
         out = render.render_report(
             report, layout, sentences, chosen, old_markers, resolved, recs, options, lang,
-            pointers={s.id for s in sentences if s.id not in needs},
+            pointers=pointers,
         )
         citations = _verify_kept_citations(out.citations, sentences, candidates, index, verifier, options)
         position = {r.index: i for i, r in enumerate(recs)}
         by_span = {(s.start, s.end): s for s in sentences}
         for c in citations:
             row = by_span.get((c.start, c.end))
-            if row is not None and row.id not in needs:
+            if row is not None and row.id in pointers:
                 continue  # "See [1] for details.": no claim for its source to support
             claim = row.query if row is not None else c.sentence
             for src in c.sources:
@@ -405,8 +406,11 @@ def _verify_narrative(
         for n in m.numbers:
             r = resolved.get(n)
             have = chosen.get(sent.id, [])
-            if r is None or not 0 <= r < len(index.records) or any(c.record == r for c in have):
+            if r is None or not 0 <= r < len(index.records):
                 continue
+            key = index.records[r].source_key
+            if any(c.record == r or (key and index.records[c.record].source_key == key) for c in have):
+                continue  # chosen already, or the same page under another record
             floor = max(options.threshold, options.tuning.min_score) if have else options.threshold
             cand = verify_named(sent, r, candidates.get(sent.id, []), index, verifier, floor)
             if cand is not None:

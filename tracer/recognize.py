@@ -37,10 +37,10 @@ _META = re.compile(
 _INSTRUCTION = re.compile(
     r"^(?:select|click|choose|open|go|save|press|type|enter|navigate|install|run|use|try|consider|"
     r"make sure|ensure|remember|note that|avoid|prioriti[sz]e|check|visit|contact|consult|ask|keep|"
-    r"follow|see|refer to)\b(?!-)"
+    r"follow)\b(?!-)"
     r"(?!\s+(?:of|to|with|for|by|in|is|was|are|were|has|had)\b)"  # "Use of X rose", "Follow-up"
     r"|^(?:you|we) (?:should|may|might|can|could|will|need to|must)\b"
-    r"|^(?:请|建议|你可以|你需要|我们可以|您可以|详见|参见|参阅)",
+    r"|^(?:请|建议|你可以|你需要|我们可以|您可以)",
     re.IGNORECASE,
 )
 MIN_CONTENT_WORDS = 4
@@ -75,3 +75,21 @@ def needs_citation(sentence: Sentence, lang: str) -> bool:
 def recognize_sentences(sentences: Sequence[Sentence], lang: str) -> set[int]:
     """Ids of the sentences that need a citation."""
     return {s.id for s in sentences if needs_citation(s, lang)}
+
+
+# The words of a sentence that only points to a source ("See [2] for details.", "详见[2]。"),
+# as content tokens (stemmed): nothing in it is a claim for the source to support.
+_POINTER_WORDS = frozenset({
+    "see", "refer", "cf", "detail", "inform", "more", "further", "also", "full", "method", "methodolog",
+    "discuss", "overview", "background", "explan", "sourc", "here",
+    "详见", "参见", "参阅", "参考", "详情", "更多", "信息", "完整", "具体", "内容", "方法", "说明", "资料",
+})
+
+
+def is_pointer(sentence: Sentence) -> bool:
+    """Whether the sentence only points to a source and states nothing itself: its words, once
+    markers are stripped, are all pointing words, and it gives no figure."""
+    text = strip_markers(sentence.text)
+    words = content_tokens(text)
+    return bool(words) and set(words) <= _POINTER_WORDS and not numbers(text)
+

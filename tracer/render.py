@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tracer.errors import InvalidInputError
-from tracer.existing import _footnote_definitions, strip_markers
+from tracer.existing import SUBJECT_VERB, _footnote_definitions, strip_markers
 from tracer.markdown import link_definitions, open_table_rows, unclosed_block
 from tracer.models import (
     Candidate,
@@ -108,6 +108,18 @@ def marker_regex(style: str) -> re.Pattern[str]:
 def strip_emitted_markers(text: str, style: str) -> str:
     """`text` with every marker of `style` removed."""
     return marker_regex(style).sub("", text)
+
+
+def _reads_without(report: str, sentence: Sentence, marker: ExistingMarker) -> str:
+    """The words of `sentence` around an old marker that was removed, markers aside (for a
+    warning): from the word 30 characters before it to the word 30 characters after it."""
+    left = report[max(sentence.start, marker.start - 30):marker.start]
+    right = report[marker.end:min(sentence.end, marker.end + 30)]
+    if marker.start - 30 > sentence.start and " " in left:
+        left = left[left.index(" ") + 1:]
+    if marker.end + 30 < sentence.end and " " in right:
+        right = right[:right.rindex(" ")]
+    return strip_markers(left) + strip_markers(right)
 
 
 def _old_label(marker: ExistingMarker, n: int) -> str:
@@ -221,7 +233,10 @@ class _Text:
         already run on from the URL ("来源：https://x.org/a。据报道…"), the autolink has taken them
         in already and a marker after them changes nothing more."""
         if self._url_spans is None:
-            spans = sorted((a, b) for a, b in self.protected if _BARE_URL_START.match(self.body, a))
+            # a URL inside an old marker being deleted ("[source_tracer_result][T](https://…)",
+            # "[[1]](https://…)") is gone from the output: no marker can join it
+            spans = sorted((a, b) for a, b in self.protected
+                           if _BARE_URL_START.match(self.body, a) and not self._deleted(a, b))
             self._url_spans = spans
             self._url_ends = [b for _a, b in spans]
         if not self._url_spans:
@@ -237,6 +252,22 @@ class _Text:
             return None
         gap = self._kept(end, q)
         return None if _URL_RUN_ENDS.search(gap) else start
+
+    def opens_with_subject(self, p: int) -> bool:
+        """Does a verb whose subject is a marker follow p ("指出", "found that"), deleted markers
+        aside? Then a marker at p reads as that subject."""
+        hi = min(len(self.body), p + 40)
+        kept = self._kept(p, hi)
+        end = min(len(self.body), p + 4096)
+        while len(kept) < 40 and hi < end:   # past long deleted markers ("[[2]](https://…)")
+            hi = min(end, hi + 400)
+            kept = self._kept(p, hi)
+        return SUBJECT_VERB.match(kept) is not None
+
+    def _deleted(self, lo: int, hi: int) -> bool:
+        """Whether body[lo:hi] lies inside one marker being deleted."""
+        i = bisect_right(self.deletions, (lo, len(self.body) + 1)) - 1
+        return i >= 0 and self.deletions[i][0] <= lo and hi <= self.deletions[i][1]
 
     def _kept(self, lo: int, hi: int) -> str:
         """body[lo:hi] without the markers being deleted in it."""
@@ -521,37 +552,45 @@ def render_report(
     # renumbered, for its sources the sentence keeps (under keep the author's, under replace those
     # that verified: tracer.pipeline checks them); removed otherwise, like any other old marker
     in_place: list[tuple[ExistingMarker, list[_Entry]]] = []
-    verified_of = {sid: {c.record: c for c in cands} for sid, cands in chosen.items()}
+    verified_of: dict[int, dict[str, Candidate]] = {}  # sentence -> its chosen sources by canonical key
+    for sid, cands in chosen.items():
+        for c in cands:
+            if 0 <= c.record < len(recs):
+                verified_of.setdefault(sid, {}).setdefault(source_key(recs[c.record]), c)
     sentence_of = {s.id: s for s in sentences}
     for m in markers:
         if deletions and m.start < deletions[-1][1]:
             continue  # overlapping marker spans: the first one wins
         deletions.append((m.start, m.end))
-        if m.narrative and m.sentence is not None and not m.opener:
-            named = [resolved.get(n) for n in m.numbers]
-            to_records = [r for r in named if r is not None and 0 <= r < len(recs)]
+        if m.narrative and m.sentence in sentence_of and not m.opener:
             verified_here = verified_of.get(m.sentence, {})
-            if keep or m.sentence in pointers:  # the author's, scored later (a verified one as verified)
-                here = [_Entry(r, verified_here[r].support if r in verified_here else None)
-                        for r in to_records]
-            else:
-                here = [_Entry(r, verified_here[r].support) for r in to_records if r in verified_here]
-            if here and (not keep or len(to_records) == len(named)):
+            here: list[_Entry] = []
+            dropped: list[str] = []
+            for n in m.numbers:
+                r = resolved.get(n)
+                if r is None or not 0 <= r < len(recs):
+                    dropped.append(f"{_old_label(m, n)} does not resolve to a record")
+                    continue
+                named_c = verified_here.get(source_key(recs[r]))   # the same page under another record too
+                if named_c is not None:
+                    here.append(_Entry(named_c.record, named_c.support))
+                elif keep or m.sentence in pointers:   # the author's: scored and warned about later
+                    here.append(_Entry(r, None))
+                else:
+                    dropped.append(f"{_old_label(m, n)} is not supported by its record")
+            raw = report[m.start:m.end]
+            if here:
                 in_place.append((m, here))
-                if len(here) < len(named):
+                if dropped:
                     warnings.append(
-                        f"existing citation {report[m.start:m.end]!r} at offset {m.start} is a word of its "
-                        "sentence; renumbered in place with only its source(s) that support the sentence")
-                continue
-            if not keep:
-                sent = sentence_of.get(m.sentence)
-                lo, hi = (sent.start, sent.end) if sent is not None else (m.start, m.end)
-                reads = report[max(lo, m.start - 16):m.start] + report[m.end:min(hi, m.end + 16)]
-                why = "does not resolve to a record" if not to_records else "is not supported by its record"
+                        f"existing citation {raw!r} at offset {m.start} is a word of its sentence; "
+                        f"renumbered in place without what did not stand ({'; '.join(dropped)})")
+            else:
                 warnings.append(
-                    f"existing citation {report[m.start:m.end]!r} at offset {m.start} is a word of its "
-                    f"sentence but {why}; removed, so the sentence reads {' '.join(reads.split())!r}")
-                continue
+                    f"existing citation {raw!r} at offset {m.start} is a word of its sentence, but "
+                    f"{'; '.join(dropped)}; removed, so the sentence reads, markers aside, "
+                    f"{_reads_without(report, sentence_of[m.sentence], m)!r}")
+            continue
         if m.sentence is not None and not m.opener and not m.narrative:
             # its slot: a new marker goes where the author's last one stood ("x [1] |" -> "x [2] |")
             old_by_sentence.setdefault(m.sentence, []).append(m)
@@ -579,22 +618,26 @@ def render_report(
 
     # 2. sources per sentence: kept old ones first, then new ones, deduped by canonical source.
     anchors: list[_Anchor] = []
+    named_of: dict[int, set[str]] = {}
+    for m, here in in_place:
+        named_of.setdefault(m.sentence or 0, set()).update(source_key(recs[e.record]) for e in here)
     for s in sorted(sentences, key=lambda s: (s.start, s.end)):
         if s.end > body_end:
             continue
         entries: list[_Entry] = []
         by_key: dict[str, _Entry] = {}
-        # sources renumbered where the sentence names them are not repeated at its end
-        named_keys = {source_key(recs[e.record]) for m, es in in_place if m.sentence == s.id for e in es}
+        # sources renumbered where the sentence names them are not repeated at its end, unless
+        # the author wrote a marker there too; they count toward max_sources and are never dropped
+        named = named_of.get(s.id, set())
         verified = [c for c in chosen.get(s.id, []) if 0 <= c.record < len(recs)
-                    and source_key(recs[c.record]) not in named_keys]
+                    and (s.id in old_by_sentence or source_key(recs[c.record]) not in named)]
         for r in kept.get(s.id, []):
             key = source_key(recs[r])
-            if key not in by_key and key not in named_keys:
+            if key not in by_key:
                 by_key[key] = _Entry(r, None)
                 entries.append(by_key[key])
         n_new = 0
-        room = max(0, options.max_sources - len(entries))  # kept citations are never dropped
+        room = max(0, options.max_sources - len(entries) - len(named))  # kept citations are never dropped
         for c in verified:
             key = source_key(recs[c.record])
             if key in by_key:
@@ -610,8 +653,7 @@ def render_report(
         if entries:
             anchors.append(_Anchor(-1, s, entries))
     for m, here in in_place:
-        if m.sentence in sentence_of:
-            anchors.append(_Anchor(m.start, sentence_of[m.sentence], here, fixed=True))
+        anchors.append(_Anchor(m.start, sentence_of[m.sentence or 0], here, fixed=True))
     for pos, found in orphans:
         entries = []
         seen: set[str] = set()
@@ -632,6 +674,7 @@ def render_report(
     # labels); place it where a bracketed marker is safe too ("[the filing][citation:1]" is a link).
     defined = {int(k) for k in link_definitions(report, layout) if k.isdigit() and len(k) <= 4}
     place_style = "citation" if style == "superscript" and defined else style
+    fixed_at = {a.pos for a in anchors if a.fixed}
     for a in anchors:
         if a.sentence is None or a.fixed:
             if _hazard(text, a.pos, place_style):  # a kept marker outside any sentence, e.g. "- [1]: x"
@@ -644,6 +687,11 @@ def render_report(
             continue
         options_at = _positions(text, a.sentence, old_by_sentence.get(a.sentence.id, []), options.placement,
                                 keep)
+        if options.placement is Placement.AFTER_PUNCT:
+            # "…35.5%。[2]指出", "…35.5%。指出" (its subject removed): this sentence's marker
+            # right before the next sentence's subject, or where it stood, would read as that
+            # subject on a second trace; it goes before the period instead ("…35.5%[1]。[2]指出")
+            options_at = sorted(options_at, key=lambda p: p in fixed_at or text.opens_with_subject(p))
         safe = next((p for p in options_at if not _hazard(text, p, place_style)), None)
         if safe is None:  # "fact (see https://x.org/a).": before the aside, "fact[1] (see …)."
             asides = (q for p in options_at for q in text.url_asides(p, a.sentence.start))

@@ -39,10 +39,20 @@ class PassageIndex:
         self._idf_n = max(len(passages), idf_floor, 1)
         self._df = df
         self._record_of = np.fromiter((p.record for p in passages), dtype=np.int64, count=len(passages))
+        self._by_record: dict[int, list[int]] | None = None
         self._bm25: bm25s.BM25 | None = None
         if any(self.tokens):  # bm25s cannot index a corpus without a single term
             self._bm25 = bm25s.BM25()
             self._bm25.index(self.tokens, show_progress=False)
+
+    def passages_of(self, record: int) -> list[int]:
+        """The ids of a record's passages, in order (grouped once, on first use)."""
+        if self._by_record is None:
+            grouped: dict[int, list[int]] = {}
+            for p in self.passages:
+                grouped.setdefault(p.record, []).append(p.id)
+            self._by_record = grouped
+        return self._by_record.get(record, [])
 
     @staticmethod
     def terms(text: str) -> list[str]:

@@ -103,6 +103,10 @@ def _mark_unsupported(body: str, result: TraceResult) -> str:
     return "".join(out)
 
 
+# what stands between the markers of one run ("[1] and [2]", "[1]、[2]")
+_RUN_GAP = re.compile(r"[ \t]*(?:[,，、;；][ \t]*)?(?:(?:and|or|&|和|及|与|或)[ \t]*)?", re.IGNORECASE)
+
+
 class _Page:
     def __init__(self, result: TraceResult, records: Sequence[Record] | None) -> None:
         self.result = result
@@ -126,9 +130,18 @@ class _Page:
                     break
         return tuple(nums)
 
-    def _new_marker(self, numbers: tuple[int, ...]) -> _Marker:
+    def _new_marker(self, numbers: tuple[int, ...], glued: bool = False) -> _Marker:
         wanted = set(numbers)
         citation = None
+        last = self.markers[-1].citation if glued and self.markers else None
+        if last is not None and wanted <= {s.number for s in last.sources}:
+            # the next marker of a run ("according to [1] and [2], …", "[1] and [1]" for one page
+            # listed twice): the same sentence's citation
+            marker = _Marker(len(self.markers) + 1, numbers, last)
+            self.markers.append(marker)
+            j = self.citations.index(last)
+            self.shown[j] = self.shown.get(j, set()) | wanted
+            return marker
         for j in range(self.next_citation, len(self.citations)):
             # a sentence that names a source in its words ("如[1]所述 … 35.5%[2]。") has two markers
             # and one citation: each marker takes its part of it, the citation's sources in turn
@@ -143,8 +156,8 @@ class _Page:
         self.markers.append(marker)
         return marker
 
-    def _marker_html(self, label: str, numbers: tuple[int, ...]) -> str:
-        m = self._new_marker(numbers)
+    def _marker_html(self, label: str, numbers: tuple[int, ...], glued: bool = False) -> str:
+        m = self._new_marker(numbers, glued)
         return (
             f'<a class="marker" id="m-{m.id}" href="#cite-{m.id}" data-cite="{m.id}" '
             f'aria-controls="cite-{m.id}">{html.escape(label)}</a>'
@@ -157,8 +170,10 @@ class _Page:
         pattern = re.compile(f"[{_UNSUP_OPEN}{_UNSUP_CLOSE}]|" + _MARKER.pattern)
         if self.inside_unsupported:
             out.append('<span class="unsup">')
+        after_marker = -1  # end of the last marker in this text, for runs of markers
         for m in pattern.finditer(text):
             out.append(html.escape(text[pos:m.start()].replace(_ESC, "")))
+            glued = after_marker >= 0 and _RUN_GAP.fullmatch(text, after_marker, m.start()) is not None
             pos = m.end()
             tok = m.group(0)
             if tok == _UNSUP_OPEN:
@@ -182,12 +197,14 @@ class _Page:
                 nums = tuple(nums_list)
                 label = "".join(f"[{n}]" for n in nums)
                 plain = html.escape(tok.replace(_ESC, ""))
-                out.append(self._marker_html(label, nums) if nums else plain)
+                out.append(self._marker_html(label, nums, glued) if nums else plain)
+                after_marker = m.end()
             else:
                 nums = tuple(int(n) for n in re.findall(r"\d+", tok))
                 label = re.sub(r"</?sup>", "", tok)
-                link = self._marker_html(label, nums)
+                link = self._marker_html(label, nums, glued)
                 out.append(f"<sup>{link}</sup>" if tok.startswith("<sup>") else link)
+                after_marker = m.end()
         out.append(html.escape(text[pos:].replace(_ESC, "")))
         if self.inside_unsupported:
             out.append("</span>")

@@ -48,10 +48,10 @@ def test_a_marker_that_is_a_word_of_its_sentence_stays_in_place_renumbered(polic
     # one citation per sentence, its source the one the sentence names, not repeated at its end
     assert [[s.number for s in c.sources] for c in r.citations] == [[1], [2]]
     assert "%。[1]" not in body and "万辆[2]" not in body
+    assert any("'[3]'" in w and "is a word of its sentence, but 3 does not resolve to a record; removed" in w
+               and "'根据的统计，行业集中度持续提升。'" in w for w in r.warnings), r.warnings
     if policy == "replace":  # verified, as any source of a replaced citation is
         assert all(s.match != "existing" and s.score >= 0.66 for c in r.citations for s in c.sources)
-        assert any("'[3]'" in w and "is a word of its sentence but does not resolve to a record" in w
-                   and "根据的统计" in w for w in r.warnings), r.warnings
 
 
 def test_under_replace_a_named_source_that_does_not_support_the_sentence_is_removed_with_a_warning() -> None:
@@ -168,3 +168,163 @@ def test_the_review_page_gives_each_marker_of_a_naming_sentence_its_own_source()
     assert "https://b.example/bridge" in pops[0] and "https://c.example/rail" not in pops[0]
     assert "https://c.example/rail" in pops[1] and "https://b.example/bridge" not in pops[1]
     assert "1957年建成通车" in pops[0] and "1957年建成通车" in pops[1]
+
+
+# --- what an adversarial review of the first version found --------------------------------------
+
+EV_RECS = [
+    {"url": "https://www.iea.org/reports/global-ev-outlook-2024", "title": "Global EV Outlook 2024",
+     "content": "Electric car sales neared 14 million in 2023. China accounted for around 60% of global "
+                "electric car sales."},
+    {"url": "https://www.reuters.com/business/autos/tesla-deliveries-2023", "title": "Tesla 2023 deliveries",
+     "content": "Tesla delivered 1.81 million vehicles in 2023, up 38% from a year earlier. BYD sold 3.02 "
+                "million vehicles in 2023."},
+    {"url": "https://www.bloomberg.com/battery-prices-2023", "title": "Battery pack prices fall",
+     "content": "Lithium-ion battery pack prices fell 14% to a record low of $139/kWh in 2023."},
+    {"url": "https://www.mckinsey.com/charging-infrastructure", "title": "Charging infrastructure",
+     "content": "The United States had about 160,000 public charging ports at the end of 2023."},
+]
+EV_LIST = ("\n\n## References\n\n[1] IEA https://www.iea.org/reports/global-ev-outlook-2024\n"
+           "[2] Reuters https://www.reuters.com/business/autos/tesla-deliveries-2023\n"
+           "[3] Bloomberg https://www.bloomberg.com/battery-prices-2023\n"
+           "[4] McKinsey https://www.mckinsey.com/charging-infrastructure\n")
+TESLA = "Tesla delivered 1.81 million vehicles in 2023, up 38% from a year earlier."
+
+
+def _again(report: str, recs: list[dict[str, str]], **kw: str) -> tuple[str, str]:
+    once = trace(report, recs, TraceOptions(**kw)).report  # type: ignore[arg-type]
+    return once, trace(once, recs, TraceOptions(**kw)).report  # type: ignore[arg-type]
+
+
+def test_under_replace_only_a_sentence_that_states_nothing_keeps_an_unverified_named_source() -> None:
+    """A sentence recognition does not flag ("Note that …", a question, "See [4]: …") still makes a
+    claim: its named source is verified like any other, and removed with a warning when it fails."""
+    for text in ("Note that, according to [4], BYD sold 3.02 million vehicles in 2023.",
+                 "See [4]: Tesla delivered 1.81 million vehicles in 2023.",
+                 "Did BYD really sell 3.02 million vehicles in 2023, as [4] reports?"):
+        r = trace(text + EV_LIST, EV_RECS, TraceOptions(existing="replace"))
+        assert "mckinsey" not in " ".join(x.url for x in r.references), (text, r.report)
+        assert any("'[4]'" in w and "is not supported by its record" in w for w in r.warnings), r.warnings
+    # a pointer states nothing: its source stays, with no warning
+    r = trace("BYD sold 3.02 million vehicles in 2023 [2]. See [4] for details." + EV_LIST, EV_RECS,
+              TraceOptions(existing="replace"))
+    assert _body(r.report).endswith("See [2] for details.") and not r.warnings, r.report
+
+
+def test_keep_still_warns_about_an_unsupported_citation_in_a_sentence_recognition_skips() -> None:
+    r = trace("Note that BYD sold 3.02 million vehicles in 2023 [4]." + EV_LIST, EV_RECS)
+    assert any("existing citation [" in w and "is not supported by its record" in w for w in r.warnings)
+
+
+@pytest.mark.parametrize("policy", ["keep", "replace"])
+def test_a_run_that_lost_a_member_traces_again_the_same(policy: str) -> None:
+    lists = EV_LIST + "[6] Unknown https://nowhere.example/x\n"
+    for lead in ("According to [6] and [2], ", "In [6]、[2], ", "Unlike [6], [2], ",
+                 "As shown in [3] and [2], "):
+        once, again = _again(lead + TESLA + lists, EV_RECS, existing=policy)
+        assert once == again, (lead, once, again)
+        assert "[1]" in _body(once), once   # Reuters stays where the author named it
+
+
+def test_a_chinese_citing_word_after_a_marker_is_still_one() -> None:
+    zh = "2024年新能源乘用车零售渗透率达到47.6%。由[2]可知，比亚迪2024年新能源汽车销量为427万辆。" + (
+        "\n\n## 参考资料\n\n[1] 乘联会 https://www.cpca.org.cn/2024\n[2] 比亚迪 https://www.byd.com/annual2024\n")
+    recs = [CAR_RECS[1], {"url": "https://www.cpca.org.cn/2024", "title": "乘联会",
+                          "content": "2024年新能源乘用车零售渗透率达到47.6%。"}]
+    for placement in ("before", "after"):
+        once, again = _again(zh, recs, placement=placement)
+        assert once == again and "由[" in once and "由可知" not in once, (placement, once)
+
+
+def test_duplicate_pages_in_a_run_are_numbered_alike_and_the_review_page_keeps_its_sentences() -> None:
+    import re
+
+    from tracer.review import render_review_html
+
+    lists = EV_LIST + "[5] Tesla (dup) https://www.reuters.com/business/autos/tesla-deliveries-2023\n"
+    report = ("According to [2] and [5], " + TESLA + " BYD sold 3.02 million vehicles in 2023 [2]. "
+              "Electric car sales neared 14 million in 2023 [1]." + lists)
+    r = trace(report, EV_RECS)
+    assert _body(r.report).startswith("According to [1] and [1], Tesla"), r.report
+    page = render_review_html(r)
+    pops = re.findall(r'<aside class="pop" id="cite-\d+".*?</aside>', page, re.S)
+    sentences = [re.search(r'<blockquote class="sentence">(.*?)</blockquote>', p) for p in pops]
+    said = [m.group(1) if m else "" for m in sentences]
+    assert said[0].startswith("According to") and said[1].startswith("According to"), said
+    assert said[2].startswith("BYD sold") and said[3].startswith("Electric car sales"), said
+
+
+def test_the_same_page_under_another_record_counts_as_verified() -> None:
+    mirror = "https://www.reuters.com/business/autos/tesla-deliveries-2023/"
+    recs = [*EV_RECS, {"url": mirror, "title": "mirror", "content": TESLA}]
+    r = trace("According to [2], " + TESLA + EV_LIST, recs, TraceOptions(existing="replace"))
+    assert _body(r.report) == "According to [1], " + TESLA and not r.warnings, (r.report, r.warnings)
+
+
+@pytest.mark.parametrize("policy", ["keep", "replace"])
+def test_a_pointer_that_ends_its_sentence_keeps_its_marker(policy: str) -> None:
+    r = trace(TESLA + " [2]. For details, see [2]." + EV_LIST, EV_RECS, TraceOptions(existing=policy))
+    assert _body(r.report).endswith("For details, see [1]."), r.report
+    zh = "比亚迪2024年新能源汽车销量为427万辆[1]。详见[1]。\n\n## 参考资料\n\n[1] 比亚迪 https://www.byd.com/annual2024\n"
+    r = trace(zh, CAR_RECS, TraceOptions(existing=policy))
+    assert _body(r.report).endswith("详见[1]。"), r.report
+
+
+def test_keep_and_replace_agree_on_a_marker_that_partly_resolves() -> None:
+    report = "According to [2, 5], " + TESLA + EV_LIST
+    for policy in ("keep", "replace"):
+        r = trace(report, EV_RECS, TraceOptions(existing=policy))
+        assert _body(r.report) == "According to [1], " + TESLA, (policy, r.report)
+        assert any("without what did not stand (5 does not resolve to a record)" in w for w in r.warnings)
+
+
+def test_named_sources_count_toward_max_sources_and_list_their_unstated_figures() -> None:
+    recs = [*EV_RECS, {"url": "https://electrek.co/tesla-2023", "title": "Electrek",
+                       "content": "Tesla delivered 1.81 million vehicles in 2023."}]
+    report = "如[5]所述，" + TESLA + EV_LIST + "[5] Electrek https://electrek.co/tesla-2023\n"
+    r = trace(report, recs, TraceOptions(existing="replace", max_sources=1))
+    sources = [s for c in r.citations for s in c.sources]
+    assert [s.url for s in sources] == ["https://electrek.co/tesla-2023"] and sources[0].unstated == ("38%",)
+
+
+@pytest.mark.parametrize("policy", ["keep", "replace"])
+def test_more_forms_of_a_named_source(policy: str) -> None:
+    lists = EV_LIST + "[5] Tesla (dup) https://www.reuters.com/business/autos/tesla-deliveries-2023\n"
+    for report, want in (
+            ("According to [2], [5], and [4], " + TESLA, "According to [1], [1], and "),
+            ("[2] found that " + TESLA, "[1] found that Tesla"),
+            ("Based on [2], " + TESLA, "Based on [1], Tesla"),
+            ("Per [2], " + TESLA, "Per [1], Tesla")):
+        r = trace(report + lists, EV_RECS, TraceOptions(existing=policy))
+        assert _body(r.report).startswith(want), (policy, r.report)
+    zh = ("2024年中国新能源汽车销量达到1286.6万辆[1]。[2]指出，比亚迪2024年新能源汽车销量为427万辆。"
+          "\n\n## 参考资料\n\n[1] 中汽协 https://www.caam.org.cn/2024\n[2] 比亚迪 https://www.byd.com/annual2024\n")
+    r = trace(zh, CAR_RECS, TraceOptions(existing=policy))
+    assert _body(r.report) == ("2024年中国新能源汽车销量达到1286.6万辆[1]。[2]指出，"
+                               "比亚迪2024年新能源汽车销量为427万辆。"), r.report
+
+
+@pytest.mark.parametrize("style", ["numeric", "superscript", "link", "footnote", "citation", "openjiuwen"])
+def test_after_the_period_a_sentence_s_marker_is_not_the_next_one_s_subject(style: str) -> None:
+    lists = EV_LIST + "[5] Tesla (dup) https://www.reuters.com/business/autos/tesla-deliveries-2023\n"
+    report = ("BYD sold 3.02 million vehicles in 2023[5]. [5], [1] found that electric car sales neared 14 "
+              "million in 2023 [1]." + lists)
+    zh = ("2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%，详见[2][4]。[3]指出，"
+          "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。" + _ZH_LIST)
+    for text, recs in ((report, EV_RECS), (zh, ZH_RECS)):
+        for policy in ("keep", "replace"):
+            once, again = _again(text, recs, existing=policy, style=style, placement="after")
+            assert once == again, (policy, once, again)
+
+
+_ZH_LIST = ("\n\n## 参考资料\n\n[1] 中国汽车工业协会 https://www.caam.org.cn/2024\n"
+            "[2] 比亚迪2024年年报 https://www.byd.com/annual2024\n[3] 乘联会2024年度报告 https://www.cpca.org.cn/2024\n")
+ZH_RECS = [
+    {"url": "https://www.caam.org.cn/2024", "title": "2024年汽车工业经济运行情况",
+     "content": "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。"
+                "新能源汽车新车销量达到汽车新车总销量的40.9%。"},
+    {"url": "https://www.byd.com/annual2024", "title": "比亚迪2024年年报",
+     "content": "比亚迪2024年新能源汽车销量为427万辆，市场份额约为33.2%。公司营业收入为7771亿元。"},
+    {"url": "https://www.cpca.org.cn/2024", "title": "乘联会2024年度报告",
+     "content": "2024年新能源乘用车零售渗透率达到47.6%。全国充电基础设施累计数量为1281.8万台。"},
+]
