@@ -411,7 +411,7 @@ class Output:
         self.fsync = fsync
         self.fsync_every = fsync_every
         self.done_ids: set[str] = set()
-        self.done_dup_lines: set[int] = set()
+        self.done_dup_lines: dict[int, str] = {}   # line -> the id its duplicate-id error line names
         self.lines_present = 0
         self.truncated_bytes = 0
         self._lock = threading.Lock()
@@ -462,7 +462,7 @@ class Output:
             err = obj.get("error")
             dup = isinstance(err, dict) and err.get("code") == DUPLICATE_CODE
             if dup and isinstance(err.get("line"), int):
-                self.done_dup_lines.add(err["line"])
+                self.done_dup_lines[err["line"]] = str(item_id)
             else:
                 self.done_ids.add(str(item_id))
 
@@ -549,8 +549,13 @@ class Progress:
                              smoothing=0.1)
 
     def skip(self) -> None:
+        """A line answered by an earlier run (--resume): it leaves the total."""
         with self._lock:
             self.skipped += 1
+            self.total = max(0, self.total - 1)
+            if self._bar is not None:
+                self._bar.total = self.total or None
+                self._bar.refresh()
 
     def add(self, ok: bool) -> None:
         with self._lock:
@@ -646,10 +651,12 @@ def read_items(
                 raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark is not JSON
             if not raw.strip():
                 continue
-            if n in out.done_dup_lines:
+            parsed = parse_line(n, raw, default_style)
+            if out.done_dup_lines.get(n) == parsed.id:
+                # answered as a duplicate already: the same id on the same line (IN may have
+                # changed since: then the line is read afresh)
                 progress.skip()
                 continue
-            parsed = parse_line(n, raw, default_style)
             first = seen.get(parsed.id)
             if first is not None:
                 message = f"line {n}: duplicate id {parsed.id!r}, first used on line {first}"
@@ -1263,7 +1270,7 @@ def _run(args: argparse.Namespace) -> int:
     if out.truncated_bytes:
         print(f"bulk: removed a torn last line ({out.truncated_bytes} bytes) from {args.output}",
               file=sys.stderr)
-    total = max(0, count_lines(args.input) - out.lines_present)
+    total = count_lines(args.input)   # less each line an earlier run answered, as it is read
     progress = Progress(total, args.progress, args.progress_every, sys.stderr)
 
     notes: dict[int, tuple[str, ...]] = {}  # line -> records warnings to put back in its output

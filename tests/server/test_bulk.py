@@ -184,7 +184,7 @@ def test_output_repair_and_resume_state(tmp_path: Path) -> None:
     o = Output(str(out), resume=True, overwrite=False, fsync="always")
     try:
         assert o.truncated_bytes == len(b'{"id":"c","rep')
-        assert o.done_ids == {"a", "b"} and o.done_dup_lines == {7} and o.lines_present == 3
+        assert o.done_ids == {"a", "b"} and o.done_dup_lines == {7: "a"} and o.lines_present == 3
         o.write(b'{"id":"c"}')
     finally:
         o.close()
@@ -215,6 +215,32 @@ def test_resume_keeps_duplicate_lines_answered_once(tmp_path: Path) -> None:
     assert sorted(ln["id"] for ln in answered) == ["case-0000", "case-0001"]
     r = bulk(tmp_path / "in.jsonl", out, "--resume", "--workers", "1")  # nothing left to do
     assert r.returncode == 0 and len(read_out(out)) == 3
+
+
+def test_resume_after_in_changed_skips_a_duplicate_line_only_for_its_own_id(tmp_path: Path) -> None:
+    """A duplicate-id error line is remembered with its line number *and* id: after the duplicate
+    was deleted from IN, the line now at that number is another item, and is traced."""
+    (tmp_path / "in.jsonl").write_text("\n".join(json.dumps(case(i)) for i in (0, 1, 2)) + "\n")
+    out = tmp_path / "out.jsonl"
+    # what a run of (case-0000, case-0000, case-0001, case-0002) left when killed after line 2's error
+    out.write_text(json.dumps({"id": "case-0000", "error": {"code": DUPLICATE_CODE, "message": "dup",
+                                                             "line": 2}}) + "\n")
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    answered = sorted(ln["id"] for ln in read_out(out) if "error" not in ln)
+    assert answered == ["case-0000", "case-0001", "case-0002"]
+    assert "bulk: 3/3 done, 0 errors, 0 skipped" in r.stderr
+
+
+def test_resume_progress_counts_only_what_is_left(tmp_path: Path) -> None:
+    """OUT holding answers for ids IN no longer has: the total still ends at what was done."""
+    (tmp_path / "in.jsonl").write_text("\n".join(json.dumps(case(i)) for i in (0, 1, 2)) + "\n")
+    out = tmp_path / "out.jsonl"
+    ids = ("gone-1", "gone-2", "case-0001")
+    out.write_text("".join(json.dumps({"id": i, "report": "x"}) + "\n" for i in ids))
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    assert "bulk: 2/2 done, 0 errors, 1 skipped" in r.stderr, r.stderr
 
 
 def test_parse_line_accepts_options_and_grouped_records() -> None:
