@@ -63,7 +63,7 @@ class RunningServer:
         running when the grace ran out."""
         grace = self.config.grace_s if grace is None else grace
         t0 = time.monotonic()
-        self.service.begin_drain()
+        self.service.begin_drain(grace)
         await self.health.enter_graceful_shutdown()
         log("draining", in_flight=self.service.in_flight, grace_s=grace)
         while self.service.in_flight > 0 and time.monotonic() - t0 < grace:

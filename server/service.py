@@ -130,11 +130,22 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         self._in_flight = 0  # accepted calls whose work has not finished (workers included)
         self.draining = False
         self._drain_started = asyncio.Event()  # wakes open streams so they stop reading items
+        self._live: dict[_Slot, Cancel] = {}  # admitted calls still running, and their cancel flags
+        self._drain_llm_at: float | None = None  # when model calls must end, once draining
 
-    def begin_drain(self) -> None:
-        """Refuse new calls from now on, and have open streams stop reading new items."""
+    def begin_drain(self, grace: float | None = None) -> None:
+        """Refuse new calls from now on, and have open streams stop reading new items. With a
+        `grace`, every running call's model calls must end in time for its deterministic answer
+        within it (the same reserve as a deadline's): a slow model is abandoned, so the call is
+        answered, degraded, instead of being cut off when the grace runs out."""
         self.draining = True
         self._drain_started.set()
+        if grace is not None:
+            at = self._drain_llm_at = llm_deadline_within(grace, self._llm_reserve)
+            with self._lock:
+                live = list(self._live.values())
+            for cancel in live:
+                cancel.hurry(at)
 
     # ---- admission ---------------------------------------------------------------------
 
@@ -278,6 +289,9 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
         remaining = context.time_remaining()
         deadline = None if remaining is None else time.monotonic() + remaining
         cancel = Cancel(None if remaining is None else llm_deadline_within(remaining, self._llm_reserve))
+        slot.watch(cancel)
+        if self._drain_llm_at is not None:  # admitted as the drain began: it has the grace too
+            cancel.hurry(self._drain_llm_at)
         timer = None if remaining is None else asyncio.get_running_loop().call_later(
             max(0.0, remaining), cancel.set)
         return rid, slot, cancel, deadline, timer
@@ -417,6 +431,11 @@ class _Slot:
         self._service = service
         self._holds = 1
 
+    def watch(self, cancel: Cancel) -> None:
+        """`cancel` is this call's: a drain brings its model deadline forward (`begin_drain`)."""
+        with self._service._lock:
+            self._service._live[self] = cancel
+
     def hold(self) -> None:
         with self._service._lock:
             self._holds += 1
@@ -425,6 +444,8 @@ class _Slot:
         with self._service._lock:
             self._holds -= 1
             last = self._holds == 0
+            if last:
+                self._service._live.pop(self, None)
         if last:
             self._service._slot_released()
 

@@ -105,6 +105,12 @@ class Cancel:
     def is_set(self) -> bool:
         return self._event.is_set()
 
+    def hurry(self, at: float) -> None:
+        """Model calls must end by `at` (time.monotonic()), if that is sooner: the server drains."""
+        with self._lock:
+            if self.llm_deadline is None or at < self.llm_deadline:
+                self.llm_deadline = at
+
     def on_set(self, hook: Callable[[], None]) -> Callable[[], None]:
         """Run `hook` when set; returns a function that unregisters it (a stream's cancel flag
         outlives each of its items)."""

@@ -189,7 +189,8 @@ def trace(
     with timer.stage("recognize"):
         needs: set[int] | None = None
         if use_llm and llm is not None:
-            needs, llm_warn = llm.recognize(sentences, lang, stats, cancel, deadline=llm_deadline)
+            needs, llm_warn = llm.recognize(sentences, lang, stats, cancel,
+                                            deadline=_model_deadline(cancel, llm_deadline))
             warnings.extend(llm_warn)
             if needs is None:
                 degraded = True
@@ -222,7 +223,7 @@ def trace(
             flagged = [s for s in sentences if s.id in needs]
             proposals, failed, llm_warn = llm.match(
                 flagged, {s.id: [p for p, _ in candidates[s.id]] for s in flagged},
-                passages, options, stats, cancel, deadline=llm_deadline,
+                passages, options, stats, cancel, deadline=_model_deadline(cancel, llm_deadline),
             )
             warnings.extend(llm_warn)
             if failed:
@@ -381,6 +382,15 @@ def explain_support(
     candidates = index.search(sentence_query(sentence), options.tuning.retrieve_top_k)
     verifier = Verifier(index, recs, options.verify_tuning)
     return record_support(Sentence(0, 0, len(sentence), sentence), position, candidates, index, verifier)
+
+
+def _model_deadline(cancel: CancelToken | None, llm_deadline: float | None) -> float | None:
+    """When model calls must end: `llm_deadline`, or the cancel token's own `llm_deadline` if
+    sooner (a server that drains moves it up while the trace runs)."""
+    moved = getattr(cancel, "llm_deadline", None)
+    if not isinstance(moved, (int, float)):
+        return llm_deadline
+    return moved if llm_deadline is None else min(moved, llm_deadline)
 
 
 def _verify_narrative(

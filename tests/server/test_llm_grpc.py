@@ -151,3 +151,29 @@ def test_client_cancel_cancels_in_flight_llm_calls(
     future.cancel()
     wait_until(lambda: all(e.end for e in model.log), 10, "model calls to end")
     assert all(e.aborted for e in model.log)
+
+
+def test_a_drain_answers_calls_waiting_on_a_slow_model_within_its_grace() -> None:
+    """SIGTERM's drain brings each running call's model deadline forward to the grace less the
+    reserve: calls waiting on a model that answers in 20 s are answered, degraded, within the
+    grace (3 s) instead of being cut off when it runs out."""
+    import asyncio
+
+    with FakeOpenAI([Reply(match_json({}), delay=20.0)]) as model:
+        llm = backend_from_config(LLMConfig(base_url=model.base_url, model="m",
+                                            settings=LLMSettings(timeout=60.0)))
+        srv = InProcessServer(base_config(max_in_flight=16), llm=llm)
+        try:
+            stub = srv.stub()
+            calls = [stub.Trace.future(request(), timeout=60) for _ in range(4)]
+            wait_until(lambda: len(model.log) >= 4, 20, "four calls waiting on the model")
+            t0 = time.monotonic()
+            left = asyncio.run_coroutine_threadsafe(srv.running.drain(3.0), srv.loop).result(30)
+            elapsed = time.monotonic() - t0
+            responses = [c.result(timeout=10) for c in calls]
+        finally:
+            srv._stop_loop()
+    assert left == 0 and elapsed < 3.0, (left, elapsed)
+    for resp in responses:
+        assert resp.status.code == 0 and resp.degraded and resp.citations
+        assert any("brought forward" in w for w in resp.warnings), list(resp.warnings)

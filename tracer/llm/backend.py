@@ -37,6 +37,7 @@ T = TypeVar("T")
 _CANCEL_POLL_S = 0.02
 _SLOT_POLL_S = 0.005
 _OUT_OF_TIME = "no time left before the call's deadline"
+_HURRIED = "the call's deadline was brought forward (its server is shutting down); the model was abandoned"
 
 
 class _Budget(Exception):
@@ -414,13 +415,15 @@ class ChatBackend:
             except Exception as exc:  # misconfiguration must not fail the request
                 return on_failure(f"client setup failed: {exc}")
             task = asyncio.ensure_future(work(_Session(client, self.settings, stats, self._slots, deadline)))
-            watcher = asyncio.ensure_future(_wait_cancel(cancel)) if cancel is not None else None
+            watcher = asyncio.ensure_future(_wait_cancel(cancel, deadline)) if cancel is not None else None
             try:
                 if watcher is not None:
                     await asyncio.wait({task, watcher}, return_when=asyncio.FIRST_COMPLETED)
                     if not task.done():
                         task.cancel()
                         await asyncio.gather(task, return_exceptions=True)
+                        if cancel is not None and not cancel.is_set():  # its deadline moved up
+                            return on_failure(_HURRIED)
                         raise CancelledError("cancelled; in-flight LLM calls were cancelled")
                 try:
                     return await task
@@ -437,8 +440,14 @@ class ChatBackend:
         return _run_coroutine(main)
 
 
-async def _wait_cancel(cancel: CancelToken) -> None:
+async def _wait_cancel(cancel: CancelToken, deadline: float | None) -> None:
+    """Until `cancel` is set, or its `llm_deadline` (a server drain moves it up) is sooner than
+    the `deadline` these calls started with and has passed."""
     while not cancel.is_set():
+        moved = getattr(cancel, "llm_deadline", None)
+        if isinstance(moved, (int, float)) and (deadline is None or moved < deadline) \
+                and time.monotonic() >= moved:
+            return
         await asyncio.sleep(_CANCEL_POLL_S)
 
 
