@@ -426,7 +426,16 @@ class Output:
         except BlockingIOError:
             os.close(self._fd)
             raise BulkError(f"{path} is being written by another bulk run") from None
-        size = os.fstat(self._fd).st_size
+        st = os.fstat(self._fd)
+        if not stat.S_ISREG(st.st_mode):
+            # a pipe or a terminal ("-", /dev/stdout, a FIFO): nothing to resume, and fsync
+            # does not apply to it (EINVAL)
+            if resume:
+                os.close(self._fd)
+                raise BulkError(f"{path}: --resume needs OUT to be a regular file, not a pipe or terminal")
+            self.fsync = "never"
+            return
+        size = st.st_size
         if size and not resume and not overwrite:
             os.close(self._fd)
             raise BulkError(f"{path} exists and is not empty: pass --resume to continue it or --overwrite")
@@ -1124,7 +1133,8 @@ def default_workers() -> int:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("input", metavar="IN.jsonl",
                    help="one request per line: {id, report, records, options?}; - reads standard input")
-    p.add_argument("output", metavar="OUT.jsonl", help="one response or error line per input line")
+    p.add_argument("output", metavar="OUT.jsonl",
+                   help="one response or error line per input line (- for standard output: no --resume)")
     p.add_argument("--resume", action="store_true", help="skip ids already answered in OUT and append")
     p.add_argument("--overwrite", action="store_true", help="truncate a non-empty OUT instead of failing")
     p.add_argument("--workers", type=int, default=0, help="local worker processes (default: number of cores)")
@@ -1229,6 +1239,8 @@ def _spool_stream(args: argparse.Namespace) -> str | None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.output == "-":  # as IN "-" is standard input
+        args.output = "/dev/stdout"
     if os.path.isdir(args.input):
         raise BulkError(f"{args.input}: is a directory, not a JSONL file")
     try:

@@ -709,3 +709,16 @@ def test_resume_with_overwrite_and_a_port_out_of_range_are_usage_errors(tmp_path
     r = bulk(tmp_path / "in.jsonl", tmp_path / "out2.jsonl", "--server", "127.0.0.1:99999")
     assert r.returncode == 2 and "port must be 1..65535" in r.stderr
     assert not (tmp_path / "out.jsonl").exists() and not (tmp_path / "out2.jsonl").exists()
+
+
+def test_out_dash_writes_to_a_pipe_without_fsync_and_cannot_resume(tmp_path: Path) -> None:
+    """OUT "-" is standard output, as IN "-" is standard input: written to a pipe with every line
+    answered and exit 0 (fsync on a pipe fails with EINVAL, which stopped the run as "disk full").
+    A pipe holds nothing to resume from."""
+    ids = write_cases(tmp_path / "in.jsonl", 3)
+    r = bulk(tmp_path / "in.jsonl", "-", "--workers", "1", "--fsync", "always")
+    assert r.returncode == 0, r.stderr
+    assert sorted(json.loads(line)["id"] for line in r.stdout.splitlines()) == sorted(ids)
+    assert not (REPO / "-").exists()
+    r = bulk(tmp_path / "in.jsonl", "-", "--resume", "--workers", "1")
+    assert r.returncode == 2 and "--resume needs OUT to be a regular file" in r.stderr, r.stderr
