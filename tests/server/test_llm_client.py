@@ -73,6 +73,21 @@ def test_invented_sentences_out_of_range_and_bool_indices_are_dropped() -> None:
     assert "dropped 2 invalid items and 4 invalid passage ids" in warnings[0]
 
 
+def test_a_sentence_whose_passage_ids_are_all_invalid_falls_back_and_says_so() -> None:
+    """Naming only passages that do not exist is no verdict ("no source"): the sentence takes the
+    deterministic matcher, as for a failed call, and the trace is degraded."""
+    content = match_json([
+        {"sentence": 1, "matched_source_indices": [99, -5]},
+        {"sentence": 2, "matched_source_indices": []},          # a real verdict: unsupported
+        {"sentence": 3, "matched_source_indices": [99]},
+        {"sentence": 3, "matched_source_indices": [3]},          # ...but 3 named a real one too
+    ])
+    with FakeOpenAI([Reply(content)]) as srv:
+        proposals, failed, warnings, _ = run_match(make(srv.base_url))
+    assert failed == {0} and proposals == {2: [2]}
+    assert any("1 sentences named only passage ids that do not exist" in w for w in warnings), warnings
+
+
 def test_429_then_ok_honours_retry_after() -> None:
     with FakeOpenAI([Reply(status=429, headers={"retry-after": "1"}),
                      Reply(match_json({1: [1]}))]) as srv:

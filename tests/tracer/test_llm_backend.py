@@ -377,7 +377,8 @@ def test_whatever_the_model_says_proposals_stay_within_each_sentences_chunk(item
     client = MemoryClient(lambda p, n: reply)
     b = backend(client, top_k=2, chunk_passages=4)
     proposals, failed, _ = b.match(sents, cands, passages, TraceOptions(), Stats(), None)
-    assert failed == set()
+    # a sentence that named only passages outside its chunk got no verdict: it falls back
+    assert not failed & set(proposals)
     chunks = plan_match_chunks(range(6), cands, 2, 4, 25)
     for chunk in chunks:
         for sid in chunk.sentences:

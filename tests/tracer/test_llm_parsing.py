@@ -50,6 +50,14 @@ def test_out_of_range_and_bool_passage_ids_are_dropped_per_id() -> None:
     assert reply.dropped_ids == 5
 
 
+def test_a_sentence_that_names_only_invalid_ids_is_garbled_not_unsupported() -> None:
+    reply = parse_match_reply(_m([{"sentence": 1, "matched_source_indices": [0, 9]},
+                                  {"sentence": 2, "matched_source_indices": []},
+                                  {"sentence": 3, "matched_source_indices": [True]},
+                                  {"sentence": 3, "matched_source_indices": [2]}]), S, P)
+    assert reply is not None and reply.garbled == {1} and reply.matches == {1: [], 2: [], 3: [2]}
+
+
 def test_items_for_one_sentence_are_merged_in_order() -> None:
     reply = parse_match_reply(_m([{"sentence": 1, "matched_source_indices": [3]},
                                   {"sentence": 1, "matched_source_indices": [1, 3]}]), S, P)

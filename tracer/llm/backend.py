@@ -389,6 +389,11 @@ class ChatBackend:
                 f"LLM match {label}: dropped {parsed.dropped_items} invalid items and "
                 f"{parsed.dropped_ids} invalid passage ids"
             )
+        if parsed.garbled:  # it named passages, none of them real: that is no verdict
+            failed |= {local_s[ls] for ls in parsed.garbled}
+            warnings.append(
+                f"LLM match {label}: {len(parsed.garbled)} sentences named only passage ids that do not "
+                f"exist; they used the deterministic matcher")
         proposals = {
             local_s[ls]: [local_p[lp] for lp in lps] for ls, lps in parsed.matches.items() if lps
         }

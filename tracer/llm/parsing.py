@@ -119,6 +119,8 @@ class MatchReply:
     dropped_items: int = 0
     dropped_ids: int = 0
     cut: bool = False        # salvaged from a reply cut off at the output cap: items after the cut are lost
+    # sentences whose items named passages but none valid: no verdict (not "no source")
+    garbled: set[int] = field(default_factory=set)
 
 
 _RESULTS_ARRAY = re.compile(r'"source_traced_results"\s*:\s*\[')
@@ -173,12 +175,17 @@ def parse_match_reply(
             continue
         assert isinstance(sid, int)
         kept = out.matches.setdefault(sid, [])  # an empty list: the model judged it unsupported
+        valid = 0
         for pid in ids:
             if _is_int(pid) and pid in passage_ids:
+                valid += 1
                 if pid not in kept:
                     kept.append(pid)
             else:
                 out.dropped_ids += 1
+        if ids and not valid:
+            out.garbled.add(sid)
+    out.garbled -= {sid for sid, kept in out.matches.items() if kept}  # another item of it was valid
     return out
 
 
