@@ -210,8 +210,13 @@ def run_trace(args: argparse.Namespace) -> int:
         out = formatter(result, args)
     try:
         if args.output:
-            with open(args.output, "w", encoding="utf-8", newline="") as fh:
-                fh.write(out)
+            try:
+                with open(args.output, "w", encoding="utf-8", newline="") as fh:
+                    fh.write(out)
+            except OSError as exc:  # a full disk fails the write or close with no file name
+                if exc.filename is None:
+                    exc.filename = args.output
+                raise
         else:
             sys.stdout.write(out)
             sys.stdout.flush()
@@ -220,7 +225,7 @@ def run_trace(args: argparse.Namespace) -> int:
             if after is not None:
                 after(result, args)
     except OSError as exc:
-        target = exc.filename if exc.filename is not None else (args.output or "stdout")
+        target = exc.filename if exc.filename is not None else "stdout"
         return _fail(f"output {str(target)!r}: cannot write: {exc.strerror or exc}", EXIT_INPUT)
     return EXIT_OK
 

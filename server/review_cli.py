@@ -76,8 +76,13 @@ def after_trace(result: TraceResult, args: argparse.Namespace) -> None:
     if not out:
         return
     text = export_references(result.references, validate_export_format(args.refs_format))
-    with open(out, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
+    try:
+        with open(out, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    except OSError as exc:  # a full disk fails the write or close with no file name: name it
+        if exc.filename is None:
+            exc.filename = out
+        raise
 
 
 # ---- render subcommand -------------------------------------------------------------------------
@@ -185,8 +190,13 @@ def run_render(args: argparse.Namespace) -> int:
     except InvalidInputError as exc:
         return _fail(str(exc), EXIT_INPUT)
     try:
-        with open(args.html, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(page)
+        try:
+            with open(args.html, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(page)
+        except OSError as exc:
+            if exc.filename is None:
+                exc.filename = args.html
+            raise
         if args.refs_out:
             after_trace(result, args)
     except OSError as exc:

@@ -97,6 +97,18 @@ def test_trace_stdin_and_output_file(files, tmp_path: Path) -> None:
     assert "[1]" in out.read_text(encoding="utf-8")
 
 
+def test_a_full_disk_error_names_the_file_that_could_not_be_written(files, tmp_path: Path) -> None:
+    """/dev/full fails every write with ENOSPC: the error names that file, not the one written."""
+    out = tmp_path / "out.md"
+    proc = run_cli("trace", str(files["en_report"]), str(files["en_records"]), "-o", str(out),
+                   "--refs-out", "/dev/full")
+    assert proc.returncode == 2
+    assert b"output '/dev/full': cannot write: No space left on device" in proc.stderr
+    assert "[1]" in out.read_text(encoding="utf-8")
+    proc = run_cli("trace", str(files["en_report"]), str(files["en_records"]), "-o", "/dev/full")
+    assert proc.returncode == 2 and b"output '/dev/full': cannot write" in proc.stderr
+
+
 def test_trace_keeps_a_byte_order_mark_and_the_front_matter_after_it(files, tmp_path: Path) -> None:
     report = tmp_path / "bom.md"
     text = "---\ntitle: Norway\n---\n\n" + EN_REPORT
