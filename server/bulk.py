@@ -1333,7 +1333,7 @@ def _llm_config(args: argparse.Namespace) -> tuple[argparse.Namespace | None, di
     once so a bad setting stops the run before any work (BulkError names it); (None, None)
     when no model is configured."""
     from server.cli import _llm_section
-    from server.llm_client import build_backend
+    from server.llm_client import build_backend, resolve_config
 
     flags = argparse.Namespace(**{k: v for k, v in vars(args).items() if k != "func"})
     try:
@@ -1341,7 +1341,15 @@ def _llm_config(args: argparse.Namespace) -> tuple[argparse.Namespace | None, di
         backend = build_backend(flags, section)
     except Exception as exc:  # ConfigError, InvalidInputError, OSError: all name the setting
         raise BulkError(f"LLM configuration: {exc}") from None
-    return (flags, section) if backend is not None else (None, None)
+    if backend is None:
+        return None, None
+    # llm.max_concurrency caps the model calls in flight of the whole run: each worker process
+    # builds its own backend, so each gets its share (at least one call)
+    cap = resolve_config(flags, section).settings.max_concurrency
+    workers = max(1, int(getattr(args, "workers", 0) or default_workers()))
+    if cap and workers > 1:
+        flags.llm_max_concurrency = str(max(1, cap // workers))
+    return flags, section
 
 
 def main(argv: list[str] | None = None) -> int:
