@@ -58,8 +58,10 @@ def _init_ray(address: str, workers: int) -> Any:
     if not ray.is_initialized():
         if address:  # a cluster: every node has source-tracer[ray] installed (docs/bulk.md)
             ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
-        else:  # a local Ray: its workers import tracer/server from where the driver does
-            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+        else:  # a local Ray: its workers import tracer/server from where the driver does. Always a
+            # new one ("local"): without an address, ray.init joins a Ray already running on the
+            # machine (`ray start`, RAY_ADDRESS, a leftover), and refuses num_cpus there
+            ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
                      logging_level=logging.WARNING,
                      runtime_env={"env_vars": {"PYTHONPATH": _pythonpath()}})
     return ray

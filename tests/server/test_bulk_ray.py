@@ -34,6 +34,24 @@ def test_ray_engine_matches_local_engine(tmp_path: Path) -> None:
     assert len(read_out(tmp_path / "ray.jsonl")) == 12
 
 
+def test_a_local_ray_run_ignores_another_ray_on_the_machine(tmp_path: Path) -> None:
+    """Without --ray-address the run starts its own local Ray. ray.init() alone joins whatever
+    RAY_ADDRESS (or a `ray start`, or a leftover) names, and refuses num_cpus there: every run
+    on such a machine failed."""
+    import os
+
+    from test_bulk import REPO
+
+    ids = write_cases(tmp_path / "in.jsonl", 3)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    env["RAY_ADDRESS"] = "127.0.0.1:1"  # nothing listens there
+    r = subprocess.run([sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"),
+                        str(tmp_path / "out.jsonl"), "--engine", "ray", "--workers", "1"],
+                       cwd=REPO, env=env, capture_output=True, text=True, timeout=240)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert sorted(by_id(read_out(tmp_path / "out.jsonl"))) == sorted(ids)
+
+
 _FIRST_BATCH = r"""
 import gc, json, sys
 from server.bulk_ray import _trace_batch
