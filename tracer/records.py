@@ -351,6 +351,12 @@ def _metadata(value: object, index: int, warnings: list[str]) -> Mapping[str, st
     return MappingProxyType(out)
 
 
+# The longest url, title and id (and author, site, date...) a record may give, in characters.
+MAX_URL_CHARS = 8_192
+MAX_TITLE_CHARS = 4_096
+MAX_FIELD_CHARS = 1_024
+
+
 def _validate(index: int, group: str, item: object, warnings: list[str]) -> Record | None:
     if isinstance(item, Record):
         item = _record_as_mapping(item)
@@ -382,6 +388,15 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     if not url and not has_id:
         warnings.append(f"record {index} dropped: empty url")
         return None
+    for name, key, value, limit in (("url", url_key, url, MAX_URL_CHARS),
+                                    ("title", title_key, title, MAX_TITLE_CHARS),
+                                    ("id", id_key, rid, MAX_FIELD_CHARS)):
+        if isinstance(value, str) and len(value) > limit:
+            # a page's address or name, not its text: anything longer is not one (and would be
+            # echoed in every reference and citation of the response)
+            warnings.append(f"record {index} dropped: {key or name} is {len(value)} characters, over the "
+                            f"limit of {limit}")
+            return None
     if not content.strip():
         warnings.append(f"record {index} dropped: empty content")
         return None
@@ -393,6 +408,9 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
         sv = _optional_str(v)
         if sv is None:
             warnings.append(f"records[{index}]: {k} ignored: expected a string, got {_type_name(v)}")
+        elif len(sv) > MAX_FIELD_CHARS:
+            warnings.append(f"records[{index}]: {k} ignored: {len(sv)} characters, over the limit of "
+                            f"{MAX_FIELD_CHARS}")
         else:
             opt[fname] = _clean_title(sv)
     if not opt.get("source_type"):

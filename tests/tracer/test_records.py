@@ -671,3 +671,20 @@ def test_every_input_record_is_kept_or_dropped_with_its_index(items: list[object
     assert indices == list(range(len(items)))
     for r in recs:
         assert r.content.strip() and (r.url or r.id) and r.title and r.source_key
+
+
+def test_an_overlong_url_title_or_id_drops_the_record_naming_the_field_and_limit() -> None:
+    recs, warnings = normalize_records([
+        {"url": "https://a.example/" + "x" * 9000, "content": "c"},
+        {"url": "https://b.example/", "title": "t" * 5000, "content": "c"},
+        {"id": "i" * 2000, "content": "c"},
+        {"url": "https://c.example/", "content": "c", "author": "a" * 2000},
+        {"url": "https://d.example/", "title": "t" * 4096, "content": "c"},
+    ])
+    assert [r.index for r in recs] == [3, 4] and recs[0].author == ""
+    assert warnings == [
+        "record 0 dropped: url is 9018 characters, over the limit of 8192",
+        "record 1 dropped: title is 5000 characters, over the limit of 4096",
+        "record 2 dropped: id is 2000 characters, over the limit of 1024",
+        "records[3]: author ignored: 2000 characters, over the limit of 1024",
+    ]
