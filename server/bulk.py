@@ -713,6 +713,23 @@ def started(pool: ProcessPoolExecutor, size: int) -> ProcessPoolExecutor:
     return pool
 
 
+def restarted(new_pool: Callable[[int], ProcessPoolExecutor], size: int,
+              tries: int = 3) -> ProcessPoolExecutor:
+    """`started` for a pool that replaces a broken one. Its workers started before, so one that
+    dies while the new ones start was killed (the OOM killer often strikes twice): try again, and
+    only then stop the run, resumably, saying so."""
+    for _ in range(tries - 1):
+        try:
+            return started(new_pool(size), size)
+        except BulkError:
+            time.sleep(0.5)
+    try:
+        return started(new_pool(size), size)
+    except BulkError:
+        raise BulkError(f"worker processes died {tries} times while the pool restarted (killed, or out of "
+                        "memory?)", resumable=True) from None
+
+
 def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
               llm_args: argparse.Namespace | None, llm_section: Mapping[str, Any] | None,
               timeout_s: float, window: int = 0, work: Work = trace_item) -> None:
@@ -762,7 +779,7 @@ def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
         in_flight.clear()
         pool.shutdown(wait=True, cancel_futures=True)
         isolate(failed)
-        pool = started(new_pool(workers), workers)
+        pool = restarted(new_pool, workers)
 
     def drain(block_until: int) -> None:
         while len(in_flight) > block_until:

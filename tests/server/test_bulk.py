@@ -597,6 +597,38 @@ def test_workers_that_cannot_start_stop_the_run_before_any_item_is_sent(
     assert "dictionary changed size" not in errors
 
 
+def test_a_pool_restart_survives_workers_killed_while_it_starts() -> None:
+    """The OOM killer often strikes twice: a worker of the replacement pool that dies while the
+    pool starts is tried again, and only repeated deaths stop the run, saying what happened (it
+    said the workers "fail to start", with no error above it)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from server.bulk import restarted
+
+    ctx = multiprocessing.get_context("spawn")
+    made: list[int] = []
+
+    def dies_first(size: int) -> ProcessPoolExecutor:  # the first pool's workers die as they start
+        made.append(size)
+        if len(made) == 1:
+            return ProcessPoolExecutor(size, mp_context=ctx, initializer=os._exit, initargs=(9,))
+        return ProcessPoolExecutor(size, mp_context=ctx)
+
+    pool = restarted(dies_first, 1)
+    try:
+        assert pool.submit(os.getpid).result() != os.getpid() and made == [1, 1]
+    finally:
+        pool.shutdown()
+
+    def always(size: int) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(size, mp_context=ctx, initializer=os._exit, initargs=(9,))
+
+    with pytest.raises(BulkError) as err:
+        restarted(always, 1, tries=2)
+    assert err.value.resumable and "died 2 times while the pool restarted" in str(err.value)
+
+
 def test_workers_that_die_on_everything_stop_the_run_without_blaming_items() -> None:
     from bulk_cases import always_dies
 
