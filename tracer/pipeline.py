@@ -233,6 +233,11 @@ def trace(
             # its min_score lets in weaker best sources only, as on the deterministic path.
             if options.llm_min_score is not None:  # the caller's gate for this request
                 floor = extra = options.llm_min_score
+                if floor < options.tuning.min_score:
+                    warnings.append(
+                        f"options.llm_min_score {floor:.2f} is below the verifier's calibrated threshold "
+                        f"({options.tuning.min_score:.2f}): a pair the model proposed is cited at a score "
+                        f"that low, so such citations trust the model's reading, not the verifier's")
             elif llm.min_score is not None:
                 floor = min(llm.min_score, options.threshold)
                 extra = min(llm.min_score, options.tuning.min_score)

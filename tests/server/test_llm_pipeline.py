@@ -198,6 +198,11 @@ def test_a_request_sets_its_own_bar_for_the_models_proposals(
     assert result.mode == "llm" and not result.degraded
     by_prefix = {k for k in PROPOSED for s, r in pairs(result) if s.startswith(k) and r == PROPOSED[k]}
     assert by_prefix == cited
+    # a bar below the verifier's calibrated threshold is the caller's to set, and said so
+    lowered = [w for w in result.warnings if w.startswith("options.llm_min_score")]
+    assert bool(lowered) is (request_floor < 0.66), result.warnings
+    said = f"{request_floor:.2f} is below the verifier's calibrated threshold (0.66)"
+    assert all(said in w for w in lowered)
 
 
 @pytest.mark.parametrize(("server_keep", "request_keep", "kept"), [
