@@ -1140,6 +1140,16 @@ def run_servers(items: Iterator[Item], emit: Emit, *, targets: list[str], shape:
 # CLI
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 seconds, got {text}")
+    return value
+
+
 def default_workers() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -1175,7 +1185,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="fsync OUT after every line, every 2 s (default), or never")
     p.add_argument("--progress", choices=("auto", "bar", "plain", "none"), default="auto",
                    help="auto: a bar on a terminal, plain periodic lines otherwise")
-    p.add_argument("--progress-every", type=float, default=10.0, help="seconds between plain progress lines")
+    p.add_argument("--progress-every", type=_positive_seconds, default=10.0,
+                   help="seconds between plain progress lines (more than 0)")
     p.add_argument("--config", metavar="PATH", help="TOML config file; its [llm] section is used (local/ray)")
     try:
         from server.llm_client import add_llm_arguments

@@ -200,6 +200,8 @@ def _flatten_file(data: Mapping[str, Any], path: str) -> dict[str, Any]:
     for section, body in data.items():
         if section == "llm":
             continue
+        if section not in ("server", "limits", "tls", "auth"):  # even an empty one: a typo
+            raise ConfigError(f"config file {path!r}: unknown section [{section}]")
         if not isinstance(body, Mapping):
             raise ConfigError(f"config file {path!r}: [{section}] must be a table")
         for key, value in body.items():

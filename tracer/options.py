@@ -112,17 +112,26 @@ class TraceOptions:
                         f"options.{name}", f"must be one of {allowed}, got {value!r}") from None
         if coerced:
             return replace(self, **coerced).validated()
+        for name in ("min_score", "llm_min_score", "llm_keep_score"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise InvalidInputError(f"options.{name}", f"must be a number, got {value!r}")
+        count: object = self.max_sources
+        if isinstance(count, float) and count.is_integer():
+            return replace(self, max_sources=int(count)).validated()   # 3.0 is a count
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise InvalidInputError("options.max_sources", f"must be a whole number, got {count!r}")
         if not 1 <= self.max_sources <= 20:
             raise InvalidInputError("options.max_sources", f"must be 1..20, got {self.max_sources}")
         if self.min_score is not None and not 0.0 <= self.min_score <= 1.0:
-            raise InvalidInputError("options.min_score", f"must be within 0..1, got {self.min_score}")
+            raise InvalidInputError("options.min_score", f"must be within 0..1, got {self.min_score:.6g}")
         if self.llm_min_score is not None and not 0.0 <= self.llm_min_score <= 1.0:
             raise InvalidInputError(
-                "options.llm_min_score", f"must be within 0..1, got {self.llm_min_score}")
+                "options.llm_min_score", f"must be within 0..1, got {self.llm_min_score:.6g}")
         if self.llm_keep_score is not None and not (
                 math.isfinite(self.llm_keep_score) and self.llm_keep_score >= 0.0):
             raise InvalidInputError(
-                "options.llm_keep_score", f"must be 0..1 (above 1: keep none), got {self.llm_keep_score}")
+                "options.llm_keep_score", f"must be 0..1 (above 1: keep none), got {self.llm_keep_score:.6g}")
         if self.language not in ("", "en", "zh"):
             raise InvalidInputError("options.language", f"must be '', 'en' or 'zh', got {self.language!r}")
         # Imported here: render/refformat import this module.

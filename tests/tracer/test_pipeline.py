@@ -196,12 +196,21 @@ def test_llm_mode_without_a_model_degrades_and_says_so() -> None:
         (TraceOptions(style="bogus"), "options.style"),
         (TraceOptions(reference_format="mla"), "options.reference_format"),
         (TraceOptions(references_heading="a\nb"), "options.references_heading"),
+        (TraceOptions(min_score="0.5"), "options.min_score"),           # type: ignore[arg-type]
+        (TraceOptions(llm_keep_score=True), "options.llm_keep_score"),
+        (TraceOptions(max_sources=2.5), "options.max_sources"),         # type: ignore[arg-type]
+        (TraceOptions(min_score=-0.10000000149011612), "options.min_score"),
     ],
 )
 def test_invalid_options_name_the_field(options: TraceOptions, field: str) -> None:
     with pytest.raises(InvalidInputError) as err:
         trace(REPORT, RECORDS, options)
     assert err.value.field == field
+    assert "0000000" not in str(err.value)  # a float32 from protobuf reads as written: -0.1
+
+
+def test_a_whole_float_is_a_count_of_sources() -> None:
+    assert trace(REPORT, RECORDS, TraceOptions(max_sources=1.0)).citations  # type: ignore[arg-type]
 
 
 def test_cancel_token_stops_the_trace() -> None:
