@@ -756,6 +756,9 @@ def test_sigterm_stops_the_run_resumably_like_ctrl_c(tmp_path: Path) -> None:
 
 def test_resume_with_overwrite_and_a_port_out_of_range_are_usage_errors(tmp_path: Path) -> None:
     write_cases(tmp_path / "in.jsonl", 1)
+    for every in ("0", "-1", "nan"):
+        r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--progress-every", every)
+        assert r.returncode == 2 and "--progress-every: must be more than 0 seconds" in r.stderr, r.stderr
     r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--resume", "--overwrite")
     assert r.returncode == 2 and "--resume and --overwrite are alternatives" in r.stderr
     r = bulk(tmp_path / "in.jsonl", tmp_path / "out2.jsonl", "--server", "127.0.0.1:99999")

@@ -237,6 +237,7 @@ def test_config_precedence(tmp_path: Path) -> None:
         ("[server]\nworkers = -1\n", "server.workers"),
         ("[tls]\ncert = 'a'\n", "tls"),
         ("[nope]\na = 1\n", "[nope]"),
+        ("[sever]\n", "unknown section [sever]"),    # a typo, even with nothing in it
         ("not toml [", "invalid TOML"),
         ("[server]\ngrace = nan\n", "server.grace: must be 0..86400"),
         ("[server]\ngrace = inf\n", "server.grace: must be 0..86400"),
