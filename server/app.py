@@ -242,6 +242,18 @@ async def serve(config: ServerConfig, llm: LLMBackend | None = None,
     if check is not None:
         check.cancel()
     log("signal received; draining")
+
+    def now() -> None:  # a second SIGTERM/SIGINT (Ctrl-C twice): the operator will not wait
+        log("second signal; exiting without waiting for the calls still running", logging.WARNING,
+            in_flight=running.service.in_flight)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(1)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.remove_signal_handler(sig)
+        loop.add_signal_handler(sig, now)
     if await running.drain():
         # A trace still running in a thread of this process when the grace ran out would hold
         # the exit (Python joins its pool's threads) until its current stage ends: seconds past

@@ -195,3 +195,30 @@ def test_the_drain_ends_at_its_grace_though_a_trace_still_runs_in_a_thread() -> 
             pass
     finally:
         srv.close()
+
+
+def test_a_second_signal_during_the_drain_exits_at_once() -> None:
+    """Ctrl-C twice, or a second SIGTERM: the operator will not wait out the grace. The server
+    says so and exits 1 at once, though a call (waiting on a slow model) is still running."""
+    from tests.fake_openai import FakeOpenAI, Reply, match_json
+
+    with FakeOpenAI([Reply(match_json({}), delay=60.0)]) as model:
+        env = {"OPENAI_BASE_URL": model.base_url, "SOURCE_TRACER_LLM_MODEL": "m"}
+        srv = SubprocessServer("--grace", "120", env=env)
+        try:
+            channel = grpc.insecure_channel(srv.address)
+            stub = tracer_pb2_grpc.SourceTracerStub(channel)
+            request = pb.TraceRequest(report=EN_REPORT, records=[pb.Record(**r) for r in EN_RECORDS])
+            call = stub.Trace.future(request, timeout=300)
+            wait_until(lambda: len(model.log) >= 1, 30, "the call to reach the model")
+            srv.terminate(signal.SIGTERM)
+            wait_until(lambda: any(e.get("event") == "draining" for e in srv.logs), what="drain to start")
+            t0 = time.monotonic()
+            srv.terminate(signal.SIGINT)
+            assert srv.wait(30) == 1 and time.monotonic() - t0 < 10
+            said = [e for e in srv.logs if e.get("event") == "second signal; exiting without waiting for the "
+                    "calls still running"]
+            assert said and said[0]["in_flight"] == 1
+            assert call.exception(timeout=30) is not None
+        finally:
+            srv.close()
