@@ -581,6 +581,11 @@ def _reply_of(resp: Any) -> ChatReply:
     """The reply of a parsed response; any shape the protocol does not allow (a null choice or
     message, content that is not text, usage counts that are not numbers) is a bad reply of
     this call, never an error of the whole stage."""
+    if isinstance(resp, (str, bytes)):  # the client hands over a body that is not JSON as is
+        text = resp if isinstance(resp, str) else resp.decode("utf-8", "replace")
+        head = " ".join(text[:80].split())
+        raise ChatError(f"not a chat completion: the endpoint answered with text, not JSON ({head!r}); "
+                        "is base_url the API's /v1 address?", retryable=False)
     choices = getattr(resp, "choices", None)
     if not choices:
         raise ChatError("empty reply (no choices)", retryable=False)

@@ -121,6 +121,9 @@ def test_connection_refused() -> None:
 
 @pytest.mark.parametrize("reply,cause", [
     (Reply(raw_body=b"<html>Bad gateway</html>"), "bad reply"),
+    # an HTML page sent as such (a proxy's or a web UI's, base_url missing its /v1)
+    (Reply(raw_body=b"<html><body>Open WebUI</body></html>", headers={"content-type": "text/html"}),
+     "not a chat completion: the endpoint answered with text, not JSON ('<html><body>Open WebUI"),
     (Reply(""), "empty reply"),
     (Reply(None), "empty reply (no choices)"),
     (Reply("I am sorry, I cannot do that."), "no valid JSON"),
