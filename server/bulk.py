@@ -1230,7 +1230,10 @@ def run(args: argparse.Namespace) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
         if spooled is not None:
-            os.unlink(spooled)
+            if spooled.startswith("/proc/self/fd/"):
+                os.close(int(spooled.rsplit("/", 1)[1]))
+            else:
+                os.unlink(spooled)
 
 
 def _spool_stream(args: argparse.Namespace) -> str | None:
@@ -1249,19 +1252,28 @@ def _spool_stream(args: argparse.Namespace) -> str | None:
     import tempfile
 
     fd, path = tempfile.mkstemp(prefix="source-tracer-bulk-", suffix=".jsonl")
+    # Where the system lets a process reopen its own descriptors (Linux's /proc), the copy leaves
+    # the directory at once: a run killed outright (kill -9) leaves no copy behind.
+    named = f"/proc/self/fd/{fd}"
+    if os.path.exists(named):
+        os.unlink(path)
+        path = named
     try:
-        with os.fdopen(fd, "wb") as copy:
+        with os.fdopen(os.dup(fd), "wb") as copy:
             if source == "-":
                 shutil.copyfileobj(sys.stdin.buffer, copy, 1 << 20)
             else:
                 with open(source, "rb") as fh:
                     shutil.copyfileobj(fh, copy, 1 << 20)
-    except OSError as exc:
-        os.unlink(path)
-        raise BulkError(f"{source}: cannot read: {exc.strerror or exc}") from None
-    except BaseException:
-        os.unlink(path)
+    except BaseException as exc:
+        os.close(fd)
+        if path != named:
+            os.unlink(path)
+        if isinstance(exc, OSError):
+            raise BulkError(f"{source}: cannot read: {exc.strerror or exc}") from None
         raise
+    if path != named:
+        os.close(fd)
     args.input = path
     return path
 

@@ -714,6 +714,37 @@ def test_in_read_from_a_pipe_is_traced_whole(tmp_path: Path, source: str) -> Non
     assert "3/3 done" in r.stderr or "3 done" in r.stderr, r.stderr
 
 
+def test_a_run_killed_outright_leaves_no_copy_of_its_piped_input(tmp_path: Path) -> None:
+    """The copy of a piped IN is unlinked as soon as it is made (read back through /proc), so a
+    run killed with SIGKILL mid-way leaves nothing in the temporary directory."""
+    from tests.fake_openai import FakeOpenAI, Reply, match_json
+
+    write_cases(tmp_path / "in.jsonl", 3)
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    env["TMPDIR"] = str(spool)
+    with FakeOpenAI([Reply(match_json({}), delay=60.0)]) as model:
+        with open(tmp_path / "in.jsonl", "rb") as fh:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "server.cli", "bulk", "-", str(tmp_path / "out.jsonl"),
+                 "--workers", "1", "--llm-base-url", model.base_url, "--llm-model", "m",
+                 "--llm-api-key", "k"],
+                stdin=fh, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while not model.log and time.monotonic() < deadline:   # tracing: IN was copied
+                time.sleep(0.05)
+            assert model.log, "the run never reached the model"
+            assert list(spool.iterdir()) == []
+            proc.kill()
+            proc.wait(30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert list(spool.iterdir()) == []
+
+
 @pytest.mark.parametrize("how", ["same", "symlink"])
 def test_out_that_is_in_itself_is_refused_and_in_is_left_whole(tmp_path: Path, how: str) -> None:
     write_cases(tmp_path / "in.jsonl", 3)
