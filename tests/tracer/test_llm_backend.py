@@ -181,6 +181,24 @@ def test_full_strategy_sends_every_record_one_call_at_a_time() -> None:
     assert failed == set()
 
 
+def test_full_strategy_keeps_asking_when_only_some_sentences_of_a_call_got_no_verdict() -> None:
+    """A sentence that named only passage ids that do not exist falls back; the other sentences
+    are still asked about every other record (the loop stopped after the first record)."""
+    sents, passages, cands = fixture(4, 8)
+
+    def answer(prompt: str, n: int) -> ChatReply:
+        items = [{"sentence": k, "matched_source_indices": [1]} for k in (1, 2)]
+        if n == 0:
+            items.append({"sentence": 3, "matched_source_indices": [7]})
+        return ChatReply(json.dumps({"source_traced_results": items}))
+
+    client = MemoryClient(answer)
+    proposals, failed, _ = backend(client, strategy=Strategy.FULL).match(
+        sents, cands, passages, TraceOptions(), Stats(), None)
+    assert len(client.calls) == 4 and failed == {2}
+    assert proposals == {0: [0, 2, 4, 6], 1: [0, 2, 4, 6]}
+
+
 def test_a_failed_chunk_fails_only_its_sentences_and_names_the_cause() -> None:
     sents, passages, cands = fixture()
 

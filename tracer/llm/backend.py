@@ -347,7 +347,7 @@ class ChatBackend:
                 by_pid, max_sources,
             )
             outcomes.append(out)
-            if out.failed:  # every sentence already falls back; stop spending calls
+            if out.failed >= set(sids):  # every sentence already falls back; stop spending calls
                 break
         return outcomes
 
