@@ -563,8 +563,7 @@ class Progress:
             self.skipped += 1
             self.total = max(0, self.total - 1)
             if self._bar is not None:
-                self._bar.total = self.total or None
-                self._bar.refresh()
+                self._bar.total = self.total or None   # shown at its next update, not redrawn per line
 
     def add(self, ok: bool) -> None:
         with self._lock:
@@ -661,9 +660,9 @@ def read_items(
             if not raw.strip():
                 continue
             parsed = parse_line(n, raw, default_style)
-            if out.done_dup_lines.get(n) == parsed.id:
-                # answered as a duplicate already: the same id on the same line (IN may have
-                # changed since: then the line is read afresh)
+            if out.done_dup_lines.get(n) == parsed.id and parsed.id in seen:
+                # answered as a duplicate already: the same id on the same line, and still a
+                # duplicate (IN may have changed since: then the line is read afresh)
                 progress.skip()
                 continue
             first = seen.get(parsed.id)

@@ -232,6 +232,19 @@ def test_resume_after_in_changed_skips_a_duplicate_line_only_for_its_own_id(tmp_
     assert "bulk: 3/3 done, 0 errors, 0 skipped" in r.stderr
 
 
+def test_resume_traces_a_line_whose_id_is_no_longer_a_duplicate(tmp_path: Path) -> None:
+    """Run 1 read (case-0000, case-0000) and was killed after line 2's duplicate error; the user
+    then fixed line 1. Line 2 still holds case-0000, but it is its first line now: traced."""
+    (tmp_path / "in.jsonl").write_text("\n".join(json.dumps(case(i)) for i in (1, 0)) + "\n")
+    out = tmp_path / "out.jsonl"
+    out.write_text(json.dumps({"id": "case-0000", "error": {"code": DUPLICATE_CODE, "message": "dup",
+                                                             "line": 2}}) + "\n")
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    answered = sorted(ln["id"] for ln in read_out(out) if "error" not in ln)
+    assert answered == ["case-0000", "case-0001"], r.stderr
+
+
 def test_resume_progress_counts_only_what_is_left(tmp_path: Path) -> None:
     """OUT holding answers for ids IN no longer has: the total still ends at what was done."""
     (tmp_path / "in.jsonl").write_text("\n".join(json.dumps(case(i)) for i in (0, 1, 2)) + "\n")
