@@ -1309,6 +1309,8 @@ def _run(args: argparse.Namespace) -> int:
     default_style = openjiuwen.MARKER_STYLE if shape == "openjiuwen" else ""
     targets = _parse_targets(args.server) if args.server is not None else []
     llm_args, llm_section = _llm_config(args)
+    if llm_args is not None and not targets:
+        workers = _share_model_calls(llm_args, llm_section, workers)
     tls_ca: bytes | None = None
     if args.server_tls_ca:
         try:
@@ -1372,7 +1374,7 @@ def _llm_config(args: argparse.Namespace) -> tuple[argparse.Namespace | None, di
     once so a bad setting stops the run before any work (BulkError names it); (None, None)
     when no model is configured."""
     from server.cli import _llm_section
-    from server.llm_client import build_backend, resolve_config
+    from server.llm_client import build_backend
 
     flags = argparse.Namespace(**{k: v for k, v in vars(args).items() if k != "func"})
     try:
@@ -1382,13 +1384,24 @@ def _llm_config(args: argparse.Namespace) -> tuple[argparse.Namespace | None, di
         raise BulkError(f"LLM configuration: {exc}") from None
     if backend is None:
         return None, None
-    # llm.max_concurrency caps the model calls in flight of the whole run: each worker process
-    # builds its own backend, so each gets its share (at least one call)
-    cap = resolve_config(flags, section).settings.max_concurrency
-    workers = max(1, int(getattr(args, "workers", 0) or default_workers()))
-    if cap and workers > 1:
-        flags.llm_max_concurrency = str(max(1, cap // workers))
     return flags, section
+
+
+def _share_model_calls(flags: argparse.Namespace, section: Mapping[str, Any] | None, workers: int) -> int:
+    """llm.max_concurrency caps the model calls in flight of the whole run, but each worker
+    process builds its own backend: at most that many workers run, and each gets its share of the
+    cap (`flags` set so). Returns the number of workers to run."""
+    from server.llm_client import resolve_config
+
+    cap = resolve_config(flags, section).settings.max_concurrency
+    if not cap:
+        return workers
+    if workers > cap:
+        print(f"bulk: {workers} workers reduced to {cap}, llm.max_concurrency: each worker makes its own "
+              "model calls, and the run never has more than the cap in flight", file=sys.stderr)
+        workers = cap
+    flags.llm_max_concurrency = str(cap // workers)
+    return workers
 
 
 def main(argv: list[str] | None = None) -> int:

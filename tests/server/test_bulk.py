@@ -356,24 +356,28 @@ def test_llm_flags_reach_the_workers(tmp_path: Path) -> None:
     assert len(srv.log) >= 4  # every item asked the model
 
 
-def test_llm_max_concurrency_caps_the_whole_run_not_each_worker(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("workers", "cap"), [(2, 2), (3, 1)])
+def test_llm_max_concurrency_caps_the_whole_run_not_each_worker(
+        tmp_path: Path, workers: int, cap: int) -> None:
     """--llm-max-concurrency 2 with 2 workers: each worker's backend gets one call in flight, so
-    the model never sees more than 2 at once (it saw 4: the cap applied per worker)."""
+    the model never sees more than 2 at once (it saw 4: the cap applied per worker). With fewer
+    calls than workers, fewer workers run (3 workers at 1 had 3 calls in flight)."""
     from tests.fake_openai import FakeOpenAI, Reply, match_json
 
     write_cases(tmp_path / "in.jsonl", 6)
     with FakeOpenAI([Reply(match_json({}), delay=0.3)]) as srv:
-        r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--workers", "2", "--window", "6",
-                 "--llm-max-concurrency", "2", "--llm-base-url", srv.base_url, "--llm-model", "fake-model",
-                 "--llm-api-key", "k", "--llm-chunk-sentences", "1")
+        r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--workers", str(workers), "--window", "6",
+                 "--llm-max-concurrency", str(cap), "--llm-base-url", srv.base_url,
+                 "--llm-model", "fake-model", "--llm-api-key", "k", "--llm-chunk-sentences", "1")
         log = list(srv.log)
     assert r.returncode == 0, r.stderr
+    assert (f"{workers} workers reduced to {cap}" in r.stderr) is (workers > cap), r.stderr
     events = sorted([(e.start, 1) for e in log] + [(e.end, -1) for e in log])
     peak = now = 0
     for _, step in events:
         now += step
         peak = max(peak, now)
-    assert len(log) >= 6 and peak <= 2, (len(log), peak)
+    assert len(log) >= 6 and peak <= cap, (len(log), peak)
 
 
 def test_a_model_slower_than_the_item_timeout_degrades_the_item(tmp_path: Path) -> None:
