@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import errno
 import fcntl
 import importlib.util
 import math
@@ -53,6 +54,7 @@ class BulkError(Exception):
     def __init__(self, message: str, resumable: bool = False) -> None:
         super().__init__(message + ("; rerun with --resume to finish" if resumable else ""))
         self.resumable = resumable
+        self.reason = message   # without the --resume advice (which a pipe OUT cannot take)
 
 
 def _status_name(code: int) -> str:
@@ -418,7 +420,10 @@ class Output:
         self._last_sync = time.monotonic()
         self._failed = False  # a write failed: nothing more is written (no line after a torn one)
         try:
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            if path == "-":  # standard output, whatever it is (a pipe, a socket, a terminal, a file)
+                self._fd = os.dup(sys.stdout.fileno())
+            else:
+                self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         except OSError as exc:
             raise BulkError(f"{path}: cannot open for writing: {exc.strerror or exc}") from None
         try:
@@ -427,12 +432,14 @@ class Output:
             os.close(self._fd)
             raise BulkError(f"{path} is being written by another bulk run") from None
         st = os.fstat(self._fd)
-        if not stat.S_ISREG(st.st_mode):
+        if path == "-" or not stat.S_ISREG(st.st_mode):
             # a pipe or a terminal ("-", /dev/stdout, a FIFO): nothing to resume, and fsync
             # does not apply to it (EINVAL)
+            self.path = "standard output" if path == "-" else path
             if resume:
                 os.close(self._fd)
-                raise BulkError(f"{path}: --resume needs OUT to be a regular file, not a pipe or terminal")
+                raise BulkError(f"{self.path}: --resume needs OUT to be a regular file, not a pipe or "
+                                "terminal")
             self.fsync = "never"
             return
         size = st.st_size
@@ -494,6 +501,9 @@ class Output:
                     self._last_sync = now
             except OSError as exc:
                 self._failed = True
+                if exc.errno == errno.EPIPE:
+                    raise BulkError(f"{self.path}: closed by its reader (broken pipe)",
+                                    resumable=True) from None
                 raise BulkError(f"cannot write {self.path}: {exc.strerror or exc} (free space or fix it)",
                                 resumable=True) from None
 
@@ -1221,10 +1231,15 @@ def run(args: argparse.Namespace) -> int:
         spooled = _spool_stream(args)
         return _run(args)
     except BulkError as exc:
-        print(f"bulk: {exc}", file=sys.stderr)
+        if exc.resumable and _streams(args.output):   # nothing to resume from: say what to do
+            print(f"bulk: {exc.reason}; the lines written are complete, run again for the rest",
+                  file=sys.stderr)
+        else:
+            print(f"bulk: {exc}", file=sys.stderr)
         return 1 if exc.resumable else 2
     except KeyboardInterrupt:
-        print("bulk: interrupted; rerun with --resume to finish", file=sys.stderr)
+        print("bulk: interrupted; " + ("run again for the rest" if _streams(args.output)
+                                       else "rerun with --resume to finish"), file=sys.stderr)
         return 128 + (stopped_by[0] if stopped_by else signal.SIGINT)
     finally:
         signal.signal(signal.SIGTERM, previous)
@@ -1233,6 +1248,17 @@ def run(args: argparse.Namespace) -> int:
                 os.close(int(spooled.rsplit("/", 1)[1]))
             else:
                 os.unlink(spooled)
+
+
+def _streams(output: str) -> bool:
+    """Whether OUT is standard output or another file that is not a regular one (a pipe): no
+    --resume can continue it."""
+    if output == "-":
+        return True
+    try:
+        return not stat.S_ISREG(os.stat(output).st_mode)
+    except OSError:
+        return False
 
 
 def _spool_stream(args: argparse.Namespace) -> str | None:
@@ -1278,12 +1304,11 @@ def _spool_stream(args: argparse.Namespace) -> str | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.output == "-":  # as IN "-" is standard input
-        args.output = "/dev/stdout"
     if os.path.isdir(args.input):
         raise BulkError(f"{args.input}: is a directory, not a JSONL file")
     try:
-        same = os.path.exists(args.output) and os.path.samefile(args.input, args.output)
+        same = args.output != "-" and os.path.exists(args.output) \
+            and os.path.samefile(args.input, args.output)
     except OSError:
         same = False
     if same:  # --overwrite would empty IN before reading it, --resume read IN as answered lines

@@ -825,3 +825,36 @@ def test_out_dash_writes_to_a_pipe_without_fsync_and_cannot_resume(tmp_path: Pat
     assert not (REPO / "-").exists()
     r = bulk(tmp_path / "in.jsonl", "-", "--resume", "--workers", "1")
     assert r.returncode == 2 and "--resume needs OUT to be a regular file" in r.stderr, r.stderr
+    # a reader that stops early (`| head -1`): said as such, and no --resume advice it cannot take
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    write_cases(tmp_path / "many.jsonl", 300)
+    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "many.jsonl"), "-",
+                             "--workers", "1"], cwd=REPO, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    json.loads(proc.stdout.readline())
+    proc.stdout.close()
+    err = proc.communicate(timeout=120)[1]
+    assert proc.returncode == 1 and "standard output: closed by its reader (broken pipe)" in err, err
+    assert "--resume" not in err
+
+
+def test_out_dash_is_standard_output_whatever_it_is(tmp_path: Path) -> None:
+    """Standard output that is a socket (systemd's journal, a socketpair) cannot be reopened as
+    /dev/stdout: bulk writes to the descriptor it was given."""
+    import socket
+
+    ids = write_cases(tmp_path / "in.jsonl", 2)
+    a, b = socket.socketpair()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    with a, b:
+        r = subprocess.run([sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"), "-",
+                            "--workers", "1"], cwd=REPO, env=env, stdout=a, stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+        a.close()
+        b.settimeout(5)
+        got = b""
+        while chunk := b.recv(1 << 16):
+            got += chunk
+    assert r.returncode == 0, r.stderr
+    assert sorted(json.loads(line)["id"] for line in got.decode().splitlines()) == sorted(ids)
