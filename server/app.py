@@ -227,6 +227,11 @@ async def _check_llm(check: Callable[[], Awaitable[str | None]]) -> None:
             effect="traces degrade to the deterministic engine until it answers")
 
 
+# A stop signal that arrives this soon after the first is the same stop delivered twice (to the
+# process and to its group, or forwarded by a wrapper), not an operator's second Ctrl-C.
+SECOND_SIGNAL_AFTER_S = 1.0
+
+
 async def serve(config: ServerConfig, llm: LLMBackend | None = None,
                 llm_check: Callable[[], Awaitable[str | None]] | None = None) -> int:
     """Run until SIGTERM/SIGINT, then drain. Returns the process exit code. `llm_check`, when
@@ -242,8 +247,11 @@ async def serve(config: ServerConfig, llm: LLMBackend | None = None,
     if check is not None:
         check.cancel()
     log("signal received; draining")
+    first = time.monotonic()
 
     def now() -> None:  # a second SIGTERM/SIGINT (Ctrl-C twice): the operator will not wait
+        if time.monotonic() - first < SECOND_SIGNAL_AFTER_S:
+            return  # the same stop sent twice at once (a wrapper forwarding it, a process group)
         log("second signal; exiting without waiting for the calls still running", logging.WARNING,
             in_flight=running.service.in_flight)
         sys.stdout.flush()

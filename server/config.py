@@ -200,10 +200,13 @@ def _flatten_file(data: Mapping[str, Any], path: str) -> dict[str, Any]:
     for section, body in data.items():
         if section == "llm":
             continue
+        if not isinstance(body, Mapping):
+            if section not in ("server", "limits", "tls", "auth"):
+                raise ConfigError(f"config file {path!r}: {section} is a key outside any section; put it "
+                                  "under [server], [limits], [tls], [auth] or [llm]")
+            raise ConfigError(f"config file {path!r}: [{section}] must be a table")
         if section not in ("server", "limits", "tls", "auth"):  # even an empty one: a typo
             raise ConfigError(f"config file {path!r}: unknown section [{section}]")
-        if not isinstance(body, Mapping):
-            raise ConfigError(f"config file {path!r}: [{section}] must be a table")
         for key, value in body.items():
             if section == "server":
                 flat[key] = value

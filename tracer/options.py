@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import numbers
+import struct
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -114,24 +116,26 @@ class TraceOptions:
             return replace(self, **coerced).validated()
         for name in ("min_score", "llm_min_score", "llm_keep_score"):
             value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
                 raise InvalidInputError(f"options.{name}", f"must be a number, got {value!r}")
         count: object = self.max_sources
-        if isinstance(count, float) and count.is_integer():
-            return replace(self, max_sources=int(count)).validated()   # 3.0 is a count
-        if isinstance(count, bool) or not isinstance(count, int):
+        if isinstance(count, numbers.Real) and not isinstance(count, (bool, numbers.Integral)) \
+                and float(count).is_integer():
+            return replace(self, max_sources=int(float(count))).validated()   # 3.0 is a count
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral):
             raise InvalidInputError("options.max_sources", f"must be a whole number, got {count!r}")
         if not 1 <= self.max_sources <= 20:
             raise InvalidInputError("options.max_sources", f"must be 1..20, got {self.max_sources}")
         if self.min_score is not None and not 0.0 <= self.min_score <= 1.0:
-            raise InvalidInputError("options.min_score", f"must be within 0..1, got {self.min_score:.6g}")
+            raise InvalidInputError("options.min_score", f"must be within 0..1, got {_shown(self.min_score)}")
         if self.llm_min_score is not None and not 0.0 <= self.llm_min_score <= 1.0:
             raise InvalidInputError(
-                "options.llm_min_score", f"must be within 0..1, got {self.llm_min_score:.6g}")
+                "options.llm_min_score", f"must be within 0..1, got {_shown(self.llm_min_score)}")
         if self.llm_keep_score is not None and not (
                 math.isfinite(self.llm_keep_score) and self.llm_keep_score >= 0.0):
             raise InvalidInputError(
-                "options.llm_keep_score", f"must be 0..1 (above 1: keep none), got {self.llm_keep_score:.6g}")
+                "options.llm_keep_score",
+                f"must be 0..1 (above 1: keep none), got {_shown(self.llm_keep_score)}")
         if self.language not in ("", "en", "zh"):
             raise InvalidInputError("options.language", f"must be '', 'en' or 'zh', got {self.language!r}")
         # Imported here: render/refformat import this module.
@@ -148,3 +152,19 @@ class TraceOptions:
 
     def with_(self, **changes: object) -> TraceOptions:
         return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _shown(value: float) -> str:
+    """A number as its sender wrote it: the shortest form that reads back the same, as a double
+    or, for a value that is exactly a float32 (protobuf's `float`: -0.1 arrives as
+    -0.10000000149011612), as that float32."""
+    v = float(value)
+    if not math.isfinite(v):
+        return str(v)
+    single = struct.unpack("f", struct.pack("f", v))[0] == v
+    for digits in range(1, 18):
+        text = f"{v:.{digits}g}"
+        if float(text) == v or (single and struct.pack("f", float(text)) == struct.pack("f", v)):
+            return text
+    return repr(v)
+

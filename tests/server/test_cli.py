@@ -238,6 +238,7 @@ def test_config_precedence(tmp_path: Path) -> None:
         ("[tls]\ncert = 'a'\n", "tls"),
         ("[nope]\na = 1\n", "[nope]"),
         ("[sever]\n", "unknown section [sever]"),    # a typo, even with nothing in it
+        ("workers = 2\n[server]\n", "workers is a key outside any section"),
         ("not toml [", "invalid TOML"),
         ("[server]\ngrace = nan\n", "server.grace: must be 0..86400"),
         ("[server]\ngrace = inf\n", "server.grace: must be 0..86400"),

@@ -213,6 +213,9 @@ def test_a_second_signal_during_the_drain_exits_at_once() -> None:
             wait_until(lambda: len(model.log) >= 1, 30, "the call to reach the model")
             srv.terminate(signal.SIGTERM)
             wait_until(lambda: any(e.get("event") == "draining" for e in srv.logs), what="drain to start")
+            srv.terminate(signal.SIGTERM)  # the same stop delivered twice at once is no second one
+            time.sleep(1.5)
+            assert srv.proc.poll() is None
             t0 = time.monotonic()
             srv.terminate(signal.SIGINT)
             assert srv.wait(30) == 1 and time.monotonic() - t0 < 10

@@ -210,7 +210,13 @@ def test_invalid_options_name_the_field(options: TraceOptions, field: str) -> No
 
 
 def test_a_whole_float_is_a_count_of_sources() -> None:
+    import numpy as np
+
     assert trace(REPORT, RECORDS, TraceOptions(max_sources=1.0)).citations  # type: ignore[arg-type]
+    # any real number will do (numpy's too), and a value out of range reads as written
+    assert trace(REPORT, RECORDS, TraceOptions(max_sources=np.int64(2), min_score=np.float32(0.5))).citations
+    with pytest.raises(InvalidInputError, match=r"got 1\.0000001$"):
+        trace(REPORT, RECORDS, TraceOptions(min_score=1.0000001))
 
 
 def test_cancel_token_stops_the_trace() -> None:
