@@ -579,8 +579,31 @@ def test_a_full_disk_stops_the_run_resumably(tmp_path: Path) -> None:
     write_cases(tmp_path / "in.jsonl", 2)
     r = bulk(tmp_path / "in.jsonl", "/dev/full", "--workers", "1")
     assert r.returncode == 1, r.stderr
-    assert "cannot write /dev/full: No space left on device" in r.stderr and "--resume" in r.stderr
+    # /dev/full is a device, not a file: nothing to resume from, so no --resume advice
+    assert "cannot write /dev/full: No space left on device" in r.stderr
+    assert "run again for the rest" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+def test_a_file_that_cannot_grow_stops_the_run_resumably(tmp_path: Path) -> None:
+    """A regular OUT that cannot take another line (a full disk; here a file-size limit): the run
+    stops with exit 1 and says --resume finishes it."""
+    import resource
+
+    write_cases(tmp_path / "in.jsonl", 40)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # a write past the limit fails with EFBIG
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+
+    r = subprocess.run([sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"),
+                        str(tmp_path / "out.jsonl"), "--workers", "1"], cwd=REPO, env=env,
+                       capture_output=True, text=True, timeout=180, preexec_fn=small_files)
+    assert r.returncode == 1, r.stderr
+    assert "File too large" in r.stderr and "rerun with --resume to finish" in r.stderr, r.stderr
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--resume", "--workers", "1")
+    assert r.returncode == 0 and len(read_out(tmp_path / "out.jsonl")) == 40, r.stderr
 
 
 def _trivial_items(n: int) -> list[Any]:
