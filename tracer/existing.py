@@ -21,6 +21,7 @@ from dataclasses import replace
 
 from tracer.markdown import inline_regions, is_code_region, link_definitions
 from tracer.models import ExistingMarker, Layout, Record, Sentence
+from tracer.text import content_tokens, numbers
 
 _MAX_RANGE = 50                        # "[1-3]" expands; "[1-9999]" is not a citation
 _MAX_NUMBER = 999                      # a lone "[2020]" is a year, not a citation
@@ -264,45 +265,71 @@ def superscript_notes(text: str, body_end: int, removed_references: str) -> list
 # (whole words only: "很常见[1]", "缺乏依据[1]", "invested the most in [1]" end a sentence with a citation)
 # what may stand between a citing word and a run's first marker once an earlier member of the run
 # was removed ("According to  and [1]", "由、[1]可知"), and between the markers of one run
-_SEP = r"(?:[,，、;；][ \t]*)?(?:(?:and|or|&|和|及|与|或)[ \t]*)?"
+_RUN_SEP = r"(?:[,，、;；][ \t]*)?(?:(?:and|or|&|和|及|与|或)[ \t]*)?"
+# ...and between a run and the verb it is the subject of: only what a removed member leaves ("[1]
+# and  found", "[1],  found", "[1]和指出", "[1]、指出"), never a clause's comma or a conjunction
+# ("…35.5%[1]，表明…", "2023 [1], estimated at…", "[1] and found that": a citation, then more)
+_AFTER_SEP = r"(?:、|和|及|与|或|,[ \t]{2,}|(?:,[ \t]*)?(?:and|or|&)[ \t]{2,})?"
 _NARRATIVE_BEFORE = re.compile(
     r"(?:(?:^|(?<=[\s，。；：、（(“「\]】>)]))(?:正如|诚如|如|据|根据|依据|见|由)|参见|详见|参阅|参照|文献|引自|来自)"
-    r"[ \t]*" + _SEP + r"\Z"
+    r"[ \t]*" + _RUN_SEP + r"\Z"
     r"|\b(?:(?:as )?(?:shown|reported|described|noted|discussed|defined|proposed|found|stated|given|cited)"
     r" (?:in|by)|as in|according to|based on|per|citing|see(?: also)?|cf\.|refer to|reference|ref\.|in|by"
-    r"|from|following|unlike|like)[ \t]+" + _SEP + r"\Z",
+    r"|from|following|unlike|like)[ \t]+" + _RUN_SEP + r"\Z",
     re.IGNORECASE)
 # a pointer's word before a marker that ends its sentence ("详见[2]。", "For details, see [2].")
 _POINTER_BEFORE = re.compile(
-    r"(?:\b(?:see(?: also)?|cf\.|refer to)[ \t]+|(?:详见|参见|参阅)[ \t]*)" + _SEP + r"\Z", re.IGNORECASE)
+    r"(?:\b(?:see(?: also)?|cf\.|refer to)[ \t]+|(?:详见|参见|参阅)[ \t]*)" + _RUN_SEP + r"\Z",
+    re.IGNORECASE)
 _NARRATIVE_AFTER = re.compile(
-    r"[ \t]*" + _SEP + r"(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|提出|发现|统计"
+    r"[ \t]*" + _AFTER_SEP
+    + r"(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|提出|发现|统计"
     r"|的(?:研究|报告|数据|统计|观点|结论|分析)"
     r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
     r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)", re.IGNORECASE)
 # a run that opens its sentence as its subject ("[4] found that …", "。[2]指出，…"): only verbs
-# that cannot open a sentence themselves ("Estimates vary", "统计显示" can, after a cited one)
+# that cannot open a sentence themselves ("Estimates vary", "统计显示", "表明…" can, after a cited one)
 SUBJECT_VERB = re.compile(
-    r"[ \t]*" + _SEP + r"(?:所述|所示|所言|所说|中提到|中指出|指出|认为|表明|发现"
+    r"[ \t]*" + _AFTER_SEP + r"(?:所述|所示|所言|所说|中提到|中指出|指出"
     r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
     r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)")
 _WORD_AFTER = re.compile(r"[^\W_]")
-_RUN_GAP = re.compile(r"[ \t]*" + _SEP + r"\Z", re.IGNORECASE)
-_GAP = re.compile(r"[ \t]*" + _SEP, re.IGNORECASE)
+_RUN_GAP = re.compile(r"[ \t]*" + _RUN_SEP + r"\Z", re.IGNORECASE)
+_GAP = re.compile(r"[ \t]*" + _AFTER_SEP, re.IGNORECASE)
 _SENTENCE_CLOSERS = frozenset(".!?。！？")
 
 
-def is_narrative(text: str, start: int, end: int, sentence_end: int) -> bool:
+# The words of a sentence that only points to a source ("See [2] for details.", "详见[2]。"),
+# as content tokens (stemmed): nothing in it is a claim for the source to support.
+_POINTER_WORDS = frozenset({
+    "see", "refer", "cf", "detail", "inform", "more", "further", "also", "full", "method", "methodolog",
+    "discuss", "overview", "background", "explan", "sourc", "here",
+    "详见", "参见", "参阅", "参考", "详情", "更多", "信息", "完整", "具体", "内容", "方法", "说明", "资料",
+})
+
+
+def is_pointer(sentence: Sentence) -> bool:
+    """Whether the sentence only points to a source and states nothing itself: its words, once
+    markers are stripped, are all pointing words, and it gives no figure."""
+    text = strip_markers(sentence.text)
+    words = content_tokens(text)
+    return bool(words) and set(words) <= _POINTER_WORDS and not numbers(text)
+
+
+def is_narrative(text: str, start: int, end: int, sentence_end: int, pointer: bool = False) -> bool:
     """Whether the old marker (or run of markers) at [start, end) is a word of its sentence ("如[2]
     所述", "as shown in [2], …", "In [1], Smith …", "[4] found that"), which removing would leave
     broken: a citing word next to it, and more of the sentence's words after it before
     `sentence_end` (a marker that ends its sentence, "…综述文献[1]。", "…the most in [1].", cites
-    it, and is where a trace puts its own), but for a pointer's ("详见[2]。", "see [2].")."""
+    it, and is where a trace puts its own), but for the marker of a `pointer` sentence ("详见[2]。",
+    "See also [2].")."""
     if text[start:start + 1] in "(（":
         return False
     before = text[max(0, start - 24):start]
     if not _WORD_AFTER.search(text, end, max(end, sentence_end)):
-        return bool(_POINTER_BEFORE.search(before))
+        # ending its sentence, a marker is a word only of a sentence that just points to it
+        # ("详见[2]。"); in "X，详见[1]。" it is X's citation, where a new one goes
+        return pointer and bool(_POINTER_BEFORE.search(before))
     return bool(_NARRATIVE_BEFORE.search(before)
                 or _NARRATIVE_AFTER.match(text, end, min(len(text), end + 20)))
 
@@ -314,6 +341,7 @@ def _narrative_runs(text: str, markers: list[ExistingMarker],
     sentence as its subject ("[4] found that …", "…上涨。[2]指出，…") belongs to that sentence."""
     prose = [s for s in sentences if not s.in_table]
     ends = {s.id: s.end for s in prose}
+    pointers = {s.id for s in prose if ("[" in s.text or "【" in s.text or "<" in s.text) and is_pointer(s)}
     opening = {s.start: s for s in prose}
     out = list(markers)
     i = 0
@@ -360,7 +388,7 @@ def _narrative_runs(text: str, markers: list[ExistingMarker],
             if subject_of is not None and SUBJECT_VERB.match(text, end, min(len(text), end + 20)) \
                     and all(m.sentence is None or ends.get(m.sentence, 0) <= run[0].start for m in run):
                 out[i:j + 1] = [replace(m, sentence=subject_of.id, narrative=True) for m in run]
-            elif sid in ends and is_narrative(text, run[0].start, end, ends[sid]):
+            elif sid in ends and is_narrative(text, run[0].start, end, ends[sid], sid in pointers):
                 out[i:j + 1] = [replace(m, sentence=sid, narrative=True) for m in run]
         i = j + 1
     return out

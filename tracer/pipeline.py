@@ -274,7 +274,8 @@ def trace(
             near[s.id] = near_miss(s, cand, index, verifier, options.tuning.near_miss_floor)
 
     with timer.stage("render"):
-        pointers = {s.id for s in sentences if recognize.is_pointer(s)}   # "See [2] for details."
+        pointers = {s.id for s in sentences   # "See [2] for details."
+                    if ("[" in s.text or "【" in s.text or "<" in s.text) and existing_stage.is_pointer(s)}
         out = render.render_report(
             report, layout, sentences, chosen, old_markers, resolved, recs, options, lang,
             pointers=pointers,

@@ -75,21 +75,3 @@ def needs_citation(sentence: Sentence, lang: str) -> bool:
 def recognize_sentences(sentences: Sequence[Sentence], lang: str) -> set[int]:
     """Ids of the sentences that need a citation."""
     return {s.id for s in sentences if needs_citation(s, lang)}
-
-
-# The words of a sentence that only points to a source ("See [2] for details.", "详见[2]。"),
-# as content tokens (stemmed): nothing in it is a claim for the source to support.
-_POINTER_WORDS = frozenset({
-    "see", "refer", "cf", "detail", "inform", "more", "further", "also", "full", "method", "methodolog",
-    "discuss", "overview", "background", "explan", "sourc", "here",
-    "详见", "参见", "参阅", "参考", "详情", "更多", "信息", "完整", "具体", "内容", "方法", "说明", "资料",
-})
-
-
-def is_pointer(sentence: Sentence) -> bool:
-    """Whether the sentence only points to a source and states nothing itself: its words, once
-    markers are stripped, are all pointing words, and it gives no figure."""
-    text = strip_markers(sentence.text)
-    words = content_tokens(text)
-    return bool(words) and set(words) <= _POINTER_WORDS and not numbers(text)
-

@@ -111,21 +111,27 @@ def strip_emitted_markers(text: str, style: str) -> str:
 
 
 def _reads_without(report: str, sentence: Sentence, marker: ExistingMarker) -> str:
-    """The words of `sentence` around an old marker that was removed, markers aside (for a
-    warning): from the word 30 characters before it to the word 30 characters after it."""
-    left = report[max(sentence.start, marker.start - 30):marker.start]
-    right = report[marker.end:min(sentence.end, marker.end + 30)]
-    if marker.start - 30 > sentence.start and " " in left:
-        left = left[left.index(" ") + 1:]
-    if marker.end + 30 < sentence.end and " " in right:
-        right = right[:right.rindex(" ")]
+    """The sentence around an old marker that was removed, markers aside (for a warning): whole
+    when short, else 40 characters either side, cut at a space where there is one, "…" where cut."""
+    lo, hi = sentence.start, sentence.end
+    if hi - lo > 120:
+        lo, hi = max(lo, marker.start - 40), min(hi, marker.end + 40)
+    left, right = report[lo:marker.start], report[marker.end:hi]
+    if lo > sentence.start:
+        left = "…" + (left[left.index(" ") + 1:] if " " in left else left)
+    if hi < sentence.end:
+        right = (right[:right.rindex(" ")] if " " in right else right) + "…"
     return strip_markers(left) + strip_markers(right)
 
 
 def _old_label(marker: ExistingMarker, n: int) -> str:
-    """How a warning names an old marker's source: its number, or the record id it gave."""
-    return marker.ids[marker.numbers.index(n)] if n < 0 and n in marker.numbers[:len(marker.ids)] \
-        else str(n)
+    """How a warning names an old marker's source: its number, the record id it gave, or the
+    URL it links to (a link marker's number is internal, and negative)."""
+    if n < 0 and n in marker.numbers[:len(marker.ids)]:
+        return marker.ids[marker.numbers.index(n)]
+    if n < 0 and marker.urls:
+        return marker.urls[0]
+    return str(n)
 
 
 def _link_check() -> Callable[[str], bool]:
@@ -566,11 +572,15 @@ def render_report(
             verified_here = verified_of.get(m.sentence, {})
             here: list[_Entry] = []
             dropped: list[str] = []
+            seen_keys: set[str] = set()
             for n in m.numbers:
                 r = resolved.get(n)
                 if r is None or not 0 <= r < len(recs):
                     dropped.append(f"{_old_label(m, n)} does not resolve to a record")
                     continue
+                if source_key(recs[r]) in seen_keys:   # "[1, 2]" for one page listed twice: one source
+                    continue
+                seen_keys.add(source_key(recs[r]))
                 named_c = verified_here.get(source_key(recs[r]))   # the same page under another record too
                 if named_c is not None:
                     here.append(_Entry(named_c.record, named_c.support))

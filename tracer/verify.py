@@ -209,13 +209,14 @@ def sentence_query(text: str) -> str:
 
 
 def _marker_gap(m: re.Match[str]) -> str:
-    """What a marker leaves in the claim: a space between words ("fact[1]next"), nothing between
-    two Chinese characters ("据文献[1]报道" is "据文献报道", one run for the word segmenter, as the
-    text reads without the marker)."""
+    """What a marker leaves in the claim: the text as it reads without it ("据文献[1]报道" is
+    "据文献报道", one run for the word segmenter; "35.5%[1]。" is "35.5%。"), but a space where
+    removing it would join two words ("fact[1]next")."""
     text, a, b = m.string, m.start(), m.end()
-    if a and b < len(text) and _HAN.match(text, a - 1) and _HAN.match(text, b):
-        return ""
-    return " "
+    if a and b < len(text) and text[a - 1].isalnum() and text[b].isalnum() \
+            and not (_HAN.match(text, a - 1) or _HAN.match(text, b)):
+        return " "
+    return ""
 
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

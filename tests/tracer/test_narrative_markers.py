@@ -328,3 +328,54 @@ ZH_RECS = [
     {"url": "https://www.cpca.org.cn/2024", "title": "乘联会2024年度报告",
      "content": "2024年新能源乘用车零售渗透率达到47.6%。全国充电基础设施累计数量为1281.8万台。"},
 ]
+
+
+# --- a second review: reports without markers that are words are traced as before --------------
+
+_PLAIN_RECS = [
+    {"url": "https://www.caam.org.cn/2024", "title": "t",
+     "content": "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。"},
+    {"url": "https://www.cpca.org.cn/2024", "title": "乘联会",
+     "content": "比亚迪海外销量为41.7万辆。2024年新能源乘用车零售渗透率达到47.6%。"},
+    {"url": "https://www.byd.com/annual2024", "title": "比亚迪",
+     "content": "比亚迪海外销量为41.7万辆，同比增长71.9%。"},
+    {"url": "https://a.example/ev", "title": "EV",
+     "content": "Global electric car sales reached 14 million in 2023, estimated at 18% of all cars sold."},
+]
+_PLAIN_LIST = ("\n\n## 参考文献\n\n[1] t https://www.caam.org.cn/2024\n[2] 乘联会 https://www.cpca.org.cn/2024\n"
+               "[3] EV https://a.example/ev\n")
+_CAR = "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%"
+_EV = "Global electric car sales reached 14 million in 2023"
+
+
+@pytest.mark.parametrize(("report", "options", "want"), [
+    # a clause after the citation that opens with a verb of saying is no sign the marker is a word
+    (f"{_CAR}[1]，表明市场需求持续旺盛。", {"existing": "replace", "placement": "after"},
+     f"{_CAR}，表明市场需求持续旺盛。[1]"),
+    (f"{_CAR}[1]，表明市场需求持续旺盛。", {}, f"{_CAR}，表明市场需求持续旺盛[1]。"),
+    (f"{_EV} [3], estimated at 18% of all cars sold.", {"existing": "replace", "placement": "after"},
+     f"{_EV} , estimated at 18% of all cars sold.[1]"),
+    (f"{_EV} [3] and reports suggest more.", {}, f"{_EV}  and reports suggest more[1]."),
+    # after a Chinese period, a sentence may open with 表明 itself: the marker is the first one's
+    (f"{_CAR}。[1]表明市场需求持续旺盛。", {}, f"{_CAR}[1]。表明市场需求持续旺盛。"),
+    (f"{_CAR}。[1]表明市场需求持续旺盛。", {"existing": "replace", "placement": "after"},
+     f"{_CAR}。[1]表明市场需求持续旺盛。"),
+    # "X，详见[2]。" is X's citation: the sources it gains join its marker
+    ("比亚迪海外销量为41.7万辆，详见[2]。", {"style": "numeric-comma"},
+     "比亚迪海外销量为41.7万辆，详见[1, 2]。"),
+])
+def test_plain_citations_are_traced_as_before(report: str, options: dict[str, str], want: str) -> None:
+    r = trace(report + _PLAIN_LIST, _PLAIN_RECS, TraceOptions(**options))  # type: ignore[arg-type]
+    assert _body(r.report) == want and not r.warnings, (r.report, r.warnings)
+    assert all(len({s.number for s in c.sources}) == len(c.sources) for c in r.citations)
+
+
+def test_one_marker_naming_a_page_twice_cites_it_once_and_link_markers_are_named_by_url() -> None:
+    lists = _PLAIN_LIST + "[4] t again https://www.caam.org.cn/2024\n"
+    r = trace(f"如[1, 4]所述，{_CAR}。" + lists, _PLAIN_RECS, TraceOptions(existing="replace", max_sources=1))
+    assert _body(r.report) == f"如[1]所述，{_CAR}。" and [len(c.sources) for c in r.citations] == [1]
+    report = f"根据[[2]](https://www.cpca.org.cn/2024)的统计，{_CAR}。"
+    r = trace(report, _PLAIN_RECS, TraceOptions(existing="replace"))
+    said = [w for w in r.warnings if "is a word of its sentence" in w]
+    assert said and "https://www.cpca.org.cn/2024 is not supported by its record" in said[0], r.warnings
+    assert "-1" not in said[0] and f"'根据的统计，{_CAR}。'" in said[0]
