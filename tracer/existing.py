@@ -344,7 +344,7 @@ def _narrative_runs(text: str, markers: list[ExistingMarker],
     sentence as its subject ("[4] found that …", "…上涨。[2]指出，…") belongs to that sentence."""
     prose = [s for s in sentences if not s.in_table]
     ends = {s.id: s.end for s in prose}
-    pointers = {s.id for s in prose if ("[" in s.text or "【" in s.text or "<" in s.text) and is_pointer(s)}
+    by_id = {s.id: s for s in prose}
     opening = {s.start: s for s in prose}
     out = list(markers)
     i = 0
@@ -391,7 +391,10 @@ def _narrative_runs(text: str, markers: list[ExistingMarker],
             if subject_of is not None and SUBJECT_VERB.match(text, end, min(len(text), end + 20)) \
                     and all(m.sentence is None or ends.get(m.sentence, 0) <= run[0].start for m in run):
                 out[i:j + 1] = [replace(m, sentence=subject_of.id, narrative=True) for m in run]
-            elif sid in ends and is_narrative(text, run[0].start, end, ends[sid], sid in pointers):
+            elif sid in ends and is_narrative(
+                    text, run[0].start, end, ends[sid],
+                    # read only for a run that ends its sentence: is that sentence a pointer?
+                    not _WORD_AFTER.search(text, end, max(end, ends[sid])) and is_pointer(by_id[sid])):
                 out[i:j + 1] = [replace(m, sentence=sid, narrative=True) for m in run]
         i = j + 1
     return out

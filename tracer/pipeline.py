@@ -274,8 +274,9 @@ def trace(
             near[s.id] = near_miss(s, cand, index, verifier, options.tuning.near_miss_floor)
 
     with timer.stage("render"):
-        pointers = {s.id for s in sentences   # "See [2] for details."
-                    if ("[" in s.text or "【" in s.text or "<" in s.text) and existing_stage.is_pointer(s)}
+        by_id = {s.id: s for s in sentences}
+        pointers = {m.sentence for m in old_markers   # "See [2] for details.": asked of a few only
+                    if m.narrative and m.sentence in by_id and existing_stage.is_pointer(by_id[m.sentence])}
         out = render.render_report(
             report, layout, sentences, chosen, old_markers, resolved, recs, options, lang,
             pointers=pointers,
@@ -285,7 +286,8 @@ def trace(
         by_span = {(s.start, s.end): s for s in sentences}
         for c in citations:
             row = by_span.get((c.start, c.end))
-            if row is not None and row.id in pointers:
+            kept_here = any(s.match == "existing" for s in c.sources)
+            if row is not None and kept_here and existing_stage.is_pointer(row):
                 continue  # "See [1] for details.": no claim for its source to support
             claim = row.query if row is not None else c.sentence
             for src in c.sources:
