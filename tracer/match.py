@@ -280,7 +280,9 @@ def record_support(
     passage, scored with the record's retrieval rank among `candidates`, with the evidence span
     (a passage whose quote contradicts the sentence counts at most CONFLICT_SCORE)."""
     best = _record_best(sentence, record, candidates, index, verifier)
-    return Support(0.0, "", 0, 0) if best is None else best.support
+    if best is None:
+        return Support(0.0, "", 0, 0)
+    return verifier.with_evidence_span(sentence.query, best.passage, best.support)
 
 
 def _record_best(
@@ -290,15 +292,15 @@ def _record_best(
     index: PassageIndex,
     verifier: Verifier,
 ) -> Candidate | None:
-    """`record_support` as a candidate (its passage too); None for a record without passages."""
+    """The record's best passage for the sentence, scored as `record_support` scores it but
+    without its evidence span (the costly alignment); None for a record without passages."""
     rank = record_ranks(candidates, index).get(record, 0.0)
     scored = [Candidate(sentence.id, record, pid,
                         verifier.support(sentence.query, pid, rank, with_evidence=False)[0])
               for pid in index.passages_of(record)]
     if not scored:
         return None
-    best = _closest(sentence, scored, verifier)
-    return replace(best, support=verifier.with_evidence_span(sentence.query, best.passage, best.support))
+    return _closest(sentence, scored, verifier)
 
 
 def verify_named(
