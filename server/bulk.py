@@ -1224,6 +1224,14 @@ def run(args: argparse.Namespace) -> int:
 
     def on_sigterm(signum: int, _frame: Any) -> None:  # systemd, Kubernetes, `timeout`: as Ctrl-C
         stopped_by.append(signum)
+        if len(stopped_by) == 1:
+            # The interrupt unwinds through the worker pool's shutdown, which waits for the items
+            # in flight (a model call may take a minute) and, raised at the wrong instant inside
+            # the pool, can wait for ever: past STOP_GRACE_S the process ends anyway. OUT holds
+            # whole lines only (a torn last one is cut on resume), so --resume still finishes it.
+            watchdog = threading.Timer(STOP_GRACE_S, _stop_now, (args.output,))
+            watchdog.daemon = True
+            watchdog.start()
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
@@ -1259,6 +1267,17 @@ def _streams(output: str) -> bool:
         return not stat.S_ISREG(os.stat(output).st_mode)
     except OSError:
         return False
+
+
+# How long a run stopped by SIGTERM may take to stop its workers before it ends without them.
+STOP_GRACE_S = 10.0
+
+
+def _stop_now(output: str) -> None:
+    print("bulk: interrupted; " + ("run again for the rest" if _streams(output)
+                                   else "rerun with --resume to finish")
+          + f" (the workers did not stop within {STOP_GRACE_S:.0f} s)", file=sys.stderr, flush=True)
+    os._exit(128 + signal.SIGTERM)
 
 
 def _spool_stream(args: argparse.Namespace) -> str | None:

@@ -825,6 +825,37 @@ def test_sigterm_stops_the_run_resumably_like_ctrl_c(tmp_path: Path) -> None:
     assert sorted(by_id(read_out(out))) == sorted(ids)
 
 
+def test_sigterm_ends_the_run_in_time_though_a_worker_waits_on_a_slow_model(tmp_path: Path) -> None:
+    """Stopping waits for the items in flight; one waiting on a model that answers in a minute
+    held SIGTERM that long (and an interrupt raised at the wrong instant in the pool could hold it
+    for ever). Past the stop grace the run ends anyway, saying so, and --resume finishes it."""
+    from server.bulk import STOP_GRACE_S
+    from tests.fake_openai import FakeOpenAI, Reply, match_json
+
+    write_cases(tmp_path / "in.jsonl", 3)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    with FakeOpenAI([Reply(match_json({}), delay=120.0)]) as model:
+        cmd = [sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"),
+               str(tmp_path / "out.jsonl"), "--workers", "1", "--llm-base-url", model.base_url,
+               "--llm-model", "m", "--llm-api-key", "k"]
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not model.log and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert model.log, "the run never reached the model"
+            t0 = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=60)
+            waited = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 143 and waited < STOP_GRACE_S + 5, (proc.returncode, waited, err)
+    assert "rerun with --resume to finish" in err and "did not stop within" in err, err
+
+
 def test_resume_with_overwrite_and_a_port_out_of_range_are_usage_errors(tmp_path: Path) -> None:
     write_cases(tmp_path / "in.jsonl", 1)
     for every in ("0", "-1", "nan"):
