@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import errno
 import fcntl
 import importlib.util
@@ -24,6 +25,7 @@ import re
 import signal
 import stat
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -71,6 +73,64 @@ def error_line(item_id: str, code: str, message: str, line: int) -> bytes:
     code name."""
     return orjson.dumps({"id": item_id, "error": {"code": code, "message": message, "line": line},
                          "engine_version": __version__})
+
+
+@dataclass(frozen=True, slots=True)
+class Retry:
+    """Which of OUT's lines `--resume --retry` traces again: error lines with one of `codes`
+    (every error code when `errors`), and answers the model could not finish (`degraded`).
+    Duplicate-id error lines never: the same input gives the same duplicate."""
+
+    codes: frozenset[str] = frozenset()
+    errors: bool = False
+    degraded: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.codes) or self.errors or self.degraded
+
+    def reason(self, obj: Mapping[str, Any]) -> str | None:
+        """The label a line is traced again under, or None to keep it."""
+        err = obj.get("error")
+        if isinstance(err, dict):
+            code = str(err.get("code", ""))
+            if code != DUPLICATE_CODE and (self.errors or code in self.codes):
+                return code or "error"
+            return None
+        if self.degraded and obj.get("degraded") is True:
+            return "degraded"
+        return None
+
+
+RETRY_WORDS = ("errors", "degraded")
+
+
+def parse_retry(spec: str) -> Retry:
+    """`--retry DEADLINE_EXCEEDED,INTERNAL`, `errors`, `degraded` (any mix, any case)."""
+    import grpc
+
+    names = {sc.name for sc in grpc.StatusCode} - {"OK", DUPLICATE_CODE}
+    codes: set[str] = set()
+    errors = degraded = False
+    for word in (w.strip() for w in spec.split(",")):
+        if not word:
+            continue
+        if word.lower() == "errors":
+            errors = True
+        elif word.lower() == "degraded":
+            degraded = True
+        elif word.upper() in names:
+            codes.add(word.upper())
+        elif word.upper() == DUPLICATE_CODE:
+            raise BulkError(f"--retry: {DUPLICATE_CODE} lines are duplicate ids; tracing them again "
+                            "gives the same line (fix IN instead)")
+        else:
+            raise BulkError(f"--retry: unknown {word!r}; give gRPC status names "
+                            "(e.g. DEADLINE_EXCEEDED,INTERNAL,UNAVAILABLE), errors (every error line) "
+                            "or degraded (answers whose model stage fell back), comma-separated")
+    retry = Retry(frozenset(codes), errors, degraded)
+    if not retry:
+        raise BulkError("--retry: empty; give status names, errors or degraded")
+    return retry
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,14 +468,17 @@ class Output:
     every line, `interval` at most every `fsync_every` seconds and at close, `never` leaves it
     to the OS."""
 
-    def __init__(self, path: str, *, resume: bool, overwrite: bool, fsync: str, fsync_every: float = 2.0):
+    def __init__(self, path: str, *, resume: bool, overwrite: bool, fsync: str, fsync_every: float = 2.0,
+                 retry: Retry | None = None):
         self.path = path
         self.fsync = fsync
         self.fsync_every = fsync_every
+        self.retry = retry or Retry()
         self.done_ids: set[str] = set()
         self.done_dup_lines: dict[int, str] = {}   # line -> the id its duplicate-id error line names
         self.lines_present = 0
         self.truncated_bytes = 0
+        self.retried: collections.Counter[str] = collections.Counter()  # reason -> lines taken out
         self._lock = threading.Lock()
         self._last_sync = time.monotonic()
         self._failed = False  # a write failed: nothing more is written (no line after a torn one)
@@ -462,18 +525,73 @@ class Output:
         if end < size:
             self.truncated_bytes = size - end
             os.truncate(self.path, end)
+        if self.retry:
+            self._take_out_retried()
+            return
         with open(self.path, "rb") as fh:
             self._read_ids(fh)
 
-    def _read_ids(self, fh: IO[bytes]) -> None:
+    def _take_out_retried(self) -> None:
+        """OUT without the lines `--retry` names, so they are traced again and each input line
+        still ends with one line. The kept lines are copied to a new file beside OUT, synced,
+        locked and renamed over it: a run killed at any point leaves either OUT as it was or OUT
+        without those lines (whose items a resumed run then traces), never a half-copied OUT. A
+        killed copy can leave its temporary file (`.OUT.*.retry`) behind."""
+        target = os.path.realpath(self.path)   # a symlinked OUT stays a link to the rewritten file
+        folder, name = os.path.split(target)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".retry", dir=folder)
+        except OSError as exc:
+            raise BulkError(f"{self.path}: --retry rewrites OUT, but cannot create a file beside it in "
+                            f"{folder or '.'}: {exc.strerror or exc}") from None
+        new_fd = -1
+        try:
+            with os.fdopen(fd, "wb") as kept, open(self.path, "rb") as fh:
+                self._read_ids(fh, kept)
+                if not self.retried:
+                    return
+                kept.flush()
+                os.fsync(kept.fileno())
+            new_fd = os.open(tmp, os.O_WRONLY | os.O_APPEND)
+            fcntl.flock(new_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # locked before anyone can open it as OUT
+            os.fchmod(new_fd, stat.S_IMODE(os.fstat(self._fd).st_mode))
+            os.rename(tmp, target)
+            tmp = ""
+            _fsync_dir(folder or ".")
+        except OSError as exc:
+            if new_fd >= 0:
+                os.close(new_fd)
+            raise BulkError(f"{self.path}: --retry could not rewrite OUT (left as it was): "
+                            f"{exc.strerror or exc}") from None
+        except BaseException:
+            if new_fd >= 0:
+                os.close(new_fd)
+            raise
+        finally:
+            if tmp:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+        os.close(self._fd)   # the old file's lock goes with it; the new file holds its own
+        self._fd = new_fd
+
+    def _read_ids(self, fh: IO[bytes], kept: IO[bytes] | None = None) -> None:
+        """Read OUT's answered ids; with `kept`, copy there every line `--retry` does not take out."""
         for n, raw in enumerate(fh, 1):
             if not raw.strip():
+                if kept is not None:
+                    kept.write(raw)
                 continue
             try:
                 obj = orjson.loads(raw)
                 item_id = obj["id"]
             except (orjson.JSONDecodeError, KeyError, TypeError):
                 raise BulkError(f"{self.path}: line {n} is not an output line; fix or remove it") from None
+            if kept is not None:
+                reason = self.retry.reason(obj) if isinstance(obj, dict) else None
+                if reason is not None:
+                    self.retried[reason] += 1
+                    continue
+                kept.write(raw)
             self.lines_present += 1
             err = obj.get("error")
             dup = isinstance(err, dict) and err.get("code") == DUPLICATE_CODE
@@ -519,6 +637,20 @@ class Output:
                                         resumable=True) from None
             finally:
                 os.close(self._fd)
+
+
+def _fsync_dir(folder: str) -> None:
+    """Make a rename in `folder` durable (where the filesystem allows it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _after_last_newline(path: str, size: int, block: int = 1 << 16) -> int:
@@ -1173,6 +1305,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="one response or error line per input line (- for standard output: no --resume)")
     p.add_argument("--resume", action="store_true", help="skip ids already answered in OUT and append")
     p.add_argument("--overwrite", action="store_true", help="truncate a non-empty OUT instead of failing")
+    p.add_argument("--retry", metavar="WHAT", default="",
+                   help="with --resume: trace again OUT's lines of these kinds (gRPC status names of "
+                        "error lines, e.g. DEADLINE_EXCEEDED,INTERNAL; errors: every error line; "
+                        "degraded: answers whose model stage fell back), comma-separated")
     p.add_argument("--workers", type=int, default=0, help="local worker processes (default: number of cores)")
     p.add_argument("--engine", choices=("local", "ray"), default="local")
     p.add_argument("--ray-address", default="", help="Ray cluster address (default: start a local Ray)")
@@ -1339,6 +1475,9 @@ def _run(args: argparse.Namespace) -> int:
         raise BulkError(f"{args.input}: cannot read: {exc.strerror or exc}") from None
     if args.resume and args.overwrite:
         raise BulkError("--resume and --overwrite are alternatives: keep OUT's lines, or start it again")
+    retry = parse_retry(args.retry) if args.retry else None
+    if retry is not None and not args.resume:
+        raise BulkError("--retry needs --resume: it traces again lines of the OUT a run left")
     if args.server is not None and args.engine == "ray":
         raise BulkError("--server and --engine ray are alternatives; pick one")
     if args.workers < 0 or args.window < 0 or not (math.isfinite(args.timeout) and args.timeout >= 0):
@@ -1363,10 +1502,15 @@ def _run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise BulkError(f"--server-tls-ca {args.server_tls_ca!r}: cannot read: {exc.strerror}") from None
 
-    out = Output(args.output, resume=args.resume, overwrite=args.overwrite, fsync=args.fsync)
+    out = Output(args.output, resume=args.resume, overwrite=args.overwrite, fsync=args.fsync,
+                 retry=retry)
     if out.truncated_bytes:
         print(f"bulk: removed a torn last line ({out.truncated_bytes} bytes) from {args.output}",
               file=sys.stderr)
+    if retry is not None:
+        kinds = ", ".join(f"{why} {n}" for why, n in sorted(out.retried.items()))
+        print(f"bulk: --retry: {sum(out.retried.values())} lines of {args.output} to trace again"
+              + (f" ({kinds})" if kinds else ""), file=sys.stderr)
     total = count_lines(args.input)   # less each line an earlier run answered, as it is read
     progress = Progress(total, args.progress, args.progress_every, sys.stderr)
 

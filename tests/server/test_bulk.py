@@ -18,7 +18,7 @@ import pytest
 from bulk_cases import case, comparable, read_out, write_cases
 
 import tracer
-from server.bulk import DUPLICATE_CODE, BulkError, Output, parse_line
+from server.bulk import DUPLICATE_CODE, BulkError, Output, parse_line, parse_retry
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -912,3 +912,79 @@ def test_out_dash_is_standard_output_whatever_it_is(tmp_path: Path) -> None:
             got += chunk
     assert r.returncode == 0, r.stderr
     assert sorted(json.loads(line)["id"] for line in got.decode().splitlines()) == sorted(ids)
+
+
+def test_resume_retry_traces_named_error_and_degraded_lines_again(tmp_path: Path) -> None:
+    """`--resume --retry` takes the named lines out of OUT and traces their items again: each
+    input line still has exactly one line, the kept lines stay byte for byte, and only the
+    kinds named are retried."""
+    ids = write_cases(tmp_path / "in.jsonl", 5)
+    out = tmp_path / "out.jsonl"
+    answered = json.dumps({"id": ids[0], "report": "kept as it was", "degraded": False})
+    timed_out = json.dumps({"id": ids[1], "error": {"code": "DEADLINE_EXCEEDED", "message": "t", "line": 2}})
+    internal = json.dumps({"id": ids[2], "error": {"code": "INTERNAL", "message": "bug", "line": 3}})
+    degraded = json.dumps({"id": ids[3], "report": "fell back", "degraded": True})
+    out.write_text("\n".join([answered, timed_out, internal, degraded]) + "\n")
+    out.chmod(0o640)
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--retry", "deadline_exceeded,degraded",
+             "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    assert f"bulk: --retry: 2 lines of {out} to trace again (DEADLINE_EXCEEDED 1, degraded 1)" in r.stderr
+    text = out.read_text()
+    assert text.startswith(answered + "\n" + internal + "\n"), text[:300]
+    got = by_id(read_out(out))
+    assert sorted(got) == sorted(ids)
+    for i in (1, 3, 4):
+        assert "error" not in got[ids[i]] and got[ids[i]]["degraded"] is False
+        assert "[1]" in got[ids[i]]["report"]
+    assert got[ids[2]]["error"]["code"] == "INTERNAL"
+    assert out.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "out.jsonl"]  # no temporary left
+
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--retry", "errors", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    assert "(INTERNAL 1)" in r.stderr
+    got = by_id(read_out(out))
+    assert sorted(got) == sorted(ids) and not any("error" in ln for ln in got.values())
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--retry", "errors", "--workers", "1")
+    assert r.returncode == 0 and "--retry: 0 lines" in r.stderr and len(read_out(out)) == 5
+
+
+def test_retry_keeps_duplicate_lines_and_a_symlinked_out(tmp_path: Path) -> None:
+    """Duplicate-id lines are never retried (`--retry errors` leaves them; naming the code is a
+    usage error); a symlinked OUT stays a link to the rewritten file, locked against a second run."""
+    lines = [json.dumps(case(0)), json.dumps(case(1)), json.dumps(case(0))]
+    (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n")
+    real = tmp_path / "real.jsonl"
+    dup = json.dumps({"id": "case-0000", "error": {"code": DUPLICATE_CODE, "message": "dup", "line": 3}})
+    failed = json.dumps({"id": "case-0000", "error": {"code": "UNAVAILABLE", "message": "u", "line": 1}})
+    real.write_text(dup + "\n" + failed + "\n")
+    link = tmp_path / "out.jsonl"
+    link.symlink_to(real)
+    r = bulk(tmp_path / "in.jsonl", link, "--resume", "--retry", "errors", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and link.resolve() == real
+    got = read_out(real)
+    assert len(got) == 3 and got[0] == json.loads(dup)
+    assert sorted(ln["id"] for ln in got if "error" not in ln) == ["case-0000", "case-0001"]
+
+    o = Output(str(link), resume=True, overwrite=False, fsync="never", retry=parse_retry("degraded"))
+    try:
+        with pytest.raises(BulkError, match="being written by another bulk run"):
+            Output(str(link), resume=True, overwrite=False, fsync="never")
+    finally:
+        o.close()
+
+
+def test_retry_usage_errors(tmp_path: Path) -> None:
+    write_cases(tmp_path / "in.jsonl", 1)
+    out = tmp_path / "out.jsonl"
+    for args, message in [
+        (("--retry", "INTERNAL"), "--retry needs --resume"),
+        (("--resume", "--retry", "TIMEOUT"), "--retry: unknown 'TIMEOUT'; give gRPC status names"),
+        (("--resume", "--retry", "already_exists"), "--retry: ALREADY_EXISTS lines are duplicate ids"),
+        (("--resume", "--retry", ","), "--retry: empty"),
+    ]:
+        r = bulk(tmp_path / "in.jsonl", out, *args)
+        assert r.returncode == 2 and message in r.stderr, (args, r.stderr)
+    assert not out.exists()
