@@ -337,6 +337,26 @@ def is_narrative(text: str, start: int, end: int, sentence_end: int, pointer: bo
                 or _NARRATIVE_AFTER.match(text, end, min(len(text), end + 20)))
 
 
+_SUBJECT_FRAME = re.compile(SUBJECT_VERB.pattern + r"(?:[ \t]+that\b)?[ \t]*(?:[,，:：][ \t]*)?")
+
+
+def subject_claims(sentences: list[Sentence], markers: Iterable[ExistingMarker]) -> list[Sentence]:
+    """`sentences`, each whose subject is a run of markers before it ("[4] found that X", "。[2]
+    指出，X", `_narrative_runs`) with X as its claim: the sentence's text opens with the run's verb,
+    which no record says of itself ("found that …" is not what a source states)."""
+    at = {s.id: i for i, s in enumerate(sentences)}
+    out = list(sentences)
+    for m in markers:
+        i = at.get(m.sentence) if m.narrative and m.sentence is not None else None
+        if i is None or m.end > out[i].start or out[i].claim:
+            continue
+        s = out[i]
+        frame = _SUBJECT_FRAME.match(s.text)
+        if frame and frame.end() < len(s.text):
+            out[i] = replace(s, claim=s.text[frame.end():])
+    return out
+
+
 def _narrative_runs(text: str, markers: list[ExistingMarker],
                     sentences: list[Sentence]) -> list[ExistingMarker]:
     """Mark the markers that are words of their sentence (`ExistingMarker.narrative`), run by run:

@@ -196,7 +196,7 @@ def sentence_query(text: str) -> str:
     which say where something is, not what the sentence claims, nor a bracketed source note
     ("（数据来源：…）", "(Source: …)") or an English gloss of a Chinese name ("华为（Huawei）")."""
     if "[" in text or "<" in text or "【" in text or "［" in text or "〔" in text or "\ue200" in text:
-        text = _MARKER.sub(_marker_gap, MARKER_RE.sub(_marker_gap, text))
+        text = _MARKER.sub(_marker_gap, MARKER_RE.sub(_marker_gap, _unframed(text)))
         text = _LINK.sub(r" \1 ", text)
         text = _HTML_TAG.sub(" ", text)
     if "://" in text or "www." in text:
@@ -206,6 +206,69 @@ def sentence_query(text: str) -> str:
     if "*" in text or "_" in text or "~" in text:
         text = _STAR_EMPHASIS.sub(r"\1", _EMPHASIS.sub(r"\2", _STRUCK.sub("", text)))
     return _EMOJI.sub("", text) if _EMOJI.search(text) else text
+
+
+# A source named as a word of the sentence frames the claim rather than stating it: "According
+# to [1], X", "[4] found that X", "X, as reported by [2].", "如[1]所述，X", "据[2]报道，X",
+# "[3]指出，X". The frame's words are no part of X for a record to support (a record never
+# says "according to …" of itself), so the claim is X alone. Read on the sentence with each
+# marker as one placeholder character; only frames around a marker, so "According to the WHO,
+# X" keeps its words.
+_PLACEHOLDER = "\ue000"
+_RUN = (rf"{_PLACEHOLDER}(?:[ \t]*(?:[,，、;；][ \t]*)?(?:(?:and|or|&|和|及|与|或)[ \t]*)?{_PLACEHOLDER})*")
+_EN_VERB = (r"(?:shows?|showed|shown|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?"
+            r"|suggested|states?|stated|describes?|described|estimates?|estimated|claims?|claimed"
+            r"|indicates?|indicated|observes?|observed|concludes?|concluded|explains?|explained)")
+_ZH_VERB = r"(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|发现|提出|强调|统计|调查)"
+_FRAME = re.compile(
+    # "According to [1], X", "As shown in [2] and [3], X", "In [1], Smith showed …"
+    rf"^[ \t]*(?:according to|as (?:shown|reported|described|noted|discussed|stated|found|defined|cited"
+    rf"|proposed|explained|seen) (?:in|by)|as in|based on|per|in|following|citing|from)[ \t]+{_RUN}"
+    rf"[ \t]*(?:[,，:：][ \t]*)?"
+    # "[4] found that X", "[1], [2] report X" (a verb in lower case: "[1] Reports show …" is not one)
+    rf"|^[ \t]*{_RUN}[ \t]*(?:,[ \t]*)?(?-i:{_EN_VERB})\b(?:[ \t]+that\b)?[ \t]*(?:[,:][ \t]*)?"
+    # "X, according to [1]." / "X, as reported by [2], …"
+    rf"|(?:[,，][ \t]*)?\b(?:according to|as (?:shown|reported|described|noted|stated|found) (?:in|by))"
+    rf"[ \t]+{_RUN}"
+    # "如[1]所述，X", "正如[2]所示：X" (the verb needed), "据[2]报道，X", "根据[1]的数据，X" (or not)
+    rf"|(?:^|(?<=[\s，。；：、（(“「>]))(?:(?:正如|诚如|如)[ \t]*{_RUN}[ \t]*{_ZH_VERB}"
+    rf"|(?:据|根据|依据)[ \t]*{_RUN}[ \t]*(?:{_ZH_VERB}|的(?:研究|报告|数据|统计|观点|结论|分析|调查)"
+    rf"(?:{_ZH_VERB})?)?)[ \t]*(?:[，,：:][ \t]*)?"
+    # "[3]指出，X", "[1]、[2]研究发现：X"
+    rf"|^[ \t]*{_RUN}[ \t]*(?:[，,、][ \t]*)?(?:{_ZH_VERB}|研究(?:发现|表明|显示|指出))"
+    rf"[ \t]*(?:[，,：:][ \t]*)?",
+    re.IGNORECASE)
+
+
+def _unframed(text: str) -> str:
+    """`text` without the frames (`_FRAME`) around its markers, markers included; unchanged when
+    it has none."""
+    spans = [(m.start(), m.end()) for m in MARKER_RE.finditer(text)]
+    if not spans:
+        return text
+    placeheld: list[str] = []
+    where: list[int] = []   # the original offset of each character of `placeheld`
+    at = 0
+    for a, b in spans:
+        placeheld.append(text[at:a])
+        where.extend(range(at, a))
+        placeheld.append(_PLACEHOLDER)
+        where.append(a)
+        at = b
+    placeheld.append(text[at:])
+    where.extend(range(at, len(text) + 1))   # and one past the end
+    ends = {a: b for a, b in spans}
+    framed = "".join(placeheld)
+    cuts = [(where[m.start()], ends.get(where[m.end() - 1], where[m.end() - 1] + 1))
+            for m in _FRAME.finditer(framed) if m.end() > m.start()]
+    if not cuts:
+        return text
+    out, at = [], 0
+    for a, b in cuts:
+        out.append(text[at:a])
+        at = b
+    out.append(text[at:])
+    return "".join(out)
 
 
 def _marker_gap(m: re.Match[str]) -> str:

@@ -4,6 +4,7 @@ its own.
     scripts/perturb [BENCH.jsonl] [--min-score X] [--explain] [--only PREFIX] [--last] [--strict-figures]
     scripts/perturb --faithful
     scripts/perturb --abbreviate [BENCH.jsonl] [--min-score X] [--explain]
+    scripts/perturb --frame [BENCH.jsonl] [--min-score X] [--explain]
 
 For every gold sentence the tracer cites from one of its annotated supporting records (score at
 or above `min_score`), the sentence is edited once in each of four ways, each of which makes it
@@ -27,6 +28,11 @@ the same benchmark gives the same table.
 ("Field Training Detachment", "Food and Drug Administration") written as its initials ("FTD",
 "FDA"), where the record never writes those initials itself, so that only reading an acronym as
 the name it stands for keeps the citation.
+
+`--frame` makes a faithful edit too: the sentence is credited to its source in words, as writer
+agents do, with an old marker as the source's name ("According to [1], …", "[1] found that …",
+"As shown in [1], …"; "如[1]所述，…", "[1]指出，…", "据[1]报道，…"), and the table counts how often
+each framing is still cited (higher is better).
 """
 
 from __future__ import annotations
@@ -287,6 +293,9 @@ def main() -> int:
     ap.add_argument("--faithful", action="store_true",
                     help="instead: how many of a built-in set of faithful negative paraphrases the conflict "
                          "check reads as a conflict")
+    ap.add_argument("--frame", action="store_true",
+                    help="instead: how often a right citation survives its sentence crediting a named "
+                         "source (\"According to [1], ...\", \"如[1]所述，...\")")
     ap.add_argument("--abbreviate", action="store_true",
                     help="instead: how often a right citation survives its sentence writing a name as "
                          "its initials")
@@ -314,6 +323,16 @@ def main() -> int:
                 if base is None or base.score < threshold:
                     continue
                 bases += 1
+                if args.frame:
+                    for kind, framed in frames(sentence, case["lang"]):
+                        got = explain_support(framed, case["records"], rec.index, options, case["lang"])
+                        kept = got is not None and got.score >= threshold
+                        counts[(case["lang"], kind)] += 1
+                        counts[(case["lang"], kind, "cited")] += kept
+                        if args.explain and not kept:
+                            print(f"  NOT CITED [{case['id']}] score={got.score if got else 0:.3f} "
+                                  f"(was {base.score:.3f})\n     sentence: {framed}")
+                    continue
                 if args.abbreviate:
                     english = case["lang"] == "en"
                     short = abbreviated(sentence, f"{rec.title} {rec.content}") if english else None
@@ -347,6 +366,15 @@ def main() -> int:
                                   f"     sentence: {edit.sentence}\n     quote:    {quote[:300]!r}")
                     elif got.match == "contradicted":
                         counts[key + ("contradicted",)] += 1
+    if args.frame:
+        print(f"sentences crediting a named source, from {bases} right citations "
+              f"(min_score {threshold:.2f}):")
+        for lang in ("en", "zh"):
+            for kind in FRAMES[lang]:
+                made, kept = counts[(lang, kind)], counts[(lang, kind, "cited")]
+                if made:
+                    print(f"{lang:<3} {kind:<20} {made:5d} made, {kept:5d} still cited ({kept / made:.2f})")
+        return 0
     if args.abbreviate:
         made, kept = counts[("abbreviated",)], counts[("abbreviated", "cited")]
         print(f"English sentences with a name written as its initials, from {bases} right citations "
@@ -371,6 +399,25 @@ def main() -> int:
             print(f"{lang:<5} {kind:<9} {made:5d} {cited:6d} ({cited / made:.2f}) {contradicted:6d} "
                   f"({contradicted / made:.2f}) {quoted:13d} {quoted_cited:5d} {share:>6}")
     return 0
+
+
+_COMMON_OPENERS = frozenset({"The", "A", "An", "This", "These", "That", "Those", "It", "Its", "In", "There",
+                             "Some", "Many", "Most", "Each", "Every", "Such", "Both", "One", "For", "By"})
+FRAMES = {
+    "en": {"According to [1], …": "According to [1], {}", "[1] found that …": "[1] found that {}",
+           "As shown in [1], …": "As shown in [1], {}"},
+    "zh": {"如[1]所述，…": "如[1]所述，{}", "[1]指出，…": "[1]指出，{}", "据[1]报道，…": "据[1]报道，{}"},
+}
+
+
+def frames(sentence: str, lang: str) -> Iterator[tuple[str, str]]:
+    """The sentence credited to a named source in each way of `FRAMES` (an English sentence's
+    first word lowered when it is a common opening word, not a name)."""
+    first = sentence.split(" ", 1)[0]
+    if lang == "en" and first in _COMMON_OPENERS:
+        sentence = first.lower() + sentence[len(first):]
+    for kind, form in FRAMES.get(lang, {}).items():
+        yield kind, form.format(sentence)
 
 
 if __name__ == "__main__":

@@ -279,12 +279,17 @@ def test_keep_and_replace_agree_on_a_marker_that_partly_resolves() -> None:
 
 
 def test_named_sources_count_toward_max_sources_and_list_their_unstated_figures() -> None:
-    recs = [*EV_RECS, {"url": "https://electrek.co/tesla-2023", "title": "Electrek",
-                       "content": "Tesla delivered 1.81 million vehicles in 2023."}]
-    report = "如[5]所述，" + TESLA + EV_LIST + "[5] Electrek https://electrek.co/tesla-2023\n"
+    recs = [*CAR_RECS, {"url": "https://auto.example/byd", "title": "汽车网",
+                        "content": "比亚迪2024年新能源汽车销量为427万辆，创历史新高。"}]
+    report = ("如[5]所述，比亚迪2024年新能源汽车销量为427万辆，市场份额约为33.2%。\n\n## 参考资料\n\n"
+              "[1] 比亚迪2024年年报 https://www.byd.com/annual2024\n[5] 汽车网 https://auto.example/byd\n")
     r = trace(report, recs, TraceOptions(existing="replace", max_sources=1))
     sources = [s for c in r.citations for s in c.sources]
-    assert [s.url for s in sources] == ["https://electrek.co/tesla-2023"] and sources[0].unstated == ("38%",)
+    assert [s.url for s in sources] == ["https://auto.example/byd"] and sources[0].unstated == ("33.2%",)
+    assert _body(r.report) == "如[1]所述，比亚迪2024年新能源汽车销量为427万辆，市场份额约为33.2%。"
+    r = trace(report, recs, TraceOptions(existing="replace", max_sources=2))
+    assert [s.url for c in r.citations for s in c.sources] == [
+        "https://auto.example/byd", "https://www.byd.com/annual2024"]
 
 
 @pytest.mark.parametrize("policy", ["keep", "replace"])
@@ -379,3 +384,47 @@ def test_one_marker_naming_a_page_twice_cites_it_once_and_link_markers_are_named
     said = [w for w in r.warnings if "is a word of its sentence" in w]
     assert said and "https://www.cpca.org.cn/2024 is not supported by its record" in said[0], r.warnings
     assert "-1" not in said[0] and f"'根据的统计，{_CAR}。'" in said[0]
+
+
+@pytest.mark.parametrize(("framed", "claim"), [
+    ("According to [1] and [2], the bridge was built in 1932 by the county.",
+     "the bridge was built in 1932 by the county."),
+    ("As shown in [2], [5], and [6], the bridge was built in 1932.", "the bridge was built in 1932."),
+    ("[4] found that the bridge was built in 1932.", "the bridge was built in 1932."),
+    ("The bridge was built in 1932, according to [1].", "The bridge was built in 1932."),
+    ("In [1], Smith showed that the bridge was built in 1932.",
+     "Smith showed that the bridge was built in 1932."),
+    ("如[1]所述，该桥建于1932年。", "该桥建于1932年。"),
+    ("据[2]报道，该桥建于1932年。", "该桥建于1932年。"),
+    ("根据[1]的数据，人口增长了5%。", "人口增长了5%。"),
+    ("[3]指出，该桥建于1932年。", "该桥建于1932年。"),
+    ("[1]、[2]研究发现：该桥建于1932年。", "该桥建于1932年。"),
+    # no frame around a marker: every word is the claim's
+    ("According to the WHO, cases rose [1].", "According to the WHO, cases rose ."),
+    ("In 2023 [1], cases rose.", "In 2023 , cases rose."),
+    ("例如[1]所述的情况", "例如所述的情况"),
+    ("[1] Reports show that cases rose.", " Reports show that cases rose."),
+])
+def test_a_named_source_frames_the_claim_and_its_words_are_not_part_of_it(framed: str, claim: str) -> None:
+    """"According to [1], X" claims X: a record never says "according to" of itself, so the
+    frame's words would only lower X's score (a fifth of dev's right Chinese citations fell below
+    the threshold under "如[1]所述，" before)."""
+    from tracer.verify import sentence_query
+
+    assert sentence_query(framed) == claim
+
+
+@pytest.mark.parametrize("frame", ["According to [1] and [2], t", "[1] found that t", "如[1]所述，T",
+                                   "据[1]报道，T"])
+def test_a_framed_verbatim_claim_verifies_even_against_two_records(frame: str) -> None:
+    """The frame cost a verbatim sentence its named source when the request had only a couple of
+    records (every word common): under replace the marker was removed, leaving "According to  and ,"."""
+    recs = [{"url": "https://a.example/p", "title": "Alpha page",
+             "content": "The bridge was built in 1932 by the county. It carries two lanes of traffic."},
+            {"url": "https://b.example/q", "title": "Beta page",
+             "content": "Traffic on the bridge doubled after 1990, the county says."}]
+    report = (f"# Bridge\n\n{frame}he bridge was built in 1932 by the county.\n\n## References\n\n"
+              "[1] Alpha page https://a.example/p\n[2] Alpha page (mirror) https://a.example/p\n")
+    r = trace(report, recs, TraceOptions(existing="replace"))
+    assert [s.url for c in r.citations for s in c.sources] == ["https://a.example/p"], (r.report, r.warnings)
+    assert not r.warnings and "[1]" in _body(r.report)
