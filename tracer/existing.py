@@ -30,6 +30,8 @@ _MAX_GAP = 64                          # whitespace allowed between a sentence a
 _NUM = r"\d{1,4}"
 _SEP = r"\s*(?:[,，、;；]|[-–—~～])\s*"
 _NUM_LIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
+# a number list in any bracket an author uses for citations ("（详见【1】）" wraps one too)
+_BRACKETED = rf"(?:\[{_NUM_LIST}\]|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕)"
 _CUE = (r"(?:(?i:see|cf\.|source|sources|via|from)[ \t]*+:?[ \t]*+"
         r"|(?:参见|详见|见|来源|出处|资料来源)[ \t]*+[:：]?[ \t]*+)")
 _PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
@@ -59,7 +61,7 @@ _ONE = (
     # one marker with what the author wrapped around its brackets, so that removing it leaves no
     # "（）" or "^" behind: "（[1]）", "([1], [2])", "^[1]"
     # "(see [1])", "（参见[1]）", "(Source: [1])": a cue word with it, so no "(see )" is left either
-    rf"|[(（][ \t]*+{_CUE}?\[{_NUM_LIST}\](?:[ \t]*+(?:[,，、;；][ \t]*+)?\[{_NUM_LIST}\])*+[ \t]*+[)）]"
+    rf"|[(（][ \t]*+{_CUE}?{_BRACKETED}(?:[ \t]*+(?:[,，、;；][ \t]*+)?{_BRACKETED})*+[ \t]*+[)）]"
     rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"
     rf"|\^\[{_NUM_LIST}\](?!\()"
     rf"|\[{_NUM_LIST}\](?!\()"
@@ -120,7 +122,8 @@ def _unwrapped(marker: str) -> str:
     if marker[:1] not in "(（^":
         return marker
     inner = marker.lstrip("(（^ \t").rstrip(")）^ \t")
-    return inner[inner.find("["):] if "[" in inner else inner  # "see [1]": the brackets on
+    at = next((i for i, ch in enumerate(inner) if ch in "[【［〔"), -1)
+    return inner[at:] if at >= 0 else inner  # "see [1]", "详见【1】": the brackets on
 
 
 def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) -> list[ExistingMarker]:
@@ -335,26 +338,6 @@ def is_narrative(text: str, start: int, end: int, sentence_end: int, pointer: bo
         return pointer and bool(_POINTER_BEFORE.search(before))
     return bool(_NARRATIVE_BEFORE.search(before)
                 or _NARRATIVE_AFTER.match(text, end, min(len(text), end + 20)))
-
-
-_SUBJECT_FRAME = re.compile(SUBJECT_VERB.pattern + r"(?:[ \t]+that\b)?[ \t]*(?:[,，:：][ \t]*)?")
-
-
-def subject_claims(sentences: list[Sentence], markers: Iterable[ExistingMarker]) -> list[Sentence]:
-    """`sentences`, each whose subject is a run of markers before it ("[4] found that X", "。[2]
-    指出，X", `_narrative_runs`) with X as its claim: the sentence's text opens with the run's verb,
-    which no record says of itself ("found that …" is not what a source states)."""
-    at = {s.id: i for i, s in enumerate(sentences)}
-    out = list(sentences)
-    for m in markers:
-        i = at.get(m.sentence) if m.narrative and m.sentence is not None else None
-        if i is None or m.end > out[i].start or out[i].claim:
-            continue
-        s = out[i]
-        frame = _SUBJECT_FRAME.match(s.text)
-        if frame and frame.end() < len(s.text):
-            out[i] = replace(s, claim=s.text[frame.end():])
-    return out
 
 
 def _narrative_runs(text: str, markers: list[ExistingMarker],

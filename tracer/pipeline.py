@@ -179,7 +179,6 @@ def trace(
             )
         if links:
             old_markers = [m for m in old_markers if m not in links]
-        sentences = existing_stage.subject_claims(sentences, old_markers)
         notes = existing_stage.superscript_notes(report, layout.body_end, removed)
         if notes:
             warnings.append(

@@ -205,7 +205,13 @@ def sentence_query(text: str) -> str:
         text = _ASIDE.sub(_aside_blank, text)
     if "*" in text or "_" in text or "~" in text:
         text = _STAR_EMPHASIS.sub(r"\1", _EMPHASIS.sub(r"\2", _STRUCK.sub("", text)))
-    return _EMOJI.sub("", text) if _EMOJI.search(text) else text
+    text = _EMOJI.sub("", text) if _EMOJI.search(text) else text
+    left = _LEFT_FRAME.match(text)
+    if left and left.end() and left.end() < len(text):
+        text = text[left.end():]
+    if "ccording to" in text:
+        text = _LEFT_ACCORDING.sub("", text)
+    return text
 
 
 # A source named as a word of the sentence frames the claim rather than stating it: "According
@@ -238,6 +244,24 @@ _FRAME = re.compile(
     rf"|^[ \t]*{_RUN}[ \t]*(?:[，,、][ \t]*)?(?:{_ZH_VERB}|研究(?:发现|表明|显示|指出))"
     rf"[ \t]*(?:[，,：:][ \t]*)?",
     re.IGNORECASE)
+
+
+# ...and what such a frame leaves once its markers are gone (a trace removed them, or the author
+# wrote "[4] found that" before the sentence began): "In , X", "According to  and , X", "found
+# that X", "如所述，X", "据报道，X", "指出，X" at the claim's start, "X, according to ." inside it.
+# None of these opens a sentence otherwise (no dev sentence does), so a claim reads the same
+# whether its frame still has its markers or not, and a second trace reads it as the first did.
+_LEFT_SEP = r"(?:(?:[,，、;；]|and|or|&|和|及|与|或)[ \t]*)*"
+_LEFT_FRAME = re.compile(
+    rf"[ \t]*(?:according to|as (?:shown|reported|described|noted|discussed|stated|found|defined|cited"
+    rf"|proposed|explained|seen) (?:in|by)|as in|based on|per|in|following|citing|from)[ \t]*"
+    rf"{_LEFT_SEP}?[,，:：][ \t]*"
+    rf"|[ \t]*{_LEFT_SEP}(?-i:{_EN_VERB})\b(?:[ \t]+that\b)?[ \t]*(?:[,:][ \t]*)?"
+    rf"|[ \t]*(?:(?:正如|诚如|如|据|根据|依据)[ \t]*{_LEFT_SEP}(?:{_ZH_VERB}|的(?:研究|报告|数据|统计|观点"
+    rf"|结论|分析|调查)(?:{_ZH_VERB})?)|{_LEFT_SEP}(?:所述|所示|所言|所说|中提到|中指出|指出))"
+    rf"[ \t]*(?:[，,：:][ \t]*)?",
+    re.IGNORECASE)
+_LEFT_ACCORDING = re.compile(r"(?:[,，][ \t]*)?\baccording to[ \t]*(?=[.,;:!?)]|\Z)", re.IGNORECASE)
 
 
 def _unframed(text: str) -> str:
