@@ -272,7 +272,9 @@ _RUN_SEP = r"(?:[,，、;；][ \t]*)?(?:(?:and|or|&|和|及|与|或)[ \t]*)?"
 # ...and between a run and the verb it is the subject of: only what a removed member leaves ("[1]
 # and  found", "[1],  found", "[1]和指出", "[1]、指出"), never a clause's comma or a conjunction
 # ("…35.5%[1]，表明…", "2023 [1], estimated at…", "[1] and found that": a citation, then more)
-_AFTER_SEP = r"(?:(?:、|和|及|与|或)[ \t]*|,[ \t]{2,}|(?:,[ \t]*)?(?:and|or|&)[ \t]{2,})?"
+# ("[1] and 指出" too: "and" before a Chinese verb is a removed member's, with one space)
+_AFTER_SEP = (r"(?:(?:、|和|及|与|或)[ \t]*|,[ \t]{2,}"
+              r"|(?:,[ \t]*)?(?:and|or|&)(?:[ \t]{2,}|[ \t]+(?=[\u4e00-\u9fff])))?")
 _NARRATIVE_BEFORE = re.compile(
     r"(?:(?:^|(?<=[\s，。；：、（(“「\]】>)]))(?:正如|诚如|如|据|根据|依据|见|由)|参见|详见|参阅|参照|文献|引自|来自)"
     r"[ \t]*" + _RUN_SEP + r"\Z"
@@ -294,11 +296,16 @@ _NARRATIVE_AFTER = re.compile(
 # that cannot open a sentence themselves ("Estimates vary", "统计显示", "表明…" can, after a cited one)
 # (at a sentence's start a comma may stand between: "。[2]，指出" is what "。[4]，[2]指出" leaves
 # when [2] is removed)
-_SUBJECT_SEP = r"(?:[，,、；;][ \t]*|(?:和|及|与|或)[ \t]*|(?:and|or|&)[ \t]{2,})?"
+# A verb that can open a sentence ("表明…", "统计显示") is a subject's too after what a removed member
+# leaves ("。[1]和认为，…", "。[1]、显示"): nothing else opens a sentence with "和" or "、" before it.
+_REMNANT_SEP = (r"(?:[，,、；;][ \t]*|(?:和|及|与|或)[ \t]*"
+                r"|(?:and|or|&)(?:[ \t]{2,}|[ \t]+(?=[\u4e00-\u9fff])))")
+_SUBJECT_SEP = _REMNANT_SEP + "?"
 SUBJECT_VERB = re.compile(
-    r"[ \t]*" + _SUBJECT_SEP + r"(?:所述|所示|所言|所说|中提到|中指出|指出"
+    r"[ \t]*(?:" + _SUBJECT_SEP + r"(?:所述|所示|所言|所说|中提到|中指出|指出"
     r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
-    r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)")
+    r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)"
+    r"|" + _REMNANT_SEP + r"(?:报道|显示|表明|认为|提出|发现|统计))")
 _WORD_AFTER = re.compile(r"[^\W_]")
 _RUN_GAP = re.compile(r"[ \t]*" + _RUN_SEP + r"\Z", re.IGNORECASE)
 _GAP = re.compile(r"[ \t]*" + _SUBJECT_SEP, re.IGNORECASE)

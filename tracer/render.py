@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tracer.errors import InvalidInputError
@@ -109,6 +109,18 @@ def strip_emitted_markers(text: str, style: str) -> str:
     """`text` with every marker of `style` removed."""
     return marker_regex(style).sub("", text)
 
+
+
+def _named_keys(markers: Iterable[ExistingMarker], resolved: Mapping[int, int | None],
+                recs: Sequence[Record]) -> set[str]:
+    """The canonical sources the old `markers` resolve to."""
+    out: set[str] = set()
+    for m in markers:
+        for n in m.numbers:
+            r = resolved.get(n)
+            if r is not None and 0 <= r < len(recs):
+                out.add(source_key(recs[r]))
+    return out
 
 def _reads_without(report: str, sentence: Sentence, marker: ExistingMarker) -> str:
     """The sentence around an old marker that was removed, markers aside (for a warning): whole
@@ -637,10 +649,12 @@ def render_report(
         entries: list[_Entry] = []
         by_key: dict[str, _Entry] = {}
         # sources renumbered where the sentence names them are not repeated at its end, unless
-        # the author wrote a marker there too; they count toward max_sources and are never dropped
+        # the author's marker there names them too ("As [1] found, X [1]."; not "…[2]", which a
+        # trace of "as [1] found" writes itself); they count toward max_sources and are never dropped
         named = named_of.get(s.id, set())
+        at_end = _named_keys(old_by_sentence.get(s.id, ()), resolved, recs) if named else set()
         verified = [c for c in chosen.get(s.id, []) if 0 <= c.record < len(recs)
-                    and (s.id in old_by_sentence or source_key(recs[c.record]) not in named)]
+                    and (source_key(recs[c.record]) not in named or source_key(recs[c.record]) in at_end)]
         for r in kept.get(s.id, []):
             key = source_key(recs[r])
             if key not in by_key:

@@ -258,7 +258,8 @@ _LEFT_FRAME = re.compile(
     rf"{_LEFT_SEP}?[,，:：][ \t]*"
     rf"|[ \t]*{_LEFT_SEP}(?-i:{_EN_VERB})\b(?:[ \t]+that\b)?[ \t]*(?:[,:][ \t]*)?"
     rf"|[ \t]*(?:(?:正如|诚如|如|据|根据|依据)[ \t]*{_LEFT_SEP}(?:{_ZH_VERB}|的(?:研究|报告|数据|统计|观点"
-    rf"|结论|分析|调查)(?:{_ZH_VERB})?)|{_LEFT_SEP}(?:所述|所示|所言|所说|中提到|中指出|指出))"
+    rf"|结论|分析|调查)(?:{_ZH_VERB})?)|{_LEFT_SEP}(?:所述|所示|所言|所说|中提到|中指出|指出)"
+    rf"|(?:(?:[,，、;；]|和|及|与|或)[ \t]*)+(?:报道|显示|表明|认为|提出|发现|统计))"
     rf"[ \t]*(?:[，,：:][ \t]*)?",
     re.IGNORECASE)
 _LEFT_ACCORDING = re.compile(r"(?:[,，][ \t]*)?\baccording to[ \t]*(?=[.,;:!?)]|\Z)", re.IGNORECASE)

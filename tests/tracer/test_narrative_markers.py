@@ -473,3 +473,38 @@ def test_a_cue_in_brackets_goes_with_a_fullwidth_marker_as_with_a_plain_one() ->
         want = "2023年中国人工智能核心产业规模达到5784亿元。[1]"
         assert _body(once) == want and twice == once, (wrapped, once)
     assert strip_markers("规模（详见【1】）达到") == "规模达到"
+
+
+_STATS = {"url": "https://www.stats.gov.cn/gdp2023", "title": "2023年国民经济统计公报",
+          "content": "2023年国内生产总值为1260582亿元，比上年增长5.2%。全年城镇新增就业1244万人。"
+                     "全国居民人均可支配收入为39218元。"}
+_STATS_LIST = "\n\n## 参考文献\n\n[1] 2023年国民经济统计公报 https://www.stats.gov.cn/gdp2023\n"
+
+
+@pytest.mark.parametrize("report", [
+    "市场竞争依然激烈。[1]和[2]认为，全年城镇新增就业1244万人。",   # "。[1]和认为": a subject still
+    "[1] and [3]指出，全国居民人均可支配收入为39218元。",          # "[1] and 指出": one space before 指出
+])
+def test_a_subject_run_that_lost_a_member_is_read_again_as_a_subject(report: str) -> None:
+    """Found by fuzzing: the member that did not resolve was removed, and what it left ("和认为",
+    "and 指出") no longer read as a subject's verb, so a second trace took [1] for the previous
+    sentence's citation and cited the sentence again at its end."""
+    once, twice = _again(report + _STATS_LIST, [_STATS], existing="keep", placement="after")
+    assert _body(once).count("[1]") == 1 and twice == once, (once, twice)
+
+
+def test_a_named_source_is_not_repeated_at_the_end_after_another_sources_marker() -> None:
+    """"…, as [1] found.[2]" is what a trace writes; traced again, the [2] at the end is no
+    reason to repeat the named [1] there ("found.[1][2]"): only an end marker that names the
+    same source is."""
+    report = ("Apple reported revenue of $383.3 billion in fiscal 2023 and electric vehicles accounted for "
+              "31.6% of new car sales, as [1] found.\n\n## References\n\n"
+              "[1] Apple annual report https://d.example/apple\n")
+    for policy in ("keep", "replace"):
+        once, twice = _again(report, _FOUR, existing=policy, placement="after")
+        assert _body(once).endswith("as [1] found.[2]") and twice == once, (policy, once, twice)
+    same = "As [1] found, Apple reported revenue of $383.3 billion in fiscal 2023 [1].\n\n## References\n\n" \
+           "[1] Apple annual report https://d.example/apple\n"
+    once, twice = _again(same, _FOUR, existing="replace")
+    assert _body(once) == "As [1] found, Apple reported revenue of $383.3 billion in fiscal 2023 [1]." \
+        and twice == once, once
