@@ -16,6 +16,7 @@ import collections
 import contextlib
 import errno
 import fcntl
+import glob
 import importlib.util
 import math
 import multiprocessing
@@ -482,18 +483,7 @@ class Output:
         self._lock = threading.Lock()
         self._last_sync = time.monotonic()
         self._failed = False  # a write failed: nothing more is written (no line after a torn one)
-        try:
-            if path == "-":  # standard output, whatever it is (a pipe, a socket, a terminal, a file)
-                self._fd = os.dup(sys.stdout.fileno())
-            else:
-                self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        except OSError as exc:
-            raise BulkError(f"{path}: cannot open for writing: {exc.strerror or exc}") from None
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released by the kernel on any exit
-        except BlockingIOError:
-            os.close(self._fd)
-            raise BulkError(f"{path} is being written by another bulk run") from None
+        self._fd = self._open_locked(path)
         st = os.fstat(self._fd)
         if path == "-" or not stat.S_ISREG(st.st_mode):
             # a pipe or a terminal ("-", /dev/stdout, a FIFO): nothing to resume, and fsync
@@ -518,6 +508,30 @@ class Output:
                 os.close(self._fd)
                 raise
 
+    @staticmethod
+    def _open_locked(path: str) -> int:
+        """OUT opened for appending and locked (`flock`, released by the kernel on any exit). A
+        `--retry` run replaces OUT by a rename while it holds the lock: a lock taken on the file
+        that was OUT a moment ago is let go and taken again on the one there now."""
+        for _ in range(20):
+            try:
+                if path == "-":  # standard output, whatever it is (a pipe, a socket, a terminal, a file)
+                    fd = os.dup(sys.stdout.fileno())
+                else:
+                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            except OSError as exc:
+                raise BulkError(f"{path}: cannot open for writing: {exc.strerror or exc}") from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                raise BulkError(f"{path} is being written by another bulk run") from None
+            if path == "-" or _same_file(fd, path):
+                return fd
+            os.close(fd)   # replaced between the open and the lock
+        raise BulkError(f"{path} keeps being replaced while this run opens it; is another bulk run "
+                        "rewriting it?")
+
     def _scan_and_repair(self) -> None:
         """Cut a torn last line, then read the ids line by line (memory: one line, not OUT)."""
         size = os.fstat(self._fd).st_size
@@ -525,11 +539,14 @@ class Output:
         if end < size:
             self.truncated_bytes = size - end
             os.truncate(self.path, end)
-        if self.retry:
-            self._take_out_retried()
-            return
         with open(self.path, "rb") as fh:
             self._read_ids(fh)
+        if self.retried:   # a first pass only counts: OUT is copied only when it holds such lines
+            self.done_ids.clear()
+            self.done_dup_lines.clear()
+            self.lines_present = 0
+            self.retried.clear()
+            self._take_out_retried()
 
     def _take_out_retried(self) -> None:
         """OUT without the lines `--retry` names, so they are traced again and each input line
@@ -539,6 +556,13 @@ class Output:
         killed copy can leave its temporary file (`.OUT.*.retry`) behind."""
         target = os.path.realpath(self.path)   # a symlinked OUT stays a link to the rewritten file
         folder, name = os.path.split(target)
+        st = os.fstat(self._fd)
+        if st.st_nlink > 1:
+            raise BulkError(f"{self.path} has {st.st_nlink} hard links; --retry replaces the file, which "
+                            "would leave the other links with the old lines (copy OUT, or remove the links)")
+        for stale in glob.glob(os.path.join(glob.escape(folder), f".{glob.escape(name)}.*.retry")):
+            with contextlib.suppress(OSError):   # a killed rewrite's copy: only a lock holder makes one
+                os.unlink(stale)
         try:
             fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".retry", dir=folder)
         except OSError as exc:
@@ -548,21 +572,23 @@ class Output:
         try:
             with os.fdopen(fd, "wb") as kept, open(self.path, "rb") as fh:
                 self._read_ids(fh, kept)
-                if not self.retried:
-                    return
                 kept.flush()
                 os.fsync(kept.fileno())
             new_fd = os.open(tmp, os.O_WRONLY | os.O_APPEND)
             fcntl.flock(new_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # locked before anyone can open it as OUT
-            os.fchmod(new_fd, stat.S_IMODE(os.fstat(self._fd).st_mode))
+            os.fchmod(new_fd, stat.S_IMODE(st.st_mode))
+            with contextlib.suppress(OSError):   # the owner stays (when this user may set it)
+                os.fchown(new_fd, st.st_uid, st.st_gid)
             os.rename(tmp, target)
             tmp = ""
             _fsync_dir(folder or ".")
         except OSError as exc:
             if new_fd >= 0:
                 os.close(new_fd)
+            room = f"; it needs about {st.st_size / 2**20:,.0f} MiB free beside OUT" \
+                if exc.errno == errno.ENOSPC else ""
             raise BulkError(f"{self.path}: --retry could not rewrite OUT (left as it was): "
-                            f"{exc.strerror or exc}") from None
+                            f"{exc.strerror or exc}{room}", resumable=exc.errno == errno.ENOSPC) from None
         except BaseException:
             if new_fd >= 0:
                 os.close(new_fd)
@@ -575,7 +601,8 @@ class Output:
         self._fd = new_fd
 
     def _read_ids(self, fh: IO[bytes], kept: IO[bytes] | None = None) -> None:
-        """Read OUT's answered ids; with `kept`, copy there every line `--retry` does not take out."""
+        """Read OUT's answered ids and count the lines `--retry` takes out (`retried`); with `kept`,
+        copy there every line it does not take out, and leave those out of the ids."""
         for n, raw in enumerate(fh, 1):
             if not raw.strip():
                 if kept is not None:
@@ -586,11 +613,12 @@ class Output:
                 item_id = obj["id"]
             except (orjson.JSONDecodeError, KeyError, TypeError):
                 raise BulkError(f"{self.path}: line {n} is not an output line; fix or remove it") from None
-            if kept is not None:
-                reason = self.retry.reason(obj) if isinstance(obj, dict) else None
-                if reason is not None:
-                    self.retried[reason] += 1
+            reason = self.retry.reason(obj) if self.retry and isinstance(obj, dict) else None
+            if reason is not None:
+                self.retried[reason] += 1
+                if kept is not None:
                     continue
+            elif kept is not None:
                 kept.write(raw)
             self.lines_present += 1
             err = obj.get("error")
@@ -637,6 +665,15 @@ class Output:
                                         resumable=True) from None
             finally:
                 os.close(self._fd)
+
+
+def _same_file(fd: int, path: str) -> bool:
+    """Whether `path` names the file open on `fd` (not one renamed over it since)."""
+    try:
+        a, b = os.fstat(fd), os.stat(path)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
 def _fsync_dir(folder: str) -> None:

@@ -988,3 +988,60 @@ def test_retry_usage_errors(tmp_path: Path) -> None:
         r = bulk(tmp_path / "in.jsonl", out, *args)
         assert r.returncode == 2 and message in r.stderr, (args, r.stderr)
     assert not out.exists()
+
+
+def test_retry_copies_out_only_when_it_holds_such_lines_and_refuses_hard_links(tmp_path: Path) -> None:
+    write_cases(tmp_path / "in.jsonl", 2)
+    out = tmp_path / "out.jsonl"
+    out.write_text(json.dumps({"id": "case-0000", "report": "x", "degraded": False}) + "\n")
+    (tmp_path / ".out.jsonl.k1ll3d.retry").write_text("a killed rewrite's copy\n")
+    inode = out.stat().st_ino
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--retry", "degraded", "--workers", "1")
+    assert r.returncode == 0 and "--retry: 0 lines" in r.stderr, r.stderr
+    assert out.stat().st_ino == inode and len(read_out(out)) == 2   # appended to, not rewritten
+    assert (tmp_path / ".out.jsonl.k1ll3d.retry").exists()          # nothing rewritten: left alone
+
+    out.write_text(json.dumps({"id": "case-0000", "error": {"code": "INTERNAL", "message": "m", "line": 1}})
+                   + "\n")
+    os.link(out, tmp_path / "other-name.jsonl")
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--retry", "INTERNAL", "--workers", "1")
+    assert r.returncode == 2 and "has 2 hard links; --retry replaces the file" in r.stderr, r.stderr
+    (tmp_path / "other-name.jsonl").unlink()
+    r = bulk(tmp_path / "in.jsonl", out, "--resume", "--retry", "INTERNAL", "--workers", "1")
+    assert r.returncode == 0 and "(INTERNAL 1)" in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.jsonl", "out.jsonl"]  # the stale copy went too
+    assert not any("error" in ln for ln in read_out(out))
+
+
+def test_a_lock_taken_on_a_file_renamed_away_is_taken_again_on_out(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that opened OUT just before a `--retry` run renamed its copy over it must not lock
+    (and cut, and append to) the replaced file: it opens OUT again and finds it locked."""
+    import fcntl
+
+    import server.bulk as bulk_mod
+
+    out = tmp_path / "out.jsonl"
+    out.write_text('{"id": "a", "report": "old"}\n')
+    real_flock = fcntl.flock
+    replaced: list[int] = []
+
+    def flock_after_a_rename(fd: int, op: int) -> None:
+        if not replaced:   # another run renames its copy over OUT, locked, between our open and lock
+            new = tmp_path / "copy"
+            new.write_text('{"id": "a", "report": "new"}\n')
+            held = os.open(new, os.O_RDONLY)
+            real_flock(held, fcntl.LOCK_EX)
+            os.rename(new, out)
+            replaced.append(held)
+        real_flock(fd, op)
+
+    monkeypatch.setattr(bulk_mod.fcntl, "flock", flock_after_a_rename)
+    with pytest.raises(BulkError, match="being written by another bulk run"):
+        Output(str(out), resume=True, overwrite=False, fsync="never")
+    os.close(replaced[0])
+    o = Output(str(out), resume=True, overwrite=False, fsync="never")   # the lock is free now
+    try:
+        assert o.done_ids == {"a"}
+    finally:
+        o.close()
