@@ -773,8 +773,12 @@ def render_report(
                 "used [citation:n] markers so they do not become links"
             )
             style = "citation"
+    # A named run in numeric style stays one bracket ("如[1, 2]所述"): glued ("。[1][2]指出") its
+    # first markers would read, traced again, as the previous sentence's citation after its period.
     insertions = [
-        (anchors[i].pos, i, _format_marker(style, sorted(set(anchors[i].numbers)), refs)) for i in order
+        (anchors[i].pos, i, _format_marker(
+            "numeric-comma" if anchors[i].fixed and style == "numeric" and len(set(anchors[i].numbers)) > 1
+            else style, sorted(set(anchors[i].numbers)), refs)) for i in order
     ]
     fence = unclosed_block(report, layout)  # the scan's own notion of blocks, any indentation
     if fence:  # close it at the opener's indentation, or a list item's fence would stay open

@@ -508,3 +508,17 @@ def test_a_named_source_is_not_repeated_at_the_end_after_another_sources_marker(
     once, twice = _again(same, _FOUR, existing="replace")
     assert _body(once) == "As [1] found, Apple reported revenue of $383.3 billion in fiscal 2023 [1]." \
         and twice == once, once
+
+
+def test_a_named_marker_of_several_sources_stays_one_bracket() -> None:
+    """"。[3, 2]指出" written back glued ("。[1][2]指出") would be read, traced again, as the
+    previous sentence's [1] and a subject [2]: it stays one bracket in the numeric style."""
+    caam = {"url": "https://www.caam.org.cn/2024", "title": "2024年汽车工业经济运行情况",
+            "content": "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。"}
+    byd = {"url": "https://www.byd.com/annual2024", "title": "比亚迪2024年年报",
+           "content": "比亚迪全年营业收入达到7771亿元。公司研发投入为542亿元。"}
+    report = ("公司研发投入为542亿元。[3, 2]指出，比亚迪全年营业收入达到7771亿元。\n\n## 参考文献\n\n"
+              "[2] 2024年汽车工业经济运行情况 https://www.caam.org.cn/2024\n"
+              "[3] 比亚迪2024年年报 https://www.byd.com/annual2024\n")
+    once, twice = _again(report, [caam, byd], existing="keep", placement="before")
+    assert "。[1, 2]指出" in once and twice == once, (once, twice)
