@@ -268,7 +268,8 @@ def superscript_notes(text: str, body_end: int, removed_references: str) -> list
 # (whole words only: "很常见[1]", "缺乏依据[1]", "invested the most in [1]" end a sentence with a citation)
 # what may stand between a citing word and a run's first marker once an earlier member of the run
 # was removed ("According to  and [1]", "由、[1]可知"), and between the markers of one run
-_RUN_SEP = r"(?:[,，、;；][ \t]*)?(?:(?:and|or|&|和|及|与|或)[ \t]*)?"
+# (up to three separators: "[1] and , [2]" is what "[1] and [3], [2]" leaves once [3] is removed)
+_RUN_SEP = r"(?:(?:[,，、;；]|and|or|&|和|及|与|或)[ \t]*){0,3}"
 # ...and between a run and the verb it is the subject of: only what a removed member leaves ("[1]
 # and  found", "[1],  found", "[1]和指出", "[1]、指出"), never a clause's comma or a conjunction
 # ("…35.5%[1]，表明…", "2023 [1], estimated at…", "[1] and found that": a citation, then more)
@@ -367,7 +368,7 @@ def _narrative_runs(text: str, markers: list[ExistingMarker],
         # (across sentences, joined by a separator right after a marker, not by spaces: "2023.[1]
         # [2] found" and "2023.[1] 、[2] found" are the first sentence's citation after its period,
         # then the second's subject, one of whose members was removed)
-        while (j + 1 < len(out) and out[j + 1].start >= out[j].end and out[j + 1].start - out[j].end <= 8
+        while (j + 1 < len(out) and out[j + 1].start >= out[j].end and out[j + 1].start - out[j].end <= 16
                and _RUN_GAP.match(text[out[j].end:out[j + 1].start])
                and (out[j + 1].sentence == sid or sid is None
                     or (ends.get(sid, 0) <= out[i].start and text[out[j].end:out[j].end + 1].strip()))):

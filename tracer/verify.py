@@ -221,7 +221,10 @@ def sentence_query(text: str) -> str:
 # marker as one placeholder character; only frames around a marker, so "According to the WHO,
 # X" keeps its words.
 _PLACEHOLDER = "\ue000"
-_RUN = (rf"{_PLACEHOLDER}(?:[ \t]*(?:[,，、;；][ \t]*)?(?:(?:and|or|&|和|及|与|或)[ \t]*)?{_PLACEHOLDER})*")
+_CONJ = r"(?:(?:and|or)\b|&|和|及|与|或)"
+_RUN = (rf"{_PLACEHOLDER}(?:[ \t]*(?:(?:[,，、;；]|{_CONJ})[ \t]*){{0,3}}{_PLACEHOLDER})*"
+        # and what a removed last member left ("According to [1] and , X")
+        rf"(?:[ \t]*(?:{_CONJ}|[,，、;；](?=[ \t]*(?:{_CONJ}|[,，、;；]))))*")
 _EN_VERB = (r"(?:shows?|showed|shown|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?"
             r"|suggested|states?|stated|describes?|described|estimates?|estimated|claims?|claimed"
             r"|indicates?|indicated|observes?|observed|concludes?|concluded|explains?|explained)")

@@ -522,3 +522,17 @@ def test_a_named_marker_of_several_sources_stays_one_bracket() -> None:
               "[3] 比亚迪2024年年报 https://www.byd.com/annual2024\n")
     once, twice = _again(report, [caam, byd], existing="keep", placement="before")
     assert "。[1, 2]指出" in once and twice == once, (once, twice)
+
+
+@pytest.mark.parametrize(("report", "policy", "placement"), [
+    # [4] not listed: "According to [1] and , …" is read with its frame as before
+    ("According to [1] and [4], its primary mirror has a diameter of 2.4 metres.", "replace", "after"),
+    # [5] not listed: "See [2] and  and [1] for details." is still one run of a pointer
+    ("Hubble has made more than 1.5 million observations. See [1] and [5] and [3] for details.",
+     "replace", "before"),
+])
+def test_runs_that_lost_a_member_read_the_same_traced_again(report: str, policy: str, placement: str) -> None:
+    refs = ("\n\n## References\n\n[1] Hubble Space Telescope https://c.example/hubble\n"
+            "[2] Apple annual report https://d.example/apple\n[3] Wuhan bridge https://b.example/bridge\n")
+    once, twice = _again(report + refs, _FOUR, existing=policy, placement=placement)
+    assert "[1]" in _body(once) and twice == once, (once, twice)
