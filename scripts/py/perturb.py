@@ -31,8 +31,9 @@ the name it stands for keeps the citation.
 
 `--frame` makes a faithful edit too: the sentence is credited to its source in words, as writer
 agents do, with an old marker as the source's name ("According to [1], …", "[1] found that …",
-"As shown in [1], …"; "如[1]所述，…", "[1]指出，…", "据[1]报道，…"), and the table counts how often
-each framing is still cited (higher is better).
+"As shown in [1], …"; "如[1]所述，…", "[1]指出，…", "据[1]报道，…"), or opens with a connective
+("Notably, …", "In addition, …", "It is worth noting that …"; "此外，…", "值得注意的是，…",
+"总体而言，…"), and the table counts how often each is still cited (higher is better).
 """
 
 from __future__ import annotations
@@ -295,7 +296,8 @@ def main() -> int:
                          "check reads as a conflict")
     ap.add_argument("--frame", action="store_true",
                     help="instead: how often a right citation survives its sentence crediting a named "
-                         "source (\"According to [1], ...\", \"如[1]所述，...\")")
+                         "source (\"According to [1], ...\", \"如[1]所述，...\") or opening with a "
+                         "connective (\"Notably, ...\", \"此外，...\")")
     ap.add_argument("--abbreviate", action="store_true",
                     help="instead: how often a right citation survives its sentence writing a name as "
                          "its initials")
@@ -367,8 +369,8 @@ def main() -> int:
                     elif got.match == "contradicted":
                         counts[key + ("contradicted",)] += 1
     if args.frame:
-        print(f"sentences crediting a named source, from {bases} right citations "
-              f"(min_score {threshold:.2f}):")
+        print(f"sentences crediting a named source or opening with a connective, from {bases} right "
+              f"citations (min_score {threshold:.2f}):")
         for lang in ("en", "zh"):
             for kind in FRAMES[lang]:
                 made, kept = counts[(lang, kind)], counts[(lang, kind, "cited")]
@@ -405,8 +407,12 @@ _COMMON_OPENERS = frozenset({"The", "A", "An", "This", "These", "That", "Those",
                              "Some", "Many", "Most", "Each", "Every", "Such", "Both", "One", "For", "By"})
 FRAMES = {
     "en": {"According to [1], …": "According to [1], {}", "[1] found that …": "[1] found that {}",
-           "As shown in [1], …": "As shown in [1], {}"},
-    "zh": {"如[1]所述，…": "如[1]所述，{}", "[1]指出，…": "[1]指出，{}", "据[1]报道，…": "据[1]报道，{}"},
+           "As shown in [1], …": "As shown in [1], {}",
+           # openings that join the sentence to the report, no source named
+           "Notably, …": "Notably, {}", "In addition, …": "In addition, {}",
+           "It is worth noting that …": "It is worth noting that {}"},
+    "zh": {"如[1]所述，…": "如[1]所述，{}", "[1]指出，…": "[1]指出，{}", "据[1]报道，…": "据[1]报道，{}",
+           "此外，…": "此外，{}", "值得注意的是，…": "值得注意的是，{}", "总体而言，…": "总体而言，{}"},
 }
 
 

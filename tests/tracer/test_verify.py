@@ -34,3 +34,31 @@ def test_window_coverage_matches_brute_force(toks: list[str], passage: list[str]
     share, mass = window_coverage(toks, weights, positions, width)
     assert share == pytest.approx(_window_reference(toks, weights, passage, width))
     assert mass == pytest.approx(share * sum(dict(zip(toks, weights, strict=True)).values()))
+
+
+@pytest.mark.parametrize(("sentence", "claim"), [
+    ("此外，比亚迪全年营业收入达到7771亿元。", "比亚迪全年营业收入达到7771亿元。"),
+    ("值得注意的是，人工智能企业数量超过4500家。", "人工智能企业数量超过4500家。"),
+    ("总体而言，此外：大模型数量达到238个。", "大模型数量达到238个。"),     # two openings at most
+    ("此外，", "此外，"),                                                # nothing would be left
+    ("同时期的数据显示增长。", "同时期的数据显示增长。"),                      # a word, not an opening
+    ("However, the drug is approved.", "However, the drug is approved."),  # English openings stay
+])
+def test_a_chinese_opening_connective_is_no_part_of_the_claim(sentence: str, claim: str) -> None:
+    from tracer.verify import sentence_query
+
+    assert sentence_query(sentence) == claim
+
+
+def test_a_chinese_opening_connective_costs_no_citation() -> None:
+    """"值得注意的是，" before a sentence its record states lowered it below the threshold (0.64): its
+    characters are none of the record's."""
+    from tracer import trace
+
+    recs = [{"url": "https://news.example.cn/ai", "title": "人工智能产业报告",
+             "content": "2023年中国人工智能核心产业规模达到5784亿元，企业数量超过4500家。"
+                        "大模型数量达到238个。"},
+            {"url": "https://other.example.cn/x", "title": "其他",
+             "content": "汽车出口量为585.9万辆，同比增长19.3%。"}]
+    r = trace("值得注意的是，我国人工智能企业数量超过4500家。", recs)
+    assert [s.url for c in r.citations for s in c.sources] == ["https://news.example.cn/ai"], r.report
