@@ -404,6 +404,8 @@ def test_one_marker_naming_a_page_twice_cites_it_once_and_link_markers_are_named
     ("In 2023 [1], cases rose.", "In 2023 , cases rose."),
     ("例如[1]所述的情况", "例如所述的情况"),
     ("[1] Reports show that cases rose.", " Reports show that cases rose."),
+    ("如发现问题，应及时报告。", "如发现问题，应及时报告。"),   # "if …": no frame left by a marker
+    ("如所述，该桥建于1932年。", "该桥建于1932年。"),            # what "如[1]所述，" leaves
 ])
 def test_a_named_source_frames_the_claim_and_its_words_are_not_part_of_it(framed: str, claim: str) -> None:
     """"According to [1], X" claims X: a record never says "according to" of itself, so the
