@@ -110,7 +110,6 @@ def strip_emitted_markers(text: str, style: str) -> str:
     return marker_regex(style).sub("", text)
 
 
-
 def _named_keys(markers: Iterable[ExistingMarker], resolved: Mapping[int, int | None],
                 recs: Sequence[Record]) -> set[str]:
     """The canonical sources the old `markers` resolve to."""
@@ -121,6 +120,7 @@ def _named_keys(markers: Iterable[ExistingMarker], resolved: Mapping[int, int | 
             if r is not None and 0 <= r < len(recs):
                 out.add(source_key(recs[r]))
     return out
+
 
 def _reads_without(report: str, sentence: Sentence, marker: ExistingMarker) -> str:
     """The sentence around an old marker that was removed, markers aside (for a warning): whole
