@@ -6,7 +6,8 @@ Recognised forms: ``[1]``, ``[1, 2]``, ``[1-3]``, ``[1][3]`` (two markers), ``�
 and what writer agents emit: ``【4†source】`` / ``【4:0†L10-L20】`` / ``【turn0search3】`` and
 ChatGPT's private-use ``\ue200cite\ue202turn0search3\ue201``, Gemini's ``[cite: 1, 2]`` (with
 its ``[cite_start]`` span openers, which cite nothing and are removed), Kimi's ``[^1^]``,
-``[[1]]`` and ``[Source 1]``. A marker is never guessed positionally: it resolves through the
+``[[1]]``, ``[Source 1]`` and other label words (``[ref1]``, ``[doc1]``, ``[来源2]``, ``(ref. 2)``), and
+``[4†source]``. A marker is never guessed positionally: it resolves through the
 removed references section (by canonical URL, then exact title), through its own URL, or through
 a record id (``turn0search3`` only through one); otherwise it maps to None.
 """
@@ -19,7 +20,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from tracer.markdown import inline_regions, is_code_region, link_definitions
+from tracer.markdown import CITATION_LABEL_WORD, inline_regions, is_code_region, link_definitions
 from tracer.models import ExistingMarker, Layout, Record, Sentence
 from tracer.text import content_tokens, numbers
 
@@ -36,6 +37,9 @@ _CUE = (r"(?:(?i:see|cf\.|source|sources|via|from)[ \t]*+:?[ \t]*+"
         r"|(?:参见|详见|见|来源|出处|资料来源)[ \t]*+[:：]?[ \t]*+)")
 _PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
+# a source's number under a label word: "[ref1]", "[Ref. 2]", "[doc1]", "[来源2]", "(ref. 2)"
+_LABEL_WORD = CITATION_LABEL_WORD
+_LABELLED = rf"{_LABEL_WORD}[ \t]*+(?:[:：][ \t]*+)?{_NUM_LIST}"
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
 _ONE = (
     rf"\[source_tracer_result\]\[{_TITLE}\](?:\({_URL}\))?"
@@ -55,7 +59,11 @@ _ONE = (
     # "[cite_start]" opening a cited span; "[Source 1]"; Kimi "[^1^]"; "[[1]]"
     rf"|【[^【】†\n]{{1,40}}†[^【】\n]{{0,60}}】|【turn\d{{1,3}}[a-z]{{2,12}}\d{{1,4}}】"
     rf"|\ue200(?:file)?cite(?:\ue202[^\ue200-\ue202\n]{{1,60}}){{1,20}}\ue201"
-    rf"|\[(?i:cite|sources?)(?::[ \t]*|[ \t]+){_NUM_LIST}\]|\[cite_start\]"
+    rf"|\[(?i:cite)(?::[ \t]*|[ \t]+){_NUM_LIST}\]|\[cite_start\]"
+    # a number under a label word: "[ref1]", "[Source 1]", "[doc2]", "[来源2]", "【参考3】", and in
+    # parentheses "(ref. 2)", "(Source: 1, 2)", "（来源：2）"; ChatGPT's "[4†source]" in ASCII brackets
+    rf"|\[{_LABELLED}\]|【{_LABELLED}】|[(（][ \t]*+{_LABELLED}[ \t]*+[)）]"
+    rf"|\[{_NUM}(?::{_NUM})?†[^\[\]†\n]{{0,60}}\]"
     rf"|\[\^{_NUM}\^\]|\[\[{_NUM_LIST}\]\](?!\()"
     rf"|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
     # one marker with what the author wrapped around its brackets, so that removing it leaves no
@@ -74,6 +82,8 @@ _SUP = rf"<sup>(?>\s*(?:{_ONE}|{_NUM_LIST})(?:\s*[,，]?\s*(?:{_ONE}|{_NUM_LIST}
 
 #: One citation marker of any recognised form (markers written back to back match one by one).
 MARKER_RE = re.compile(rf"{_SUP}|{_ONE}")
+#: A labelled number in parentheses ("(ref. 2)", "（来源：2）"): a marker without square brackets.
+LABELLED_PAREN_RE = re.compile(rf"[(（][ \t]*+{_LABELLED}[ \t]*+[)）]")
 
 _NUMS_IN = re.compile(rf"{_NUM}(?:\s*[-–—~～]\s*{_NUM})?")
 _PAGES_IN = re.compile(_PAGES)
@@ -418,11 +428,11 @@ _AGENT_NUMBER = re.compile(r"(\d{1,4})(?::\d{1,4})?")
 
 
 def _agent_reference(raw: str) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
-    """(numbers, record ids) of a writer agent's marker: "【4†source】" cites [4] (what precedes
-    "†", a ":0" part index dropped), "【turn0search3†L5】", "【turn0search3】" and
+    """(numbers, record ids) of a writer agent's marker: "【4†source】" or "[4†source]" cites [4]
+    (what precedes "†", a ":0" part index dropped), "【turn0search3†L5】", "【turn0search3】" and
     "\ue200cite\ue202turn0search3\ue202turn0news1\ue201" name record ids, "[^1^]" cites [1];
     None for every other form."""
-    if raw.startswith("【"):
+    if raw.startswith("【") or (raw.startswith("[") and "†" in raw):
         head = raw[1:-1].split("†", 1)[0].strip()
         m = _AGENT_NUMBER.fullmatch(head)
         if "†" not in raw and not head.startswith("turn"):
@@ -782,6 +792,8 @@ _REF_LINE = re.compile(
     r"(?:\\?\[\^?(\d{1,4})\^?\\?\]:?|[【［〔](\d{1,4})[】］〕]|(\d{1,4})[.)、]|[(（](\d{1,4})[)）]|([①-⑳]))"
     r"[ \t]*(.*)$"
 )
+_LABELLED_ENTRY = re.compile(
+    rf"^([ \t]*(?:[-*+•][ \t]+)?)\\?[\[【]{_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?(\d{{1,4}})\\?[\]】]")
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((" + _URL + r")(?:\s+\"[^\"]*\")?\)")
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`)\]\u3000-\u303f\uff00-\uffef]+")
 _TITLE_PUNCT = re.compile(r"[\s\"'“”‘’《》「」『』<>*_`.,;:，。；：!?！？\-–—|()\[\]（）【】]+")
@@ -811,6 +823,7 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
         row = _TABLE_ROW.match(line)
         if row:  # "| 1 | Alpha report | https://a.com/x |": the number, then the other cells
             line = f"[{row.group(1)}] " + " | ".join(c.strip() for c in row.group(2).split("|") if c.strip())
+        line = _LABELLED_ENTRY.sub(r"\1[\2]", line, count=1)   # "[ref1] …", "【来源1】…": "[1] …"
         m = _REF_LINE.match(line)
         if m:
             num = int(next(g for g in m.groups()[:4] if g)) if not m.group(5) else ord(m.group(5)) - 0x245F

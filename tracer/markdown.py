@@ -116,13 +116,19 @@ _NUMBERING = re.compile(
 )
 _BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)(?P<text>[^*_\n].*?)(?:\1)[ \t]*+(?:[:：][ \t]*+)?$")
 
+#: The word a writer puts before a source's number: "[ref1]", "[Ref. 2]", "[doc1]" (Azure OpenAI's
+#: "on your data"), "[Source 1]", "[来源2]", "【参考文献3】", "(ref. 2)", "（来源：2）".
+CITATION_LABEL_WORD = (r"(?:(?i:refs?|references?|docs?|documents?|sources?)\.?"
+                       r"|来源|参考文献|参考资料|参考|文献|资料来源|资料|引用|引文|出处|信源)")
+_LABELLED_NUMBER = rf"[\[【]{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?\d{{1,4}}[\]】]"
 # a line that looks like an entry of a references list
 _REF_ENTRY = re.compile(
     r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*|\\?\[\^?[\w.-]+\\?\]|[【［〔]\d+[】］〕]|[（(]\d+[)）]"
-    r"|\^\d+|[①-⑳])"
+    r"|\^\d+|[①-⑳]|\\?" + _LABELLED_NUMBER + ")"
 )
 _STRONG_REF = re.compile(
-    r"(?:https?://|www\.|\]\(|doi\.org|\bdoi:|arxiv|^[ \t]*(?:\\?\[\^?\d+\\?\]|[【［〔]\d+[】］〕]))",
+    r"(?:https?://|www\.|\]\(|doi\.org|\bdoi:|arxiv|^[ \t]*(?:\\?\[\^?\d+\\?\]|[【［〔]\d+[】］〕]|"
+    + _LABELLED_NUMBER + "))",
     re.IGNORECASE,
 )
 # an unnumbered citation line: 'Reuters, "Tesla deliveries", Jan 2024.' / 《报告》，国家统计局，2023

@@ -28,6 +28,7 @@ from tracer.conflict import (
     rank_conflict,
     record_stems,
 )
+from tracer.existing import LABELLED_PAREN_RE as _LABELLED_MARKER
 from tracer.existing import MARKER_RE
 from tracer.models import Record, Sentence, Support
 from tracer.options import Tuning
@@ -195,7 +196,8 @@ def sentence_query(text: str) -> str:
     reads, "[[2]](url)" too), link and image targets (their text stays), HTML tags and bare URLs,
     which say where something is, not what the sentence claims, nor a bracketed source note
     ("（数据来源：…）", "(Source: …)") or an English gloss of a Chinese name ("华为（Huawei）")."""
-    if "[" in text or "<" in text or "【" in text or "［" in text or "〔" in text or "\ue200" in text:
+    if ("[" in text or "<" in text or "【" in text or "［" in text or "〔" in text or "\ue200" in text
+            or _LABELLED_MARKER.search(text)):   # "(ref. 2)", "（来源：2）"
         text = _MARKER.sub(_marker_gap, MARKER_RE.sub(_marker_gap, _unframed(text)))
         text = _LINK.sub(r" \1 ", text)
         text = _HTML_TAG.sub(" ", text)

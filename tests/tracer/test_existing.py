@@ -59,6 +59,21 @@ def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
         ("[[1, 2]]", (1, 2)),
         ("[Source 1]", (1,)),
         ("[sources: 1, 2]", (1, 2)),
+        # a number under a label word, in brackets or parentheses, and ChatGPT's form in ASCII brackets
+        ("[ref1]", (1,)),
+        ("[Ref. 2]", (2,)),
+        ("[refs 1-2]", (1, 2)),
+        ("[doc1]", (1,)),
+        ("[Source2]", (2,)),
+        ("[来源1]", (1,)),
+        ("[参考文献：2]", (2,)),
+        ("【来源1】", (1,)),
+        ("【参考 1，2】", (1, 2)),
+        (" (ref. 1)", (1,)),
+        (" (Source: 1, 2)", (1, 2)),
+        ("（来源：2）", (2,)),
+        ("[1†source]", (1,)),
+        ("[2:0†L10-L20]", (2,)),
     ],
 )
 def test_marker_forms(marker: str, numbers: tuple[int, ...]) -> None:
@@ -121,6 +136,11 @@ def test_openjiuwen_marker_gets_synthetic_number_per_url() -> None:
         "Footnote def below.\n\n[^1]: the note\n",
         "[1]: https://a.com\n",
         "See [the [1] docs](https://a.com) now.",
+        # a label word with no number, a year, or a word that is no source's
+        "The data (Source: 2023 survey) show it.",
+        "Sales rose (Source: 2023).",
+        "See Figure (2) and [Table 1] for the figures.",
+        "[references] are listed below.",
     ],
 )
 def test_non_markers(text: str) -> None:
@@ -562,3 +582,25 @@ def test_superscripts_that_open_lines_are_citations_not_notes() -> None:
     refs = "\n\n## References\n\n[1] https://a.example/x\n[2] https://b.example/y\n[3] https://c.example/z\n"
     text = "<sup>1</sup><sup>3</sup> Fact one.\n\n<sup>2</sup> Fact two.\n\n<sup>3</sup> Fact three.\n" + refs
     assert [m.numbers for m in find(text)] == [(1,), (3,), (2,), (3,)]
+
+
+def test_labelled_markers_resolve_through_a_list_labelled_the_same_way() -> None:
+    """"[ref1]" / "【来源2】" in the body, "[ref1] Title https://…" / "【来源2】…" in the list."""
+    recs = [Record(url="https://a.com/x", title="Alpha", content="x", index=0),
+            Record(url="https://b.com/y", title="Beta", content="y", index=1)]
+    for a, b in (("[ref1]", "[ref2]"), ("【来源1】", "【来源2】"), ("[doc1]", "- [doc 2]:")):
+        text = (f"Revenue rose 5%{a}. Costs fell 2%{b.removeprefix('- ').rstrip(':')}.\n\n## References\n\n"
+                f"{a} Beta https://b.com/y\n{b} Alpha https://a.com/x\n")
+        layout = scan_markdown(text)
+        assert text[layout.body_end:].startswith("## References")
+        ms = find(text)
+        assert [m.numbers for m in ms] == [(1,), (2,)]
+        resolved = resolve_existing(ms, text[layout.body_end:], recs)
+        assert [resolved[n] for n in (1, 2)] == [1, 0], (a, b)
+
+
+def test_parse_reference_entries_reads_labelled_entries() -> None:
+    entries = parse_reference_entries(
+        "[ref1] Alpha https://a.com\n【来源2】Beta https://b.com\n- [Doc 3]: Gamma\n")
+    assert {n: urls for n, (urls, _) in entries.items()} == {
+        1: ["https://a.com"], 2: ["https://b.com"], 3: []}

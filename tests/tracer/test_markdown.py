@@ -333,6 +333,17 @@ def test_titles_and_publishers_under_sources_are_references() -> None:
     assert scan_markdown(text).references == (8, len(text))
 
 
+@pytest.mark.parametrize("refs", [
+    "## 参考资料\n\n【来源1】国家统计局\n【来源2】中汽协\n",
+    "## Sources\n\n[Ref. 1] Company filing\n[Ref. 2] Trade press\n",
+    "## References\n\n- [doc1] Company filing\n- [doc2] Trade press\n",
+])
+def test_entries_labelled_with_a_word_and_a_number_are_references(refs: str) -> None:
+    """"【来源1】…", "[Ref. 1] …": the labels the body's "[来源1]" / "[Ref. 1]" markers name."""
+    text = "Intro.\n\n" + refs
+    assert scan_markdown(text).references == (8, len(text))
+
+
 def test_a_references_heading_followed_by_the_report_is_not_cut() -> None:
     # a long section of another title after a list of sources is more report, not closing matter
     text = (

@@ -66,3 +66,22 @@ def test_an_opening_connective_costs_no_citation() -> None:
              "content": "汽车出口量为585.9万辆，同比增长19.3%。"}]
     r = trace("值得注意的是，我国人工智能企业数量超过4500家。", recs)
     assert [s.url for c in r.citations for s in c.sources] == ["https://news.example.cn/ai"], r.report
+
+
+@pytest.mark.parametrize("marker", ["[来源2]", "[ref2]", "[doc2]", " (ref. 2)", "（来源：2）", "[2†source]"])
+def test_a_labelled_marker_is_no_figure_of_the_claim(marker: str) -> None:
+    """"[来源2]" is an old citation: its 2 is no figure the record must state (it read as one, and the
+    record's "18 segments" then contradicted the sentence)."""
+    from tracer import trace
+    from tracer.verify import sentence_query
+
+    claim = sentence_query(f"The mirror is 6.5 metres across{marker}.")
+    assert claim.replace(" .", ".") == "The mirror is 6.5 metres across."
+    topics = ["river bank erosion", "solar power policy", "school budget tax", "football league music",
+              "vaccine trial court", "museum art rail"]
+    recs = [{"url": "https://b.example/mirror", "title": "Webb mirror",
+             "content": "Webb's primary mirror is 6.5 metres across, made of 18 hexagonal segments."}]
+    recs += [{"url": f"https://d{i}.example/", "title": t, "content": f"A page about {t}, {t} and more {t}."}
+             for i, t in enumerate(topics)]
+    r = trace(f"Webb's primary mirror is 6.5 metres across{marker}.", recs)
+    assert [s.url for c in r.citations for s in c.sources] == ["https://b.example/mirror"], r.report
