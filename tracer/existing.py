@@ -31,15 +31,20 @@ _MAX_GAP = 64                          # whitespace allowed between a sentence a
 _NUM = r"\d{1,4}"
 _SEP = r"\s*(?:[,，、;；]|[-–—~～])\s*"
 _NUM_LIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
+# a source's number under a label word: "[ref1]", "[Ref. 2]", "[doc1]", "[来源2]", "【参考3】"
+_LABELLED = rf"{CITATION_LABEL_WORD}[ \t]*+(?:[:：][ \t]*+)?{_NUM_LIST}"
+# ... and in parentheses only what cannot be a name: "(ref. 2)", "(Source: 1, 2)", "（来源：2）", not
+# "(Source 1)", a well's name
+_LABELLED_PAREN = (rf"[(（][ \t]*+(?:(?i:refs?\.?|references?)[ \t]*+(?:[:：][ \t]*+)?"
+                   rf"|(?:(?i:sources?)|来源|参考文献|出处)[ \t]*+[:：][ \t]*+){_NUM_LIST}[ \t]*+[)）]")
 # a number list in any bracket an author uses for citations ("（详见【1】）" wraps one too)
-_BRACKETED = rf"(?:\[{_NUM_LIST}\]|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕)"
+_BRACKETED = (rf"(?:\[{_NUM_LIST}\]|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
+              rf"|\[{_LABELLED}\]|【{_LABELLED}】)")
 _CUE = (r"(?:(?i:see|cf\.|source|sources|via|from)[ \t]*+:?[ \t]*+"
         r"|(?:参见|详见|见|来源|出处|资料来源)[ \t]*+[:：]?[ \t]*+)")
 _PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
-# a source's number under a label word: "[ref1]", "[Ref. 2]", "[doc1]", "[来源2]", "(ref. 2)"
-_LABEL_WORD = CITATION_LABEL_WORD
-_LABELLED = rf"{_LABEL_WORD}[ \t]*+(?:[:：][ \t]*+)?{_NUM_LIST}"
+
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
 _ONE = (
     rf"\[source_tracer_result\]\[{_TITLE}\](?:\({_URL}\))?"
@@ -62,7 +67,7 @@ _ONE = (
     rf"|\[(?i:cite)(?::[ \t]*|[ \t]+){_NUM_LIST}\]|\[cite_start\]"
     # a number under a label word: "[ref1]", "[Source 1]", "[doc2]", "[来源2]", "【参考3】", and in
     # parentheses "(ref. 2)", "(Source: 1, 2)", "（来源：2）"; ChatGPT's "[4†source]" in ASCII brackets
-    rf"|\[{_LABELLED}\]|【{_LABELLED}】|[(（][ \t]*+{_LABELLED}[ \t]*+[)）]"
+    rf"|\[{_LABELLED}\]|【{_LABELLED}】|{_LABELLED_PAREN}"
     rf"|\[{_NUM}(?::{_NUM})?†[^\[\]†\n]{{0,60}}\]"
     rf"|\[\^{_NUM}\^\]|\[\[{_NUM_LIST}\]\](?!\()"
     rf"|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
@@ -83,7 +88,8 @@ _SUP = rf"<sup>(?>\s*(?:{_ONE}|{_NUM_LIST})(?:\s*[,，]?\s*(?:{_ONE}|{_NUM_LIST}
 #: One citation marker of any recognised form (markers written back to back match one by one).
 MARKER_RE = re.compile(rf"{_SUP}|{_ONE}")
 #: A labelled number in parentheses ("(ref. 2)", "（来源：2）"): a marker without square brackets.
-LABELLED_PAREN_RE = re.compile(rf"[(（][ \t]*+{_LABELLED}[ \t]*+[)）]")
+LABELLED_PAREN_RE = re.compile(_LABELLED_PAREN)
+_LABELLED_HEAD = re.compile(rf"[\[【(（][ \t]*{CITATION_LABEL_WORD}")
 
 _NUMS_IN = re.compile(rf"{_NUM}(?:\s*[-–—~～]\s*{_NUM})?")
 _PAGES_IN = re.compile(_PAGES)
@@ -127,6 +133,12 @@ def _numbers(marker: str) -> tuple[int, ...]:
     return tuple(n for n in out if not (n in seen or seen.add(n)))  # type: ignore[func-returns-value]
 
 
+def _numbered(raw: str) -> bool:
+    """Whether the marker is a bracketed number, bare or under a label word ("[1]", "【2】", "[ref1]",
+    "(ref. 2)"): such a number may label a heading, a row or a list entry rather than cite."""
+    return (raw[0] in "[【［〔" and raw[1:2].isdigit()) or bool(_LABELLED_HEAD.match(raw))
+
+
 def _unwrapped(marker: str) -> str:
     """A marker without the parentheses or caret the author wrapped around its brackets."""
     if marker[:1] not in "(（^":
@@ -150,11 +162,16 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     attach_end: dict[int, int] = {}    # sentence id -> end of the last marker attached after it
     ctx = _LabelContext(text, layout)
     leads: dict[int, int] = {}         # line start -> end of the markers that open the line
+    prev_end = -1                      # where the previous match ended: "[1][2]" is a run
     for m in MARKER_RE.finditer(text, 0, body_end):
         s, e = m.start(), m.end()
+        glued, prev_end = s > 0 and text[s - 1] == "]" and s != prev_end, e
         if not _outside_code(text, layout, prot_starts, s, e, inner):
             continue
         raw = m.group(0)
+        if glued and (raw[0] in "(（" or (raw.startswith("[") and not raw.startswith("[^"))):
+            continue                   # "[the bridge page][ref1]", "[the filing][1]": a full reference
+            # link; "[1](ref. 4)": a link's halves, not a citation after one
         if text.startswith(":", e) and _opens_line(text, s):
             continue                   # "[1]: url" (also in a quote or list item) defines a link / footnote
         if _would_define(text, s, e, leads, body_notes):
@@ -214,12 +231,12 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
-            elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_entry_label(text, s, e):
+            elif _numbered(raw) and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
             elif raw[0] in "(（" and (0 in numbers or (
                     _TWO_NUMBERS.search(raw) and ctx.entries() and max(numbers) > max(ctx.entries()) + 2)):
                 continue               # "(from [0, 1])", "(from [1, 10])" past the list's end: figures
-            elif raw[0] in "[【［〔" and raw[1:2].isdigit() and _is_label(text, s, e, raw, numbers, ctx):
+            elif _numbered(raw) and _is_label(text, s, e, raw, numbers, ctx):
                 continue               # "## [1] Introduction", "【1】市场规模：…", "a scale of [1, 5]"
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
         if sid is not None:
@@ -486,8 +503,11 @@ _INTERVAL_CUE = re.compile(
     r"(?:\b(?:scale|range|ranges|ranging|interval|between|within)(?:[ \t]+(?:of|is|was|from))?"
     r"|∈|区间|范围|取值|分值|评分|介于)[ \t]*(?:为|是|在|=|:|：)?[ \t]*\Z", re.IGNORECASE)
 _NUMBER_LABEL = re.compile(
-    r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?[\[【［〔](\d{1,4})[\]】］〕][ \t]*[^\s.,;:!?。，；：！？\[【]")
-_TITLED = re.compile(r"[^\n.!?。！？]{1,24}?[:：]")  # a short title and a colon: "市场规模：", "Scope:"
+    r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?(?:[\[【［〔]|(?=[(（][ \t]*" + CITATION_LABEL_WORD + r")[(（])"
+    r"(?:[ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?)?(\d{1,4})[ \t]*[\]】］〕)）][ \t]*"
+    r"[^\s.,;:!?。，；：！？\[【]")
+# a short title and a colon ("市场规模：", "Scope:"), never across a bracket ("and [Source: 2]")
+_TITLED = re.compile(r"[^\n.!?。！？\[\]【】]{1,24}?[:：]")
 
 
 
@@ -759,6 +779,8 @@ def _plausible(text: str, s: int, e: int, numbers: tuple[int, ...], raw: str) ->
     """Reject "[2020]"-style years and checkbox-like brackets that are not marker lists."""
     if all(n <= _MAX_NUMBER for n in numbers):
         return True
+    if _LABELLED_HEAD.match(raw):
+        return False                   # "(Source: 2023)", "[ref 2020]": a year, even beside a marker
     if raw.startswith(("<sup>", "[cite", "[^")):
         return True                    # <sup>…</sup>, [citation:…], [cite: …], [^n] are explicit
     # a big number counts only next to another marker: "[1][1024]" (【2023】 is a year label)
@@ -793,7 +815,8 @@ _REF_LINE = re.compile(
     r"[ \t]*(.*)$"
 )
 _LABELLED_ENTRY = re.compile(
-    rf"^([ \t]*(?:[-*+•][ \t]+)?)\\?[\[【]{_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?(\d{{1,4}})\\?[\]】]")
+    rf"^([ \t]*(?:[-*+•][ \t]+)?)\\?[\[【(（][ \t]*{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?(\d{{1,4}})"
+    rf"[ \t]*\\?[\]】)）]")
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((" + _URL + r")(?:\s+\"[^\"]*\")?\)")
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`)\]\u3000-\u303f\uff00-\uffef]+")
 _TITLE_PUNCT = re.compile(r"[\s\"'“”‘’《》「」『』<>*_`.,;:，。；：!?！？\-–—|()\[\]（）【】]+")

@@ -118,17 +118,23 @@ _BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)(?P<text>[^*_\n].*?)(?:\1)[ \t]*+(?:[:
 
 #: The word a writer puts before a source's number: "[ref1]", "[Ref. 2]", "[doc1]" (Azure OpenAI's
 #: "on your data"), "[Source 1]", "[来源2]", "【参考文献3】", "(ref. 2)", "（来源：2）".
-CITATION_LABEL_WORD = (r"(?:(?i:refs?|references?|docs?|documents?|sources?)\.?"
-                       r"|来源|参考文献|参考资料|参考|文献|资料来源|资料|引用|引文|出处|信源)")
+#: Only words that name a source and nothing else: "[Document 1]", "【资料1】", "（文献1）" are how
+#: contracts and lists label their own parts.
+CITATION_LABEL_WORD = (r"(?:(?i:refs?|references?|docs?|sources?)\.?"
+                       r"|来源|参考文献|参考资料|参考|引用|出处|信源)")
 _LABELLED_NUMBER = rf"[\[【]{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?\d{{1,4}}[\]】]"
+# "[1][3]", "[2:0†L10-L20][doc3]", "[ref1][ref2]": a run of citation markers, not a reference link
+# (its label is a citation's, defined by the references list), even where the list defines it
+_CITE_LABEL = re.compile(rf"\d{{1,4}}|{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?\d{{1,4}}")
+_CITE_INNER = re.compile(rf"\^?[\d\s,，、;；\-–—~～]+|{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?[\d ,，\-–]+"
+                         rf"|\d{{1,4}}(?::\d{{1,4}})?†[^\[\]†\n]{{0,60}}")
 # a line that looks like an entry of a references list
 _REF_ENTRY = re.compile(
     r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*|\\?\[\^?[\w.-]+\\?\]|[【［〔]\d+[】］〕]|[（(]\d+[)）]"
     r"|\^\d+|[①-⑳]|\\?" + _LABELLED_NUMBER + ")"
 )
 _STRONG_REF = re.compile(
-    r"(?:https?://|www\.|\]\(|doi\.org|\bdoi:|arxiv|^[ \t]*(?:\\?\[\^?\d+\\?\]|[【［〔]\d+[】］〕]|"
-    + _LABELLED_NUMBER + "))",
+    r"(?:https?://|www\.|\]\(|doi\.org|\bdoi:|arxiv|^[ \t]*(?:\\?\[\^?\d+\\?\]|[【［〔]\d+[】］〕]))",
     re.IGNORECASE,
 )
 # an unnumbered citation line: 'Reuters, "Tesla deliveries", Jan 2024.' / 《报告》，国家统计局，2023
@@ -982,7 +988,7 @@ def _inline_spans(text: str, start: int, end: int, link_labels: frozenset[str] |
             inner = m.group(0)
             inner = inner[inner.find("[") + 1:inner.find("]")]
             if label not in link_labels or label.startswith("^") \
-                    or (label.isdigit() and _NUMBERISH.fullmatch(inner)):
+                    or (_CITE_LABEL.fullmatch(label) and _CITE_INNER.fullmatch(inner)):
                 # "[^2][^3]": footnote references; "[^3]" is never a reference link's label
                 # "[1][3]" is a pair of citation markers, not a reference link: rescan after "["
                 # ("[text][1]" with "[1]: url" defined stays a link)

@@ -604,3 +604,52 @@ def test_parse_reference_entries_reads_labelled_entries() -> None:
         "[ref1] Alpha https://a.com\n【来源2】Beta https://b.com\n- [Doc 3]: Gamma\n")
     assert {n: urls for n, (urls, _) in entries.items()} == {
         1: ["https://a.com"], 2: ["https://b.com"], 3: []}
+
+
+_EN_RECORDS = [
+    {"url": "https://a.example/car", "title": "Car sales",
+     "content": "Exports of cars rose to 4.91 million units in 2023."},
+    {"url": "https://b.example/bridge", "title": "Wuhan bridge",
+     "content": "The Wuhan Yangtze River Bridge opened to traffic in 1957. "
+                "It was the first bridge over the Yangtze."},
+]
+_BRIDGE = "The Wuhan Yangtze River Bridge opened to traffic in 1957"
+
+
+@pytest.mark.parametrize(("report", "kept", "gone"), [
+    # a year under a label word is a source note, not a citation, even beside one
+    (f"{_BRIDGE} (Source: 2023).", "(Source: 2023)", ""),
+    (f"{_BRIDGE} [1] (Source: 2023).\n\n## References\n\n[1] Wuhan bridge https://b.example/bridge\n",
+     "(Source: 2023)", ""),
+    ("2024年新能源汽车销量达到1286.6万辆（来源：2024）。", "（来源：2024）", ""),
+    # a name of the author's own, or a heading's label
+    (f"Water comes from two wells (Source 1) and (Source 2). Attach [Document 1]. {_BRIDGE} [1].\n\n"
+     "## References\n\n[1] Wuhan bridge https://b.example/bridge\n",
+     "(Source 1) and (Source 2). Attach [Document 1].", ""),
+    (f"## [ref1] Intro\n\n{_BRIDGE} [ref1].\n\n## References\n\n[ref1] Wuhan bridge https://b.example/bridge\n",
+     "## [ref1] Intro", f"{_BRIDGE} [ref1]"),
+    ("【资料1】市场规模：2024年销量达到1286.6万辆。\n【资料2】增长率：同比增长35.5%。\n",
+     "【资料1】市场规模", ""),
+    # what the author wrapped around a labelled marker goes with it
+    (f"{_BRIDGE} (see [ref1]).\n\n## References\n\n[ref1] Wuhan bridge https://b.example/bridge\n",
+     f"{_BRIDGE}", "(see"),
+    # a list labelled in parentheses resolves the body's "(ref. 2)"
+    (f"{_BRIDGE} (ref. 2).\n\n## References\n\n(ref. 1) Car sales https://a.example/car\n"
+     "(ref. 2) Wuhan bridge https://b.example/bridge\n", "[1]", "(ref. 2)"),
+    # the halves of a link, and a full reference link whose label the cut list defined
+    (f"{_BRIDGE} [1](ref. 4).", "[1](ref. 4)", ""),
+    ("Exports of cars rose to 4.91 million units in 2023. The details are on the [bridge page][ref1].\n\n"
+     "## References\n\n[ref1]: https://b.example/bridge\n", "[bridge page][ref1]", ""),
+    # a colon inside a marker is no title's
+    ("[3] and [Source: 2] report that the Wuhan Yangtze River Bridge opened to traffic in 1957.", "", ""),
+])
+def test_labelled_forms_trace_as_they_read_and_the_same_twice(report: str, kept: str, gone: str) -> None:
+    from tracer import TraceOptions, trace
+
+    for policy in ("keep", "replace"):
+        options = TraceOptions(existing=policy)
+        once = trace(report, _EN_RECORDS, options)
+        assert trace(once.report, _EN_RECORDS, options).report == once.report, (policy, once.report)
+        body = once.report.split("\n## References")[0].split("\n## 参考文献")[0]
+        assert kept in body, (policy, body)
+        assert not gone or gone not in body, (policy, body)
