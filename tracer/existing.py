@@ -89,7 +89,7 @@ _SUP = rf"<sup>(?>\s*(?:{_ONE}|{_NUM_LIST})(?:\s*[,，]?\s*(?:{_ONE}|{_NUM_LIST}
 MARKER_RE = re.compile(rf"{_SUP}|{_ONE}")
 #: A labelled number in parentheses ("(ref. 2)", "（来源：2）"): a marker without square brackets.
 LABELLED_PAREN_RE = re.compile(_LABELLED_PAREN)
-_LABELLED_HEAD = re.compile(rf"[\[【(（][ \t]*{CITATION_LABEL_WORD}")
+_LABELLED_HEAD = re.compile(rf"[\[【(（][ \t]*{CITATION_LABEL_WORD}")   # "[ref1]", "(ref. 2)"
 
 _NUMS_IN = re.compile(rf"{_NUM}(?:\s*[-–—~～]\s*{_NUM})?")
 _PAGES_IN = re.compile(_PAGES)
@@ -134,9 +134,9 @@ def _numbers(marker: str) -> tuple[int, ...]:
 
 
 def _numbered(raw: str) -> bool:
-    """Whether the marker is a bracketed number, bare or under a label word ("[1]", "【2】", "[ref1]",
-    "(ref. 2)"): such a number may label a heading, a row or a list entry rather than cite."""
-    return (raw[0] in "[【［〔" and raw[1:2].isdigit()) or bool(_LABELLED_HEAD.match(raw))
+    """Whether the marker is a bracketed number, bare or under a label word ("[1]", "【2】", "[ref1]"):
+    such a number may label a heading, a row or a list entry rather than cite."""
+    return raw[0] in "[【［〔" and (raw[1:2].isdigit() or bool(_LABELLED_HEAD.match(raw)))
 
 
 def _unwrapped(marker: str) -> str:
@@ -231,7 +231,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
-            elif _numbered(raw) and _is_entry_label(text, s, e):
+            elif (_numbered(raw) or raw[0] in "(（") and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
             elif raw[0] in "(（" and (0 in numbers or (
                     _TWO_NUMBERS.search(raw) and ctx.entries() and max(numbers) > max(ctx.entries()) + 2)):
@@ -503,8 +503,8 @@ _INTERVAL_CUE = re.compile(
     r"(?:\b(?:scale|range|ranges|ranging|interval|between|within)(?:[ \t]+(?:of|is|was|from))?"
     r"|∈|区间|范围|取值|分值|评分|介于)[ \t]*(?:为|是|在|=|:|：)?[ \t]*\Z", re.IGNORECASE)
 _NUMBER_LABEL = re.compile(
-    r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?(?:[\[【［〔]|(?=[(（][ \t]*" + CITATION_LABEL_WORD + r")[(（])"
-    r"(?:[ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?)?(\d{1,4})[ \t]*[\]】］〕)）][ \t]*"
+    r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?[\[【［〔]"
+    r"(?:[ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?)?(\d{1,4})[ \t]*[\]】］〕][ \t]*"
     r"[^\s.,;:!?。，；：！？\[【]")
 # a short title and a colon ("市场规模：", "Scope:"), never across a bracket ("and [Source: 2]")
 _TITLED = re.compile(r"[^\n.!?。！？\[\]【】]{1,24}?[:：]")
@@ -625,7 +625,7 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
         n = numbers[0]
         prev = ctx.line(ls - 1) if ls > 0 else None
         nxt = ctx.line(le + 1) if le < len(text) else None
-        titled = bool(_TITLED.match(text, m.start(1) if m else e, le))
+        titled = _titled(text, m.start(1) if m else e, le)
         run = (prev is not None and _label_number(text, *prev) == n - 1) or \
             (nxt is not None and _label_number(text, *nxt) == n + 1)
         if run and (titled or not listed):
@@ -642,6 +642,16 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
         return True            # "[1, 10]" where the old list ends at 2: a pair of figures (a list
         # one or two entries short of the body's numbers is common: "[1, 3]" still cites)
     return bool(_INTERVAL_CUE.search(text, max(ls, s - 24), s))
+
+
+def _titled(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] opens with a short title and a colon ("市场规模：…"), the colon not
+    one of a marker's ("[5] and （来源：5）中指出" is a run of markers, not a title)."""
+    t = _TITLED.match(text, start, end)
+    if t is None:
+        return False
+    colon = t.end() - 1
+    return not any(mk.start() < colon < mk.end() for mk in MARKER_RE.finditer(text, start, t.end() + 40))
 
 
 def _label_number(text: str, start: int, end: int) -> int:

@@ -267,7 +267,7 @@ _LEFT_SEP = r"(?:(?:[,，、;；]|and|or|&|和|及|与|或)[ \t]*)*"
 _LEFT_FRAME = re.compile(
     rf"[ \t]*(?:according to|as (?:shown|reported|described|noted|discussed|stated|found|defined|cited"
     rf"|proposed|explained|seen) (?:in|by)|as in|based on|per|in|following|citing|from)[ \t]*"
-    rf"{_LEFT_SEP}?[,，:：][ \t]*"
+    rf"{_LEFT_SEP}[,，:：][ \t]*"
     rf"|[ \t]*{_LEFT_SEP}(?-i:{_EN_VERB})\b(?:[ \t]+that\b)?[ \t]*(?:[,:][ \t]*)?"
     rf"|[ \t]*(?:(?:正如|诚如|如)[ \t]*{_LEFT_SEP}{_AS_VERB}"
     rf"|(?:据|根据|依据)[ \t]*{_LEFT_SEP}(?:{_ZH_VERB}|的(?:研究|报告|数据|统计|观点"

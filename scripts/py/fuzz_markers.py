@@ -1,6 +1,6 @@
 """Generated reports with old citation markers in every form a writer uses, traced twice.
 
-    scripts/fuzz-markers [--start N] [--count N] [--show N]
+    scripts/fuzz-markers [--start N] [--count N] [--show N] [--labelled]
 
 Each seed makes one report from the sentences of a few fixed records (Chinese or English):
 paragraphs, lists, headings, a quote, a small table, with old markers at a sentence's end, after
@@ -77,8 +77,22 @@ EN_FORMS = ["{b}{m}{p}", "{b} {m}{p}", "{s}{m}", "{s} {m}", "According to {m}, {
             "{b} (see {m}){p}", "Based on {m}, {l}", "{s} See {m} and {m2} for details."]
 
 
+# --labelled: half the markers, and half the old lists, take a label word ("[ref1]", "【来源2】",
+# "(ref. 3)", "[4†source]"; docs/segmentation.md lists the forms)
+LABELLED = {"en": ["[ref{a}]", "[Ref. {a}]", "[doc{a}]", "[Source {a}]", "(ref. {a})", "(Source: {a})",
+                   "[{a}†source]", "[refs {a}, {b}]"],
+            "zh": ["[来源{a}]", "【来源{a}】", "【参考文献{a}】", "（来源：{a}）", "[ref{a}]",
+                   "[{a}†source]"]}
+LABELLED_LISTS = {"en": ["[ref{i}] {rest}", "- [doc{i}] {rest}", "(ref. {i}) {rest}", "[Source {i}]: {rest}"],
+                  "zh": ["【来源{i}】{rest}", "[来源{i}] {rest}", "[ref{i}] {rest}"]}
+_LANG = {"v": "en", "labelled": False}
+
+
 def _marker(r: random.Random, n: int) -> str:
     a, b = r.randint(1, n + 1), r.randint(1, n + 1)   # now and then a number past the old list
+    if _LANG["labelled"] and r.random() < 0.5:
+        one = r.choice(LABELLED[str(_LANG["v"])]).format(a=a, b=b)
+        return r.choices([one, one + f"[{b}]", f"{one}, [{b}]", f"[{b}] and {one}"], [60, 15, 15, 10])[0]
     return r.choices([f"[{a}]", f"[{a}][{b}]", f"[{a}, {b}]", f"【{a}】", f"[{a}] and [{b}]"],
                      [50, 15, 15, 10, 10])[0]
 
@@ -93,14 +107,16 @@ def _inserted(r: random.Random, s: str, m: str) -> str:
 
 
 def _decorated(r: random.Random, s: str, lang: str, n: int) -> str:
+    _LANG["v"] = lang
     m = _marker(r, n)
     form = r.choice(ZH_FORMS if lang == "zh" else EN_FORMS)
     return form.format(s=s, b=s[:-1], p=s[-1], m=m, m2=f"[{r.randint(1, n + 1)}]",
                        l=s[0].lower() + s[1:], ins=_inserted(r, s, m))
 
 
-def generate(seed: int) -> tuple[str, list[dict[str, str]], TraceOptions]:
-    """One report, its records and options, from `seed` alone."""
+def generate(seed: int, labelled: bool = False) -> tuple[str, list[dict[str, str]], TraceOptions]:
+    """One report, its records and options, from `seed` alone (and `labelled`: label words too)."""
+    _LANG["labelled"] = labelled
     r = random.Random(seed)
     lang = r.choice(["zh", "en"])
     src = ZH if lang == "zh" else EN
@@ -137,6 +153,10 @@ def generate(seed: int) -> tuple[str, list[dict[str, str]], TraceOptions]:
     if r.random() < 0.85:
         heading = "## 参考文献" if lang == "zh" and r.random() >= 0.2 else "## References"
         entries = [f"[{i + 1}] {src[k][1]} {src[k][0]}" for i, k in enumerate(order[:n])]
+        if labelled and r.random() < 0.5:
+            shape = r.choice(LABELLED_LISTS[lang])
+            entries = [shape.format(i=i + 1, rest=f"{src[k][1]} {src[k][0]}")
+                       for i, k in enumerate(order[:n])]
         report += "\n\n" + heading + "\n\n" + "\n".join(entries) + "\n"
     options = TraceOptions(mode="deterministic", existing=r.choice(["keep", "replace"]),
                            placement=r.choice(["before", "after"]))
@@ -148,9 +168,9 @@ def _body(report: str) -> str:
     return strip_markers(report[:scan_markdown(report).body_end]).rstrip()
 
 
-def check(seed: int) -> tuple[str, str, str] | None:
+def check(seed: int, labelled: bool = False) -> tuple[str, str, str] | None:
     """(kind, first, second) of the seed's first failure, or None."""
-    report, records, options = generate(seed)
+    report, records, options = generate(seed, labelled)
     try:
         once = trace(report, records, options)
         twice = trace(once.report, records, options)
@@ -170,12 +190,14 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=20000, help="first seed (default 20000)")
     ap.add_argument("--count", type=int, default=3000, help="reports to generate (default 3000)")
     ap.add_argument("--show", type=int, default=3, help="failing seeds to print in full (default 3)")
+    ap.add_argument("--labelled", action="store_true",
+                    help="half the markers and old lists under a label word ([ref1], 【来源2】, (ref. 3), …)")
     args = ap.parse_args()
     counts: Counter[str] = Counter()
     seeds: dict[str, list[int]] = {}
     shown = 0
     for seed in range(args.start, args.start + args.count):
-        failed = check(seed)
+        failed = check(seed, args.labelled)
         if failed is None:
             continue
         kind, first, second = failed
@@ -183,11 +205,12 @@ def main() -> int:
         seeds.setdefault(kind, []).append(seed)
         if shown < args.show:
             shown += 1
-            print(f"== seed {seed}: {kind}\n{generate(seed)[0]}\n-- differs:")
+            print(f"== seed {seed}: {kind}\n{generate(seed, args.labelled)[0]}\n-- differs:")
             for line in difflib.unified_diff(first.splitlines(), second.splitlines(), lineterm="", n=0):
                 print(line)
             print()
-    print(f"{args.count} generated reports (seeds {args.start}..{args.start + args.count - 1}): "
+    kind_of = " (labelled)" if args.labelled else ""
+    print(f"{args.count} generated reports{kind_of} (seeds {args.start}..{args.start + args.count - 1}): "
           + ", ".join(f"{kind} {counts[kind]}" for kind in ("errors", "not lossless", "not idempotent")))
     for kind, found in seeds.items():
         print(f"  {kind}: seeds {', '.join(map(str, found[:20]))}{' …' if len(found) > 20 else ''}")

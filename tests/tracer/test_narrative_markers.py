@@ -406,6 +406,9 @@ def test_one_marker_naming_a_page_twice_cites_it_once_and_link_markers_are_named
     ("[1] Reports show that cases rose.", " Reports show that cases rose."),
     ("如发现问题，应及时报告。", "如发现问题，应及时报告。"),   # "if …": no frame left by a marker
     ("如所述，该桥建于1932年。", "该桥建于1932年。"),            # what "如[1]所述，" leaves
+    # what a run leaves: "As shown in [2, 2], [2], X", "As shown in [1],  and [2], X"
+    ("As shown in , , the bridge was built in 1932.", "the bridge was built in 1932."),
+    ("As shown in ,  and , the bridge was built in 1932.", "the bridge was built in 1932."),
 ])
 def test_a_named_source_frames_the_claim_and_its_words_are_not_part_of_it(framed: str, claim: str) -> None:
     """"According to [1], X" claims X: a record never says "according to" of itself, so the
