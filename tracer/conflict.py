@@ -191,6 +191,8 @@ class Conflict:
         if self.kind == "certainty":
             return (f'the sentence is surer than its quote ("{self.sentence_says}" where it says '
                     f'"{self.quote_says}")')
+        if self.kind == "ratio":
+            return f'its quote gives the ratio the other way round ("{self.quote_says}")'
         if self.kind == "swap":
             return f'its quote has the roles the other way round ("{self.quote_says}")'
         if self.kind == "framed":
@@ -535,8 +537,9 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
     # read without the alignment: clauses move
     slot: Conflict | None = None
     if ordered:
-        slot = (_zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote)
-                or _roles_swapped(a, b, zh, False)) if zh else _en_figure_slot(a, b)
+        slot = _reversed_ratio(sentence, quote) or ((
+            _zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote)
+            or _roles_swapped(a, b, zh, False)) if zh else _en_figure_slot(a, b))
     if slot is not None:
         return slot
     if share < _MIN_ALIGNED:  # a paraphrase: a denial of what the quote speaks of, unanswered, or
@@ -1642,6 +1645,34 @@ def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
                     continue  # "A以3比1战胜B" is "B以1比3负于A": the roles turn with the verb
                 if not joins(a, ax, av, ay) and not joins(b, by, bv, bx):
                     return Conflict("swap", f"{a[ax][1]} … {a[ay][1]}", f"{b[by][1]} … {b[bx][1]}")
+    return None
+
+
+# a ratio ("按4:6分担", "randomised 2:1", "按照6比4的比例"), and the words that say it is one (a score,
+# "以2比1战胜", reads either way round with its verb)
+_RATIO = re.compile(r"(?<![\d.:：∶])(\d{1,3})[ \t]*(?:[:：∶]|比)[ \t]*(\d{1,3})(?![\d.:：∶%])")
+_RATIO_WORD = re.compile(r"比例|比率|配比|分担|分配|分成|ratio|proportion|split|randomi[sz]ed|allocated",
+                         re.IGNORECASE)
+
+
+def _reversed_ratio(sentence: str, quote: str) -> Conflict | None:
+    """The quote gives the sentence's ratio the other way round, and never as the sentence does
+    ("按4:6分担" against "按照6:4的比例共同承担", "randomised 1:2" against "2:1"), where either
+    text says it is a ratio within a few characters of it."""
+    said = [(m.group(1), m.group(2), m.start(), m.end()) for m in _RATIO.finditer(sentence)
+            if int(m.group(1)) != int(m.group(2))]
+    if not said:
+        return None
+    quoted = [(m.group(1), m.group(2), m.start(), m.end()) for m in _RATIO.finditer(quote)]
+    as_said = {(int(x), int(y)) for x, y, _s, _e in quoted}
+    for x, y, s, e in said:
+        if (int(x), int(y)) in as_said:
+            continue
+        for qx, qy, qs, qe in quoted:
+            if (int(qx), int(qy)) == (int(y), int(x)) and (
+                    _RATIO_WORD.search(sentence, max(0, s - 12), e + 12)
+                    or _RATIO_WORD.search(quote, max(0, qs - 12), qe + 12)):
+                return Conflict("ratio", sentence[s:e], quote[qs:qe])
     return None
 
 

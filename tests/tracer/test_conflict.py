@@ -1581,3 +1581,23 @@ def test_a_figure_the_quote_gives_another_subject_is_a_conflict() -> None:
         "figures-slot", "东海运营船舶85艘", "东海运营船舶230艘")
     assert quote_conflict("南洋船务运营船舶约85艘。", quote, "zh") is None
     assert quote_conflict("东海航运集团运营船舶约230艘。", quote, "zh") is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang", "conflict"), [
+    ("补贴资金由中央和地方财政按4:6分担。", "细则规定，补贴资金由中央财政和地方财政按照6:4的比例共同承担。",
+     "zh", True),
+    ("受试者按1:2的比例随机分配至两组。", "受试者按2:1的比例随机分配至两组。", "zh", True),
+    ("两家按6比4的比例分成。", "两家按4比6的比例分成。", "zh", True),
+    ("Patients were randomised 1:2 to the drug or placebo.",
+     "Patients were randomised 2:1 to the drug or placebo.", "en", True),
+    # the same ratio; a score read the other way round with its verb; no word that says ratio
+    ("受试者按2:1的比例随机分配至两组。", "受试者按2:1的比例随机分配至两组。", "zh", False),
+    ("郑钦文以2比1战胜克贝尔。", "克贝尔以1比2负于郑钦文。", "zh", False),
+    ("The meeting began at 10:30 in Paris.", "The meeting began at 30:10 in Paris.", "en", False),
+    # the quote states it both ways: the sentence's way counts
+    ("The cost is split 1:2 between them.", "The cost is split 1:2 between them, not 2:1.", "en", False),
+])
+def test_a_ratio_the_other_way_round_is_a_conflict(sentence: str, quote: str, lang: str,
+                                                   conflict: bool) -> None:
+    got = quote_conflict(sentence, quote, lang)
+    assert (got is not None and got.kind == "ratio") is conflict, got
