@@ -538,7 +538,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
     slot: Conflict | None = None
     if ordered:
         slot = _reversed_ratio(sentence, quote) or ((
-            _zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote)
+            _zh_growth_moved(sentence, quote) or _zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote)
             or _roles_swapped(a, b, zh, False)) if zh else _en_figure_slot(a, b))
     if slot is not None:
         return slot
@@ -1673,6 +1673,48 @@ def _reversed_ratio(sentence: str, quote: str) -> Conflict | None:
                     _RATIO_WORD.search(sentence, max(0, s - 12), e + 12)
                     or _RATIO_WORD.search(quote, max(0, qs - 12), qe + 12)):
                 return Conflict("ratio", sentence[s:e], quote[qs:qe])
+    return None
+
+
+# a figure and, right after it, how much it changed: "营收486亿元，同比增长35%", "净利润达96.3亿元，较上年
+# 增长18.7%", "装车量139.0GWh，比去年同期下降3.1个百分点"
+_ZH_GROWTH_PAIR = re.compile(
+    r"(?<![\d.])(\d+(?:\.\d+)?)[ \t]*([^\d\s，,。；;：:、（）()%]{0,4}?)[ \t]*[，,]?[ \t]*"
+    r"(?:同比|环比|较上年同期|比上年同期|较去年同期|比去年同期|较上年|比上年|较去年|比去年|较上季度|比上季度)?"
+    r"(?:增长|下降|增加|减少|提高|降低|上涨|下跌|上升|回落|下滑|增幅为|降幅为)了?"
+    r"[ \t]*(?:约|近|超过|逾)?[ \t]*"
+    r"(\d+(?:\.\d+)?)[ \t]*(%|％|个百分点)")
+
+
+_ZH_TIME_UNITS_FIRST = frozenset("年月日号时点分秒季周天")
+
+
+def _zh_growth_moved(sentence: str, quote: str) -> Conflict | None:
+    """Chinese: the sentence gives a figure's change that the quote gives another figure, while the
+    quote gives the sentence's change to another figure ("营收486亿元，同比增长35%" against
+    "营业收入为486亿元，同比增长21%；净利润为29亿元，同比增长35%"): read by the figures, so
+    营收 and 营业收入 need no matching, and only where the change follows its figure at once."""
+    said = _ZH_GROWTH_PAIR.findall(sentence)
+    if not said:
+        return None
+    quoted = _ZH_GROWTH_PAIR.findall(quote)
+    if len(quoted) < 2:
+        return None
+
+    def same(x: str, y: str) -> bool:
+        return x == y or figure_near("about", x, y) or figure_near("about", y, x)
+
+    for value, unit, change, sign in said:
+        if _is_year_word(value) or unit[:1] in _ZH_TIME_UNITS_FIRST:
+            continue   # "2024年，同比增长…": a date, not a figure that changed
+        theirs = [(v, c) for v, u, c, g in quoted if u == unit and g == sign and same(value, v)]
+        if not theirs or any(same(change, c) for _v, c in theirs):
+            continue
+        other = next((v + u for v, u, c, g in quoted if g == sign and same(change, c)
+                      and not (u == unit and same(value, v))), None)
+        if other is not None:
+            return Conflict("figures-slot", f"{value}{unit}，{change}{sign}",
+                            f"{theirs[0][0]}{unit}，{theirs[0][1]}{sign}")
     return None
 
 

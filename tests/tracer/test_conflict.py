@@ -1601,3 +1601,21 @@ def test_a_ratio_the_other_way_round_is_a_conflict(sentence: str, quote: str, la
                                                    conflict: bool) -> None:
     got = quote_conflict(sentence, quote, lang)
     assert (got is not None and got.kind == "ratio") is conflict, got
+
+
+_GROWTH = "财报显示，星曜科技今年上半年营业收入为486亿元，同比增长21%；净利润为29亿元，同比增长35%。"
+
+
+@pytest.mark.parametrize(("sentence", "conflict"), [
+    ("星曜上半年营收486亿元，同比增长35%。", True),        # the profit's growth given to the revenue
+    ("星曜上半年净利润约29亿元，较上年增长21%。", True),
+    ("星曜上半年营收486亿元，同比增长21%。", False),
+    ("星曜上半年净利润29亿元，同比增长35%。", False),
+    ("星曜上半年营收486亿元，净利润同比增长35%。", False),   # the change is not the figure's before it
+    ("星曜上半年营收486亿元，同比增长约20%。", False),       # 21% is about 20%
+])
+def test_a_change_the_quote_gives_another_figure_is_a_conflict(sentence: str, conflict: bool) -> None:
+    got = quote_conflict(sentence, _GROWTH, "zh")
+    assert (got is not None and got.kind == "figures-slot") is conflict, got
+    if conflict:  # a quote that gives one change only does not say whose the sentence's is
+        assert quote_conflict(sentence, "营业收入为486亿元，同比增长21%。", "zh") is None
