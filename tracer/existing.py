@@ -31,18 +31,23 @@ _MAX_GAP = 64                          # whitespace allowed between a sentence a
 _NUM = r"\d{1,4}"
 _SEP = r"\s*(?:[,，、;；]|[-–—~～])\s*"
 _NUM_LIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
-# a source's number under a label word: "[ref1]", "[Ref. 2]", "[doc1]", "[来源2]", "【参考3】"
-_LABELLED = rf"{CITATION_LABEL_WORD}[ \t]*+(?:[:：][ \t]*+)?{_NUM_LIST}"
-# ... and in parentheses only what cannot be a name: "(ref. 2)", "(Source: 1, 2)", "（来源：2）", not
-# "(Source 1)", a well's name
+_PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
+# a source's number under a label word: "[ref1]", "[Ref. 2]", "[doc1]", "[来源2]", "【参考3】", the word
+# again before each number ("[Source 2, Source 3]", "【来源2、来源3】", "[ref1-ref3]", "[Source #1]"),
+# and the page ("[ref2, p. 5]")
+_LABEL_AGAIN = rf"(?:{CITATION_LABEL_WORD}[ \t]*+(?:[:：][ \t]*+)?)"
+_LABELLED_NUMS = rf"#?{_NUM}(?:{_SEP}{_LABEL_AGAIN}?#?{_NUM})*"
+_LABELLED = rf"{_LABEL_AGAIN}{_LABELLED_NUMS}(?:{_PAGES})?"
+# ... and in parentheses only what cannot be a name: "(ref. 2)", "(Source: 1, 2)", "（来源：2）",
+# "(Ref. 2; Ref. 1)", not "(Source 1)", a well's name
 _LABELLED_PAREN = (rf"[(（][ \t]*+(?:(?i:refs?\.?|references?)[ \t]*+(?:[:：][ \t]*+)?"
-                   rf"|(?:(?i:sources?)|来源|参考文献|出处)[ \t]*+[:：][ \t]*+){_NUM_LIST}[ \t]*+[)）]")
+                   rf"|(?:(?i:sources?)|来源|参考文献|出处)[ \t]*+[:：][ \t]*+){_LABELLED_NUMS}(?:{_PAGES})?"
+                   rf"[ \t]*+[)）]")
 # a number list in any bracket an author uses for citations ("（详见【1】）" wraps one too)
 _BRACKETED = (rf"(?:\[{_NUM_LIST}\]|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
-              rf"|\[{_LABELLED}\]|【{_LABELLED}】)")
-_CUE = (r"(?:(?i:see|cf\.|source|sources|via|from)[ \t]*+:?[ \t]*+"
-        r"|(?:参见|详见|见|来源|出处|资料来源)[ \t]*+[:：]?[ \t]*+)")
-_PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
+              rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］)")
+_CUE = (r"(?:(?i:see|cf\.|source|sources|via|from|refs?\.?|references?)[ \t]*+:?[ \t]*+"
+        r"|(?:参见|详见|见|来源|出处|资料来源|参考文献|参考|引用)[ \t]*+[:：]?[ \t]*+)")
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
@@ -67,7 +72,7 @@ _ONE = (
     rf"|\[(?i:cite)(?::[ \t]*|[ \t]+){_NUM_LIST}\]|\[cite_start\]"
     # a number under a label word: "[ref1]", "[Source 1]", "[doc2]", "[来源2]", "【参考3】", and in
     # parentheses "(ref. 2)", "(Source: 1, 2)", "（来源：2）"; ChatGPT's "[4†source]" in ASCII brackets
-    rf"|\[{_LABELLED}\]|【{_LABELLED}】|{_LABELLED_PAREN}"
+    rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］|{_LABELLED_PAREN}"
     rf"|\[{_NUM}(?::{_NUM})?†[^\[\]†\n]{{0,60}}\]"
     rf"|\[\^{_NUM}\^\]|\[\[{_NUM_LIST}\]\](?!\()"
     rf"|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
@@ -89,7 +94,9 @@ _SUP = rf"<sup>(?>\s*(?:{_ONE}|{_NUM_LIST})(?:\s*[,，]?\s*(?:{_ONE}|{_NUM_LIST}
 MARKER_RE = re.compile(rf"{_SUP}|{_ONE}")
 #: A labelled number in parentheses ("(ref. 2)", "（来源：2）"): a marker without square brackets.
 LABELLED_PAREN_RE = re.compile(_LABELLED_PAREN)
-_LABELLED_HEAD = re.compile(rf"[\[【(（][ \t]*{CITATION_LABEL_WORD}")   # "[ref1]", "(ref. 2)"
+_LABELLED_HEAD = re.compile(rf"[\[【［(（][ \t]*{CITATION_LABEL_WORD}")   # "[ref1]", "(ref. 2)"
+_NO_PARENS = str.maketrans("()（）#", "     ")
+_LABEL_WORDS = re.compile(rf"{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?")
 
 _NUMS_IN = re.compile(rf"{_NUM}(?:\s*[-–—~～]\s*{_NUM})?")
 _PAGES_IN = re.compile(_PAGES)
@@ -111,7 +118,9 @@ def strip_markers(text: str) -> str:
 
 def _numbers(marker: str) -> tuple[int, ...]:
     """The citation numbers of one marker, ranges expanded ("[1-3]" -> 1, 2, 3)."""
-    if marker[:1] in "(（^":  # "([1])", "^[1]": the brackets inside hold the numbers
+    if _LABELLED_HEAD.search(marker):   # "[ref1-ref3]": the numbers without their label words
+        marker = _LABEL_WORDS.sub("", marker).translate(_NO_PARENS)
+    elif marker[:1] in "(（^":  # "([1])", "^[1]": the brackets inside hold the numbers
         marker = _unwrapped(marker)
     if marker.startswith("[") and "](" in marker:
         body = marker[: marker.find("](") + 1]
@@ -169,9 +178,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         if not _outside_code(text, layout, prot_starts, s, e, inner):
             continue
         raw = m.group(0)
-        if glued and (raw[0] in "(（" or (raw.startswith("[") and not raw.startswith("[^"))):
-            continue                   # "[the bridge page][ref1]", "[the filing][1]": a full reference
-            # link; "[1](ref. 4)": a link's halves, not a citation after one
+        if glued and raw[0] in "(（":
+            continue                   # "[1](ref. 4)": a link's halves, not a citation after one
         if text.startswith(":", e) and _opens_line(text, s):
             continue                   # "[1]: url" (also in a quote or list item) defines a link / footnote
         if _would_define(text, s, e, leads, body_notes):
@@ -707,6 +715,13 @@ def _would_define(text: str, s: int, e: int, leads: dict[int, int], kept: set[st
         leads[ls] = run_end
     if e > run_end:
         return False                   # not in the run that opens the line
+    after = run_end
+    while after < len(text) and text[after] in " \t":
+        after += 1
+    close = text.find("]", after, after + 44) if text.startswith("[^", after) else -1
+    if close >= 0 and text.startswith(":", close + 1):
+        return True                    # "[12][^1]: a note." with the note [^1] in the body: without the
+        # run the line would open with the label whatever precedes it (the lossless check reads it so)
     if ls >= 2:                        # only a line that may open a block can define
         prev = text[text.rfind("\n", 0, ls - 1) + 1:ls - 1]
         if prev.strip() and not _BLOCK_LINE.match(prev):
@@ -844,7 +859,9 @@ def _norm_title(title: str) -> str:
     return _TITLE_PUNCT.sub(" ", title).strip().casefold()
 
 
-_TABLE_ROW = re.compile(r"^[ \t]*\|[ \t]*\[?(\d{1,4})\]?[ \t]*\|(.*)$")
+_TABLE_ROW = re.compile(
+    r"^[ \t]*\|[ \t]*[\[【]?(?:" + CITATION_LABEL_WORD
+    + r"[ \t]*(?:[:：][ \t]*)?)?(\d{1,4})[\]】]?[ \t]*\|(.*)$")
 
 
 def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str], list[str]]]:
@@ -852,10 +869,12 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
     entries: dict[int, tuple[list[str], list[str]]] = {}
     notes: dict[int, tuple[list[str], list[str]]] = {}   # "[^1]: …" lines, read after the others
     last: tuple[dict[int, tuple[list[str], list[str]]], int] | None = None
+    forms: dict[int, set[bool]] = {}   # number -> whether its entry lines are labelled ("[ref1] …")
     for line in removed_references.splitlines():
         row = _TABLE_ROW.match(line)
         if row:  # "| 1 | Alpha report | https://a.com/x |": the number, then the other cells
             line = f"[{row.group(1)}] " + " | ".join(c.strip() for c in row.group(2).split("|") if c.strip())
+        written = line
         line = _LABELLED_ENTRY.sub(r"\1[\2]", line, count=1)   # "[ref1] …", "【来源1】…": "[1] …"
         m = _REF_LINE.match(line)
         if m:
@@ -864,6 +883,8 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
             # a footnote definition that shares its number with an entry of another form comes after
             # it, whatever the order of the lines: the "【1】" marker means the "【1】" entry
             book = notes if _FOOTNOTE_LINE.match(line) else entries
+            if book is entries:
+                forms.setdefault(num, set()).add(line != written)
             last = (book, num)
             entry = book.setdefault(num, ([], []))
         elif last is not None and line[:1] in (" ", "\t") and line.strip():
@@ -882,6 +903,9 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
         plain = _BARE_URL.sub(" ", plain)
         plain = re.sub(r"^\s*[:：]\s*", "", plain)
         titles.extend(t for t in _title_candidates(plain) if t)
+    for num, seen in forms.items():
+        if len(seen) > 1:   # "[1] Car sales …" and "[ref1] Hubble …": which one a "[1]" means is unknown
+            del entries[num]
     for num, (urls, titles) in notes.items():
         entry = entries.setdefault(num, ([], []))
         entry[0].extend(urls)

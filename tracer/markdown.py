@@ -244,7 +244,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
     candidates: list[int] = []        # line indices of references headings (outside code)
     plain: set[int] = set()           # candidates that are plain text lines ("References:")
     heading_lines: set[int] = set()   # line indices that are headings (for the trailing test)
-    link_labels: set[str] = set()
+    label_lines: list[tuple[str, int]] = []   # (label, where its definition starts)
     table_rows: list[Span] = []
     n = len(lines)
     i = 0
@@ -404,7 +404,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
         # link reference / footnote definitions (with indented continuation lines)
         dm = _LINK_DEF.match(t)
         if dm and para_start < 0:
-            link_labels.add(" ".join(dm.group(1).split()).casefold())
+            label_lines.append((" ".join(dm.group(1).split()).casefold(), lines[i].start))
             j = i
             while j + 1 < n and lines[j + 1].text.strip() and _INDENTED.match(lines[j + 1].text):
                 j += 1
@@ -448,6 +448,9 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
         body_end = len(text)
         references = None
 
+    # only what the body defines links the body: "[bridge page][2]" with "[2]: url" in the cut
+    # references list is the author's citation of that url, read as one (the list goes)
+    link_labels = {label for label, at in label_lines if at < body_end}
     protected = _with_inline(text, blocks.spans, body_end, link_labels)
     headings = tuple(h for h in blocks.headings if h[0] < body_end)
     return Layout(body_end=body_end, references=references, protected=protected, headings=headings,
