@@ -1671,22 +1671,51 @@ def _reversed_ratio(sentence: str, quote: str) -> Conflict | None:
         for qx, qy, qs, qe in quoted:
             if (int(qx), int(qy)) == (int(y), int(x)) and (
                     _RATIO_WORD.search(sentence, max(0, s - 12), e + 12)
-                    or _RATIO_WORD.search(quote, max(0, qs - 12), qe + 12)):
+                    or _RATIO_WORD.search(quote, max(0, qs - 12), qe + 12)) \
+                    and not _arms_turned(_clause(sentence, s, e), _clause(quote, qs, qe)):
                 return Conflict("ratio", sentence[s:e], quote[qs:qe])
     return None
+
+
+_ARM = re.compile(r"[\u4e00-\u9fff]|[A-Za-z]+")
+_CLAUSE_END = re.compile(r"[，。；！？,;!?]|\.(?:\s|$)")
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause around text[start:end], at most 24 characters either side."""
+    lo = max(0, start - 24)
+    before = [m.end() for m in _CLAUSE_END.finditer(text, lo, start)]
+    after = _CLAUSE_END.search(text, end, end + 24)
+    return text[before[-1] if before else lo:after.start() if after else end + 24]
+
+
+def _arms_turned(said: str, quoted: str) -> bool:
+    """Whether the two texts name the ratio's two sides in the other order around it ("男女比例为
+    1:2" and "女男比例为2:1", "sand to cement 3:1" and "cement and sand 1:3"): two words (or Chinese
+    characters) each once in both stand the other way round. Then the ratios agree."""
+    def once(text: str) -> dict[str, int]:
+        units = [u.lower() for u in _ARM.findall(text)]
+        return {u: i for i, u in enumerate(units) if units.count(u) == 1}
+    a, b = once(said), once(quoted)
+    shared = [u for u in a if u in b]
+    return any((a[u] < a[v]) != (b[u] < b[v]) for i, u in enumerate(shared) for v in shared[i + 1:])
 
 
 # a figure and, right after it, how much it changed: "营收486亿元，同比增长35%", "净利润达96.3亿元，较上年
 # 增长18.7%", "装车量139.0GWh，比去年同期下降3.1个百分点"
 _ZH_GROWTH_PAIR = re.compile(
     r"(?<![\d.])(\d+(?:\.\d+)?)[ \t]*([^\d\s，,。；;：:、（）()%]{0,4}?)[ \t]*[，,]?[ \t]*"
-    r"(?:同比|环比|较上年同期|比上年同期|较去年同期|比去年同期|较上年|比上年|较去年|比去年|较上季度|比上季度)?"
+    r"(同比|环比|较上年同期|比上年同期|较去年同期|比去年同期|较上年|比上年|较去年|比去年|较上季度|比上季度|较上月|比上月)?"
     r"(?:增长|下降|增加|减少|提高|降低|上涨|下跌|上升|回落|下滑|增幅为|降幅为)了?"
     r"[ \t]*(?:约|近|超过|逾)?[ \t]*"
     r"(\d+(?:\.\d+)?)[ \t]*(%|％|个百分点)")
 
 
 _ZH_TIME_UNITS_FIRST = frozenset("年月日号时点分秒季周天")
+# the words that say against what a change is measured, by what they mean
+_ZH_AGAINST = {"较上年同期": "同比", "比上年同期": "同比", "较去年同期": "同比", "比去年同期": "同比",
+               "较上年": "同比", "比上年": "同比", "较去年": "同比", "比去年": "同比",
+               "较上季度": "环比", "比上季度": "环比", "较上月": "环比", "比上月": "环比"}
 
 
 def _zh_growth_moved(sentence: str, quote: str) -> Conflict | None:
@@ -1694,23 +1723,26 @@ def _zh_growth_moved(sentence: str, quote: str) -> Conflict | None:
     quote gives the sentence's change to another figure ("营收486亿元，同比增长35%" against
     "营业收入为486亿元，同比增长21%；净利润为29亿元，同比增长35%"): read by the figures, so
     营收 and 营业收入 need no matching, and only where the change follows its figure at once."""
-    said = _ZH_GROWTH_PAIR.findall(sentence)
+    said = [(v, u, _ZH_AGAINST.get(p, p), c, g) for v, u, p, c, g in _ZH_GROWTH_PAIR.findall(sentence)]
     if not said:
         return None
-    quoted = _ZH_GROWTH_PAIR.findall(quote)
+    quoted = [(v, u, _ZH_AGAINST.get(p, p), c, g) for v, u, p, c, g in _ZH_GROWTH_PAIR.findall(quote)]
     if len(quoted) < 2:
         return None
 
     def same(x: str, y: str) -> bool:
         return x == y or figure_near("about", x, y) or figure_near("about", y, x)
 
-    for value, unit, change, sign in said:
+    for value, unit, period, change, sign in said:
         if _is_year_word(value) or unit[:1] in _ZH_TIME_UNITS_FIRST:
             continue   # "2024年，同比增长…": a date, not a figure that changed
-        theirs = [(v, c) for v, u, c, g in quoted if u == unit and g == sign and same(value, v)]
-        if not theirs or any(same(change, c) for _v, c in theirs):
+        # the same kind of change only: "环比增长35%" is no "同比增长21%" ("同比" and "较上年" are one)
+        theirs = [(v, c) for v, u, p, c, g in quoted
+                  if u == unit and p == period and g == sign and same(value, v)]
+        if not theirs or any(same(change, c) for v, u, p, c, g in quoted
+                             if u == unit and g == sign and same(value, v)):
             continue
-        other = next((v + u for v, u, c, g in quoted if g == sign and same(change, c)
+        other = next((v + u for v, u, p, c, g in quoted if g == sign and p == period and same(change, c)
                       and not (u == unit and same(value, v))), None)
         if other is not None:
             return Conflict("figures-slot", f"{value}{unit}，{change}{sign}",

@@ -95,6 +95,7 @@ MARKER_RE = re.compile(rf"{_SUP}|{_ONE}")
 #: A labelled number in parentheses ("(ref. 2)", "（来源：2）"): a marker without square brackets.
 LABELLED_PAREN_RE = re.compile(_LABELLED_PAREN)
 _LABELLED_HEAD = re.compile(rf"[\[【［(（][ \t]*{CITATION_LABEL_WORD}")   # "[ref1]", "(ref. 2)"
+_LABELLED_PAREN_HEAD = re.compile(rf"[(（][ \t]*{CITATION_LABEL_WORD}")   # "(ref. 1) Title https://…"
 _NO_PARENS = str.maketrans("()（）#", "     ")
 _LABEL_WORDS = re.compile(rf"{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?")
 
@@ -178,7 +179,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         if not _outside_code(text, layout, prot_starts, s, e, inner):
             continue
         raw = m.group(0)
-        if glued and raw[0] in "(（":
+        if glued and raw[0] == "(":
             continue                   # "[1](ref. 4)": a link's halves, not a citation after one
         if text.startswith(":", e) and _opens_line(text, s):
             continue                   # "[1]: url" (also in a quote or list item) defines a link / footnote
@@ -239,7 +240,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
-            elif (_numbered(raw) or raw[0] in "(（") and _is_entry_label(text, s, e):
+            elif (_numbered(raw) or bool(_LABELLED_PAREN_HEAD.match(raw))) and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
             elif raw[0] in "(（" and (0 in numbers or (
                     _TWO_NUMBERS.search(raw) and ctx.entries() and max(numbers) > max(ctx.entries()) + 2)):
@@ -514,8 +515,9 @@ _NUMBER_LABEL = re.compile(
     r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?[\[【［〔]"
     r"(?:[ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?)?(\d{1,4})[ \t]*[\]】］〕][ \t]*"
     r"[^\s.,;:!?。，；：！？\[【]")
-# a short title and a colon ("市场规模：", "Scope:"), never across a bracket ("and [Source: 2]")
-_TITLED = re.compile(r"[^\n.!?。！？\[\]【】]{1,24}?[:：]")
+# a short title and a colon ("市场规模：", "Scope:", "Bridge [history]:"; `_titled` keeps a marker's
+# colon out: "and [Source: 2]")
+_TITLED = re.compile(r"[^\n.!?。！？]{1,24}?[:：]")
 
 
 

@@ -1596,6 +1596,14 @@ def test_a_figure_the_quote_gives_another_subject_is_a_conflict() -> None:
     ("The meeting began at 10:30 in Paris.", "The meeting began at 30:10 in Paris.", "en", False),
     # the quote states it both ways: the sentence's way counts
     ("The cost is split 1:2 between them.", "The cost is split 1:2 between them, not 2:1.", "en", False),
+    # the two sides named the other way round: the same ratio
+    ("男女比例为1:2。", "女男比例为2:1。", "zh", False),
+    ("The mix is sand to cement 3:1.", "The mix is cement and sand 1:3.", "en", False),
+    ("Patients were randomised 2:1 to drug or placebo.", "Patients were randomised 1:2 to placebo or drug.",
+     "en", False),
+    # words of another clause are no sides of the ratio
+    ("项目于2020年10月开工，由湖北省与国铁集团按6比4的比例共同出资。",
+     "项目由湖北省与国铁集团按照4:6的比例共同出资建设，于2020年10月开工。", "zh", True),
 ])
 def test_a_ratio_the_other_way_round_is_a_conflict(sentence: str, quote: str, lang: str,
                                                    conflict: bool) -> None:
@@ -1613,9 +1621,18 @@ _GROWTH = "财报显示，星曜科技今年上半年营业收入为486亿元，
     ("星曜上半年净利润29亿元，同比增长35%。", False),
     ("星曜上半年营收486亿元，净利润同比增长35%。", False),   # the change is not the figure's before it
     ("星曜上半年营收486亿元，同比增长约20%。", False),       # 21% is about 20%
+    ("星曜上半年营收486亿元，环比增长35%。", False),         # another kind of change: not compared
 ])
 def test_a_change_the_quote_gives_another_figure_is_a_conflict(sentence: str, conflict: bool) -> None:
     got = quote_conflict(sentence, _GROWTH, "zh")
     assert (got is not None and got.kind == "figures-slot") is conflict, got
     if conflict:  # a quote that gives one change only does not say whose the sentence's is
         assert quote_conflict(sentence, "营业收入为486亿元，同比增长21%。", "zh") is None
+
+
+def test_a_change_is_compared_with_the_same_kind_of_change() -> None:
+    """"环比增长35%" is the quote's own 环比 figure, whatever its 同比 one: no conflict; "较上年" is 同比."""
+    quote = "公司营收486亿元，同比增长21%，环比增长35%；净利润29亿元，同比增长35%。"
+    assert quote_conflict("公司营收486亿元，环比增长35%。", quote, "zh") is None
+    got = quote_conflict("公司营收486亿元，较上年增长35%。", quote, "zh")
+    assert got is not None and got.kind == "figures-slot", got

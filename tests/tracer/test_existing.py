@@ -657,6 +657,17 @@ _BRIDGE = "The Wuhan Yangtze River Bridge opened to traffic in 1957"
     # a marker after a bracket that is no link ("[PDF][2]", no "[PDF]" or "[2]" defined) cites
     (f"{_BRIDGE} [PDF][2].\n\n## References\n\n[1] Car sales https://a.example/car\n"
      "[2] Wuhan bridge https://b.example/bridge\n", f"{_BRIDGE} [PDF].[1]", "[PDF][2]"),
+    # a title with a bracket of its own is still a title: its line's label is no citation
+    ("[1] Exports (cars) [units]: Exports of cars rose to 4.91 million units in 2023.\n"
+     f"[2] Bridge [history]: {_BRIDGE}.\n\n## References\n\n[1] Car sales https://a.example/car\n"
+     "[2] Wuhan bridge https://b.example/bridge\n", "[2] Bridge [history]:", ""),
+    # a full-width parenthesis after a bracket is no link's half
+    (f"{_BRIDGE}，见[表1]（[2]）。\n\n## References\n\n[1] Car sales https://a.example/car\n"
+     "[2] Wuhan bridge https://b.example/bridge\n", "见[表1]", "（[2]）"),
+    # a wrapped marker opening a line with a link later on is a citation, not a list entry's label
+    ("Intro.\n\n（[2]） Exports of cars rose to 4.91 million units in 2023, see [the data](https://a.example/car)."
+     "\n\n## References\n\n[1] Wuhan bridge https://b.example/bridge\n[2] Car sales https://a.example/car\n",
+     "Exports of cars", "（[2]）"),
     # a colon inside a marker is no title's
     ("[3] and [Source: 2] report that the Wuhan Yangtze River Bridge opened to traffic in 1957.", "", ""),
 ])
