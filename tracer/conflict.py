@@ -1672,7 +1672,7 @@ def _reversed_ratio(sentence: str, quote: str) -> Conflict | None:
             if (int(qx), int(qy)) == (int(y), int(x)) and (
                     _RATIO_WORD.search(sentence, max(0, s - 12), e + 12)
                     or _RATIO_WORD.search(quote, max(0, qs - 12), qe + 12)) \
-                    and not _arms_turned(_clause(sentence, s, e), _clause(quote, qs, qe)):
+                    and not _arms_turned(*_clause(sentence, s, e), *_clause(quote, qs, qe)):
                 return Conflict("ratio", sentence[s:e], quote[qs:qe])
     return None
 
@@ -1681,24 +1681,28 @@ _ARM = re.compile(r"[\u4e00-\u9fff]|[A-Za-z]+")
 _CLAUSE_END = re.compile(r"[，。；！？,;!?]|\.(?:\s|$)")
 
 
-def _clause(text: str, start: int, end: int) -> str:
-    """The clause around text[start:end], at most 24 characters either side."""
+def _clause(text: str, start: int, end: int) -> tuple[str, str]:
+    """The clause around text[start:end] (at most 24 characters either side): before it, after it."""
     lo = max(0, start - 24)
     before = [m.end() for m in _CLAUSE_END.finditer(text, lo, start)]
     after = _CLAUSE_END.search(text, end, end + 24)
-    return text[before[-1] if before else lo:after.start() if after else end + 24]
+    return text[before[-1] if before else lo:start], text[end:after.start() if after else end + 24]
 
 
-def _arms_turned(said: str, quoted: str) -> bool:
-    """Whether the two texts name the ratio's two sides in the other order around it ("男女比例为
-    1:2" and "女男比例为2:1", "sand to cement 3:1" and "cement and sand 1:3"): two words (or Chinese
-    characters) each once in both stand the other way round. Then the ratios agree."""
+def _arms_turned(said_before: str, said_after: str, quoted_before: str, quoted_after: str) -> bool:
+    """Whether the two clauses name the ratio's two sides in the other order ("男女比例为1:2" and
+    "女男比例为2:1", "sand to cement 3:1" and "cement and sand 1:3", "2:1 to drug or placebo" and
+    "1:2 to placebo or drug"): two words (or Chinese characters) that each clause holds once, on the
+    same side of the ratio in both, stand the other way round. Then the ratios agree. ("双方按4:6分担
+    费用" and "费用由双方按照6:4的比例分担" move a word across the ratio: no sides turned.)"""
     def once(text: str) -> dict[str, int]:
         units = [u.lower() for u in _ARM.findall(text)]
         return {u: i for i, u in enumerate(units) if units.count(u) == 1}
-    a, b = once(said), once(quoted)
-    shared = [u for u in a if u in b]
-    return any((a[u] < a[v]) != (b[u] < b[v]) for i, u in enumerate(shared) for v in shared[i + 1:])
+    for a, b in ((once(said_before), once(quoted_before)), (once(said_after), once(quoted_after))):
+        shared = [u for u in a if u in b]
+        if any((a[u] < a[v]) != (b[u] < b[v]) for i, u in enumerate(shared) for v in shared[i + 1:]):
+            return True
+    return False
 
 
 # a figure and, right after it, how much it changed: "营收486亿元，同比增长35%", "净利润达96.3亿元，较上年
@@ -1716,6 +1720,23 @@ _ZH_TIME_UNITS_FIRST = frozenset("年月日号时点分秒季周天")
 _ZH_AGAINST = {"较上年同期": "同比", "比上年同期": "同比", "较去年同期": "同比", "比去年同期": "同比",
                "较上年": "同比", "比上年": "同比", "较去年": "同比", "比去年": "同比",
                "较上季度": "环比", "比上季度": "环比", "较上月": "环比", "比上月": "环比"}
+
+
+def _in_its_clause(quote: str, figure: str, change: str) -> bool:
+    """Whether the quote states `change` after `figure` before its clause ends (at "；" or "。")."""
+    at = quote.find(figure)
+    while at >= 0:
+        end = min((i for i in (quote.find(c, at) for c in "；;。") if i >= 0), default=len(quote))
+        if change in quote[at:end]:
+            return True
+        at = quote.find(figure, at + 1)
+    return False
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """Two changes of one kind: both 同比, both 环比, or one of them unqualified and the other not
+    环比 (a report's plain "增长" is year on year)."""
+    return a == b or "环比" not in (a, b)
 
 
 def _zh_growth_moved(sentence: str, quote: str) -> Conflict | None:
@@ -1738,11 +1759,14 @@ def _zh_growth_moved(sentence: str, quote: str) -> Conflict | None:
             continue   # "2024年，同比增长…": a date, not a figure that changed
         # the same kind of change only: "环比增长35%" is no "同比增长21%" ("同比" and "较上年" are one)
         theirs = [(v, c) for v, u, p, c, g in quoted
-                  if u == unit and p == period and g == sign and same(value, v)]
+                  if u == unit and _same_kind(p, period) and g == sign and same(value, v)]
         if not theirs or any(same(change, c) for v, u, p, c, g in quoted
                              if u == unit and g == sign and same(value, v)):
             continue
-        other = next((v + u for v, u, p, c, g in quoted if g == sign and p == period and same(change, c)
+        if _in_its_clause(quote, theirs[0][0] + unit, change + sign):
+            continue   # "营收486亿元，同比增长21%，环比增长35%": the quote gives it 35% too
+        other = next((v + u for v, u, p, c, g in quoted
+                      if g == sign and _same_kind(p, period) and same(change, c)
                       and not (u == unit and same(value, v))), None)
         if other is not None:
             return Conflict("figures-slot", f"{value}{unit}，{change}{sign}",

@@ -179,8 +179,9 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         if not _outside_code(text, layout, prot_starts, s, e, inner):
             continue
         raw = m.group(0)
-        if glued and raw[0] == "(":
-            continue                   # "[1](ref. 4)": a link's halves, not a citation after one
+        if glued and raw[0] == "(" and _LABELLED_PAREN_HEAD.match(raw):
+            continue                   # "[1](ref. 4)": text; removed, it would make "[1]" a marker next time
+            # ("[PDF]([1], [3])" is the author's citation, as before)
         if text.startswith(":", e) and _opens_line(text, s):
             continue                   # "[1]: url" (also in a quote or list item) defines a link / footnote
         if _would_define(text, s, e, leads, body_notes):

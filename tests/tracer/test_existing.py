@@ -664,6 +664,9 @@ _BRIDGE = "The Wuhan Yangtze River Bridge opened to traffic in 1957"
     # a full-width parenthesis after a bracket is no link's half
     (f"{_BRIDGE}，见[表1]（[2]）。\n\n## References\n\n[1] Car sales https://a.example/car\n"
      "[2] Wuhan bridge https://b.example/bridge\n", "见[表1]", "（[2]）"),
+    # a plain marker in parentheses after a bracket is the author's citation, not a link's half
+    (f"{_BRIDGE} [PDF]([2], [1]).\n\n## References\n\n[1] Car sales https://a.example/car\n"
+     "[2] Wuhan bridge https://b.example/bridge\n", f"{_BRIDGE} [PDF]", "([2], [1])"),
     # a wrapped marker opening a line with a link later on is a citation, not a list entry's label
     ("Intro.\n\n（[2]） Exports of cars rose to 4.91 million units in 2023, see [the data](https://a.example/car)."
      "\n\n## References\n\n[1] Wuhan bridge https://b.example/bridge\n[2] Car sales https://a.example/car\n",
