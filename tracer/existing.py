@@ -863,7 +863,7 @@ def _norm_title(title: str) -> str:
 
 
 _TABLE_ROW = re.compile(
-    r"^[ \t]*\|[ \t]*[\[【]?(?:" + CITATION_LABEL_WORD
+    r"^[ \t]*\|[ \t]*[\[【]?(" + CITATION_LABEL_WORD
     + r"[ \t]*(?:[:：][ \t]*)?)?(\d{1,4})[\]】]?[ \t]*\|(.*)$")
 
 
@@ -875,10 +875,12 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
     forms: dict[int, set[bool]] = {}   # number -> whether its entry lines are labelled ("[ref1] …")
     for line in removed_references.splitlines():
         row = _TABLE_ROW.match(line)
+        labelled = bool(row and row.group(1))
         if row:  # "| 1 | Alpha report | https://a.com/x |": the number, then the other cells
-            line = f"[{row.group(1)}] " + " | ".join(c.strip() for c in row.group(2).split("|") if c.strip())
+            line = f"[{row.group(2)}] " + " | ".join(c.strip() for c in row.group(3).split("|") if c.strip())
         written = line
         line = _LABELLED_ENTRY.sub(r"\1[\2]", line, count=1)   # "[ref1] …", "【来源1】…": "[1] …"
+        labelled = labelled or line != written
         m = _REF_LINE.match(line)
         if m:
             num = int(next(g for g in m.groups()[:4] if g)) if not m.group(5) else ord(m.group(5)) - 0x245F
@@ -887,7 +889,7 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
             # it, whatever the order of the lines: the "【1】" marker means the "【1】" entry
             book = notes if _FOOTNOTE_LINE.match(line) else entries
             if book is entries:
-                forms.setdefault(num, set()).add(line != written)
+                forms.setdefault(num, set()).add(labelled)
             last = (book, num)
             entry = book.setdefault(num, ([], []))
         elif last is not None and line[:1] in (" ", "\t") and line.strip():

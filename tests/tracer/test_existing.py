@@ -693,6 +693,10 @@ def test_a_number_two_lists_give_under_a_label_and_without_resolves_to_neither()
         "[1] Car sales https://a.example/car\n\n## Sources\n\n"
         "[ref1] Hubble https://c.example/hubble\n[ref2] Bridge https://b.example/b\n")
     assert sorted(entries) == [2]
+    entries = parse_reference_entries(
+        "[1] Car sales https://a.example/car\n\n| # | Source |\n|---|---|\n"
+        "| [ref1] | https://c.example/h |\n")
+    assert sorted(entries) == []
 
 
 def test_a_labelled_number_that_resolves_to_no_record_goes_as_a_bare_one_does() -> None:
