@@ -95,7 +95,6 @@ MARKER_RE = re.compile(rf"{_SUP}|{_ONE}")
 #: A labelled number in parentheses ("(ref. 2)", "（来源：2）"): a marker without square brackets.
 LABELLED_PAREN_RE = re.compile(_LABELLED_PAREN)
 _LABELLED_HEAD = re.compile(rf"[\[【［(（][ \t]*{CITATION_LABEL_WORD}")   # "[ref1]", "(ref. 2)"
-_LABELLED_PAREN_HEAD = re.compile(rf"[(（][ \t]*{CITATION_LABEL_WORD}")   # "(ref. 1) Title https://…"
 _NO_PARENS = str.maketrans("()（）#", "     ")
 _LABEL_WORDS = re.compile(rf"{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?")
 
@@ -179,7 +178,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         if not _outside_code(text, layout, prot_starts, s, e, inner):
             continue
         raw = m.group(0)
-        if glued and raw[0] == "(" and _LABELLED_PAREN_HEAD.match(raw):
+        if glued and raw[0] == "(" and _LABELLED_HEAD.match(raw):
             continue                   # "[1](ref. 4)": text; removed, it would make "[1]" a marker next time
             # ("[PDF]([1], [3])" is the author's citation, as before)
         if text.startswith(":", e) and _opens_line(text, s):
@@ -241,7 +240,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
-            elif (_numbered(raw) or bool(_LABELLED_PAREN_HEAD.match(raw))) and _is_entry_label(text, s, e):
+            elif (_numbered(raw) or (raw[0] in "(（" and bool(_LABELLED_HEAD.match(raw)))) \
+                    and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
             elif raw[0] in "(（" and (0 in numbers or (
                     _TWO_NUMBERS.search(raw) and ctx.entries() and max(numbers) > max(ctx.entries()) + 2)):

@@ -85,13 +85,12 @@ LABELLED = {"en": ["[ref{a}]", "[Ref. {a}]", "[doc{a}]", "[Source {a}]", "(ref. 
                    "[{a}†source]"]}
 LABELLED_LISTS = {"en": ["[ref{i}] {rest}", "- [doc{i}] {rest}", "(ref. {i}) {rest}", "[Source {i}]: {rest}"],
                   "zh": ["【来源{i}】{rest}", "[来源{i}] {rest}", "[ref{i}] {rest}"]}
-_LANG = {"v": "en", "labelled": False}
 
 
-def _marker(r: random.Random, n: int) -> str:
+def _marker(r: random.Random, n: int, lang: str, labelled: bool) -> str:
     a, b = r.randint(1, n + 1), r.randint(1, n + 1)   # now and then a number past the old list
-    if _LANG["labelled"] and r.random() < 0.5:
-        one = r.choice(LABELLED[str(_LANG["v"])]).format(a=a, b=b)
+    if labelled and r.random() < 0.5:
+        one = r.choice(LABELLED[lang]).format(a=a, b=b)
         return r.choices([one, one + f"[{b}]", f"{one}, [{b}]", f"[{b}] and {one}"], [60, 15, 15, 10])[0]
     return r.choices([f"[{a}]", f"[{a}][{b}]", f"[{a}, {b}]", f"【{a}】", f"[{a}] and [{b}]"],
                      [50, 15, 15, 10, 10])[0]
@@ -106,9 +105,8 @@ def _inserted(r: random.Random, s: str, m: str) -> str:
     return s[:i] + m + s[i:]
 
 
-def _decorated(r: random.Random, s: str, lang: str, n: int) -> str:
-    _LANG["v"] = lang
-    m = _marker(r, n)
+def _decorated(r: random.Random, s: str, lang: str, n: int, labelled: bool) -> str:
+    m = _marker(r, n, lang, labelled)
     form = r.choice(ZH_FORMS if lang == "zh" else EN_FORMS)
     return form.format(s=s, b=s[:-1], p=s[-1], m=m, m2=f"[{r.randint(1, n + 1)}]",
                        l=s[0].lower() + s[1:], ins=_inserted(r, s, m))
@@ -116,7 +114,6 @@ def _decorated(r: random.Random, s: str, lang: str, n: int) -> str:
 
 def generate(seed: int, labelled: bool = False) -> tuple[str, list[dict[str, str]], TraceOptions]:
     """One report, its records and options, from `seed` alone (and `labelled`: label words too)."""
-    _LANG["labelled"] = labelled
     r = random.Random(seed)
     lang = r.choice(["zh", "en"])
     src = ZH if lang == "zh" else EN
@@ -135,10 +132,11 @@ def generate(seed: int, labelled: bool = False) -> tuple[str, list[dict[str, str
         kind = r.choices(["para", "list", "heading", "table", "quote"], [6, 2, 2, 1, 1])[0]
         if kind == "para":
             sep = "\n" if r.random() < 0.2 else ("" if lang == "zh" else " ")
-            blocks.append(sep.join(_decorated(r, sentence(), lang, n) for _ in range(r.randint(1, 4))))
+            count = r.randint(1, 4)
+            blocks.append(sep.join(_decorated(r, sentence(), lang, n, labelled) for _ in range(count)))
         elif kind == "list":
             bullet = r.choice(["- ", "1. ", "* "])
-            items = [_decorated(r, sentence(), lang, n) for _ in range(r.randint(1, 3))]
+            items = [_decorated(r, sentence(), lang, n, labelled) for _ in range(r.randint(1, 3))]
             blocks.append("\n".join(bullet + item for item in items))
         elif kind == "heading":
             blocks.append("#" * r.randint(1, 3) + " " + r.choice(
@@ -148,7 +146,7 @@ def generate(seed: int, labelled: bool = False) -> tuple[str, list[dict[str, str
             head = "| 指标 | 数值 |" if lang == "zh" else "| Telescope | Launch |"
             blocks.append(f"{head}\n|---|---|\n{row}{r.choice(['', ' [1]', '[2]'])} |")
         else:
-            blocks.append("> " + _decorated(r, sentence(), lang, n))
+            blocks.append("> " + _decorated(r, sentence(), lang, n, labelled))
     report = "\n\n".join(blocks)
     if r.random() < 0.85:
         heading = "## 参考文献" if lang == "zh" and r.random() >= 0.2 else "## References"
