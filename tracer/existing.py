@@ -15,9 +15,10 @@ a record id (``turn0search3`` only through one); otherwise it maps to None.
 from __future__ import annotations
 
 import bisect
+import heapq
 import itertools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from tracer.markdown import CITATION_LABEL_WORD, inline_regions, is_code_region, link_definitions
@@ -43,6 +44,12 @@ _LABELLED = rf"{_LABEL_AGAIN}{_LABELLED_NUMS}(?:{_PAGES})?"
 _LABELLED_PAREN = (rf"[(（][ \t]*+(?:(?i:refs?\.?|references?)[ \t]*+(?:[:：][ \t]*+)?"
                    rf"|(?:(?i:sources?)|来源|参考文献|出处)[ \t]*+[:：][ \t]*+){_LABELLED_NUMS}(?:{_PAGES})?"
                    rf"[ \t]*+[)）]")
+# ... and "(Source 1)", "(Sources 1 and 2)", "（来源1）", "(doc 3)" where the cut references list labels its
+# entries so ("Source 1: …", "[Source 1] …"), and only there (`_candidates`)
+_SOURCE_NOTE = re.compile(
+    rf"[(（][ \t]*+(?P<word>{CITATION_LABEL_WORD})[ \t]*+(?:[:：][ \t]*+)?#?{_NUM}"
+    rf"(?:(?:{_SEP}|[ \t]*+,?[ \t]*+(?:and|&|和|与)[ \t]*+){_LABEL_AGAIN}?#?{_NUM})*"
+    rf"(?:{_PAGES})?[ \t]*+[)）]")
 # a number list in any bracket an author uses for citations ("（详见【1】）" wraps one too)
 _BRACKETED = (rf"(?:\[{_NUM_LIST}\]|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
               rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］)")
@@ -94,6 +101,9 @@ _SUP = rf"<sup>(?>\s*(?:{_ONE}|{_NUM_LIST})(?:\s*[,，]?\s*(?:{_ONE}|{_NUM_LIST}
 MARKER_RE = re.compile(rf"{_SUP}|{_ONE}")
 #: A labelled number in parentheses ("(ref. 2)", "（来源：2）"): a marker without square brackets.
 LABELLED_PAREN_RE = re.compile(_LABELLED_PAREN)
+#: A source's number in parentheses under any label word ("(Source 2)", "（来源1）"): a marker where
+#: the cut references list labels its entries with that word, a source note in any case.
+SOURCE_NOTE_RE = _SOURCE_NOTE
 _LABELLED_HEAD = re.compile(rf"[\[【［(（][ \t]*{CITATION_LABEL_WORD}")   # "[ref1]", "(ref. 2)"
 _NO_PARENS = str.maketrans("()（）#", "     ")
 _LABEL_WORDS = re.compile(rf"{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?")
@@ -157,6 +167,23 @@ def _unwrapped(marker: str) -> str:
     return inner[at:] if at >= 0 else inner  # "see [1]", "详见【1】": the brackets on
 
 
+def _candidates(text: str, body_end: int, ctx: _LabelContext) -> Iterator[re.Match[str]]:
+    """The body's marker matches in order: `MARKER_RE`'s, and where the cut references list labels
+    its entries with a word ("Source 1: …"), the source notes in parentheses that name them."""
+    found = MARKER_RE.finditer(text, 0, body_end)
+    labelled = ctx.labelled()
+    if not labelled:
+        yield from found
+        return
+    notes = (m for m in _SOURCE_NOTE.finditer(text, 0, body_end)
+             if set(_numbers(m.group(0))) <= labelled.get(label_key(m.group("word")), set()))
+    last_end = -1
+    for m in heapq.merge(found, notes, key=lambda m: m.start()):   # on a tie, MARKER_RE's first
+        if m.start() >= last_end:
+            last_end = m.end()
+            yield m
+
+
 def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) -> list[ExistingMarker]:
     """Citation markers in the body (outside code), each attached to its sentence if any."""
     body_end = layout.body_end
@@ -172,7 +199,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     ctx = _LabelContext(text, layout)
     leads: dict[int, int] = {}         # line start -> end of the markers that open the line
     prev_end = -1                      # where the previous match ended: "[1][2]" is a run
-    for m in MARKER_RE.finditer(text, 0, body_end):
+    for m in _candidates(text, body_end, ctx):
         s, e = m.start(), m.end()
         glued, prev_end = s > 0 and text[s - 1] == "]" and s != prev_end, e
         if not _outside_code(text, layout, prot_starts, s, e, inner):
@@ -536,6 +563,7 @@ class _LabelContext:
         self.layout = layout
         self._breaks: list[int] | None = None
         self._entries: set[int] | None = None
+        self._labelled: dict[str, set[int]] = {}
         self._notes: set[int] | None = None
         self._first_mark: dict[str, int] = {}
         self.heading_starts = {a for a, _b in layout.headings}
@@ -552,8 +580,15 @@ class _LabelContext:
     def entries(self) -> set[int]:
         """The numbers the cut references section lists ("[1] …", "2. …")."""
         if self._entries is None:
-            self._entries = set(parse_reference_entries(self.text[self.layout.body_end:]))
+            listed, self._labelled = _parse_entries(self.text[self.layout.body_end:])
+            self._entries = set(listed)
         return self._entries
+
+    def labelled(self) -> dict[str, set[int]]:
+        """The numbers the cut references section lists under each label word ("Source 1: …" gives
+        {"source": {1}}; `label_key` spells the word)."""
+        self.entries()
+        return self._labelled
 
     def _marked_before(self, number: str, end: int) -> bool:
         """Whether a "<sup>number</sup>" stands in a line's text before `end`, after words of its
@@ -843,8 +878,13 @@ _REF_LINE = re.compile(
     r"[ \t]*(.*)$"
 )
 _LABELLED_ENTRY = re.compile(
-    rf"^([ \t]*(?:[-*+•][ \t]+)?)\\?[\[【(（][ \t]*{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?(\d{{1,4}})"
-    rf"[ \t]*\\?[\]】)）]")
+    rf"^([ \t]*(?:[-*+•][ \t]+)?)\\?[\[【(（][ \t]*(?P<word>{CITATION_LABEL_WORD})[ \t]*(?:[:：][ \t]*)?"
+    rf"(?P<num>\d{{1,4}})[ \t]*\\?[\]】)）]")
+# ... or with no brackets at all, the word, the number and a colon, dot or dash: "Source 1: BYD annual
+# report https://…", "- **Ref 2.** …", "来源3：国家统计局"
+_BARE_LABELLED_ENTRY = re.compile(
+    rf"^([ \t]*(?:[-*+•][ \t]+)?)(?:\*\*|__)?(?P<word>{CITATION_LABEL_WORD})[ \t]*#?(?P<num>\d{{1,4}})"
+    rf"(?:\*\*|__)?[ \t]*(?:[:：]|[.\-–—](?=[ \t*_]))(?:\*\*|__)?(?=[ \t]*\S)")
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((" + _URL + r")(?:\s+\"[^\"]*\")?\)")
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`)\]\u3000-\u303f\uff00-\uffef]+")
 _TITLE_PUNCT = re.compile(r"[\s\"'“”‘’《》「」『』<>*_`.,;:，。；：!?！？\-–—|()\[\]（）【】]+")
@@ -869,18 +909,43 @@ _TABLE_ROW = re.compile(
 
 def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str], list[str]]]:
     """Number -> (urls, title candidates) from a references section's entry lines."""
+    return _parse_entries(removed_references)[0]
+
+
+def label_key(word: str) -> str:
+    """One spelling of a label word: "Sources", "source" and "Source." are "source"; "Ref.", "refs"
+    and "References" are "ref"."""
+    w = word.strip(" \t.:：").casefold()
+    if w.startswith("ref"):
+        return "ref"
+    return w[:-1] if w.endswith("s") else w
+
+
+def _parse_entries(
+    removed_references: str,
+) -> tuple[dict[int, tuple[list[str], list[str]]], dict[str, set[int]]]:
+    """`parse_reference_entries`, and the numbers whose entries are written under a label word
+    ("[ref1] …", "Source 2: …"), by that word (`label_key`)."""
     entries: dict[int, tuple[list[str], list[str]]] = {}
     notes: dict[int, tuple[list[str], list[str]]] = {}   # "[^1]: …" lines, read after the others
     last: tuple[dict[int, tuple[list[str], list[str]]], int] | None = None
     forms: dict[int, set[bool]] = {}   # number -> whether its entry lines are labelled ("[ref1] …")
+    words: dict[int, str] = {}         # number -> the label word of its entry
     for line in removed_references.splitlines():
         row = _TABLE_ROW.match(line)
         labelled = bool(row and row.group(1))
         if row:  # "| 1 | Alpha report | https://a.com/x |": the number, then the other cells
             line = f"[{row.group(2)}] " + " | ".join(c.strip() for c in row.group(3).split("|") if c.strip())
         written = line
-        line = _LABELLED_ENTRY.sub(r"\1[\2]", line, count=1)   # "[ref1] …", "【来源1】…": "[1] …"
+        word = _LABELLED_ENTRY.match(line) or _BARE_LABELLED_ENTRY.match(line)
+        line = _LABELLED_ENTRY.sub(r"\g<1>[\g<num>]", line, count=1)   # "[ref1] …", "【来源1】…": "[1] …"
+        if line == written:
+            line = _BARE_LABELLED_ENTRY.sub(r"\g<1>[\g<num>]", line, count=1)   # "Source 1: …": "[1] …"
         labelled = labelled or line != written
+        if row and row.group(1):
+            words[int(row.group(2))] = label_key(row.group(1))
+        elif word and line != written:
+            words[int(word.group("num"))] = label_key(word.group("word"))
         m = _REF_LINE.match(line)
         if m:
             num = int(next(g for g in m.groups()[:4] if g)) if not m.group(5) else ord(m.group(5)) - 0x245F
@@ -911,11 +976,15 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
     for num, seen in forms.items():
         if len(seen) > 1:   # "[1] Car sales …" and "[ref1] Hubble …": which one a "[1]" means is unknown
             del entries[num]
+    by_word: dict[str, set[int]] = {}
+    for num, seen in forms.items():
+        if seen == {True} and num in words:
+            by_word.setdefault(words[num], set()).add(num)
     for num, (urls, titles) in notes.items():
         entry = entries.setdefault(num, ([], []))
         entry[0].extend(urls)
         entry[1].extend(titles)
-    return dict(sorted(entries.items()))
+    return dict(sorted(entries.items())), by_word
 
 
 _FOOTNOTE_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?\\?\[\^")
@@ -1005,6 +1074,7 @@ def resolve_existing(
 
 __all__ = [
     "MARKER_RE",
+    "SOURCE_NOTE_RE",
     "strip_markers",
     "find_existing_markers",
     "resolve_existing",

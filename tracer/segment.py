@@ -12,7 +12,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from tracer.existing import MARKER_RE
+from tracer.existing import MARKER_RE, SOURCE_NOTE_RE
 from tracer.markdown import heading_title, table_line_regions
 from tracer.models import Layout, Sentence, Span
 from tracer.text import _CJK_CHAR, _LATIN_LETTER
@@ -194,6 +194,12 @@ def _ends_terminal(text: str, s: int, e: int) -> bool:
     return t.endswith((".", "!", "?", "。", "！", "？", "…"))
 
 
+def _mark_at(text: str, p: int, end: int) -> re.Match[str] | None:
+    """A citation marker at `p`, or a source's number in parentheses ("(Source 2)", "（来源1）"),
+    which ends a sentence's text the same way."""
+    return MARKER_RE.match(text, p, end) or SOURCE_NOTE_RE.match(text, p, end)
+
+
 class _Splitter:
     def __init__(self, text: str, layout: Layout) -> None:
         self.text = text
@@ -205,8 +211,10 @@ class _Splitter:
         k = bisect.bisect_right(self.prot_starts, pos) - 1
         return k >= 0 and self.prot[k][1] > pos
 
-    def next_content(self, unit: _Unit, pos: int) -> int:
-        """First position >= pos inside the unit's content that is not whitespace or a marker."""
+    def next_content(self, unit: _Unit, pos: int, notes: bool = True) -> int:
+        """First position >= pos inside the unit's content that is not whitespace or a marker (nor a
+        source note, "(Source 2)", unless `notes` is False: a unit may open with a name such as
+        "(Source 1) is the deepest well")."""
         text = self.text
         ranges = unit.ranges
         for i in range(bisect.bisect_right(unit.ends, pos), len(ranges)):
@@ -217,7 +225,7 @@ class _Splitter:
                 if ch.isspace() or (ch == "\\" and text.startswith(("\\\n", "\\\r\n"), p)):
                     p += 1     # a backslash ending a line is a hard line break, not text
                     continue
-                mm = MARKER_RE.match(text, p, re_)
+                mm = _mark_at(text, p, re_) if notes else MARKER_RE.match(text, p, re_)
                 if mm and not self.protected_whole(mm.start(), mm.end()):
                     p = mm.end()
                     continue
@@ -249,7 +257,7 @@ class _Splitter:
         # what directly follows the closers (after markers glued to the punctuation)
         q = b
         while True:
-            mm = MARKER_RE.match(text, q, unit_end)
+            mm = _mark_at(text, q, unit_end)
             if not mm:
                 break
             q = mm.end()
@@ -398,7 +406,7 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
     for unit in _units(text, layout):
         unit_start = unit.ranges[0][0]
         unit_end = unit.ranges[-1][1]
-        cur = sp.next_content(unit, unit_start)
+        cur = sp.next_content(unit, unit_start, notes=False)
         for rs, re_ in unit.ranges:
             for m in _BOUNDARY.finditer(text, rs, re_):
                 ps = m.start()

@@ -29,7 +29,7 @@ from tracer.conflict import (
     record_stems,
 )
 from tracer.existing import LABELLED_PAREN_RE as _LABELLED_MARKER
-from tracer.existing import MARKER_RE
+from tracer.existing import MARKER_RE, SOURCE_NOTE_RE
 from tracer.models import Record, Sentence, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
@@ -195,7 +195,8 @@ def sentence_query(text: str) -> str:
     """The claim a sentence makes: without citation markers (of every form `tracer.existing`
     reads, "[[2]](url)" too), link and image targets (their text stays), HTML tags and bare URLs,
     which say where something is, not what the sentence claims, nor a bracketed source note
-    ("（数据来源：…）", "(Source: …)") or an English gloss of a Chinese name ("华为（Huawei）")."""
+    ("（数据来源：…）", "(Source: …)", "(Source 2)") or an English gloss of a Chinese name
+    ("华为（Huawei）")."""
     if ("[" in text or "<" in text or "【" in text or "［" in text or "〔" in text or "\ue200" in text
             or _LABELLED_MARKER.search(text)):   # "(ref. 2)", "（来源：2）"
         text = _MARKER.sub(_marker_gap, MARKER_RE.sub(_marker_gap, _unframed(text)))
@@ -205,6 +206,7 @@ def sentence_query(text: str) -> str:
         text = _BARE_URL.sub(" ", text)
     if "（" in text or "(" in text:
         text = _ASIDE.sub(_aside_blank, text)
+        text = SOURCE_NOTE_RE.sub(_marker_gap, text)   # "(Source 2)": which source, not what it says
     if "*" in text or "_" in text or "~" in text:
         text = _STAR_EMPHASIS.sub(r"\1", _EMPHASIS.sub(r"\2", _STRUCK.sub("", text)))
     text = _EMOJI.sub("", text) if _EMOJI.search(text) else text

@@ -256,6 +256,16 @@ def test_sentence_query_strips_markers() -> None:
     assert "citation" not in sentence_query("A fact[citation:3].")
 
 
+@pytest.mark.parametrize("claim", ["The bridge is 1,670 metres long (Source 2).",
+                                   "The bridge is 1,670 metres long (Sources 2 and 3).",
+                                   "大桥全长1670米（来源2）。"])
+def test_sentence_query_drops_a_source_note_and_its_number(claim: str) -> None:
+    """"(Source 2)" says which source, not what it says: its 2 is no figure of the claim."""
+    query = sentence_query(claim)
+    assert "Source" not in query and "来源" not in query
+    assert sorted(numbers_and_units(query)[0]) == ["1670"]
+
+
 def test_match_deterministic_cites_supported_and_skips_unsupported() -> None:
     index, ver = build(EN_RECORDS, "en")
     sents = [sentence(0, "Webb launched on 25 December 2021 on an Ariane 5 rocket from Kourou."),

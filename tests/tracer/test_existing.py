@@ -686,6 +686,58 @@ def test_labelled_forms_trace_as_they_read_and_the_same_twice(report: str, kept:
         assert not gone or gone not in body, (policy, body)
 
 
+_SOURCE_LIST = ("\n\n## Sources\n\nSource 1: Car sales https://a.example/car\n"
+                "Source 2: Wuhan bridge https://b.example/bridge\n")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    (f"{_BRIDGE} (Source 2).{_SOURCE_LIST}", [("(Source 2)", (2,))]),
+    (f"{_BRIDGE} (Sources 1 and 2).{_SOURCE_LIST}", [("(Sources 1 and 2)", (1, 2))]),
+    (f"{_BRIDGE} (source 2, source 1).{_SOURCE_LIST}", [("(source 2, source 1)", (2, 1))]),
+    ("武汉长江大桥于1957年通车（来源2）。\n\n## 参考文献\n\n来源1：汽车 https://a.example/car\n"
+     "来源2：大桥 https://b.example/bridge\n", [("（来源2）", (2,))]),
+    (f"{_BRIDGE} (Source 2).\n\n## Sources\n\n- **Source 1.** Car sales https://a.example/car\n"
+     "- **Source 2.** Wuhan bridge https://b.example/bridge\n", [("(Source 2)", (2,))]),
+    # a number the list does not label, or a list that labels none: the author's own name of a thing
+    (f"Water comes from two wells (Source 7) and (Source 2).{_SOURCE_LIST}", [("(Source 2)", (2,))]),
+    ("Water comes from two wells (Source 1) and (Source 2).\n\n## References\n\n"
+     "[1] Car sales https://a.example/car\n[2] Wuhan bridge https://b.example/bridge\n", []),
+    # the colon form is a marker as before, list or not
+    (f"{_BRIDGE} (Source: 2).{_SOURCE_LIST}", [("(Source: 2)", (2,))]),
+])
+def test_a_source_note_in_parentheses_cites_where_the_list_labels_its_entries_so(
+        text: str, expected: list[tuple[str, tuple[int, ...]]]) -> None:
+    """"(Source 2)" may name a well; under a list of "Source 1: …, Source 2: …" it is the author's
+    citation of entry 2."""
+    assert found(text) == expected
+
+
+def test_entries_labelled_without_brackets_resolve() -> None:
+    entries = parse_reference_entries(
+        "Source 1: Car sales https://a.example/car\n- **Source 2.** Wuhan bridge https://b.example/b\n"
+        "来源3：国家统计局 https://stats.example/x\nRef 4 - Some title\nSource 5.5 percent of it\n")
+    assert entries == {1: (["https://a.example/car"], ["Car sales"]),
+                       2: (["https://b.example/b"], ["Wuhan bridge"]),
+                       3: (["https://stats.example/x"], ["国家统计局"]), 4: ([], ["Some title"])}
+
+
+def test_a_source_note_is_replaced_by_the_new_marker_and_traces_the_same_twice() -> None:
+    from tracer import TraceOptions, trace
+
+    records = [*_EN_RECORDS, *({"url": f"https://w.example/{i}", "title": f"Weather {i}",
+                                "content": f"Rain is expected in the afternoon, with winds of {i + 10} km/h."}
+                               for i in range(8))]
+    report = (f"{_BRIDGE} (Source 2). Exports of cars rose to 4.91 million units in 2023 (Source 1)."
+              f"{_SOURCE_LIST}")
+    for policy in ("keep", "replace"):
+        once = trace(report, records, TraceOptions(existing=policy))
+        body = once.report.split("\n## References")[0]
+        assert "Source" not in body, (policy, once.report)
+        assert [[s.url for s in c.sources] for c in once.citations] == [
+            ["https://b.example/bridge"], ["https://a.example/car"]], policy
+        assert trace(once.report, records, TraceOptions(existing=policy)).report == once.report, policy
+
+
 def test_a_number_two_lists_give_under_a_label_and_without_resolves_to_neither() -> None:
     """"[1] Car sales" and "[ref1] Hubble": which one a "[1]" or a "[ref1]" means is unknown, so
     neither is the author's citation of the other's source."""

@@ -337,6 +337,10 @@ def test_titles_and_publishers_under_sources_are_references() -> None:
     "## 参考资料\n\n【来源1】国家统计局\n【来源2】中汽协\n",
     "## Sources\n\n[Ref. 1] Company filing\n[Ref. 2] Trade press\n",
     "## References\n\n- [doc1] Company filing\n- [doc2] Trade press\n",
+    # and with no brackets: "Source 1: …", "**Ref 2.** …", "来源3：…"
+    "## Sources\n\nSource 1: Company filing\nSource 2: Trade press\n",
+    "## References\n\n- **Ref 1.** Company filing\n- **Ref 2.** Trade press\n",
+    "## 参考资料\n\n来源1：国家统计局\n来源2 - 中汽协\n",
 ])
 def test_entries_labelled_with_a_word_and_a_number_are_references(refs: str) -> None:
     """"【来源1】…", "[Ref. 1] …": the labels the body's "[来源1]" / "[Ref. 1]" markers name."""

@@ -84,6 +84,13 @@ def test_spans_point_into_original_and_ids_are_ordered() -> None:
         # superscript digits after the terminal are a note mark that stays with its sentence
         ("Sales rose 40%.¹ Costs fell.²", ["Sales rose 40%.¹", "Costs fell.²"]),
         ("E = mc². It holds.", ["E = mc².", "It holds."]),
+        # a source's number in parentheses after the terminal ends the sentence like a marker;
+        # opening a paragraph it is a name
+        ("It opened in 1957.(Source 3) As shown, it is long.",
+         ["It opened in 1957.", "As shown, it is long."]),
+        ("It opened in 1957. (Sources 1 and 2) It is long.", ["It opened in 1957.", "It is long."]),
+        ("(Source 1) is the deepest well. It is 40 m deep.",
+         ["(Source 1) is the deepest well.", "It is 40 m deep."]),
     ],
 )
 def test_english_rules(text: str, expected: list[str]) -> None:
@@ -108,6 +115,7 @@ def test_english_rules(text: str, expected: list[str]) -> None:
          ["**1. 市场规模：** 2023年达到1.2万亿元。", "**2. 增长率：** 同比增长8.5%。"]),
         ("该模型由OpenAI发布.GPT-4的参数量未公开.", ["该模型由OpenAI发布.", "GPT-4的参数量未公开."]),
         ("该系统基于.NET Core开发。", ["该系统基于.NET Core开发。"]),
+        ("销量增长5%。（来源1）价格也涨了。", ["销量增长5%。", "价格也涨了。"]),
     ],
 )
 def test_chinese_rules(text: str, expected: list[str]) -> None:
