@@ -43,7 +43,7 @@ DATA = ROOT / "bench" / "meaning"
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--battery", help="only this battery (fresh, zh, en)")
+    ap.add_argument("--battery", help="only this battery (fresh, unseen, zh, en)")
     ap.add_argument("--lang", choices=("en", "zh"), help="only sentences of this language")
     ap.add_argument("--explain", action="store_true",
                     help="list each wrong sentence cited and each faithful one not")
