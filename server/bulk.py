@@ -213,6 +213,8 @@ def _flat_records(obj: Mapping[str, Any]) -> tuple[list[tuple[str, object]], lis
     """(source_type group, record) for the line's records in order: a list, a
     {source_type: [records]} mapping, or openJiuwen's classified_content; and the warnings for
     what the flattening skipped (the records stage's own rules, as for `trace`)."""
+    if obj.get("classified_content") and obj.get("records"):
+        raise InvalidInputError("records", "a line gives records and classified_content both: give one")
     if openjiuwen.is_openjiuwen_input(obj):
         items = obj["classified_content"]
         if not isinstance(items, list):
@@ -226,8 +228,24 @@ def _flat_records(obj: Mapping[str, Any]) -> tuple[list[tuple[str, object]], lis
     return records_stage.flatten_records(raw)
 
 
+# half of a UTF-16 pair on its own: no UTF-8 encoder (nor protobuf) takes it
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _whole(value: Any) -> Any:
+    """`value` (a parsed JSON value) with each lone surrogate in its strings replaced by U+FFFD, as
+    the records stage replaces them."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    if isinstance(value, Mapping):
+        return {_whole(k): _whole(v) for k, v in value.items()}
+    return value
+
+
 def _record_notes(
-    raw: object, flat: list[tuple[str, object]], skipped: list[str]
+    raw: object, flat: list[tuple[str, object]], skipped: list[str], halves: bool = False
 ) -> tuple[tuple[str, ...], set[int]]:
     """The records stage's warnings for this line when the wire form would lose their reason
     (a record that is not an object, a url, title or content that is not a string, a skipped
@@ -235,7 +253,7 @@ def _record_notes(
     reported as "empty url". Also the positions the records stage drops, which must arrive
     empty so that they are dropped on the wire too. ((), set()) when nothing is lost (the common
     case, checked cheaply)."""
-    lossy = bool(skipped)
+    lossy = bool(skipped) or halves   # halves: the stage's warnings name the surrogates it replaced
     for _group, item in flat:
         if lossy:
             break
@@ -325,10 +343,14 @@ class BadLine:
 def parse_line(line: int, raw: bytes, default_style: str = "") -> Item | BadLine:
     """Input line -> Item, or BadLine naming the problem (id = the given id, else "line-N")."""
     fallback = f"line-{line}"
+    halves = False    # a string escapes a lone surrogate ("\ud83d", an emoji cut by JSON.stringify)
     try:
         obj = orjson.loads(raw.rstrip(b"\r\n"))
     except orjson.JSONDecodeError as exc:
-        return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: not valid JSON: {exc}")
+        try:
+            obj, halves = records_stage.loads_json(raw.rstrip(b"\r\n")), True
+        except orjson.JSONDecodeError:
+            return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: not valid JSON: {exc}")
     if not isinstance(obj, dict):
         return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: must be a JSON object")
     raw_id = obj.get("id")
@@ -344,11 +366,19 @@ def parse_line(line: int, raw: bytes, default_style: str = "") -> Item | BadLine
         return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: report: missing")
     if not isinstance(obj["report"], str):
         return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: report: must be a string")
+    if halves and (half := _LONE_SURROGATE.search(obj["report"])) is not None:
+        return BadLine(line, item_id, "INVALID_ARGUMENT",
+                       f"line {line}: report: holds a lone surrogate (U+{ord(half.group()):04X}, half of a "
+                       f"UTF-16 pair) at offset {half.start()}: not valid Unicode text")
+    if halves and _LONE_SURROGATE.search(str(obj.get("id", ""))):
+        return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: id: holds a lone surrogate")
     try:
         options = options_to_pb(obj.get("options"))
         flat, skipped = _flat_records(obj)
         notes, dropped = _record_notes(
-            None if openjiuwen.is_openjiuwen_input(obj) else obj.get("records"), flat, skipped)
+            None if openjiuwen.is_openjiuwen_input(obj) else obj.get("records"), flat, skipped, halves)
+        if halves:   # the records stage's warnings said where; the wire takes only whole characters
+            flat = [(group, _whole(r)) for group, r in flat]
         records = [pb.Record() if i in dropped else _wire_record(r, group)
                    for i, (group, r) in enumerate(flat)]
     except InvalidInputError as exc:

@@ -99,6 +99,11 @@ class _Timer:
             self.stats.stage_ms[name] = self.stats.stage_ms.get(name, 0.0) + (time.perf_counter() - t0) * 1000
 
 
+# half of a UTF-16 pair on its own, and a line ending in "\r" alone (classic Mac OS)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_CR = re.compile("\r(?!\n)")
+
+
 def trace(
     report: str,
     raw_records: Iterable[Mapping[str, Any] | Record] | Mapping[str, Any],
@@ -117,10 +122,18 @@ def trace(
     options = (options or TraceOptions()).validated()
     if not isinstance(report, str):
         raise InvalidInputError("report", "must be a string")
+    if (half := _LONE_SURROGATE.search(report)) is not None:
+        # no UTF-8 encoder writes it, so the traced report could not be written back as it came
+        raise InvalidInputError("report", f"holds a lone surrogate (U+{ord(half.group()):04X}, half of a "
+                                f"UTF-16 pair) at offset {half.start()}: not valid Unicode text")
     stats = Stats()
     timer = _Timer(stats, cancel)
     warnings: list[str] = []
     degraded = False
+    if (cr := _LONE_CR.search(report)) is not None:
+        warnings.append(f"report: a carriage return with no line feed after it (offset {cr.start()}) "
+                        "is not read as a line break; lines ending in a lone \\r are read as one line "
+                        "(convert them to \\n or \\r\\n)")
 
     use_llm = llm is not None and options.mode in (Mode.AUTO, Mode.LLM)
     if options.mode is Mode.LLM and llm is None:

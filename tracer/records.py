@@ -260,7 +260,9 @@ def _flatten(raw: object, warnings: list[str]) -> Iterator[tuple[str, object]]:
 
 def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tuple[str, object]]:
     cc = raw.get("classified_content")
-    if cc is not None:
+    if cc and raw.get("records"):
+        raise InvalidInputError("records", "an object gives records and classified_content both: give one")
+    if cc is not None and not raw.get("records"):
         if not isinstance(cc, (list, tuple)):
             raise InvalidInputError("records.classified_content", f"must be a list, got {_type_name(cc)}")
         group = raw.get("source_type")
@@ -327,6 +329,22 @@ def _optional_str(value: object) -> str | None:
     return None
 
 
+# half of a UTF-16 pair on its own: what `JSON.stringify` writes for a string cut inside an emoji
+# ("\ud83d"); no UTF-8 encoder takes it
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _whole(value: str, index: int, key: str, warnings: list[str]) -> str:
+    """`value` with each lone surrogate replaced by U+FFFD (one character for one, so offsets into
+    it stay), and a warning when there was one."""
+    if not _LONE_SURROGATE.search(value):
+        return value
+    fixed, n = _LONE_SURROGATE.subn("\ufffd", value)
+    warnings.append(f"records[{index}]: {key}: {n} lone surrogate{'s' if n > 1 else ''} (half of a UTF-16 "
+                    f"pair, e.g. a cut emoji) replaced by U+FFFD")
+    return fixed
+
+
 def _metadata(value: object, index: int, warnings: list[str]) -> Mapping[str, str]:
     if value is None:
         return MappingProxyType({})
@@ -337,7 +355,7 @@ def _metadata(value: object, index: int, warnings: list[str]) -> Mapping[str, st
     skipped: list[str] = []
     for k, v in value.items():
         if isinstance(v, str):
-            out[str(k)] = v
+            out[_whole(str(k), index, "metadata key", warnings)] = _whole(v, index, f"metadata.{k}", warnings)
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
             out[str(k)] = str(v)
         elif isinstance(v, bool):
@@ -384,7 +402,9 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     if not isinstance(url, (str, type(None))) or not isinstance(content, str) \
             or not isinstance(title, (str, type(None))):
         return None  # unreachable: checked above; narrows the types
-    url = (url or "").strip()
+    url = _whole((url or "").strip(), index, url_key or "url", warnings)
+    title = _whole(title, index, title_key or "title", warnings) if title else title
+    content = _whole(content, index, content_key or "content", warnings)
     if not url and not has_id:
         warnings.append(f"record {index} dropped: empty url")
         return None
@@ -412,7 +432,7 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
             warnings.append(f"records[{index}]: {k} ignored: {len(sv)} characters, over the limit of "
                             f"{MAX_FIELD_CHARS}")
         else:
-            opt[fname] = _clean_title(sv)
+            opt[fname] = _clean_title(_whole(sv, index, k, warnings))
     if not opt.get("source_type"):
         opt["source_type"] = group
     clean_title = _clean_title(title or "") or (_display_name(url) if url else opt["id"])
@@ -468,6 +488,24 @@ def normalize_records(raw: object) -> tuple[list[Record], list[str]]:
 # text input
 
 
+def loads_json(data: str | bytes) -> Any:
+    """`orjson.loads`, but a document that escapes a lone surrogate ("\\ud83d", which
+    `JSON.stringify` writes for a string cut inside an emoji) is read too, by the standard library:
+    its strings then hold the lone surrogate, which the records stage replaces with a warning.
+    Raises orjson.JSONDecodeError like `orjson.loads`."""
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        if "surrogate" not in str(exc):
+            raise
+        import json
+
+        try:
+            return json.loads(data)
+        except ValueError:
+            raise exc from None
+
+
 def _json_error(exc: orjson.JSONDecodeError) -> str:
     return f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
 
@@ -481,7 +519,7 @@ def parse_records_text(text: str, source: str = "records") -> list[Any] | dict[s
     if not body.strip():
         return []
     try:
-        doc = orjson.loads(body)
+        doc = loads_json(body)
     except orjson.JSONDecodeError as whole_err:
         return _parse_jsonl(body, source, whole_err)
     if not isinstance(doc, (list, dict)):
@@ -494,11 +532,13 @@ def parse_records_text(text: str, source: str = "records") -> list[Any] | dict[s
 def _parse_jsonl(body: str, source: str, whole_err: orjson.JSONDecodeError) -> list[Any]:
     items: list[Any] = []
     first = True
-    for lineno, line in enumerate(body.splitlines(), start=1):
+    # only "\n" ends a line: U+2028, U+2029 and U+0085 may stand raw inside a JSON string
+    # (`JSON.stringify` and `json.dumps(ensure_ascii=False)` write them so)
+    for lineno, line in enumerate(body.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            value = orjson.loads(line)
+            value = loads_json(line)
         except orjson.JSONDecodeError as exc:
             if first:
                 # Not JSONL either: the first line is not a value, so report the document error.
@@ -509,11 +549,8 @@ def _parse_jsonl(body: str, source: str, whole_err: orjson.JSONDecodeError) -> l
         if first and not isinstance(value, dict):
             raise InvalidInputError(source, _json_error(whole_err))
         first = False
-        if not isinstance(value, dict):
-            raise InvalidInputError(
-                source,
-                f"line {lineno}: expected a JSON object (one record per line), got {_type_name(value)}",
-            )
+        # a line that is no object is a bad record, dropped with a warning by the records stage
+        # ("record 1 dropped: expected an object, got number"), as in a JSON list
         items.append(value)
     return items
 

@@ -286,6 +286,39 @@ def test_parse_line_accepts_options_and_grouped_records() -> None:
     assert getattr(bad, "code", "") == "INVALID_ARGUMENT" and "options.mode" in bad.message  # type: ignore[union-attr]
 
 
+def test_parse_line_reads_lone_surrogate_escapes_keeping_the_id() -> None:
+    """`JSON.stringify` writes a string cut inside an emoji as "\\ud83d": a record holding one is
+    read with U+FFFD in its place and a warning; a report holding one is refused, under its id."""
+    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+
+    fact = "Norway had 82.4% of new car sales electric in 2023."
+    line = json.dumps({"id": "cut", "report": fact, "records": [
+        {"url": "https://a.org", "content": fact}, {"url": "https://b.org", "title": "B \ud83d",
+                                                   "content": "cut emoji \ud83d"}]})
+    item = parse_line(1, line.encode())
+    assert not hasattr(item, "code"), item
+    req = pb.TraceRequest.FromString(item.request)  # type: ignore[union-attr]
+    assert (req.id, req.records[1].title, req.records[1].content) == ("cut", "B \ufffd", "cut emoji \ufffd")
+    assert [n.split(":")[1] for n in item.notes] == [" title", " content"]  # type: ignore[union-attr]
+    bad = parse_line(2, json.dumps({"id": "r", "report": fact + " \ud83d", "records": []}).encode())
+    assert (bad.id, bad.code) == ("r", "INVALID_ARGUMENT")  # type: ignore[union-attr]
+    assert "report: holds a lone surrogate (U+D83D" in bad.message  # type: ignore[union-attr]
+
+
+def test_parse_line_takes_records_or_classified_content_not_both() -> None:
+    from server.pb.source_tracer.v1 import tracer_pb2 as pb
+
+    cc = [{"index": 0, "title": "T", "url": "https://c.example/cc", "original_content": "A fact."}]
+    item = parse_line(1, json.dumps({"id": "e", "report": "A fact.", "records": [],
+                                     "classified_content": cc}).encode())
+    req = pb.TraceRequest.FromString(item.request)  # type: ignore[union-attr]
+    assert [r.url for r in req.records] == ["https://c.example/cc"]
+    both = parse_line(2, json.dumps({"id": "b", "report": "A fact.", "classified_content": cc,
+                                     "records": [{"url": "https://r.example", "content": "x"}]}).encode())
+    assert (both.id, both.code) == ("b", "INVALID_ARGUMENT")  # type: ignore[union-attr]
+    assert "records and classified_content both" in both.message  # type: ignore[union-attr]
+
+
 JIUWEN_ITEMS = [
     {"index": 1, "title": "Fundy facts", "url": "https://fundy.example/facts",
      "original_content": "Tides in the Bay of Fundy can exceed 16 metres, the largest range anywhere."},

@@ -33,7 +33,9 @@ def test_items_become_records_with_index_as_id() -> None:
     assert recs[1]["id"] == "2" and recs[2] == "not an object"
     assert "id" not in recs[3]  # a boolean is not an index
     assert is_openjiuwen_input({"report": "", "classified_content": []})
-    assert not is_openjiuwen_input({"report": "", "records": [], "classified_content": []})
+    # an empty records list gives way to classified_content (the library reads them so too)
+    assert is_openjiuwen_input({"report": "", "records": [], "classified_content": []})
+    assert not is_openjiuwen_input({"report": "", "records": [{"url": "u"}], "classified_content": []})
 
 
 def test_citation_markers_resolve_through_index_and_render_in_their_style() -> None:

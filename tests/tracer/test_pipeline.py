@@ -157,6 +157,22 @@ def test_tracing_its_own_output_again_changes_nothing(existing: str) -> None:
     assert second.references == first.references
 
 
+def test_a_report_with_a_lone_surrogate_is_refused_naming_where() -> None:
+    """Half of a UTF-16 pair is no text any encoder writes back: the report could not come back as it came."""
+    with pytest.raises(InvalidInputError) as exc:
+        trace("Webb launched in 2021 \ud83d.", RECORDS)
+    assert exc.value.field == "report" and "lone surrogate (U+D83D" in exc.value.reason
+    assert "offset 22" in exc.value.reason
+
+
+def test_lines_ending_in_a_lone_carriage_return_are_named_in_a_warning() -> None:
+    report = REPORT.replace("\n", "\r")
+    result = trace(report, RECORDS)
+    assert any(w.startswith("report: a carriage return with no line feed after it (offset 6)")
+               for w in result.warnings), result.warnings
+    assert not any("carriage return" in w for w in trace(REPORT.replace("\n", "\r\n"), RECORDS).warnings)
+
+
 def test_no_records_returns_the_report_unchanged() -> None:
     res = trace(REPORT, [])
     assert res.report == REPORT and res.citations == () and res.references == ()

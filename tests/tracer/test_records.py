@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -571,6 +572,50 @@ def test_parse_jsonl_with_blank_lines() -> None:
     ]
 
 
+def test_parse_jsonl_splits_at_line_feeds_only() -> None:
+    """U+2028, U+2029 and U+0085 stand raw inside JSON strings (`JSON.stringify` writes them so)."""
+    text = '{"url": "a", "content": "one\u2028two"}\n{"url": "b", "content": "x\u2029y\u0085z"}\n'
+    assert parse_records_text(text) == [{"url": "a", "content": "one\u2028two"},
+                                        {"url": "b", "content": "x\u2029y\u0085z"}]
+
+
+def test_a_jsonl_line_that_is_no_object_is_a_record_dropped_with_a_warning() -> None:
+    raw = parse_records_text('{"url": "https://a.org", "content": "x"}\n[1, 2]\n5\n'
+                             '{"url": "https://b.org", "content": "y"}\n')
+    records, warnings = normalize_records(raw)
+    assert [r.url for r in records] == ["https://a.org", "https://b.org"]
+    assert warnings == ["record 1 dropped: expected an object, got array",
+                        "record 2 dropped: expected an object, got number"]
+
+
+def test_a_lone_surrogate_escape_is_read_and_replaced_with_a_warning() -> None:
+    """`JSON.stringify` writes a string cut inside an emoji as "\\ud83d"; orjson refuses it."""
+    raw = parse_records_text(
+        '[{"url": "https://a.org", "title": "A \\ud83d", "content": "cut \\ud83d here"}]')
+    records, warnings = normalize_records(raw)
+    assert (records[0].title, records[0].content) == ("A \ufffd", "cut \ufffd here")
+    assert warnings == [f"records[0]: {k}: 1 lone surrogate (half of a UTF-16 pair, e.g. a cut emoji) "
+                        "replaced by U+FFFD" for k in ("title", "content")]
+    with pytest.raises(InvalidInputError):
+        parse_records_text('[{"url": "a", "content": "\\ud83d"}, oops]')
+
+
+@pytest.mark.parametrize(("raw", "urls"), [
+    ({"records": [], "classified_content": [{"index": 0, "url": "https://c.org", "original_content": "x"}]},
+     ["https://c.org"]),
+    ({"records": [{"url": "https://r.org", "content": "x"}], "classified_content": []}, ["https://r.org"]),
+])
+def test_an_empty_records_or_classified_content_gives_way_to_the_other(
+        raw: dict[str, Any], urls: list[str]) -> None:
+    assert [r.url for r in normalize_records(raw)[0]] == urls
+
+
+def test_records_and_classified_content_both_given_is_an_error() -> None:
+    with pytest.raises(InvalidInputError, match="records and classified_content both"):
+        normalize_records({"records": [{"url": "https://r.org", "content": "x"}], "classified_content": [
+            {"index": 0, "url": "https://c.org", "original_content": "y"}]})
+
+
 def test_parse_empty_text_is_no_records() -> None:
     assert parse_records_text("  \n") == []
 
@@ -579,7 +624,6 @@ def test_parse_empty_text_is_no_records() -> None:
     ("text", "message"),
     [
         ('{"url": "a"}\n{"url": oops}\n', r"line 2: invalid JSON at column \d+"),
-        ('{"url": "a"}\n[1, 2]\n', "line 2: expected a JSON object .* got array"),
         ('[\n  {"url": "a"},\n  {"url": }\n]', r"invalid JSON at line 3 column \d+"),
         ("{\n  \"web\": [\n}\n", r"invalid JSON at line 3 column \d+"),
         ("42", "expected a JSON array or object of records, got number"),
