@@ -267,6 +267,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
+            elif 0 in numbers and _numbered(raw) and 0 not in ctx.entries():
+                continue               # "list[0]", "[0]": an index; a list numbered from 0 lists it
             elif (_numbered(raw) or (raw[0] in "(（" and bool(_LABELLED_HEAD.match(raw)))) \
                     and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry

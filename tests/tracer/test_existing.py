@@ -712,6 +712,17 @@ def test_a_source_note_in_parentheses_cites_where_the_list_labels_its_entries_so
     assert found(text) == expected
 
 
+@pytest.mark.parametrize(("text", "expected"), [
+    ("In Python, use list[0] to read it.", []),
+    ("Sales rose [0].", []),
+    # a list numbered from 0 lists it
+    ("Sales rose [0].\n\n## References\n\n[0] Car sales https://a.example/car\n", [("[0]", (0,))]),
+])
+def test_a_zero_in_brackets_is_an_index_unless_the_list_numbers_from_zero(
+        text: str, expected: list[tuple[str, tuple[int, ...]]]) -> None:
+    assert found(text) == expected
+
+
 def test_entries_labelled_without_brackets_resolve() -> None:
     entries = parse_reference_entries(
         "Source 1: Car sales https://a.example/car\n- **Source 2.** Wuhan bridge https://b.example/b\n"
