@@ -118,6 +118,12 @@ class TraceOptions:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
                 raise InvalidInputError(f"options.{name}", f"must be a number, got {value!r}")
+        for name in ("style", "references_heading", "language", "reference_format"):
+            if not isinstance(getattr(self, name), str):
+                raise InvalidInputError(f"options.{name}", f"must be a string, got {getattr(self, name)!r}")
+        if not isinstance(self.strict_figures, bool):
+            raise InvalidInputError("options.strict_figures",
+                                    f"must be true or false, got {self.strict_figures!r}")
         count: object = self.max_sources
         if isinstance(count, numbers.Real) and not isinstance(count, (bool, numbers.Integral)) \
                 and float(count).is_integer():

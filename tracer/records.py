@@ -391,7 +391,9 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     missing = [name for name, key in (("url (or id)", url_key), ("content", content_key))
                if key is None and not (name == "url (or id)" and has_id)]
     if missing:
-        warnings.append(f"record {index} dropped: missing {', '.join(missing)}")
+        bad_id = id_key is not None and rid is not None and _optional_str(rid) is None
+        why = f" ({id_key} must be a string or number, got {_type_name(rid)})" if bad_id else ""
+        warnings.append(f"record {index} dropped: missing {', '.join(missing)}{why}")
         return None
     # A missing or null title is only cosmetic: it falls back to a name derived from the URL or id.
     picked = (("url", url_key, url), ("title", title_key, title), ("content", content_key, content))

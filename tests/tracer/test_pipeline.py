@@ -216,6 +216,9 @@ def test_llm_mode_without_a_model_degrades_and_says_so() -> None:
         (TraceOptions(llm_keep_score=True), "options.llm_keep_score"),
         (TraceOptions(max_sources=2.5), "options.max_sources"),         # type: ignore[arg-type]
         (TraceOptions(min_score=-0.10000000149011612), "options.min_score"),
+        (TraceOptions(references_heading=None), "options.references_heading"),  # type: ignore[arg-type]
+        (TraceOptions(style=3), "options.style"),                       # type: ignore[arg-type]
+        (TraceOptions(strict_figures="no"), "options.strict_figures"),  # type: ignore[arg-type]
     ],
 )
 def test_invalid_options_name_the_field(options: TraceOptions, field: str) -> None:

@@ -186,6 +186,7 @@ def test_empty_or_null_title_falls_back_to_url_name() -> None:
     ("item", "reason"),
     [
         ({"title": "T", "content": "C."}, "missing url (or id)"),
+        ({"id": True, "content": "C."}, "missing url (or id) (id must be a string or number, got boolean)"),
         ({"url": None, "title": "T", "content": "C."}, "empty url"),
         ({"url": "", "id": "  ", "title": "T", "content": "C."}, "empty url"),
         ({"url": "https://a.com", "title": "T"}, "missing content"),
