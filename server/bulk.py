@@ -1547,8 +1547,9 @@ def _run(args: argparse.Namespace) -> int:
         raise BulkError("--retry needs --resume: it traces again lines of the OUT a run left")
     if args.server is not None and args.engine == "ray":
         raise BulkError("--server and --engine ray are alternatives; pick one")
-    if args.workers < 0 or args.window < 0 or not (math.isfinite(args.timeout) and args.timeout >= 0):
-        raise BulkError("--workers, --window and --timeout must be >= 0")
+    for flag, value in (("--workers", args.workers), ("--window", args.window), ("--timeout", args.timeout)):
+        if not (math.isfinite(value) and value >= 0):   # NaN too
+            raise BulkError(f"{flag}: must be >= 0, got {value:g}")
     if args.server is not None and args.timeout:
         raise BulkError("--timeout is for the local and ray engines; with --server, each service's "
                         "own deadlines apply (drop --timeout)")

@@ -738,7 +738,8 @@ def test_server_flag_values_that_would_be_ignored_are_usage_errors(
     write_cases(tmp_path / "in.jsonl", 1)
     for extra, says in ((["--server", ""], "--server: no host:port given"),
                         (["--server", "127.0.0.1:1", "--timeout", "5"], "--timeout is for the local and ray"),
-                        (["--timeout", "nan"], "--timeout must be >= 0")):
+                        (["--timeout", "nan"], "--timeout: must be >= 0, got nan"),
+                        (["--workers", "-1"], "--workers: must be >= 0, got -1")):
         code = bulk_module.main([str(tmp_path / "in.jsonl"), str(tmp_path / "out.jsonl"), *extra])
         assert code == 2
         assert says in capsys.readouterr().err
