@@ -209,6 +209,12 @@ def run_trace(args: argparse.Namespace) -> int:
         assert formatter is not None
         out = formatter(result, args)
     try:
+        # the side files first (--refs-out): one that cannot be written fails the command before
+        # the report is written or printed, so a failed run leaves no output that looks whole
+        for ext in _trace_extensions():
+            after = getattr(ext, "after_trace", None)
+            if after is not None:
+                after(result, args)
         if args.output:
             try:
                 with open(args.output, "w", encoding="utf-8", newline="") as fh:
@@ -220,10 +226,6 @@ def run_trace(args: argparse.Namespace) -> int:
         else:
             sys.stdout.write(out)
             sys.stdout.flush()
-        for ext in _trace_extensions():
-            after = getattr(ext, "after_trace", None)
-            if after is not None:
-                after(result, args)
     except OSError as exc:
         target = exc.filename if exc.filename is not None else "stdout"
         return _fail(f"output {str(target)!r}: cannot write: {exc.strerror or exc}", EXIT_INPUT)

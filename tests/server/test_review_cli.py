@@ -127,10 +127,14 @@ def test_output_errors_name_the_file_that_failed(files: tuple[Path, Path], tmp_p
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     report, records = files
     missing = tmp_path / "no-such-dir"
-    # trace: the report goes to stdout, the --refs-out file cannot be written
+    # trace: the --refs-out file cannot be written, so neither stdout nor -o gets the report
     assert main(["trace", str(report), str(records), "--refs-out", str(missing / "refs.json")]) == 2
-    err = capsys.readouterr().err
-    assert str(missing / "refs.json") in err and "None" not in err
+    out, err = capsys.readouterr()
+    assert str(missing / "refs.json") in err and "None" not in err and out == ""
+    assert main(["trace", str(report), str(records), "-o", str(tmp_path / "o.md"),
+                 "--refs-out", str(missing / "refs.json")]) == 2
+    assert not (tmp_path / "o.md").exists()
+    capsys.readouterr()
     # render: the review page cannot be written
     assert main(["render", str(report), str(records), "--html", str(missing / "x.html")]) == 2
     assert str(missing / "x.html") in capsys.readouterr().err
