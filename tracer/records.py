@@ -189,9 +189,15 @@ def source_key(url: str) -> str:
 _EXPLICIT_PORT = re.compile(r"^https?://(?:[^/?#@]*@)?(?:\[[^\]]*\]|[^/?#:]*):\d")
 
 
+_SCRIPT_SCHEME = re.compile(r"(?i)\s*(data|javascript|vbscript|blob):")
+
+
 def _display_name(url: str) -> str:
     """A title for a record whose title is empty: host and path, or the document's name."""
     s = url.strip()
+    scheme = _SCRIPT_SCHEME.match(s)
+    if scheme:                         # "data:text/html,<script>…": no name of a page
+        return f"{scheme.group(1).lower()}: URL"
     if is_link(s):
         parts = urlsplit(s)
         host = (parts.hostname or "").lower()
@@ -437,7 +443,8 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
             opt[fname] = _clean_title(_whole(sv, index, k, warnings))
     if not opt.get("source_type"):
         opt["source_type"] = group
-    clean_title = _clean_title(title or "") or (_display_name(url) if url else opt["id"])
+    clean_title = (_clean_title(title or "") or _clean_title(_display_name(url) if url else opt["id"])
+                   or _clean_title(url or opt.get("id", "")) or "untitled")   # a url of control characters
     return Record(
         index=index,
         url=url,
