@@ -24,6 +24,7 @@ from server.logs import log
 from server.metrics import Metrics
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from server.pb.source_tracer.v1 import tracer_pb2_grpc
+from server.wire import first_bad_utf8, last_string
 from server.workers import (
     Cancel,
     PoolClosed,
@@ -48,26 +49,40 @@ STATUS_BY_ERROR: tuple[tuple[type[TracerError], grpc.StatusCode], ...] = (
 RETRY_PUSHBACK_KEY = "grpc-retry-pushback-ms"
 
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._:/+=-]{1,128}$")
+_TRACE_REQUEST = pb.DESCRIPTOR.message_types_by_name["TraceRequest"]  # = pb.TraceRequest.DESCRIPTOR
 
 
 class MalformedRequest:
     """Stands in for a request whose bytes are not a valid TraceRequest (e.g. bad UTF-8), so
-    the call is answered INVALID_ARGUMENT instead of gRPC's UNKNOWN for deserializer errors."""
+    the call is answered INVALID_ARGUMENT instead of gRPC's UNKNOWN for deserializer errors.
+    `message` is that status message; `id` is the request's own when it could be read, so that a
+    TraceStream client can match the item's answer."""
 
     report = ""
     records: tuple[()] = ()
-    id = ""
 
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
+    def __init__(self, message: str, id: str = "") -> None:
+        self.message = message
+        self.id = id
 
 
 def parse_request(data: bytes) -> pb.TraceRequest | MalformedRequest:
     try:
         request: pb.TraceRequest = pb.TraceRequest.FromString(data)
     except DecodeError as exc:
-        return MalformedRequest(str(exc).rsplit(": ", 1)[-1] or "cannot parse")
+        return malformed_request(data, exc)
     return request
+
+
+def malformed_request(data: bytes, exc: DecodeError) -> MalformedRequest:
+    """Name the field when protobuf refused a string that is not UTF-8 (it names none itself)."""
+    bad = first_bad_utf8(data, _TRACE_REQUEST)
+    if bad is None:
+        message = f"request: not a valid TraceRequest: {str(exc).rsplit(': ', 1)[-1] or 'cannot parse'}"
+    else:
+        message = (f"{bad.path}: not valid UTF-8 (byte offset {bad.offset} of the field), "
+                   "so the request is not a valid TraceRequest")
+    return MalformedRequest(message, last_string(data, _TRACE_REQUEST, "id") or "")
 
 
 def add_to_server(service: SourceTracerService, server: grpc.aio.Server) -> None:
@@ -194,8 +209,7 @@ class SourceTracerService(tracer_pb2_grpc.SourceTracerServicer):
     ) -> _Outcome:
         """Trace one request; never raises except asyncio.CancelledError (call cancelled)."""
         if isinstance(request, MalformedRequest):
-            reason = f"request: not a valid TraceRequest: {request.reason}"
-            return _Outcome(grpc.StatusCode.INVALID_ARGUMENT, reason)
+            return _Outcome(grpc.StatusCode.INVALID_ARGUMENT, request.message)
         try:
             check_limits(request, self._config.limits)
         except TracerError as exc:
