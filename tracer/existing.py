@@ -87,6 +87,7 @@ _ONE = (
     # "（）" or "^" behind: "（[1]）", "([1], [2])", "^[1]"
     # "(see [1])", "（参见[1]）", "(Source: [1])": a cue word with it, so no "(see )" is left either
     rf"|[(（][ \t]*+{_CUE}?{_BRACKETED}(?:[ \t]*+(?:[,，、;；][ \t]*+)?{_BRACKETED})*+[ \t]*+[)）]"
+    rf"|[(（][ \t]*+{_CUE}{_LABELLED_PAREN}[ \t]*+[)）]"   # "(see (ref. 2))": one marker, as "(see [2])"
     rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"
     rf"|\^\[{_NUM_LIST}\](?!\()"
     rf"|\[{_NUM_LIST}\](?!\()"
@@ -167,21 +168,61 @@ def _unwrapped(marker: str) -> str:
     return inner[at:] if at >= 0 else inner  # "see [1]", "详见【1】": the brackets on
 
 
-def _candidates(text: str, body_end: int, ctx: _LabelContext) -> Iterator[re.Match[str]]:
-    """The body's marker matches in order: `MARKER_RE`'s, and where the cut references list labels
-    its entries with a word ("Source 1: …"), the source notes in parentheses that name them."""
-    found = MARKER_RE.finditer(text, 0, body_end)
+def labelled_entries(removed_references: str) -> dict[str, set[int]]:
+    """The numbers a references section lists under each label word ("Source 1: …" gives
+    {"source": {1}}; `label_key` spells the word): the body's source notes that cite."""
+    return _parse_entries(removed_references)[1]
+
+
+def source_note_at(text: str, pos: int, end: int, labelled: dict[str, set[int]]) -> re.Match[str] | None:
+    """The source note at `pos` ("(Source 2)") when it cites: `labelled` lists its numbers under its
+    word."""
+    m = _SOURCE_NOTE.match(text, pos, end)
+    return m if m and _cites(m, labelled) else None
+
+
+def _cites(note: re.Match[str], labelled: dict[str, set[int]]) -> bool:
+    return set(_numbers(note.group(0))) <= labelled.get(label_key(note.group("word")), set())
+
+
+def _labelled_paren(raw: str) -> bool:
+    """A number in parentheses under a label word ("(ref. 2)", "(Source 2)", "（来源1）")."""
+    return raw[0] in "(（" and bool(_LABELLED_HEAD.match(raw))
+
+
+def _candidates(text: str, body_end: int, ctx: _LabelContext) -> Iterator[tuple[int, int, str]]:
+    """(start, end, text) of the body's marker matches in order: `MARKER_RE`'s, and where the cut
+    references list labels its entries with a word ("Source 1: …"), the source notes in
+    parentheses that name them (with the "<sup>" tags around one)."""
+    found = ((m.start(), m.end(), m.group(0)) for m in MARKER_RE.finditer(text, 0, body_end))
     labelled = ctx.labelled()
     if not labelled:
         yield from found
         return
-    notes = (m for m in _SOURCE_NOTE.finditer(text, 0, body_end)
-             if set(_numbers(m.group(0))) <= labelled.get(label_key(m.group("word")), set()))
+    notes = (_wrapped(text, m.start(), m.end()) for m in _SOURCE_NOTE.finditer(text, 0, body_end)
+             if _cites(m, labelled))
     last_end = -1
-    for m in heapq.merge(found, notes, key=lambda m: m.start()):   # on a tie, MARKER_RE's first
-        if m.start() >= last_end:
-            last_end = m.end()
-            yield m
+    for s, e, raw in heapq.merge(found, notes, key=lambda c: c[0]):   # on a tie, MARKER_RE's first
+        if s >= last_end:
+            last_end = e
+            yield s, e, raw
+
+
+def _wrapped(text: str, s: int, e: int) -> tuple[int, int, str]:
+    """A source note at [s, e) with what wraps it as it wraps a marker: "<sup>…</sup>", or a
+    parenthesis with a cue word ("(see (Source 2))" is one marker, as "(see [2])" is)."""
+    if text.startswith("<sup>", s - 5) and text.startswith("</sup>", e):
+        s, e = s - 5, e + 6
+    else:
+        cue = _CUE_OPEN.search(text, max(0, s - 24), s)
+        close = _CLOSE.match(text, e)
+        if cue and close:
+            s, e = cue.start(), close.end()
+    return s, e, text[s:e]
+
+
+_CUE_OPEN = re.compile(rf"[(（][ \t]*+{_CUE}\Z")
+_CLOSE = re.compile(r"[ \t]*+[)）]")
 
 
 def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) -> list[ExistingMarker]:
@@ -199,12 +240,10 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     ctx = _LabelContext(text, layout)
     leads: dict[int, int] = {}         # line start -> end of the markers that open the line
     prev_end = -1                      # where the previous match ended: "[1][2]" is a run
-    for m in _candidates(text, body_end, ctx):
-        s, e = m.start(), m.end()
+    for s, e, raw in _candidates(text, body_end, ctx):
         glued, prev_end = s > 0 and text[s - 1] == "]" and s != prev_end, e
         if not _outside_code(text, layout, prot_starts, s, e, inner):
             continue
-        raw = m.group(0)
         if glued and raw[0] == "(" and _LABELLED_HEAD.match(raw):
             continue                   # "[1](ref. 4)": text; removed, it would make "[1]" a marker next time
             # ("[PDF]([1], [3])" is the author's citation, as before)
@@ -269,13 +308,12 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 continue
             elif 0 in numbers and _numbered(raw) and 0 not in ctx.entries():
                 continue               # "list[0]", "[0]": an index; a list numbered from 0 lists it
-            elif (_numbered(raw) or (raw[0] in "(（" and bool(_LABELLED_HEAD.match(raw)))) \
-                    and _is_entry_label(text, s, e):
+            elif (_numbered(raw) or _labelled_paren(raw)) and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
             elif raw[0] in "(（" and (0 in numbers or (
                     _TWO_NUMBERS.search(raw) and ctx.entries() and max(numbers) > max(ctx.entries()) + 2)):
                 continue               # "(from [0, 1])", "(from [1, 10])" past the list's end: figures
-            elif _numbered(raw) and _is_label(text, s, e, raw, numbers, ctx):
+            elif (_numbered(raw) or _labelled_paren(raw)) and _is_label(text, s, e, raw, numbers, ctx):
                 continue               # "## [1] Introduction", "【1】市场规模：…", "a scale of [1, 5]"
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
         if sid is not None:
@@ -403,8 +441,8 @@ def is_narrative(text: str, start: int, end: int, sentence_end: int, pointer: bo
     `sentence_end` (a marker that ends its sentence, "…综述文献[1]。", "…the most in [1].", cites
     it, and is where a trace puts its own), but for the marker of a `pointer` sentence ("详见[2]。",
     "See also [2].")."""
-    if text[start:start + 1] in "(（":
-        return False
+    if text[start:start + 1] in "(（" and not _LABELLED_HEAD.match(text, start):
+        return False           # "(see [1])" wraps a citation; "According to (Source 2), …" is a word
     before = text[max(0, start - 24):start]
     if not _WORD_AFTER.search(text, end, max(end, sentence_end)):
         # ending its sentence, a marker is a word only of a sentence that just points to it
@@ -542,8 +580,10 @@ _INTERVAL_CUE = re.compile(
     r"(?:\b(?:scale|range|ranges|ranging|interval|between|within)(?:[ \t]+(?:of|is|was|from))?"
     r"|∈|区间|范围|取值|分值|评分|介于)[ \t]*(?:为|是|在|=|:|：)?[ \t]*\Z", re.IGNORECASE)
 _NUMBER_LABEL = re.compile(
-    r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?[\[【［〔]"
-    r"(?:[ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?)?(\d{1,4})[ \t]*[\]】］〕][ \t]*"
+    r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?(?:[\[【［〔]"
+    r"(?:[ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?)?(\d{1,4})[ \t]*[\]】］〕]"
+    # or in parentheses under a label word: "(Source 1) Municipal well: …"
+    r"|[(（][ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?(\d{1,4})[ \t]*[)）])[ \t]*"
     r"[^\s.,;:!?。，；：！？\[【]")
 # a short title and a colon ("市场规模：", "Scope:", "Bridge [history]:"; `_titled` keeps a marker's
 # colon out: "and [Source: 2]")
@@ -706,7 +746,7 @@ def _label_number(text: str, start: int, end: int) -> int:
     """The number of the label opening the line text[start:end] followed by text ("【2】增长率…":
     2), or -1."""
     m = _NUMBER_LABEL.match(text, start, min(end, start + 40))
-    return int(m.group(1)) if m else -1
+    return int(m.group(1) or m.group(2)) if m else -1
 
 
 def _row_numbers(text: str, line_start: int, row_tables: dict[int, bool]) -> bool:
@@ -883,10 +923,12 @@ _LABELLED_ENTRY = re.compile(
     rf"^([ \t]*(?:[-*+•][ \t]+)?)\\?[\[【(（][ \t]*(?P<word>{CITATION_LABEL_WORD})[ \t]*(?:[:：][ \t]*)?"
     rf"(?P<num>\d{{1,4}})[ \t]*\\?[\]】)）]")
 # ... or with no brackets at all, the word, the number and a colon, dot or dash: "Source 1: BYD annual
-# report https://…", "- **Ref 2.** …", "来源3：国家统计局"
+# report https://…", "- **Ref 2.** …", "1. *Source 3:* …" (the list's own enumerator goes),
+# "来源3：国家统计局"
 _BARE_LABELLED_ENTRY = re.compile(
-    rf"^([ \t]*(?:[-*+•][ \t]+)?)(?:\*\*|__)?(?P<word>{CITATION_LABEL_WORD})[ \t]*#?(?P<num>\d{{1,4}})"
-    rf"(?:\*\*|__)?[ \t]*(?:[:：]|[.\-–—](?=[ \t*_]))(?:\*\*|__)?(?=[ \t]*\S)")
+    rf"^([ \t]*(?:[-*+•][ \t]+)?)(?:\d{{1,4}}[.)、][ \t]*)?(?P<em>\*\*|__|\*|_)?"
+    rf"(?P<word>{CITATION_LABEL_WORD})[ \t]*#?(?P<num>\d{{1,4}})"
+    rf"(?:\*\*|__|\*|_)?[ \t]*(?:[:：]|[.\-–—](?=[ \t*_]))(?:\*\*|__|\*|_)?(?=[ \t]*\S)")
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((" + _URL + r")(?:\s+\"[^\"]*\")?\)")
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`)\]\u3000-\u303f\uff00-\uffef]+")
 _TITLE_PUNCT = re.compile(r"[\s\"'“”‘’《》「」『』<>*_`.,;:，。；：!?！？\-–—|()\[\]（）【】]+")

@@ -131,10 +131,7 @@ _CITE_INNER = re.compile(rf"\^?[\d\s,，、;；\-–—~～]+|{CITATION_LABEL_WO
 # a line that looks like an entry of a references list
 _REF_ENTRY = re.compile(
     r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*|\\?\[\^?[\w.-]+\\?\]|[【［〔]\d+[】］〕]|[（(]\d+[)）]"
-    r"|\^\d+|[①-⑳]|\\?" + _LABELLED_NUMBER
-    # "Source 1: BYD annual report", "**Ref 2.** …", "来源3：国家统计局"
-    + r"|(?:\*\*|__)?" + CITATION_LABEL_WORD
-    + r"[ \t]*#?\d{1,4}(?:\*\*|__)?[ \t]*(?:[:：]|[.\-–—](?=[ \t*_])))"
+    r"|\^\d+|[①-⑳]|\\?" + _LABELLED_NUMBER + ")"
 )
 _STRONG_REF = re.compile(
     r"(?:https?://|www\.|\]\(|doi\.org|\bdoi:|arxiv|^[ \t]*(?:\\?\[\^?\d+\\?\]|[【［〔]\d+[】］〕]))",

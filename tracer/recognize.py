@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from tracer.existing import strip_markers
+from tracer.existing import SOURCE_NOTE_RE, strip_markers
 from tracer.models import Sentence
 from tracer.text import content_tokens, numbers
 
@@ -50,7 +50,8 @@ def needs_citation(sentence: Sentence, lang: str) -> bool:
     """Rule-based cite-worthiness of one sentence: a declarative statement of at least
     MIN_CONTENT_WORDS content words (fewer if it states a number), once discourse openers are
     stripped, that is not a question, a lead-in to a list, talk about the answer, or advice."""
-    text = strip_markers(sentence.text).strip()   # "See [1] for details.": a marker is no figure
+    # "See [1] for details.": a marker is no figure, nor a source note's number ("(Source 2)")
+    text = strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip()
     if not text or text.endswith(("?", "？")):
         return False
     if sentence.in_table:  # a row names things and gives their figures: no openers or advice to read

@@ -12,7 +12,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from tracer.existing import MARKER_RE, SOURCE_NOTE_RE
+from tracer.existing import MARKER_RE, SOURCE_NOTE_RE, labelled_entries, source_note_at
 from tracer.markdown import heading_title, table_line_regions
 from tracer.models import Layout, Sentence, Span
 from tracer.text import _CJK_CHAR, _LATIN_LETTER
@@ -194,27 +194,28 @@ def _ends_terminal(text: str, s: int, e: int) -> bool:
     return t.endswith((".", "!", "?", "。", "！", "？", "…"))
 
 
-def _mark_at(text: str, p: int, end: int) -> re.Match[str] | None:
-    """A citation marker at `p`, or a source's number in parentheses ("(Source 2)", "（来源1）"),
-    which ends a sentence's text the same way."""
-    return MARKER_RE.match(text, p, end) or SOURCE_NOTE_RE.match(text, p, end)
-
-
 class _Splitter:
     def __init__(self, text: str, layout: Layout) -> None:
         self.text = text
         self.cursor = _Cursor(layout.protected)
         self.prot = layout.protected
         self.prot_starts = [s for s, _ in layout.protected]
+        # "(Source 2)" is a marker where the cut references list gives entry 2 under that word
+        # ("Source 2: …"), as `tracer.existing` reads it; elsewhere it is text ("(Source 1) is the
+        # deepest well", a number the list does not give), the same on a second trace
+        self.labelled = labelled_entries(text[layout.body_end:]) if layout.body_end < len(text) else {}
+
+    def mark_at(self, p: int, end: int) -> re.Match[str] | None:
+        """A citation marker at `p` (a source note too, where it cites)."""
+        return MARKER_RE.match(self.text, p, end) or (
+            source_note_at(self.text, p, end, self.labelled) if self.labelled else None)
 
     def protected(self, pos: int) -> bool:
         k = bisect.bisect_right(self.prot_starts, pos) - 1
         return k >= 0 and self.prot[k][1] > pos
 
-    def next_content(self, unit: _Unit, pos: int, notes: bool = True) -> int:
-        """First position >= pos inside the unit's content that is not whitespace or a marker (nor a
-        source note, "(Source 2)", unless `notes` is False: a unit may open with a name such as
-        "(Source 1) is the deepest well")."""
+    def next_content(self, unit: _Unit, pos: int) -> int:
+        """First position >= pos inside the unit's content that is not whitespace or a marker."""
         text = self.text
         ranges = unit.ranges
         for i in range(bisect.bisect_right(unit.ends, pos), len(ranges)):
@@ -225,7 +226,7 @@ class _Splitter:
                 if ch.isspace() or (ch == "\\" and text.startswith(("\\\n", "\\\r\n"), p)):
                     p += 1     # a backslash ending a line is a hard line break, not text
                     continue
-                mm = _mark_at(text, p, re_) if notes else MARKER_RE.match(text, p, re_)
+                mm = self.mark_at(p, re_)
                 if mm and not self.protected_whole(mm.start(), mm.end()):
                     p = mm.end()
                     continue
@@ -257,7 +258,7 @@ class _Splitter:
         # what directly follows the closers (after markers glued to the punctuation)
         q = b
         while True:
-            mm = _mark_at(text, q, unit_end)
+            mm = self.mark_at(q, unit_end)
             if not mm:
                 break
             q = mm.end()
@@ -406,7 +407,7 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
     for unit in _units(text, layout):
         unit_start = unit.ranges[0][0]
         unit_end = unit.ranges[-1][1]
-        cur = sp.next_content(unit, unit_start, notes=False)
+        cur = sp.next_content(unit, unit_start)
         for rs, re_ in unit.ranges:
             for m in _BOUNDARY.finditer(text, rs, re_):
                 ps = m.start()
@@ -461,6 +462,10 @@ def _emit(
 def _has_prose(text: str, sp: _Splitter, s: int, e: int) -> bool:
     """True when [s, e) holds a letter or digit outside protected regions and markers."""
     stripped = MARKER_RE.sub(lambda m: " " * len(m.group(0)), text[s:e])
+    if sp.labelled:
+        stripped = SOURCE_NOTE_RE.sub(
+            lambda m: " " * len(m.group(0)) if source_note_at(text, s + m.start(), s + m.end(), sp.labelled)
+            else m.group(0), stripped)
     k = bisect.bisect_right(sp.prot_starts, s) - 1
     k = max(k, 0)
     pos = s

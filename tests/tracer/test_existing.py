@@ -723,13 +723,71 @@ def test_a_zero_in_brackets_is_an_index_unless_the_list_numbers_from_zero(
     assert found(text) == expected
 
 
+_WELLS = [*_EN_RECORDS, {"url": "https://c.example/well", "title": "Groundwater survey",
+                         "content": "The deepest well in the valley reaches 40 metres."}]
+_ZH_SOURCE_LIST = ("\n\n## 参考文献\n\n来源1：Car sales https://a.example/car\n"
+                   "来源2：Wuhan bridge https://b.example/bridge\n")
+
+
+@pytest.mark.parametrize(("report", "body"), [
+    # a word of its sentence stays where it stands, renumbered, as "[2]" would
+    (f"According to (Source 2), the Wuhan Yangtze River Bridge opened to traffic in 1957.{_SOURCE_LIST}",
+     "According to [1], the Wuhan Yangtze River Bridge opened to traffic in 1957."),
+    (f"The bridge is old. (Source 2) reports that the Wuhan Yangtze River Bridge opened to traffic in 1957."
+     f"{_SOURCE_LIST}",
+     "The bridge is old. [1] reports that the Wuhan Yangtze River Bridge opened to traffic in 1957."),
+    (f"据（来源2）所述，武汉长江大桥于1957年通车。{_ZH_SOURCE_LIST}",
+     "据[1]所述，武汉长江大桥于1957年通车。"),
+    # a label stays as written: a heading's, a run of titled lines', a numbering column's
+    (f"## (Source 1) Overview\n\n{_BRIDGE}.{_SOURCE_LIST}", f"## (Source 1) Overview\n\n{_BRIDGE}[1]."),
+    (f"{_BRIDGE}.\n\n(Source 1) Municipal well: 40 m deep.\n(Source 2) River intake: 10 m deep."
+     f"{_SOURCE_LIST}",
+     f"{_BRIDGE}[1].\n\n(Source 1) Municipal well: 40 m deep.\n(Source 2) River intake: 10 m deep."),
+    (f"{_BRIDGE}.\n\n| # | Site |\n|---|---|\n| (Source 1) | Municipal well |{_SOURCE_LIST}",
+     f"{_BRIDGE}[1].\n\n| # | Site |\n|---|---|\n| (Source 1) | Municipal well |"),
+    # with its "<sup>" tags, or a cue word's parenthesis, as "(see [2])"
+    (f"{_BRIDGE}<sup>(Source 2)</sup>.{_SOURCE_LIST}", f"{_BRIDGE}[1]."),
+    (f"{_BRIDGE} (see (Source 2)).{_SOURCE_LIST}", f"{_BRIDGE} [1]."),
+    (f"{_BRIDGE} (see (ref. 2)).\n\n## References\n\n(ref. 1) Car sales https://a.example/car\n"
+     "(ref. 2) Wuhan bridge https://b.example/bridge\n", f"{_BRIDGE} [1]."),
+    # a number the list does not give stays text, and its sentence ends before it as on a second trace
+    (f"{_BRIDGE}. (Source 4) found that exports of cars rose to 4.91 million units in 2023.{_SOURCE_LIST}",
+     f"{_BRIDGE}[1]. (Source 4) found that exports of cars rose to 4.91 million units in 2023[2]."),
+    # no list that labels entries: a name, and the sentence after it is its own
+    (f"{_BRIDGE}. (Source 1) is the deepest well in the valley, reaching 40 metres.",
+     f"{_BRIDGE}[1]. (Source 1) is the deepest well in the valley, reaching 40 metres."),
+    # "Source 1: the municipal well" describes a source of water: no references list
+    ("The town draws its water from two sources (Source 1) and (Source 2). "
+     f"{_BRIDGE}.\n\n## Sources\n\nSource 1: the municipal well near the school\n"
+     "Source 2: the river intake below the bridge\n",
+     "The town draws its water from two sources (Source 1) and (Source 2). "
+     f"{_BRIDGE}[1].\n\n## Sources\n\nSource 1: the municipal well near the school\n"
+     "Source 2: the river intake below the bridge"),
+])
+def test_source_notes_read_as_words_labels_and_names_like_bracketed_markers(report: str, body: str) -> None:
+    from tracer import TraceOptions, trace
+
+    once = trace(report, _WELLS, TraceOptions(existing="keep"))
+    assert once.report.split("\n\n## References")[0].split("\n\n## 参考文献")[0].rstrip("\n") == body
+    assert trace(once.report, _WELLS, TraceOptions(existing="keep")).report == once.report
+
+
+def test_a_sentence_with_only_a_source_note_needs_no_citation() -> None:
+    from tracer import TraceOptions, trace
+
+    result = trace(f"Details vary widely (Source 2).{_SOURCE_LIST}", _WELLS, TraceOptions(existing="replace"))
+    assert not result.unsupported and not result.citations
+
+
 def test_entries_labelled_without_brackets_resolve() -> None:
     entries = parse_reference_entries(
         "Source 1: Car sales https://a.example/car\n- **Source 2.** Wuhan bridge https://b.example/b\n"
-        "来源3：国家统计局 https://stats.example/x\nRef 4 - Some title\nSource 5.5 percent of it\n")
+        "来源3：国家统计局 https://stats.example/x\nRef 4 - Some title\nSource 5.5 percent of it\n"
+        "1. *Source 6:* Webb https://c.example/w\n")
     assert entries == {1: (["https://a.example/car"], ["Car sales"]),
                        2: (["https://b.example/b"], ["Wuhan bridge"]),
-                       3: (["https://stats.example/x"], ["国家统计局"]), 4: ([], ["Some title"])}
+                       3: (["https://stats.example/x"], ["国家统计局"]), 4: ([], ["Some title"]),
+                       6: (["https://c.example/w"], ["Webb"])}
 
 
 def test_a_source_note_is_replaced_by_the_new_marker_and_traces_the_same_twice() -> None:

@@ -337,15 +337,25 @@ def test_titles_and_publishers_under_sources_are_references() -> None:
     "## 参考资料\n\n【来源1】国家统计局\n【来源2】中汽协\n",
     "## Sources\n\n[Ref. 1] Company filing\n[Ref. 2] Trade press\n",
     "## References\n\n- [doc1] Company filing\n- [doc2] Trade press\n",
-    # and with no brackets: "Source 1: …", "**Ref 2.** …", "来源3：…"
-    "## Sources\n\nSource 1: Company filing\nSource 2: Trade press\n",
+    # and with no brackets, when they give a source: a URL, a year ("Source 1: …", "来源3：…")
+    "## Sources\n\nSource 1: Company filing https://a.example/f\nSource 2: Trade press, 2024\n",
     "## References\n\n- **Ref 1.** Company filing\n- **Ref 2.** Trade press\n",
-    "## 参考资料\n\n来源1：国家统计局\n来源2 - 中汽协\n",
+    "## 参考资料\n\n来源1：国家统计局 https://stats.example/x\n来源2 - 中汽协，2024\n",
 ])
 def test_entries_labelled_with_a_word_and_a_number_are_references(refs: str) -> None:
     """"【来源1】…", "[Ref. 1] …": the labels the body's "[来源1]" / "[Ref. 1]" markers name."""
     text = "Intro.\n\n" + refs
     assert scan_markdown(text).references == (8, len(text))
+
+
+@pytest.mark.parametrize("section", [
+    "## Sources\n\nSource 1: the municipal well near the school\n"
+    "Source 2: the river intake below the bridge\n",
+    "## 来源\n\n来源1：学校附近的市政水井\n来源2：大桥下游的取水口\n",
+])
+def test_lines_that_describe_sources_of_a_thing_are_no_references(section: str) -> None:
+    """"Source 1: the municipal well": a label and a description, no source's URL, year or title."""
+    assert scan_markdown("The town draws its water from two sources.\n\n" + section).references is None
 
 
 def test_a_references_heading_followed_by_the_report_is_not_cut() -> None:
