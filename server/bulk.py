@@ -232,18 +232,6 @@ def _flat_records(obj: Mapping[str, Any]) -> tuple[list[tuple[str, object]], lis
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _whole(value: Any) -> Any:
-    """`value` (a parsed JSON value) with each lone surrogate in its strings replaced by U+FFFD, as
-    the records stage replaces them."""
-    if isinstance(value, str):
-        return _LONE_SURROGATE.sub("\ufffd", value)
-    if isinstance(value, list):
-        return [_whole(v) for v in value]
-    if isinstance(value, Mapping):
-        return {_whole(k): _whole(v) for k, v in value.items()}
-    return value
-
-
 def _record_notes(
     raw: object, flat: list[tuple[str, object]], skipped: list[str], halves: bool = False
 ) -> tuple[tuple[str, ...], set[int]]:
@@ -354,6 +342,9 @@ def parse_line(line: int, raw: bytes, default_style: str = "") -> Item | BadLine
     if not isinstance(obj, dict):
         return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: must be a JSON object")
     raw_id = obj.get("id")
+    if halves and isinstance(raw_id, str) and _LONE_SURROGATE.search(raw_id):
+        return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: id: holds a lone surrogate "
+                       "(half of a UTF-16 pair): not valid Unicode text")
     if raw_id is None or raw_id == "":
         item_id = fallback
     elif isinstance(raw_id, str):
@@ -370,15 +361,16 @@ def parse_line(line: int, raw: bytes, default_style: str = "") -> Item | BadLine
         return BadLine(line, item_id, "INVALID_ARGUMENT",
                        f"line {line}: report: holds a lone surrogate (U+{ord(half.group()):04X}, half of a "
                        f"UTF-16 pair) at offset {half.start()}: not valid Unicode text")
-    if halves and _LONE_SURROGATE.search(str(obj.get("id", ""))):
-        return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: id: holds a lone surrogate")
+    if halves and records_stage.replace_lone_surrogates(obj.get("options")) != obj.get("options"):
+        return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: options: holds a lone surrogate "
+                       "(half of a UTF-16 pair): not valid Unicode text")
     try:
         options = options_to_pb(obj.get("options"))
         flat, skipped = _flat_records(obj)
         notes, dropped = _record_notes(
             None if openjiuwen.is_openjiuwen_input(obj) else obj.get("records"), flat, skipped, halves)
         if halves:   # the records stage's warnings said where; the wire takes only whole characters
-            flat = [(group, _whole(r)) for group, r in flat]
+            flat = records_stage.replace_lone_surrogates(flat)
         records = [pb.Record() if i in dropped else _wire_record(r, group)
                    for i, (group, r) in enumerate(flat)]
     except InvalidInputError as exc:
@@ -1549,7 +1541,7 @@ def _run(args: argparse.Namespace) -> int:
         raise BulkError("--server and --engine ray are alternatives; pick one")
     for flag, value in (("--workers", args.workers), ("--window", args.window), ("--timeout", args.timeout)):
         if not (math.isfinite(value) and value >= 0):   # NaN too
-            raise BulkError(f"{flag}: must be >= 0, got {value:g}")
+            raise BulkError(f"{flag}: must be a finite number >= 0, got {value:g}")
     if args.server is not None and args.timeout:
         raise BulkError("--timeout is for the local and ray engines; with --server, each service's "
                         "own deadlines apply (drop --timeout)")

@@ -15,9 +15,11 @@ file or field and the problem; never a traceback).
 from __future__ import annotations
 
 import argparse
+import errno
 import functools
 import importlib
 import math
+import os
 import sys
 from collections.abc import Callable
 from types import ModuleType
@@ -210,7 +212,10 @@ def run_trace(args: argparse.Namespace) -> int:
         out = formatter(result, args)
     try:
         # the side files first (--refs-out): one that cannot be written fails the command before
-        # the report is written or printed, so a failed run leaves no output that looks whole
+        # the report is written or printed, so a failed run leaves no output that looks whole (and
+        # an -o that cannot be written fails before them)
+        if args.output:
+            _check_writable(args.output)
         for ext in _trace_extensions():
             after = getattr(ext, "after_trace", None)
             if after is not None:
@@ -230,6 +235,18 @@ def run_trace(args: argparse.Namespace) -> int:
         target = exc.filename if exc.filename is not None else "stdout"
         return _fail(f"output {str(target)!r}: cannot write: {exc.strerror or exc}", EXIT_INPUT)
     return EXIT_OK
+
+
+def _check_writable(path: str) -> None:
+    """Raise the OSError opening `path` for writing would, without creating or truncating it
+    (a missing folder, a folder, no permission)."""
+    folder = os.path.dirname(path) or "."
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
 
 
 # ---- serve -----------------------------------------------------------------------------------

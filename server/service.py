@@ -77,11 +77,11 @@ def parse_request(data: bytes) -> pb.TraceRequest | MalformedRequest:
 def malformed_request(data: bytes, exc: DecodeError) -> MalformedRequest:
     """Name the field when protobuf refused a string that is not UTF-8 (it names none itself)."""
     bad = first_bad_utf8(data, _TRACE_REQUEST)
-    if bad is None:
+    if bad is None:   # damaged otherwise, or too many fields to walk on the event loop: say no more
         message = f"request: not a valid TraceRequest: {str(exc).rsplit(': ', 1)[-1] or 'cannot parse'}"
-    else:
-        message = (f"{bad.path}: not valid UTF-8 (byte offset {bad.offset} of the field), "
-                   "so the request is not a valid TraceRequest")
+        return MalformedRequest(message)
+    message = (f"{bad.path}: not valid UTF-8 (byte offset {bad.offset} of the field), "
+               "so the request is not a valid TraceRequest")
     return MalformedRequest(message, last_string(data, _TRACE_REQUEST, "id") or "")
 
 

@@ -240,6 +240,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     ctx = _LabelContext(text, layout)
     leads: dict[int, int] = {}         # line start -> end of the markers that open the line
     prev_end = -1                      # where the previous match ended: "[1][2]" is a run
+    index_end = -1                     # where the last index read as no marker ended ("list[0]")
     for s, e, raw in _candidates(text, body_end, ctx):
         glued, prev_end = s > 0 and text[s - 1] == "]" and s != prev_end, e
         if not _outside_code(text, layout, prot_starts, s, e, inner):
@@ -306,8 +307,11 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
-            elif 0 in numbers and _numbered(raw) and 0 not in ctx.entries():
-                continue               # "list[0]", "[0]": an index; a list numbered from 0 lists it
+            elif _numbered(raw) and (s == index_end or (
+                    0 in numbers and s > 0 and (text[s - 1].isalnum() or text[s - 1] in "_)]")
+                    and 0 not in ctx.entries())):
+                index_end = e          # "list[0]", "M[0][1]": an index ("fact [0]." cites, 0-based, and
+                continue               # a list numbered from 0 lists it)
             elif (_numbered(raw) or _labelled_paren(raw)) and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
             elif raw[0] in "(（" and (0 in numbers or (

@@ -36,9 +36,9 @@ _PUBLISHED_KEYS = ("publish_time", "published_at")
 
 
 def is_openjiuwen_input(obj: Mapping[str, Any]) -> bool:
-    """True for a line in openJiuwen's shape: ``classified_content`` and no ``records`` (or an empty
-    one; both given is an error, `tracer.records`)."""
-    return "classified_content" in obj and not obj.get("records")
+    """True for a line in openJiuwen's shape: ``classified_content`` (not null) and no ``records``
+    (or an empty one; both given is an error, `tracer.records`)."""
+    return obj.get("classified_content") is not None and not obj.get("records")
 
 
 def records_from_classified_content(items: Sequence[object]) -> list[object]:

@@ -189,13 +189,15 @@ def source_key(url: str) -> str:
 _EXPLICIT_PORT = re.compile(r"^https?://(?:[^/?#@]*@)?(?:\[[^\]]*\]|[^/?#:]*):\d")
 
 
-_SCRIPT_SCHEME = re.compile(r"(?i)\s*(data|javascript|vbscript|blob):")
+_SCRIPT_SCHEME = re.compile(r"(?i)(data|javascript|vbscript|blob):")
+_URL_IGNORED = re.compile(r"[\t\n\r]")
 
 
 def _display_name(url: str) -> str:
     """A title for a record whose title is empty: host and path, or the document's name."""
     s = url.strip()
-    scheme = _SCRIPT_SCHEME.match(s)
+    # a browser drops leading controls and spaces and every tab or line break: "\x01java\tscript:"
+    scheme = _SCRIPT_SCHEME.match(_URL_IGNORED.sub("", s.lstrip("".join(map(chr, range(33))))))
     if scheme:                         # "data:text/html,<script>…": no name of a page
         return f"{scheme.group(1).lower()}: URL"
     if is_link(s):
@@ -290,10 +292,10 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
         for key, value in raw.items():
             if isinstance(value, (list, tuple)):
                 for item in value:
-                    yield str(key), item
+                    yield _group_name(key, warnings), item
             elif isinstance(value, Mapping) and isinstance(value.get("classified_content"), list):
                 for st, item in _flatten_mapping(value, warnings):
-                    yield st or str(key), item
+                    yield st or _group_name(key, warnings), item
             else:
                 warnings.append(f"records: group {str(key)!r} ignored: not a list of records")
         return
@@ -307,6 +309,39 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
         "expected a list of records, a {source_type: [records]} mapping, "
         "or an object with 'records' or 'classified_content'",
     )
+
+
+def _group_name(key: object, warnings: list[str]) -> str:
+    """A group's key as its records' source_type, whole characters only (see `_whole`)."""
+    name = str(key)
+    if not _LONE_SURROGATE.search(name):
+        return name
+    name = _LONE_SURROGATE.sub("\ufffd", name)
+    if not any(w.startswith(f"records: group {name!r}: ") for w in warnings):
+        warnings.append(f"records: group {name!r}: a lone surrogate in its name replaced by U+FFFD")
+    return name
+
+
+def replace_lone_surrogates(value: Any) -> Any:
+    """A parsed JSON value with each lone surrogate in its strings and keys replaced by U+FFFD
+    (walked without recursion: a document may nest a thousand levels deep)."""
+    def clean(v: Any) -> Any:
+        return _LONE_SURROGATE.sub("\ufffd", v) if isinstance(v, str) else v
+
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]   # (container, key) whose value is to be cleaned
+    while stack:
+        holder, key = stack.pop()
+        v = holder[key]
+        if isinstance(v, str):
+            holder[key] = clean(v)
+        elif isinstance(v, (list, tuple)):
+            v = holder[key] = list(v)
+            stack.extend((v, i) for i in range(len(v)))
+        elif isinstance(v, Mapping):
+            v = holder[key] = {clean(k): item for k, item in v.items()}
+            stack.extend((v, k) for k in v)
+    return root[0]
 
 
 def _pick(item: Mapping[Any, Any], keys: tuple[str, ...]) -> tuple[str | None, object]:
@@ -359,15 +394,16 @@ def _metadata(value: object, index: int, warnings: list[str]) -> Mapping[str, st
         return MappingProxyType({})
     out: dict[str, str] = {}
     skipped: list[str] = []
-    for k, v in value.items():
+    for raw_key, v in value.items():
+        k = _whole(str(raw_key), index, "metadata key", warnings)
         if isinstance(v, str):
-            out[_whole(str(k), index, "metadata key", warnings)] = _whole(v, index, f"metadata.{k}", warnings)
+            out[k] = _whole(v, index, f"metadata.{k}", warnings)
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            out[str(k)] = str(v)
+            out[k] = str(v)
         elif isinstance(v, bool):
-            out[str(k)] = "true" if v else "false"
+            out[k] = "true" if v else "false"
         else:
-            skipped.append(str(k))
+            skipped.append(k)
     if skipped:
         warnings.append(
             f"records[{index}]: metadata keys ignored (values must be strings): {', '.join(skipped[:10])}"
@@ -509,9 +545,14 @@ def loads_json(data: str | bytes) -> Any:
             raise
         import json
 
+        def no_constant(name: str) -> Any:
+            raise ValueError(f"{name} is not JSON")   # orjson refuses NaN and Infinity too
+
         try:
-            return json.loads(data)
-        except ValueError:
+            return json.loads(data, parse_constant=no_constant)
+        except json.JSONDecodeError as err:   # the document's own error, not the surrogate
+            raise orjson.JSONDecodeError(err.msg, err.doc, err.pos) from None
+        except (ValueError, RecursionError):  # NaN; nesting too deep for the standard library
             raise exc from None
 
 

@@ -18,7 +18,7 @@ import pytest
 from bulk_cases import case, comparable, read_out, write_cases
 
 import tracer
-from server.bulk import DUPLICATE_CODE, BulkError, Output, parse_line, parse_retry
+from server.bulk import DUPLICATE_CODE, BadLine, BulkError, Output, parse_line, parse_retry
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -303,6 +303,35 @@ def test_parse_line_reads_lone_surrogate_escapes_keeping_the_id() -> None:
     bad = parse_line(2, json.dumps({"id": "r", "report": fact + " \ud83d", "records": []}).encode())
     assert (bad.id, bad.code) == ("r", "INVALID_ARGUMENT")  # type: ignore[union-attr]
     assert "report: holds a lone surrogate (U+D83D" in bad.message  # type: ignore[union-attr]
+
+
+_FACT = "Norway had 82.4% of new car sales electric in 2023."
+
+
+@pytest.mark.parametrize(("line", "answer"), [
+    ('{"id": "a\\ud800", "report": "x\\ud800", "records": []}', ("line-1", "id: holds a lone surrogate")),
+    ('{"id": "o", "report": "x", "options": {"references_heading": "R\\ud83d"}}',
+     ("o", "options: holds a lone surrogate")),
+    ('{"id": "d", "report": "x", "x": ' + "[" * 200_000 + '"\\ud83d"' + "]" * 200_000 + "}",
+     ("line-1", "not valid JSON")),
+    ('[{"id": "t", "report": "\\ud83d"},]', ("line-1", "not valid JSON")),
+    ('{"id": "g", "report": "' + _FACT + '", "records": {"w\\ud83d": [{"url": "https://a.org", '
+     '"content": "' + _FACT + '"}]}}',
+     ("g", "records: group 'w\ufffd': a lone surrogate in its name replaced by U+FFFD")),
+    ('{"id": "m", "report": "' + _FACT + '", "records": [{"url": "https://a.org", "content": "' + _FACT
+     + '", "metadata": {"k\\ud83d": "v\\ud83d", "n\\ud800": 1}, "x": ' + "[" * 500 + '"\\ud83d"'
+     + "]" * 500 + "}]}", ("m", "records[0]: metadata.k\ufffd: 1 lone surrogate")),
+])
+def test_a_line_with_lone_surrogates_anywhere_is_answered_never_raised(
+        line: str, answer: tuple[str, str]) -> None:
+    """A line that escapes half a UTF-16 pair (in an id, the options, a group's name, a metadata key,
+    deep inside an unknown field) gets its own answer: an error line, or a trace with a warning."""
+    got = parse_line(1, line.encode())
+    item_id, says = answer
+    assert got.id == item_id
+    text = got.message if isinstance(got, BadLine) else " | ".join(got.notes)
+    assert says in text, text
+    assert "\ud83d" not in text and "\ud800" not in text
 
 
 def test_parse_line_takes_records_or_classified_content_not_both() -> None:
@@ -738,8 +767,9 @@ def test_server_flag_values_that_would_be_ignored_are_usage_errors(
     write_cases(tmp_path / "in.jsonl", 1)
     for extra, says in ((["--server", ""], "--server: no host:port given"),
                         (["--server", "127.0.0.1:1", "--timeout", "5"], "--timeout is for the local and ray"),
-                        (["--timeout", "nan"], "--timeout: must be >= 0, got nan"),
-                        (["--workers", "-1"], "--workers: must be >= 0, got -1")):
+                        (["--timeout", "nan"], "--timeout: must be a finite number >= 0, got nan"),
+                        (["--timeout", "inf"], "--timeout: must be a finite number >= 0, got inf"),
+                        (["--workers", "-1"], "--workers: must be a finite number >= 0, got -1")):
         code = bulk_module.main([str(tmp_path / "in.jsonl"), str(tmp_path / "out.jsonl"), *extra])
         assert code == 2
         assert says in capsys.readouterr().err

@@ -135,6 +135,10 @@ def test_output_errors_name_the_file_that_failed(files: tuple[Path, Path], tmp_p
                  "--refs-out", str(missing / "refs.json")]) == 2
     assert not (tmp_path / "o.md").exists()
     capsys.readouterr()
+    # ... and an -o that cannot be written leaves no --refs-out file either
+    assert main(["trace", str(report), str(records), "-o", str(missing / "o.md"),
+                 "--refs-out", str(tmp_path / "refs.json")]) == 2
+    assert str(missing / "o.md") in capsys.readouterr().err and not (tmp_path / "refs.json").exists()
     # render: the review page cannot be written
     assert main(["render", str(report), str(records), "--html", str(missing / "x.html")]) == 2
     assert str(missing / "x.html") in capsys.readouterr().err

@@ -181,8 +181,9 @@ def test_empty_or_null_title_falls_back_to_url_name() -> None:
 
 def test_a_fallback_title_is_cleaned_and_a_script_url_gives_no_name_of_its_own() -> None:
     recs, _ = normalize_records([rec("data:text/html,<script>alert(1)</script>", title=""),
-                                rec("JavaScript:alert(1)", title=""), rec("report\x00 2024.pdf", title="")])
-    assert [r.title for r in recs] == ["data: URL", "javascript: URL", "report 2024.pdf"]
+                                rec("JavaScript:alert(1)", title=""), rec("report\x00 2024.pdf", title=""),
+                                rec("\x01java\tscript:alert(1)", title="")])
+    assert [r.title for r in recs] == ["data: URL", "javascript: URL", "report 2024.pdf", "javascript: URL"]
 
 
 # ------------------------------------------------------------------------------ drop rules
