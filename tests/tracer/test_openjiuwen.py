@@ -36,6 +36,7 @@ def test_items_become_records_with_index_as_id() -> None:
     # an empty records list gives way to classified_content (the library reads them so too)
     assert is_openjiuwen_input({"report": "", "records": [], "classified_content": []})
     assert not is_openjiuwen_input({"report": "", "records": [{"url": "u"}], "classified_content": []})
+    assert not is_openjiuwen_input({"report": "", "records": [], "classified_content": None})  # as trace()
 
 
 def test_citation_markers_resolve_through_index_and_render_in_their_style() -> None:
