@@ -174,11 +174,32 @@ def labelled_entries(removed_references: str) -> dict[str, set[int]]:
     return _parse_entries(removed_references)[1]
 
 
-def source_note_at(text: str, pos: int, end: int, labelled: dict[str, set[int]]) -> re.Match[str] | None:
-    """The source note at `pos` ("(Source 2)") when it cites: `labelled` lists its numbers under its
-    word."""
-    m = _SOURCE_NOTE.match(text, pos, end)
-    return m if m and _cites(m, labelled) else None
+def source_note_at(text: str, pos: int, end: int, labelled: dict[str, set[int]]) -> tuple[int, int] | None:
+    """The span of the source note at `pos` ("(Source 2)", or with what wraps it as `_wrapped`
+    reads it: "<sup>(Source 2)</sup>", "(see (Source 2))") when it cites: `labelled` lists its
+    numbers under its word."""
+    m = _SOURCE_NOTE.match(text, pos, end)   # the note itself ("(Source 2)" opens like a cue's "(")
+    if m is None:
+        if text.startswith("<sup>", pos):
+            m = _SOURCE_NOTE.match(text, pos + 5, end)
+        elif (cue := _CUE_AT.match(text, pos, end)) is not None:
+            m = _SOURCE_NOTE.match(text, cue.end(), end)
+    if m is None or not _cites(m, labelled):
+        return None
+    s, e, _raw = _wrapped(text, m.start(), m.end())
+    return (s, e) if s == pos and e <= end else None
+
+
+def source_note_spans(
+    text: str, start: int, end: int, labelled: dict[str, set[int]],
+) -> list[tuple[int, int]]:
+    """The spans of the source notes in text[start:end] that cite, with what wraps them."""
+    out = []
+    for m in _SOURCE_NOTE.finditer(text, start, end):
+        if _cites(m, labelled):
+            s, e, _raw = _wrapped(text, m.start(), m.end())
+            out.append((max(s, start), min(e, end)))
+    return out
 
 
 def _cites(note: re.Match[str], labelled: dict[str, set[int]]) -> bool:
@@ -222,6 +243,7 @@ def _wrapped(text: str, s: int, e: int) -> tuple[int, int, str]:
 
 
 _CUE_OPEN = re.compile(rf"[(（][ \t]*+{_CUE}\Z")
+_CUE_AT = re.compile(rf"[(（][ \t]*+{_CUE}")
 _CLOSE = re.compile(r"[ \t]*+[)）]")
 
 
@@ -307,11 +329,11 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
-            elif _numbered(raw) and (s == index_end or (
-                    0 in numbers and s > 0 and (text[s - 1].isalnum() or text[s - 1] in "_)]")
-                    and 0 not in ctx.entries())):
-                index_end = e          # "list[0]", "M[0][1]": an index ("fact [0]." cites, 0-based, and
-                continue               # a list numbered from 0 lists it)
+            elif raw[0] == "[" and raw[1:2].isdigit() and (s == index_end or (
+                    0 in numbers and s > 0 and text[s - 1].isascii()
+                    and (text[s - 1].isalpha() or text[s - 1] == "_") and 0 not in ctx.entries())):
+                index_end = e          # "list[0]", "M[0][1]": an index (after a digit, a bracket or
+                continue               # a space it cites, 0-based, and a list numbered from 0 lists it)
             elif (_numbered(raw) or _labelled_paren(raw)) and _is_entry_label(text, s, e):
                 continue               # "[1] Title https://…" opening a line labels a list entry
             elif raw[0] in "(（" and (0 in numbers or (
@@ -720,9 +742,10 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
         titled = _titled(text, m.start(1) if m else e, le)
         run = (prev is not None and _label_number(text, *prev) == n - 1) or \
             (nxt is not None and _label_number(text, *nxt) == n + 1)
-        if run and (titled or not listed):
+        if run and (titled or (not listed and raw[0] not in "(（")):
             return True        # a run of numbered lines: "【1】市场规模：…\n【2】增长率：…" ("- [1] reports
-            # that …\n- [2] finds …" cites the sources the old list gives those numbers)
+            # that …\n- [2] finds …" cites the sources the old list gives those numbers; "(ref. 1)"
+            # labels a run only with titles: with none it is a citation, whatever the list)
         blank_before = prev is None or not text[prev[0]:prev[1]].strip() \
             or text[prev[0]:prev[1]].lstrip().startswith("#")
         if blank_before and titled and not listed:

@@ -583,8 +583,9 @@ def _parse_jsonl(body: str, source: str, whole_err: orjson.JSONDecodeError) -> l
     items: list[Any] = []
     first = True
     # only "\n" ends a line: U+2028, U+2029 and U+0085 may stand raw inside a JSON string
-    # (`JSON.stringify` and `json.dumps(ensure_ascii=False)` write them so)
-    for lineno, line in enumerate(body.split("\n"), start=1):
+    # (`JSON.stringify` and `json.dumps(ensure_ascii=False)` write them so); a file with no "\n"
+    # at all ends its lines with "\r" (classic Mac OS)
+    for lineno, line in enumerate(body.split("\n" if "\n" in body or "\r" not in body else "\r"), start=1):
         if not line.strip():
             continue
         try:

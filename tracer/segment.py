@@ -12,7 +12,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 
-from tracer.existing import MARKER_RE, SOURCE_NOTE_RE, labelled_entries, source_note_at
+from tracer.existing import MARKER_RE, labelled_entries, source_note_at, source_note_spans
 from tracer.markdown import heading_title, table_line_regions
 from tracer.models import Layout, Sentence, Span
 from tracer.text import _CJK_CHAR, _LATIN_LETTER
@@ -64,7 +64,7 @@ _NEVER_END = frozenset(
 _MAYBE_END = frozenset(
     """etc inc ltd co corp llc plc bros u.s u.k u.n e.u a.m p.m ph.d u.s.a p.r.c no nos jan feb mar
     apr jun jul aug sep sept oct nov dec sr jr st ca vol ed gen ave op ref sec ch art para min max
-    est rev col""".split()
+    est rev col doc docs""".split()
 )
 # names whose "!" is part of the name: it ends a sentence only before a typical sentence opener
 _BANG_NAMES = frozenset("yahoo jeopardy shout panic wham oklahoma airplane oliver".split())
@@ -205,10 +205,12 @@ class _Splitter:
         # deepest well", a number the list does not give), the same on a second trace
         self.labelled = labelled_entries(text[layout.body_end:]) if layout.body_end < len(text) else {}
 
-    def mark_at(self, p: int, end: int) -> re.Match[str] | None:
-        """A citation marker at `p` (a source note too, where it cites)."""
-        return MARKER_RE.match(self.text, p, end) or (
-            source_note_at(self.text, p, end, self.labelled) if self.labelled else None)
+    def mark_at(self, p: int, end: int) -> tuple[int, int] | None:
+        """The span of a citation marker at `p` (a source note too, where it cites)."""
+        m = MARKER_RE.match(self.text, p, end)
+        if m is not None:
+            return m.start(), m.end()
+        return source_note_at(self.text, p, end, self.labelled) if self.labelled else None
 
     def protected(self, pos: int) -> bool:
         k = bisect.bisect_right(self.prot_starts, pos) - 1
@@ -227,8 +229,8 @@ class _Splitter:
                     p += 1     # a backslash ending a line is a hard line break, not text
                     continue
                 mm = self.mark_at(p, re_)
-                if mm and not self.protected_whole(mm.start(), mm.end()):
-                    p = mm.end()
+                if mm and not self.protected_whole(*mm):
+                    p = mm[1]
                     continue
                 return p
         return unit.ranges[-1][1]
@@ -261,7 +263,7 @@ class _Splitter:
             mm = self.mark_at(q, unit_end)
             if not mm:
                 break
-            q = mm.end()
+            q = mm[1]
         follow = text[q] if q < len(text) else " "
         if follow == "<" and _BREAK.match(text, q):
             follow = " "  # "Fact one.<br>Fact two.": a line break
@@ -463,9 +465,10 @@ def _has_prose(text: str, sp: _Splitter, s: int, e: int) -> bool:
     """True when [s, e) holds a letter or digit outside protected regions and markers."""
     stripped = MARKER_RE.sub(lambda m: " " * len(m.group(0)), text[s:e])
     if sp.labelled:
-        stripped = SOURCE_NOTE_RE.sub(
-            lambda m: " " * len(m.group(0)) if source_note_at(text, s + m.start(), s + m.end(), sp.labelled)
-            else m.group(0), stripped)
+        chars = list(stripped)
+        for a, b in source_note_spans(text, s, e, sp.labelled):
+            chars[a - s:b - s] = " " * (b - a)
+        stripped = "".join(chars)
     k = bisect.bisect_right(sp.prot_starts, s) - 1
     k = max(k, 0)
     pos = s
@@ -494,6 +497,7 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
     of those cells after its column's header."""
     if not layout.table_rows:
         return []
+    labelled = labelled_entries(text[layout.body_end:]) if layout.body_end < len(text) else {}
     heads = sorted(layout.headings)
     out: list[tuple[int, int, bool, str, bool, str, str, int]] = []
     header: list[str] = []
@@ -509,7 +513,7 @@ def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bo
             header = [" ".join(text[a:b].split()) for a, b in _cells(text, hl, max(hl, he))]
         prev_end = le
         cells = _cells(text, ls, le)[:max(1, len(header))]  # GFM drops the cells past the header's
-        prose, marked = _prose_cells(text, layout, ls, le, cells)
+        prose, marked = _prose_cells(text, layout, ls, le, cells, labelled)
         if not prose:
             continue
         last = max(prose[-1], marked)  # a "Source" column's markers after the values are the row's
@@ -602,12 +606,16 @@ def _cells(text: str, ls: int, le: int) -> list[Span]:
     return cells
 
 
-def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span]) -> tuple[list[int], int]:
+def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span],
+                 labelled: dict[str, set[int]]) -> tuple[list[int], int]:
     """Indices of the `cells` that hold a letter or digit outside their code, images, links'
     targets, URLs, math and markers ("—" and "[1]" alone are no value of the row), and the index
     of the last cell that holds a citation marker (-1 if none)."""
     # markers first: a link-shaped one ("[1](https://…)", "[1](#ref-1)") is no value by its text
     masked = list(MARKER_RE.sub(lambda m: " " * len(m.group(0)), text[ls:le]))
+    notes = source_note_spans(text, ls, le, labelled) if labelled else []   # "| (Source 1) |" cites too
+    for a, b in notes:
+        masked[a - ls:b - ls] = " " * (b - a)
     for a, b in table_line_regions(text, ls, le, layout.link_labels):
         link = _LINK_TEXT.match(text, a, b)   # a link's text is the cell's words, its target is not
         keep = (a + 1, link.end(1)) if link else (a, a)
@@ -620,13 +628,13 @@ def _prose_cells(text: str, layout: Layout, ls: int, le: int, cells: list[Span])
     starts = [a for a, _b in regions]
     marked_cells: set[int] = set()
     cell_ends = [b for _a, b in cells]
-    for m in MARKER_RE.finditer(text, ls, le):
-        k = bisect.bisect_right(starts, m.start()) - 1   # the region that could hold it
-        if k >= 0 and regions[k][1] >= m.end() and regions[k] != (m.start(), m.end()) \
-                and not (m.start() <= regions[k][0] and regions[k][1] <= m.end()):
+    for ms, me in sorted([(m.start(), m.end()) for m in MARKER_RE.finditer(text, ls, le)] + notes):
+        k = bisect.bisect_right(starts, ms) - 1   # the region that could hold it
+        if k >= 0 and regions[k][1] >= me and regions[k] != (ms, me) \
+                and not (ms <= regions[k][0] and regions[k][1] <= me):
             continue                     # inside code, an image or a URL
-        i = bisect.bisect_left(cell_ends, m.end())
-        if i < len(cells) and cells[i][0] <= m.start():
+        i = bisect.bisect_left(cell_ends, me)
+        if i < len(cells) and cells[i][0] <= ms:
             marked_cells.add(i)
     marked = sorted(i for i in marked_cells if cells[i][1] > cells[i][0])
     return ([i for i, (a, b) in enumerate(cells) if b > a and _HAS_WORD.search(row, a - ls, b - ls)],

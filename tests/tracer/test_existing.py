@@ -716,6 +716,8 @@ def test_a_source_note_in_parentheses_cites_where_the_list_labels_its_entries_so
     ("In Python, use list[0] to read it, or M[0][1].", []),
     # apart from a word it is an old citation numbered from 0, removed as it resolves to nothing
     ("Sales rose [0].", [("[0]", (0,))]),
+    ("Sales rose in 2023 [1][0].", [("[1]", (1,)), ("[0]", (0,))]),
+    ("销量达到238个【0】。", [("【0】", (0,))]),
     # a list numbered from 0 lists it
     ("Sales rose [0].\n\n## References\n\n[0] Car sales https://a.example/car\n", [("[0]", (0,))]),
 ])
@@ -751,6 +753,19 @@ _ZH_SOURCE_LIST = ("\n\n## 参考文献\n\n来源1：Car sales https://a.example
     (f"{_BRIDGE} (see (Source 2)).{_SOURCE_LIST}", f"{_BRIDGE} [1]."),
     (f"{_BRIDGE} (see (ref. 2)).\n\n## References\n\n(ref. 1) Car sales https://a.example/car\n"
      "(ref. 2) Wuhan bridge https://b.example/bridge\n", f"{_BRIDGE} [1]."),
+    # ... after a full stop too, where the sentence ends before the whole of it
+    (f"{_BRIDGE}. (see (Source 2)) Exports of cars rose to 4.91 million units in 2023.{_SOURCE_LIST}",
+     f"{_BRIDGE}. [1] Exports of cars rose to 4.91 million units in 2023[2]."),
+    (f"{_BRIDGE}.<sup>(Source 2)</sup> Exports of cars rose to 4.91 million units in 2023.{_SOURCE_LIST}",
+     f"{_BRIDGE}[1]. Exports of cars rose to 4.91 million units in 2023[2]."),
+    # a table's source column: the note is no value of the row
+    (f"| No. | Fact | Source |\n|---|---|---|\n| 1 | Exports of cars rose to 4.91 million units in 2023. "
+     f"| (Source 1) |{_SOURCE_LIST}",
+     "| No. | Fact | Source |\n|---|---|---|\n"
+     "| 1 | Exports of cars rose to 4.91 million units in 2023. | [1] |"),
+    # labelled parentheses opening untitled list items cite (and resolve to nothing here: removed)
+    (f"- (ref. 1) Exports of cars rose to 4.91 million units in 2023.\n- (ref. 2) {_BRIDGE}.",
+     f"-  Exports of cars rose to 4.91 million units in 2023[1].\n-  {_BRIDGE}[2]."),
     # a number the list does not give stays text, and its sentence ends before it as on a second trace
     (f"{_BRIDGE}. (Source 4) found that exports of cars rose to 4.91 million units in 2023.{_SOURCE_LIST}",
      f"{_BRIDGE}[1]. (Source 4) found that exports of cars rose to 4.91 million units in 2023[2]."),

@@ -84,6 +84,9 @@ def test_spans_point_into_original_and_ids_are_ordered() -> None:
         # superscript digits after the terminal are a note mark that stays with its sentence
         ("Sales rose 40%.¹ Costs fell.²", ["Sales rose 40%.¹", "Costs fell.²"]),
         ("E = mc². It holds.", ["E = mc².", "It holds."]),
+        # "Doc." before a number is no sentence's end
+        ("Sales rose (Doc. 1). Costs fell (Docs. 2 and 3).",
+         ["Sales rose (Doc. 1).", "Costs fell (Docs. 2 and 3)."]),
     ],
 )
 def test_english_rules(text: str, expected: list[str]) -> None:
@@ -125,6 +128,9 @@ _来源 = "\n\n## 参考文献\n\n来源1：汽车 https://a.example/car\n来源
     ("It opened in 1957. (Sources 1 and 2) It is long." + _SOURCES, ["It opened in 1957.", "It is long."]),
     ("销量增长5%。（来源1）价格也涨了。" + _来源, ["销量增长5%。", "价格也涨了。"]),
     ("It opened in 1957.\n\n(Source 2)\n\nIt is long." + _SOURCES, ["It opened in 1957.", "It is long."]),
+    # with what wraps it
+    ("It opened in 1957. (see (Source 2)) It is long." + _SOURCES, ["It opened in 1957.", "It is long."]),
+    ("It opened in 1957.<sup>(Source 2)</sup> It is long." + _SOURCES, ["It opened in 1957.", "It is long."]),
     # elsewhere it is text: a name ("Source 1" a well), opening its sentence
     ("It opened in 1957. (Source 1) is the deepest well. It is 40 m deep.",
      ["It opened in 1957.", "(Source 1) is the deepest well.", "It is 40 m deep."]),
