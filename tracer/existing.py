@@ -214,7 +214,7 @@ def _labelled_paren(raw: str) -> bool:
 def _candidates(text: str, body_end: int, ctx: _LabelContext) -> Iterator[tuple[int, int, str]]:
     """(start, end, text) of the body's marker matches in order: `MARKER_RE`'s, and where the cut
     references list labels its entries with a word ("Source 1: …"), the source notes in
-    parentheses that name them (with the "<sup>" tags around one)."""
+    parentheses that name them (with what wraps one, `_wrapped`)."""
     found = ((m.start(), m.end(), m.group(0)) for m in MARKER_RE.finditer(text, 0, body_end))
     labelled = ctx.labelled()
     if not labelled:
