@@ -103,8 +103,10 @@ MARKER_RE = re.compile(rf"{_SUP}|{_ONE}")
 #: A labelled number in parentheses ("(ref. 2)", "（来源：2）"): a marker without square brackets.
 LABELLED_PAREN_RE = re.compile(_LABELLED_PAREN)
 #: A source's number in parentheses under any label word ("(Source 2)", "（来源1）"): a marker where
-#: the cut references list labels its entries with that word, a source note in any case.
-SOURCE_NOTE_RE = _SOURCE_NOTE
+#: the cut references list labels its entries with that word, a source note in any case; with what
+#: wraps one ("（参见（来源1））", "<sup>(Source 2)</sup>"), so no "（参见）" is left of it in a claim.
+_NOTE = _SOURCE_NOTE.pattern.replace("(?P<word>", "(?:")
+SOURCE_NOTE_RE = re.compile(rf"[(（][ \t]*+{_CUE}{_NOTE}[ \t]*+[)）]|<sup>{_NOTE}</sup>|{_NOTE}")
 _LABELLED_HEAD = re.compile(rf"[\[【［(（][ \t]*{CITATION_LABEL_WORD}")   # "[ref1]", "(ref. 2)"
 _NO_PARENS = str.maketrans("()（）#", "     ")
 _LABEL_WORDS = re.compile(rf"{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?")

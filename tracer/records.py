@@ -579,13 +579,15 @@ def parse_records_text(text: str, source: str = "records") -> list[Any] | dict[s
     return doc
 
 
+_LINE_BREAK = re.compile(r"\r\n?|\n")
+
+
 def _parse_jsonl(body: str, source: str, whole_err: orjson.JSONDecodeError) -> list[Any]:
     items: list[Any] = []
     first = True
-    # only "\n" ends a line: U+2028, U+2029 and U+0085 may stand raw inside a JSON string
-    # (`JSON.stringify` and `json.dumps(ensure_ascii=False)` write them so); a file with no "\n"
-    # at all ends its lines with "\r" (classic Mac OS)
-    for lineno, line in enumerate(body.split("\n" if "\n" in body or "\r" not in body else "\r"), start=1):
+    # only "\n", "\r\n" or "\r" end a line (no JSON string holds them raw): U+2028, U+2029 and
+    # U+0085 may stand raw inside one (`JSON.stringify`, `json.dumps(ensure_ascii=False)`)
+    for lineno, line in enumerate(_LINE_BREAK.split(body), start=1):
         if not line.strip():
             continue
         try:

@@ -64,7 +64,7 @@ _NEVER_END = frozenset(
 _MAYBE_END = frozenset(
     """etc inc ltd co corp llc plc bros u.s u.k u.n e.u a.m p.m ph.d u.s.a p.r.c no nos jan feb mar
     apr jun jul aug sep sept oct nov dec sr jr st ca vol ed gen ave op ref sec ch art para min max
-    est rev col doc docs""".split()
+    est rev col""".split()
 )
 # names whose "!" is part of the name: it ends a sentence only before a typical sentence opener
 _BANG_NAMES = frozenset("yahoo jeopardy shout panic wham oklahoma airplane oliver".split())
@@ -319,6 +319,8 @@ class _Splitter:
             return not nx_ch.islower()  # "in 2020. The" / "grew 5." ; "p. 5" has a word before
         if word in _NEVER_END:
             return False
+        if word in ("doc", "docs") and nx_ch.isdigit():
+            return False               # "(Doc. 1)", "Docs. 2 and 3" ("a Google Doc. Hubble…" ends)
         if word in ("a.m", "p.m") and wm is not None and nx_ch.isupper() \
                 and re.search(r"\d[ \t]*$", text[max(0, wm.start() - 4):wm.start()]):
             # "at 9 a.m. Participants" ends; "9 a.m. Eastern Time", "9 a.m. Beijing time" go on

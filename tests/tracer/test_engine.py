@@ -258,11 +258,12 @@ def test_sentence_query_strips_markers() -> None:
 
 @pytest.mark.parametrize("claim", ["The bridge is 1,670 metres long (Source 2).",
                                    "The bridge is 1,670 metres long (Sources 2 and 3).",
-                                   "大桥全长1670米（来源2）。"])
+                                   "The bridge is 1,670 metres long (see (Source 2)).",
+                                   "大桥全长1670米（来源2）。", "如（参见（来源2））所述，大桥全长1670米。"])
 def test_sentence_query_drops_a_source_note_and_its_number(claim: str) -> None:
     """"(Source 2)" says which source, not what it says: its 2 is no figure of the claim."""
     query = sentence_query(claim)
-    assert "Source" not in query and "来源" not in query
+    assert "Source" not in query and "来源" not in query and "see" not in query and "参见" not in query
     assert sorted(numbers_and_units(query)[0]) == ["1670"]
 
 

@@ -624,9 +624,10 @@ def test_records_and_classified_content_both_given_is_an_error() -> None:
             {"index": 0, "url": "https://c.org", "original_content": "y"}]})
 
 
-def test_parse_jsonl_with_classic_mac_line_endings() -> None:
-    assert parse_records_text('{"url": "a", "content": "x"}\r{"url": "b", "content": "y"}\r') == [
-        {"url": "a", "content": "x"}, {"url": "b", "content": "y"}]
+@pytest.mark.parametrize("end", ["\r", "\r\n", "\n"])
+def test_parse_jsonl_with_any_line_ending(end: str) -> None:
+    text = '{"url": "a", "content": "x"}' + end + '{"url": "b", "content": "y"}\r' + end
+    assert parse_records_text(text) == [{"url": "a", "content": "x"}, {"url": "b", "content": "y"}]
 
 
 def test_parse_empty_text_is_no_records() -> None:

@@ -87,6 +87,9 @@ def test_spans_point_into_original_and_ids_are_ordered() -> None:
         # "Doc." before a number is no sentence's end
         ("Sales rose (Doc. 1). Costs fell (Docs. 2 and 3).",
          ["Sales rose (Doc. 1).", "Costs fell (Docs. 2 and 3)."]),
+        ("The manual is a Google Doc. Hubble made 1.5 million observations. Read the docs. It works.",
+         ["The manual is a Google Doc.", "Hubble made 1.5 million observations.", "Read the docs.",
+          "It works."]),
     ],
 )
 def test_english_rules(text: str, expected: list[str]) -> None:
