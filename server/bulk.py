@@ -228,8 +228,6 @@ def _flat_records(obj: Mapping[str, Any]) -> tuple[list[tuple[str, object]], lis
     return records_stage.flatten_records(raw)
 
 
-# half of a UTF-16 pair on its own: no UTF-8 encoder (nor protobuf) takes it
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _record_notes(
@@ -342,7 +340,7 @@ def parse_line(line: int, raw: bytes, default_style: str = "") -> Item | BadLine
     if not isinstance(obj, dict):
         return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: must be a JSON object")
     raw_id = obj.get("id")
-    if halves and isinstance(raw_id, str) and _LONE_SURROGATE.search(raw_id):
+    if halves and isinstance(raw_id, str) and records_stage.lone_surrogate(raw_id):
         return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: id: holds a lone surrogate "
                        "(half of a UTF-16 pair): not valid Unicode text")
     if raw_id is None or raw_id == "":
@@ -357,10 +355,8 @@ def parse_line(line: int, raw: bytes, default_style: str = "") -> Item | BadLine
         return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: report: missing")
     if not isinstance(obj["report"], str):
         return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: report: must be a string")
-    if halves and (half := _LONE_SURROGATE.search(obj["report"])) is not None:
-        return BadLine(line, item_id, "INVALID_ARGUMENT",
-                       f"line {line}: report: holds a lone surrogate (U+{ord(half.group()):04X}, half of a "
-                       f"UTF-16 pair) at offset {half.start()}: not valid Unicode text")
+    if halves and (half := records_stage.lone_surrogate(obj["report"])) is not None:
+        return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: report: {half}")
     if halves and records_stage.replace_lone_surrogates(obj.get("options")) != obj.get("options"):
         return BadLine(line, item_id, "INVALID_ARGUMENT", f"line {line}: options: holds a lone surrogate "
                        "(half of a UTF-16 pair): not valid Unicode text")

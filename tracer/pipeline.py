@@ -99,8 +99,7 @@ class _Timer:
             self.stats.stage_ms[name] = self.stats.stage_ms.get(name, 0.0) + (time.perf_counter() - t0) * 1000
 
 
-# half of a UTF-16 pair on its own, and a line ending in "\r" alone (classic Mac OS)
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# a line ending in "\r" alone (classic Mac OS)
 _LONE_CR = re.compile("\r(?!\n)")
 
 
@@ -122,10 +121,9 @@ def trace(
     options = (options or TraceOptions()).validated()
     if not isinstance(report, str):
         raise InvalidInputError("report", "must be a string")
-    if (half := _LONE_SURROGATE.search(report)) is not None:
+    if (half := records.lone_surrogate(report)) is not None:
         # no UTF-8 encoder writes it, so the traced report could not be written back as it came
-        raise InvalidInputError("report", f"holds a lone surrogate (U+{ord(half.group()):04X}, half of a "
-                                f"UTF-16 pair) at offset {half.start()}: not valid Unicode text")
+        raise InvalidInputError("report", half)
     stats = Stats()
     timer = _Timer(stats, cancel)
     warnings: list[str] = []

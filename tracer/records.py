@@ -375,6 +375,16 @@ def _optional_str(value: object) -> str | None:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def lone_surrogate(text: str) -> str | None:
+    """Why `text` is no Unicode text when it holds a lone surrogate (the first one's code and
+    offset), else None."""
+    half = _LONE_SURROGATE.search(text)
+    if half is None:
+        return None
+    return (f"holds a lone surrogate (U+{ord(half.group()):04X}, half of a UTF-16 pair) at offset "
+            f"{half.start()}: not valid Unicode text")
+
+
 def _whole(value: str, index: int, key: str, warnings: list[str]) -> str:
     """`value` with each lone surrogate replaced by U+FFFD (one character for one, so offsets into
     it stay), and a warning when there was one."""
