@@ -441,7 +441,7 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
                 cur = sp.next_content(unit, e)
         if cur < unit_end:
             _emit(text, sp, spans, cur, unit_end, unit)
-    rows = _table_rows(text, layout)
+    rows = _table_rows(text, layout, sp.labelled)
     if not rows:
         return [Sentence(i, s, e, text[s:e], lst, h) for i, (s, e, lst, h) in enumerate(spans)]
     merged = sorted([(s, e, lst, h, False, "", "", 0) for s, e, lst, h in spans] + rows)
@@ -492,14 +492,15 @@ _CELL_BAR = re.compile(r"(?<!\\)\|")
 _LINK_TEXT = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\][(\[]")  # not an image's alt text
 
 
-def _table_rows(text: str, layout: Layout) -> list[tuple[int, int, bool, str, bool, str, str, int]]:
+def _table_rows(
+    text: str, layout: Layout, labelled: dict[str, set[int]],
+) -> list[tuple[int, int, bool, str, bool, str, str, int]]:
     """A sentence for each body row of a table that holds prose: from its first cell's text to
     its last such cell's (the pipes between cells inside, the outer ones and the padding
     outside), so a marker goes after the row's last value, inside the row. Its claim reads each
     of those cells after its column's header."""
     if not layout.table_rows:
         return []
-    labelled = labelled_entries(text[layout.body_end:]) if layout.body_end < len(text) else {}
     heads = sorted(layout.headings)
     out: list[tuple[int, int, bool, str, bool, str, str, int]] = []
     header: list[str] = []
