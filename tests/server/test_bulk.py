@@ -650,18 +650,20 @@ def test_a_full_disk_stops_the_run_resumably(tmp_path: Path) -> None:
 def test_a_file_that_cannot_grow_stops_the_run_resumably(tmp_path: Path) -> None:
     """A regular OUT that cannot take another line (a full disk; here a file-size limit): the run
     stops with exit 1 and says --resume finishes it."""
-    import resource
-
     write_cases(tmp_path / "in.jsonl", 40)
     env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
 
-    def small_files() -> None:
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # a write past the limit fails with EFBIG
-        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
-
-    r = subprocess.run([sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"),
+    # The limit is set by the child itself before it runs the CLI, not by a preexec_fn: a
+    # preexec_fn runs Python between fork and exec, where gRPC's fork handlers in this (threaded,
+    # gRPC-using) test process can abort the child before it ever starts.
+    small_files = ("import resource, runpy, signal, sys\n"
+                   "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"  # past the limit: EFBIG
+                   "resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))\n"
+                   "sys.argv[0] = 'server.cli'\n"
+                   "runpy.run_module('server.cli', run_name='__main__', alter_sys=True)\n")
+    r = subprocess.run([sys.executable, "-c", small_files, "bulk", str(tmp_path / "in.jsonl"),
                         str(tmp_path / "out.jsonl"), "--workers", "1"], cwd=REPO, env=env,
-                       capture_output=True, text=True, timeout=180, preexec_fn=small_files)
+                       capture_output=True, text=True, timeout=180)
     assert r.returncode == 1, r.stderr
     assert "File too large" in r.stderr and "rerun with --resume to finish" in r.stderr, r.stderr
     r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--resume", "--workers", "1")
