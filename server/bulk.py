@@ -29,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Container, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
@@ -326,9 +326,14 @@ class BadLine:
     message: str
 
 
-def parse_line(line: int, raw: bytes, default_style: str = "") -> Item | BadLine:
-    """Input line -> Item, or BadLine naming the problem (id = the given id, else "line-N")."""
-    fallback = f"line-{line}"
+def parse_line(
+    line: int, raw: bytes, default_style: str = "", taken: Container[str] = frozenset(),
+) -> Item | BadLine:
+    """Input line -> Item, or BadLine naming the problem (id = the given id, else "line-N";
+    "line-N-2", "line-N-3", ... when an earlier line gave "line-N" as its own id: `taken`)."""
+    fallback, k = f"line-{line}", 2
+    while fallback in taken:   # an id-less line is never refused as a duplicate of a given id
+        fallback, k = f"line-{line}-{k}", k + 1
     halves = False    # a string escapes a lone surrogate ("\ud83d", an emoji cut by JSON.stringify)
     try:
         obj = orjson.loads(raw.rstrip(b"\r\n"))
@@ -856,7 +861,7 @@ def read_items(
                 raw = raw.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte order mark is not JSON
             if not raw.strip():
                 continue
-            parsed = parse_line(n, raw, default_style)
+            parsed = parse_line(n, raw, default_style, seen)
             if out.done_dup_lines.get(n) == parsed.id and parsed.id in seen:
                 # answered as a duplicate already: the same id on the same line, and still a
                 # duplicate (IN may have changed since: then the line is read afresh)

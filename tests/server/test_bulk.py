@@ -89,6 +89,25 @@ def test_malformed_lines_become_error_lines_with_line_numbers(tmp_path: Path) ->
     assert "6 errors" in r.stderr
 
 
+def test_a_line_without_id_is_never_refused_as_a_duplicate_of_a_given_one(tmp_path: Path) -> None:
+    """Line 2 has no id, and line 1 gave "line-2" as its own: line 2 is traced as "line-2-2" (on
+    resume too), not refused as a duplicate; a later line that gives "line-2-2" itself is."""
+    lines = [{"id": "line-2", "report": "Water boils at 100 C.", "records": []},
+             {"report": "Ice melts at 0 C.", "records": []},
+             {"id": "line-2-2", "report": "Lead melts at 327 C.", "records": []}]
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    out = read_out(tmp_path / "out.jsonl")
+    answered = {ln["id"]: ln["report"] for ln in out if "error" not in ln}
+    assert answered == {"line-2": "Water boils at 100 C.", "line-2-2": "Ice melts at 0 C."}
+    [dup] = [ln for ln in out if "error" in ln]
+    assert dup["error"]["code"] == DUPLICATE_CODE and dup["error"]["line"] == 3
+    assert "first used on line 2" in dup["error"]["message"]
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--resume", "--workers", "1")
+    assert r.returncode == 0 and read_out(tmp_path / "out.jsonl") == out, r.stderr
+
+
 def test_existing_output_needs_resume_or_overwrite(tmp_path: Path) -> None:
     write_cases(tmp_path / "in.jsonl", 2)
     (tmp_path / "out.jsonl").write_text('{"id": "old"}\n')
