@@ -152,19 +152,7 @@ OPTION_KEYS = ("mode", "style", "max_sources", "min_score", "existing", "placeme
                "references_heading", "reference_format", "llm_min_score", "llm_keep_score", "strict_figures")
 _SCORE_OPTIONS = ("min_score", "llm_min_score", "llm_keep_score")
 
-# Record keys mapped onto the wire Record fields: the same aliases the records stage accepts.
-_RECORD_ALIASES: dict[str, tuple[str, ...]] = {
-    "url": ("url", "link", "href", "source"),
-    "title": ("title", "name"),
-    "content": ("content", "original_content", "text", "snippet", "body"),
-    "source_type": ("source_type",),
-    "id": ("id", "index"),
-    "published_at": ("published_at", "publish_time", "published", "date"),
-    "author": ("author", "authors"),
-    "site": ("site", "site_name"),
-}
-
-
+# The wire Record fields that take strings only (records_stage.RECORD_ALIASES maps keys onto them).
 _TEXT_FIELDS = frozenset({"url", "title", "content"})
 
 
@@ -187,7 +175,7 @@ def _wire_record(item: object, group: str = "") -> pb.Record:
     rec = pb.Record(source_type=group)
     if not isinstance(item, Mapping):
         return rec
-    for name, aliases in _RECORD_ALIASES.items():
+    for name, aliases in records_stage.RECORD_ALIASES.items():
         first: str | None = None
         for key in aliases:
             raw = item.get(key)
@@ -202,6 +190,12 @@ def _wire_record(item: object, group: str = "") -> pb.Record:
             setattr(rec, name, first)
     meta = item.get("metadata")
     if isinstance(meta, Mapping):
+        # a url or title the record lacks, from its metadata (as the records stage reads JSON)
+        if not rec.url.strip() and not rec.id.strip() and (
+                found := records_stage.metadata_alias(meta, "url")):
+            rec.url = found[1]
+        if not rec.title.strip() and (found := records_stage.metadata_alias(meta, "title")):
+            rec.title = found[1]
         for k, v in meta.items():
             sv = _scalar_str(v)
             if sv is not None:
@@ -228,8 +222,6 @@ def _flat_records(obj: Mapping[str, Any]) -> tuple[list[tuple[str, object]], lis
     return records_stage.flatten_records(raw)
 
 
-
-
 def _record_notes(
     raw: object, flat: list[tuple[str, object]], skipped: list[str], halves: bool = False
 ) -> tuple[tuple[str, ...], set[int]]:
@@ -246,7 +238,8 @@ def _record_notes(
         if not isinstance(item, Mapping):
             lossy = True
             break
-        for aliases in (_RECORD_ALIASES["url"], _RECORD_ALIASES["title"], _RECORD_ALIASES["content"]):
+        aliases_of = records_stage.RECORD_ALIASES
+        for aliases in (aliases_of["url"], aliases_of["title"], aliases_of["content"]):
             if any(not isinstance(item.get(k), (str, type(None))) for k in aliases):
                 lossy = True
                 break

@@ -35,17 +35,33 @@ __all__ = [
     "split_passages",
 ]
 
-# Key aliases, in priority order: the first alias holding a non-empty string wins.
-_URL_KEYS = ("url", "link", "href", "source")
-_TITLE_KEYS = ("title", "name")
-_CONTENT_KEYS = ("content", "original_content", "text", "snippet", "body")
-_OPTIONAL_KEYS: dict[str, tuple[str, ...]] = {
+# Key aliases, in priority order: the first alias holding a non-empty string wins. They cover
+# what search tools return as they return it: Tavily (`raw_content`, the page, before `content`,
+# its snippet; `published_date`), Exa (`text`, `publishedDate`), Google / SerpAPI (`link`,
+# `snippet`), Bing (`name`, `snippet`, `datePublished`), Brave and You.com (`description`),
+# Firecrawl (`markdown`), a LangChain Document (`page_content`) and openJiuwen.
+RECORD_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "url": ("url", "link", "href", "source"),
+    "title": ("title", "name"),
+    "content": ("raw_content", "content", "original_content", "text", "page_content", "markdown",
+                "snippet", "body", "description"),
     "source_type": ("source_type",),
     "id": ("id", "index"),
-    "published_at": ("published_at", "publish_time", "published", "date"),
+    "published_at": ("published_at", "publish_time", "published", "published_date", "publishedDate",
+                     "datePublished", "date"),
     "author": ("author", "authors"),
     "site": ("site", "site_name"),
-}
+})
+# Where a record gives no url or title of its own, its `metadata` object may (a LangChain
+# Document's `metadata.source`, Firecrawl's `metadata.sourceURL`).
+METADATA_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType({
+    "url": ("source", "url", "sourceURL", "source_url", "link"),
+    "title": ("title",),
+})
+_URL_KEYS = RECORD_ALIASES["url"]
+_TITLE_KEYS = RECORD_ALIASES["title"]
+_CONTENT_KEYS = RECORD_ALIASES["content"]
+_OPTIONAL_KEYS = {k: v for k, v in RECORD_ALIASES.items() if k not in ("url", "title", "content")}
 
 # ---------------------------------------------------------------------------------------------
 # canonical source identity
@@ -357,6 +373,23 @@ def _pick(item: Mapping[Any, Any], keys: tuple[str, ...]) -> tuple[str | None, o
     return first
 
 
+def metadata_alias(meta: Mapping[Any, Any], field: str) -> tuple[str, str] | None:
+    """The first of `field`'s `METADATA_ALIASES` holding a non-blank string in `meta`, as
+    (its key, its value)."""
+    return next(((k, v) for k in METADATA_ALIASES[field]
+                 if isinstance(v := meta.get(k), str) and v.strip()), None)
+
+
+def _metadata_pick(meta: Mapping[Any, Any], field: str) -> tuple[str | None, object]:
+    """`metadata_alias` as `_pick` gives it, the key named "metadata.<key>"."""
+    found = metadata_alias(meta, field)
+    return (None, None) if found is None else (f"metadata.{found[0]}", found[1])
+
+
+def _blank(value: object) -> bool:
+    return value is None or (isinstance(value, str) and not value.strip())
+
+
 def _optional_str(value: object) -> str | None:
     """Optional fields accept strings, numbers (ids) and lists of strings (authors)."""
     if isinstance(value, str):
@@ -440,6 +473,12 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     id_key, rid = _pick(item, _OPTIONAL_KEYS["id"])
     # A local search result may carry only an id: it is then identified (and numbered) by it.
     has_id = id_key is not None and bool(_clean_title(_optional_str(rid) or ""))
+    meta = item.get("metadata")
+    if isinstance(meta, Mapping):   # a url or title the record itself lacks (never over its id)
+        if _blank(url) and not has_id and (found := _metadata_pick(meta, "url"))[0] is not None:
+            url_key, url = found
+        if _blank(title) and (found := _metadata_pick(meta, "title"))[0] is not None:
+            title_key, title = found
     missing = [name for name, key in (("url (or id)", url_key), ("content", content_key))
                if key is None and not (name == "url (or id)" and has_id)]
     if missing:

@@ -808,6 +808,11 @@ def test_bad_records_are_reported_as_the_trace_command_reports_them(tmp_path: Pa
         "list": [1, None, {"url": "x"}, {"url": 5, "id": "k", "content": "c"}, good, dict(good)],
         "grouped": {"web": [good, {"url": "https://c.example.com", "content": 7}], "query": "q"},
         "metadata": [{**good, "metadata": {"tags": {"a": 1}, "n": 3}}],
+        # search tools' shapes: url and title from metadata (LangChain, Firecrawl), Tavily's page
+        "tools": [{"page_content": fact, "metadata": {"source": "/kb/ev.pdf"}},
+                  {"markdown": fact, "metadata": {"title": "FC", "sourceURL": "https://f.example/ev"}},
+                  {"url": "https://t.example/ev", "content": "EVs.", "raw_content": fact},
+                  {"id": "k9", "text": fact, "metadata": {"source": "intranet"}}],
     }
     (tmp_path / "in.jsonl").write_text(
         "".join(json.dumps({"id": k, "report": fact, "records": v}) + "\n" for k, v in cases.items()))
@@ -820,6 +825,10 @@ def test_bad_records_are_reported_as_the_trace_command_reports_them(tmp_path: Pa
         assert got[key]["stats"]["records_dropped"] == want.stats.records_dropped, key
         assert [s["record_index"] for c in got[key]["citations"] for s in c["sources"]] == [
             s.record_index for c in want.citations for s in c.sources], key
+        assert [(ref["url"], ref["title"]) for ref in got[key]["references"]] == [
+            (ref.url, ref.title) for ref in want.references], key
+    assert [ref["url"] for ref in got["tools"]["references"]][:3] == [   # (at most max_sources cited)
+        "/kb/ev.pdf", "https://f.example/ev", "https://t.example/ev"]
 
 
 @pytest.mark.parametrize("source", ["-", "/dev/stdin"])

@@ -127,7 +127,8 @@ def test_empty_inputs() -> None:
 # ------------------------------------------------------------------------------ aliases and fields
 
 
-@pytest.mark.parametrize("content_key", ["content", "original_content", "text", "snippet", "body"])
+@pytest.mark.parametrize("content_key", ["content", "original_content", "text", "snippet", "body",
+                                         "raw_content", "page_content", "markdown", "description"])
 @pytest.mark.parametrize("url_key", ["url", "link", "href", "source"])
 @pytest.mark.parametrize("title_key", ["title", "name"])
 def test_key_aliases(content_key: str, url_key: str, title_key: str) -> None:
@@ -139,6 +140,31 @@ def test_key_aliases(content_key: str, url_key: str, title_key: str) -> None:
 def test_first_non_empty_alias_wins() -> None:
     recs, _ = normalize_records([{"url": "https://a.com", "title": "T", "content": "", "snippet": "Snip."}])
     assert recs[0].content == "Snip."
+
+
+def test_search_tools_results_as_they_return_them() -> None:
+    """Tavily's page (raw_content) before its snippet, its published_date; Exa's publishedDate;
+    Bing's name/snippet/datePublished; a LangChain Document and a Firecrawl page, whose url and
+    title sit in their metadata; a metadata url never replaces a record's own id."""
+    page = "The bridge opened in 1932. It carries eight lanes."
+    recs, warnings = normalize_records([
+        {"url": "https://t.example/a", "title": "Tavily", "content": "It carries eight lanes.",
+         "raw_content": page, "score": 0.9, "published_date": "2024-03-01"},
+        {"url": "https://e.example/b", "title": "Exa", "text": page, "publishedDate": "2023-01-02"},
+        {"name": "Bing", "url": "https://b.example/c", "snippet": page, "datePublished": "2022-05-06"},
+        {"page_content": page, "metadata": {"source": "/kb/bridge.pdf", "page": 3}, "type": "Document"},
+        {"markdown": page, "metadata": {"title": "Firecrawl", "sourceURL": "https://f.example/d"}},
+        {"id": "kb-7", "content": page, "metadata": {"source": "intranet"}},
+        {"url": "", "content": page, "metadata": {"url": "https://m.example/e", "title": "  "}},
+    ])
+    assert warnings == []
+    assert [r.content for r in recs] == [page] * 7
+    assert [r.url for r in recs] == ["https://t.example/a", "https://e.example/b", "https://b.example/c",
+                                     "/kb/bridge.pdf", "https://f.example/d", "", "https://m.example/e"]
+    assert [r.title for r in recs][:5] == ["Tavily", "Exa", "Bing", "bridge.pdf", "Firecrawl"]
+    assert [r.published_at for r in recs][:3] == ["2024-03-01", "2023-01-02", "2022-05-06"]
+    assert recs[5].source_key == "id:kb-7"
+    assert recs[3].metadata["source"] == "/kb/bridge.pdf"
 
 
 def test_optional_fields_and_metadata() -> None:
