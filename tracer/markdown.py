@@ -593,7 +593,8 @@ def _section_end(
     Entries (numbered / bulleted / linked lines, or short lines with a year, quotes, 《》,
     "et al.", "retrieved") and sub-headings over entries may follow; a few prose lines are
     tolerated (a note, a footer: one, or one per three entries, given two entries or more);
-    a later non-references heading must be followed by strong entries (URLs, links, "[n]").
+    a later non-references heading must be followed by strong entries (URLs, links, "[n]") that
+    do not read as sentences.
     A plain "References:" line needs entries and no prose at all.
 
     The report's closing matter after the entries is not the section's: closing lines
@@ -670,7 +671,9 @@ def _section_end(
         continuation = prev_entry and t[:1] in (" ", "\t")
         data += not strong and not _BIB.search(t) and bool(_DATA_ENTRY.match(t))
         if under_other_heading:
-            if strong or continuation:
+            # a source line, not a sentence of more report that gives a link ("## Conclusion" /
+            # "…; follow it at https://webb.nasa.gov.")
+            if (strong and not _prose_like(t)) or continuation:
                 entries += 1
                 prev_entry = True
                 last_entry, gap_after_entry, prose_at_last = j, False, prose

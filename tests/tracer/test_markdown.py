@@ -307,6 +307,10 @@ def test_a_closing_line_before_more_report_is_the_sections_prose() -> None:
         "## Method\n\nWe read every filing.\n",
         "## About the telescope\n\nIt orbits far away.\n",
         "## Notes on methodology\n\nWe read every filing.\n",
+        # more report that gives a link in a sentence: read, not cut as a group of entries
+        "## Conclusion\n\nWebb will remain NASA's flagship observatory for at least a decade; "
+        "follow it at https://webb.nasa.gov.\n",
+        "## Appendix\n\nThe full data set, with every filing we read, is at https://data.example/x.\n",
         # closing matter that cites: its markers would keep the old numbers
         "## Appendix\n\nWebb orbits the second Lagrange point [1].\n",
     ],
