@@ -304,6 +304,15 @@ def test_parse_reference_entries_continuation_lines() -> None:
     assert entries[2] == (["https://b.com"], ["B"])
 
 
+@pytest.mark.parametrize("number",
+                         ["**[{n}]**", "**{n}.**", "__{n}.__", "*[{n}]*", "- **[{n}]**", "**【{n}】**"])
+def test_parse_reference_entries_reads_numbers_in_emphasis(number: str) -> None:
+    refs = "".join(number.format(n=n) + f" Report {n} — https://e{n}.example.com\n" for n in (1, 2))
+    entries = parse_reference_entries(refs)
+    assert {n: urls for n, (urls, _titles) in entries.items()} == {
+        1: ["https://e1.example.com"], 2: ["https://e2.example.com"]}
+
+
 def test_marker_right_after_bare_url() -> None:
     assert found("See https://example.com/report[1]. Next.") == [("[1]", (1,))]
 
