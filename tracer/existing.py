@@ -30,7 +30,9 @@ _MAX_NUMBER = 999                      # a lone "[2020]" is a year, not a citati
 _MAX_GAP = 64                          # whitespace allowed between a sentence and its marker
 
 _NUM = r"\d{1,4}"
-_SEP = r"\s*(?:[,，、;；]|[-–—~～])\s*"
+# a range's dash as authors and input methods type it ("[1-3]", "[1－3]", "[1−3]", "[1至3]")
+_DASH = r"(?:[-–—~～‐‑‒−－]|至)"
+_SEP = rf"\s*(?:[,，、;；]|{_DASH})\s*"
 _NUM_LIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
 _PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
 # a source's number under a label word: "[ref1]", "[Ref. 2]", "[doc1]", "[来源2]", "【参考3】", the word
@@ -111,7 +113,7 @@ _LABELLED_HEAD = re.compile(rf"[\[【［(（][ \t]*{CITATION_LABEL_WORD}")   # "
 _NO_PARENS = str.maketrans("()（）#", "     ")
 _LABEL_WORDS = re.compile(rf"{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?")
 
-_NUMS_IN = re.compile(rf"{_NUM}(?:\s*[-–—~～]\s*{_NUM})?")
+_NUMS_IN = re.compile(rf"{_NUM}(?:\s*{_DASH}\s*{_NUM})?")
 _PAGES_IN = re.compile(_PAGES)
 _URL_IN = re.compile(r"\((" + _URL + r")\)")
 _JIUWEN = re.compile(rf"\[source_tracer_result\]\[({_TITLE})\](?:\(({_URL})\))?")
@@ -142,7 +144,7 @@ def _numbers(marker: str) -> tuple[int, ...]:
     out: list[int] = []
     for m in _NUMS_IN.finditer(body):
         part = m.group(0)
-        bounds = re.split(r"\s*[-–—~～]\s*", part)
+        bounds = re.split(rf"\s*{_DASH}\s*", part)
         if len(bounds) == 2:
             a, b = int(bounds[0]), int(bounds[1])
             if a <= b and b - a <= _MAX_RANGE:
@@ -710,7 +712,7 @@ class _LabelContext:
 _HAS_WORD = re.compile(r"[^\W_]")
 _SUP_NOTE_LINE = re.compile(r"^[ \t>*_]*<sup>\s*(\d{1,4})\s*</sup>[ \t]*[^\W\d_]", re.MULTILINE)
 _REST = re.compile(r"[ \t]*+(\S?)")
-_TWO_NUMBERS = re.compile(r"[\[【［〔][ \t]*\d{1,4}[ \t]*(?:[,，]|[-–~～])[ \t]*\d{1,4}[ \t]*[\]】］〕]")
+_TWO_NUMBERS = re.compile(rf"[\[【［〔][ \t]*\d{{1,4}}[ \t]*(?:[,，]|{_DASH})[ \t]*\d{{1,4}}[ \t]*[\]】］〕]")
 
 
 def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx: _LabelContext) -> bool:

@@ -81,7 +81,8 @@ _URL_TRAIL = ".,;:!?'\"*_~"
 _ELEMENT_OPEN = re.compile(r"<(code|kbd|samp|tt|var|math|a(?=\s[^<>]*?\bhref\s*=))(?=[\s>])", re.IGNORECASE)
 _ELEMENT_ANY_OPEN = re.compile(r"<(code|kbd|samp|tt|var|math|a)(?=[\s>])", re.IGNORECASE)
 _ELEMENT_CLOSE = re.compile(r"</(code|kbd|samp|tt|var|a|math)\s*>", re.IGNORECASE)
-_NUMBERISH = re.compile(r"\^?[\d\s,，、;；\-–—~～]+")  # "[1]", "[1, 2]", "[^1]": a marker, not link text
+# "[1]", "[1, 2]", "[^1]", "[1－3]": a marker, not link text
+_NUMBERISH = re.compile(r"\^?[\d\s,，、;；\-–—~～‐‑‒−－至]+")
 _MAX_CANDIDATES = 16
 
 # --- references headings ------------------------------------------------------------------------
@@ -126,7 +127,8 @@ _LABELLED_NUMBER = rf"[\[【]{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?\d{{1,4
 # "[1][3]", "[2:0†L10-L20][doc3]", "[ref1][ref2]": a run of citation markers, not a reference link
 # (its label is a citation's, defined by the references list), even where the list defines it
 _CITE_LABEL = re.compile(rf"\d{{1,4}}|{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?\d{{1,4}}")
-_CITE_INNER = re.compile(rf"\^?[\d\s,，、;；\-–—~～]+|{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?[\d ,，\-–]+"
+_CITE_INNER = re.compile(rf"\^?[\d\s,，、;；\-–—~～‐‑‒−－至]+"
+                         rf"|{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?[\d ,，\-–]+"
                          rf"|\d{{1,4}}(?::\d{{1,4}})?†[^\[\]†\n]{{0,60}}")
 # a line that looks like an entry of a references list
 _REF_ENTRY = re.compile(
@@ -747,7 +749,7 @@ def _section_end(
 
 # a citation marker, roughly ("[1]", "[1, 2]", "[^1]", "【1】", "[citation:1]", "<sup>"): closing matter
 # holding one stays no closing matter (its markers would point at the old numbers)
-_MARKER_HINT = re.compile(r"\[\^?\d{1,4}(?:\s*[,，\-–]\s*\d{1,4})*\]|【\d{1,4}(?:[，,]\d{1,4})*】"
+_MARKER_HINT = re.compile(r"\[\^?\d{1,4}(?:\s*[,，\-–‐‑‒−－至]\s*\d{1,4})*\]|【\d{1,4}(?:[，,]\d{1,4})*】"
                           r"|\[citation:|<sup>|\ue200", re.IGNORECASE)
 
 

@@ -59,7 +59,8 @@ from tracer.text import (
     whole_name,
 )
 
-_MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】|<sup>[^<\n]{0,200}</sup>")
+_MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–‐‑‒−－至]\s*\d+)*|citation:\d+)\]|【\d+】"
+                     r"|<sup>[^<\n]{0,200}</sup>")
 # markdown emphasis around part of a sentence ("delivered **1.81 million** vehicles", "*about*"):
 # the delimiters are no words of the claim, and kept they break the verbatim check
 # struck out, the writer took it back: "~~8.5~~" (not "20~~25度", a range between figures)
