@@ -67,6 +67,14 @@ _BARE_URL_START = re.compile(r"(?i:https?://|www\.)")
 # author's own Chinese words (already inside the autolink, so a marker after them adds nothing)
 _URL_RUN_ENDS = re.compile(r"[\s<\u3400-\u9fff\uf900-\ufaff]")
 _CLAUSE_COMMA = re.compile(r"(?<!\d),|,(?!\d)|，")
+# what may stand between an aside's comma and its URL: a few words, no figure (", see also", ", via")
+_ASIDE_LEAD = re.compile(r"[ \t]*(?:[^\W\d]+[ \t:：]*){0,3}")
+# a dash opening an aside ("… in 2022 — see https://…")
+_ASIDE_DASH = re.compile(r"[ \t]+(?:—|–|--?)[ \t]+")
+# the words leading to a URL at the end of a clause ("… in 2021 via https://…", "details at")
+_ASIDE_CUE = re.compile(r"[ \t]+(?:(?:see|via|at|from|visit|on|details|more|read|available|source|sources)"
+                        r"(?:[ \t]+(?:also|more|at|on|here|in))*[ \t]*:?[ \t]*"
+                        r"|(?:详见|参见|见|来源|出处)[:：]?[ \t]*)$", re.IGNORECASE)
 _CONTAINER_PREFIX = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)+")
 
 _MARKER_PATTERNS: dict[str, str] = {
@@ -213,10 +221,11 @@ class _Text:
 
     def url_asides(self, p: int, floor: int) -> list[int]:
         """Where a marker that would extend the bare URL before p may go instead, best first:
-        before the aside that holds the URL ("(see https://…)", or ", see https://…" after a
-        clause's comma, never the one in "1,250"), then right before the URL (its leading space
-        left after the marker), and so on back past an earlier URL of the same aside ("see
-        https://a https://b"); only places after `floor`."""
+        before the aside that holds the URL ("(see https://…)", " — see https://…", or ", see
+        https://…": a dash or comma followed by at most three words and no figure, never the one
+        in "1,250" or "July 12, 2022"), before the words leading to it (" via https://…"), then
+        right before the URL (its leading space left after the marker), and so on back past an
+        earlier URL of the same aside ("see https://a https://b"); only places after `floor`."""
         out: list[int] = []
         for _ in range(4):
             url = self._bare_url_before(p)
@@ -228,9 +237,20 @@ class _Text:
             comma = -1
             for m in _CLAUSE_COMMA.finditer(body, max(floor, url - 30), url):
                 comma = m.start()
+            if comma >= 0 and not _ASIDE_LEAD.fullmatch(body, comma + 1, url):
+                comma = -1   # "on July 12, 2022 — see https://…": a comma of the clause, not the aside's
+            dash = -1
+            for m in _ASIDE_DASH.finditer(body, window, url):
+                if _ASIDE_LEAD.fullmatch(body, m.end(), url):   # not "the 2020 - 2021 season at https://…"
+                    dash = m.start()
+            cue = _ASIDE_CUE.search(body, window, url)
             candidates = [url]
+            if cue is not None:
+                candidates.insert(0, cue.start())
             if comma >= 0:
                 candidates.insert(0, comma)
+            if dash >= 0:
+                candidates.insert(0, dash)
             if opened >= 0 and not any(c in body[opened:url] for c in ")）"):
                 candidates.insert(0, opened)
             for q in candidates:

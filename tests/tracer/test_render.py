@@ -694,6 +694,9 @@ _GLUED_TO_URL = re.compile(r"(?:https?://|www\.)[^\s<]*?(?:\[\^?\d+\]|\[citation
         (" (see https://esa.example/webb).", "{m} (see https://esa.example/webb)."),
         (", see https://esa.example/webb", "{m}, see https://esa.example/webb"),
         (" per www.esa.example/webb.", " per{m} www.esa.example/webb."),
+        (" — see https://esa.example/webb.", "{m} — see https://esa.example/webb."),
+        (" via https://esa.example/webb.", "{m} via https://esa.example/webb."),
+        (" - details at: https://esa.example/webb", "{m} - details at: https://esa.example/webb"),
         ("（见https://esa.example/webb）。", "{m}（见https://esa.example/webb）。"),
     ],
 )
@@ -745,6 +748,21 @@ def test_a_marker_kept_off_a_url_never_lands_inside_a_number() -> None:
         result = trace(fact + " https://northwind.example/report\n", records,
                        TraceOptions(placement=placement))
         assert result.report.startswith(fact + "[1] https://northwind.example/report\n"), result.report
+
+
+@pytest.mark.parametrize("tail", [" — see https://nasa.example/images.", " via https://nasa.example/images.",
+                                  " at https://nasa.example/images."])
+@pytest.mark.parametrize("fact", [
+    "NASA released the first full-colour images from the telescope on July 12, 2022",
+    "Attendance at the observatory rose 12% in the 2020 - 2021 season"])
+def test_a_marker_kept_off_a_url_never_lands_inside_a_date(tail: str, fact: str) -> None:
+    """The comma of "July 12, 2022" and the dash of "2020 - 2021" are no aside's: the marker goes
+    after the date, before the words leading to the URL (it went to "July 12[1], 2022")."""
+    from tracer.pipeline import trace
+
+    records = [{"url": "https://a.example/img", "title": "Images", "content": fact + "."}]
+    result = trace(fact + tail + "\n", records, TraceOptions())
+    assert result.report.startswith(fact + "[1]" + tail + "\n"), result.report
 
 
 def test_a_url_the_authors_words_already_follow_does_not_keep_markers_off_them() -> None:
