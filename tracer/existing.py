@@ -397,6 +397,31 @@ def superscript_notes(text: str, body_end: int, removed_references: str) -> list
     return found[:8]
 
 
+# a number in parentheses ending a clause, right after a word, a figure or a Chinese character:
+# "… in 2021 (1).", "…组成（1）。", "(1, 2)" — the form of a references list numbered "(1) …"
+_PAREN_NOTE = re.compile(r"(?<=[\w%％)）\u4e00-\u9fff])[ \t]?[(（]\d{1,3}(?:[ \t]*[,，、][ \t]*\d{1,3})*[)）]"
+                         r"(?=[ \t]*(?:[.。,，;；:：!?！？]|\r?$))", re.MULTILINE)
+
+
+def paren_notes(text: str, body_end: int, removed_references: str) -> list[str]:
+    """Numbers in parentheses ending a clause ("… in 2021 (1).") that the removed references list
+    numbers in parentheses ("(1) Title. https://…"): likely the author's old citations. They are
+    not read as markers ("(1)" also enumerates, and words of a sentence stay), so the caller
+    warns about them, as about `superscript_notes`."""
+    if not removed_references:
+        return []
+    numbered = {int(m.group(4)) for line in removed_references.splitlines()
+                if (m := _REF_LINE.match(line)) and m.group(4)}
+    if not numbered:
+        return []
+    found: list[str] = []
+    for m in _PAREN_NOTE.finditer(text, 0, body_end):
+        raw = m.group(0).strip()
+        if all(int(n) in numbered for n in re.findall(r"\d+", raw)) and raw not in found:
+            found.append(raw)
+    return found[:8]
+
+
 # a marker used as a word of its sentence: "如[2]所述", "据文献[1]报道", "根据[3]的统计", "as shown in [2]",
 # "see [1] for details", "[4] found that …": removed, it would leave "如所述" or "as shown in ."
 # (whole words only: "很常见[1]", "缺乏依据[1]", "invested the most in [1]" end a sentence with a citation)

@@ -196,6 +196,12 @@ def trace(
                 f"superscript number(s) {', '.join(notes)} look like the author's old citations (the "
                 "removed references list numbers them); they stay as written and do not follow the "
                 "new numbering")
+        parens = existing_stage.paren_notes(report, layout.body_end, removed)
+        if parens:
+            warnings.append(
+                f"number(s) in parentheses {', '.join(parens)} look like the author's old citations "
+                "(the removed references list numbers its entries so); they stay as written and do not "
+                "follow the new numbering")
 
     with timer.stage("recognize"):
         needs: set[int] | None = None

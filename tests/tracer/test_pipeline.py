@@ -746,6 +746,26 @@ def test_closing_tags_by_the_thousand_cost_no_recursion() -> None:
     assert r.report.startswith("Webb launched on 25 December 2021")
 
 
+def test_parenthesised_numbers_of_a_list_numbered_so_stay_with_a_warning() -> None:
+    recs = [{"url": "https://www.esa.int/webb", "title": "ESA",
+             "content": "Webb lifted off on an Ariane 5 rocket on 25 December 2021."}]
+    fact = "Webb lifted off on an Ariane 5 rocket on 25 December 2021"
+    for cite, refs in ((" (1)", "(1) Webb lifts off. https://www.esa.int/webb\n(2) Cost. https://b.example/c\n"),
+                       ("（1，2）", "（1）Webb https://www.esa.int/webb\n（2）Cost https://b.example/c\n")):
+        r = trace(f"{fact}{cite}.\n\n## References\n\n{refs}", recs, TraceOptions())
+        assert r.report.startswith(f"{fact}{cite}[1].") and "## References" in r.report
+        assert [w for w in r.warnings if w.startswith("number(s) in parentheses")] == [
+            f"number(s) in parentheses {cite.strip()} look like the author's old citations (the removed "
+            "references list numbers its entries so); they stay as written and do not follow the new "
+            "numbering"]
+    # an enumeration, a list numbered otherwise, or a number it does not hold: no warning
+    for report in (f"Two steps: (1) build, (2) test. {fact}.\n\n## References\n\n(1) A https://www.esa.int/webb\n",
+                   f"{fact} (1).\n\n## References\n\n1. A https://www.esa.int/webb\n",
+                   f"{fact} (3).\n\n## References\n\n(1) A https://www.esa.int/webb\n"):
+        r = trace(report, recs, TraceOptions())
+        assert not [w for w in r.warnings if w.startswith("number(s) in parentheses")], report
+
+
 def test_superscript_numbers_the_old_list_holds_stay_with_a_warning() -> None:
     recs = [{"url": "https://www.caam.org.cn/2024", "title": "中汽协",
              "content": "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。"}]
