@@ -89,6 +89,7 @@ _MAX_CANDIDATES = 16
 _REF_TITLES = frozenset(
     {
         "references", "reference", "sources", "source", "source(s)", "bibliography", "works cited",
+        "works consulted",
         "citations", "reference articles", "further reading", "further readings", "reference list",
         "references and sources", "sources and references", "参考文献", "参考资料", "参考文章",
         "参考来源", "引用", "引用来源", "来源", "资料来源", "信息来源", "数据来源", "参考链接",
@@ -101,13 +102,17 @@ _LOOSE_TITLES = frozenset({"sources", "source", "source(s)", "citations", "引�
                            "数据来源", "资料来源", "引文", "参考"})
 _INVISIBLE = re.compile("[\u200b-\u200d\u2060\ufeff]")
 _APPENDIX = re.compile(r"^(?:附录|附|appendix(?:\s+[a-z\d]{1,3})?)\s*[:：.、\-–—]\s*", re.IGNORECASE)
-# "主要参考文献", "参考文献列表", "参考文献（按引用顺序）", "References (selected)"
-_TITLE_MODIFIERS = re.compile(r"^主要|(?:列表|清单|目录)$|\s*[（(](?!单位)[^（）()]{1,20}[)）]$")
+# "主要参考文献", "参考文献列表", "参考文献（按引用顺序）", "References (selected)", "Key Sources",
+# "Sources Used", "Works Consulted"
+_TITLE_MODIFIERS = re.compile(r"^主要|(?:列表|清单|目录)$|\s*[（(](?!单位)[^（）()]{1,20}[)）]$"
+                              r"|^(?:key|main|selected|cited|list of)\s+"
+                              r"|\s+(?:used|cited|consulted|referenced)$")
 _CHAPTER = re.compile(r"^第[一二三四五六七八九十百\d]{1,4}(?:章|节|部分|篇)\s*[:：.、]?\s*")
 _CJK_SPACED = re.compile(r"(?<=[\u4e00-\u9fff])[ \t\u3000]+(?=[\u4e00-\u9fff])")
 _REF_COMPANIONS = frozenset(
     {"notes", "links", "data", "further reading", "延伸阅读", "相关链接", "注释", "资料", "说明"}
 )
+_SENTENCE_END = re.compile(r"[.!?。！？][\"'”’)）*_]*[ \t]*$")
 _TITLE_JOINERS = re.compile(
     r"\s*(?:\band\b|&|/|与|和|及|、|,|，|[()（）])\s*"
     r"|(?<=[\u4e00-\u9fff])\s+(?=[A-Za-z])|(?<=[A-Za-z])\s+(?=[\u4e00-\u9fff])"
@@ -418,7 +423,9 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
         if bm and is_references_title(bm.group("text")):
             candidates.append(i)
             heading_lines.add(i)
-        elif para_start < 0 and len(t) <= 40 and is_references_title(t):
+        elif len(t) <= 40 and is_references_title(t) and (para_start < 0 or (
+                t.rstrip().endswith((":", "：")) and _SENTENCE_END.search(lines[i - 1].text))):
+            # opening a paragraph, or "References:" right under its last sentence
             candidates.append(i)
             heading_lines.add(i)
             plain.add(i)

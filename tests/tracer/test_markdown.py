@@ -217,6 +217,12 @@ def test_table_without_leading_pipe() -> None:
         "## 资料来源与说明",
         "## 引文",
         "## References (selected)",
+        # English headings with a modifier
+        "## Key Sources",
+        "## Sources Used",
+        "## Works Consulted",
+        "### Selected References",
+        "## List of References",
     ],
 )
 def test_trailing_references_detected(heading: str) -> None:
@@ -331,6 +337,17 @@ def test_a_closing_line_right_under_a_rule_under_the_last_entry_is_closing_matte
     assert scan_markdown(text).references == (8, 8 + len(refs))
 
 
+def test_a_references_line_right_under_the_last_sentence_opens_the_section() -> None:
+    body = "Fact one [1]. Fact two [2].\n"
+    for title in ("References:", "**Sources:**", "参考文献："):
+        text = body + title + "\n[1] A https://a.com\n[2] B https://b.com\n"
+        assert scan_markdown(text).references == (len(body), len(text)), title
+    # not without its colon, nor under a line that does not end a sentence
+    for text in ("Fact one [1].\nSources\n[1] A https://a.com\n[2] B https://b.com\n",
+                 "Our two main\nReferences:\n[1] A https://a.com\n[2] B https://b.com\n"):
+        assert scan_markdown(text).references is None, text
+
+
 def test_titles_and_publishers_under_sources_are_references() -> None:
     text = ('Intro.\n\n## Sources\n\n1. "The State of AI in 2023" — McKinsey, 2023\n'
             '2. "World Energy Outlook" — IEA, 2024\n')
@@ -436,6 +453,10 @@ def test_footnote_definitions_as_references() -> None:
         ("Appendix: Methods", False),
         ("参 考", True),
         ("Linked sources of growth", False),
+        ("Key findings", False),
+        ("Main results", False),
+        ("Methods used", False),
+        ("Key sources of revenue", False),
     ],
 )
 def test_is_references_title(title: str, expected: bool) -> None:
