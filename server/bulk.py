@@ -188,16 +188,15 @@ def _wire_record(item: object, group: str = "") -> pb.Record:
                 first = value
         if first:
             setattr(rec, name, first)
-    meta = item.get("metadata")
+    meta = records_stage.record_metadata(item)
     if isinstance(meta, Mapping):
         # a url or title the record lacks, from its metadata (as the records stage reads JSON)
-        if not rec.url.strip() and not rec.id.strip() and (
-                found := records_stage.metadata_alias(meta, "url")):
+        if not rec.url.strip() and (found := records_stage.metadata_alias(meta, "url")):
             rec.url = found[1]
         if not rec.title.strip() and (found := records_stage.metadata_alias(meta, "title")):
             rec.title = found[1]
         for k, v in meta.items():
-            sv = _scalar_str(v)
+            sv = records_stage.metadata_value(v)
             if sv is not None:
                 rec.metadata[str(k)] = sv
     return rec
@@ -243,9 +242,16 @@ def _record_notes(
             if any(not isinstance(item.get(k), (str, type(None))) for k in aliases):
                 lossy = True
                 break
-        meta = item.get("metadata")
+        # inline HTML: the stage's warning names the key the text came from, the wire's "content"
+        if any(isinstance(v := item.get(k), str) and "<" in v for k in aliases_of["content"]):
+            lossy = True
+        # no url or no content key at all: the stage says "missing", the wire could say "empty"
+        if not any(k in item for k in aliases_of["content"]) or not any(
+                k in item for k in (*aliases_of["url"], *aliases_of["id"])):
+            lossy = True
+        meta = records_stage.record_metadata(item)
         if meta is not None and (not isinstance(meta, Mapping)
-                                 or any(_scalar_str(v) is None for v in meta.values())):
+                                 or any(records_stage.metadata_value(v) is None for v in meta.values())):
             lossy = True
     if not lossy:
         return (), set()

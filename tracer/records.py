@@ -294,9 +294,16 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
             yield (group if isinstance(group, str) else ""), item
         return
     recs = raw.get("records")
+    if not isinstance(recs, (list, tuple)):
+        # a search API's response: Tavily, Exa, Perplexity's search, Jina give their hits as
+        # "results" (beside images, statuses, an answer: not records)
+        recs = raw.get("results")
     if isinstance(recs, (list, tuple)):
         for item in recs:
             yield "", item
+        return
+    if _looks_like_record(raw):
+        yield "", raw  # a single record, even with a list of objects ("authors": [{"name": …}])
         return
     groups_of_records = any(isinstance(v, (list, tuple)) and v and all(isinstance(x, Mapping) for x in v)
                             for v in raw.values())
@@ -325,6 +332,16 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
         "expected a list of records, a {source_type: [records]} mapping, "
         "or an object with 'records' or 'classified_content'",
     )
+
+
+def _looks_like_record(raw: Mapping[Any, Any]) -> bool:
+    """Whether a mapping gives a record's text and its url or id (then it is one record, whatever
+    lists it holds, not a {source_type: [records]} mapping)."""
+    _k, content = _pick(raw, _CONTENT_KEYS)
+    _k, url = _pick(raw, _URL_KEYS)
+    _k, rid = _pick(raw, _OPTIONAL_KEYS["id"])
+    return isinstance(content, str) and bool(content.strip()) and (
+        (isinstance(url, str) and bool(url.strip())) or bool(_optional_str(rid)))
 
 
 def _group_name(key: object, warnings: list[str]) -> str:
@@ -380,6 +397,13 @@ def metadata_alias(meta: Mapping[Any, Any], field: str) -> tuple[str, str] | Non
                  if isinstance(v := meta.get(k), str) and v.strip()), None)
 
 
+def record_metadata(item: Mapping[Any, Any]) -> object:
+    """A record's metadata: its `metadata` (LangChain, LlamaIndex, Firecrawl), else its `meta`
+    (Haystack)."""
+    meta = item.get("metadata")
+    return item.get("meta") if meta is None else meta
+
+
 def _metadata_pick(meta: Mapping[Any, Any], field: str) -> tuple[str | None, object]:
     """`metadata_alias` as `_pick` gives it, the key named "metadata.<key>"."""
     found = metadata_alias(meta, field)
@@ -429,6 +453,36 @@ def _whole(value: str, index: int, key: str, warnings: list[str]) -> str:
     return fixed
 
 
+# inline HTML a search API marks its snippet with ("The <strong>Eiffel Tower</strong> is…", Brave)
+_INLINE_TAG = re.compile(r"</?(?:strong|b|em|i|u|mark|span|a|sup|sub|small|font|br)(?:\s[^<>\n]{0,300})?/?>",
+                         re.IGNORECASE)
+
+
+def _inline_tags_blanked(content: str, index: int, key: str, warnings: list[str]) -> str:
+    """`content` with inline HTML tags replaced by as many spaces (so offsets into it stay), and a
+    warning when there was one: tags between the words would keep a sentence from matching."""
+    if "<" not in content:
+        return content
+    tags = _INLINE_TAG.findall(content)
+    if not tags:
+        return content
+    warnings.append(f"records[{index}]: {key}: {len(tags)} inline HTML tag{'s' if len(tags) > 1 else ''} "
+                    f"({tags[0][:40]}) read as spaces")
+    return _INLINE_TAG.sub(lambda m: " " * len(m.group(0)), content)
+
+
+def metadata_value(value: object) -> str | None:
+    """A metadata value as the string kept: strings as they are, numbers in decimal, booleans
+    "true" / "false"; None for anything else (ignored with a warning)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return None
+
+
 def _metadata(value: object, index: int, warnings: list[str]) -> Mapping[str, str]:
     if value is None:
         return MappingProxyType({})
@@ -439,12 +493,11 @@ def _metadata(value: object, index: int, warnings: list[str]) -> Mapping[str, st
     skipped: list[str] = []
     for raw_key, v in value.items():
         k = _whole(str(raw_key), index, "metadata key", warnings)
+        sv = metadata_value(v)
         if isinstance(v, str):
             out[k] = _whole(v, index, f"metadata.{k}", warnings)
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            out[k] = str(v)
-        elif isinstance(v, bool):
-            out[k] = "true" if v else "false"
+        elif sv is not None:
+            out[k] = sv
         else:
             skipped.append(k)
     if skipped:
@@ -461,7 +514,8 @@ MAX_FIELD_CHARS = 1_024
 
 
 def _validate(index: int, group: str, item: object, warnings: list[str]) -> Record | None:
-    if isinstance(item, Record):
+    typed = isinstance(item, Record)   # a Record (or a gRPC one): its url and title are its own
+    if typed:
         item = _record_as_mapping(item)
     if not isinstance(item, Mapping):
         warnings.append(f"record {index} dropped: expected an object, got {_type_name(item)}")
@@ -473,9 +527,9 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     id_key, rid = _pick(item, _OPTIONAL_KEYS["id"])
     # A local search result may carry only an id: it is then identified (and numbered) by it.
     has_id = id_key is not None and bool(_clean_title(_optional_str(rid) or ""))
-    meta = item.get("metadata")
-    if isinstance(meta, Mapping):   # a url or title the record itself lacks (never over its id)
-        if _blank(url) and not has_id and (found := _metadata_pick(meta, "url"))[0] is not None:
+    meta = record_metadata(item)
+    if isinstance(meta, Mapping) and not typed:   # a url or title the record itself lacks
+        if _blank(url) and (found := _metadata_pick(meta, "url"))[0] is not None:
             url_key, url = found
         if _blank(title) and (found := _metadata_pick(meta, "title"))[0] is not None:
             title_key, title = found
@@ -498,6 +552,7 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     url = _whole((url or "").strip(), index, url_key or "url", warnings)
     title = _whole(title, index, title_key or "title", warnings) if title else title
     content = _whole(content, index, content_key or "content", warnings)
+    content = _inline_tags_blanked(content, index, content_key or "content", warnings)
     if not url and not has_id:
         warnings.append(f"record {index} dropped: empty url")
         return None
@@ -540,7 +595,7 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
         published_at=opt.get("published_at", ""),
         author=opt.get("author", ""),
         site=opt.get("site", ""),
-        metadata=_metadata(item.get("metadata"), index, warnings),
+        metadata=_metadata(meta, index, warnings),
         source_key=source_key(url) if url else "id:" + opt["id"],
     )
 

@@ -813,6 +813,15 @@ def test_bad_records_are_reported_as_the_trace_command_reports_them(tmp_path: Pa
                   {"markdown": fact, "metadata": {"title": "FC", "sourceURL": "https://f.example/ev"}},
                   {"url": "https://t.example/ev", "content": "EVs.", "raw_content": fact},
                   {"id": "k9", "text": fact, "metadata": {"source": "intranet"}}],
+        # the stage's "missing" (not the wire's "empty"), metadata it ignores, Haystack's meta,
+        # a search API's response, a snippet's inline HTML
+        "missing": [{"url": "https://m.example/a", "title": "T"}, {"title": "x", "content": "y"},
+                    {**good, "metadata": {"alt": [], "ok": True, "n": 2.5}}],
+        "haystack": [{"id": "h1", "content": fact, "meta": {"url": "https://h.example/ev", "title": "H"}}],
+        "tavily": {"query": "q", "results": [good], "images": [{"url": "https://i.example/x.jpg",
+                                                                 "description": fact}]},
+        "brave": [{"url": "https://br.example/ev",
+                   "description": fact.replace("Norway", "<strong>Norway</strong>")}],
     }
     (tmp_path / "in.jsonl").write_text(
         "".join(json.dumps({"id": k, "report": fact, "records": v}) + "\n" for k, v in cases.items()))
@@ -829,6 +838,9 @@ def test_bad_records_are_reported_as_the_trace_command_reports_them(tmp_path: Pa
             (ref.url, ref.title) for ref in want.references], key
     assert [ref["url"] for ref in got["tools"]["references"]][:3] == [   # (at most max_sources cited)
         "/kb/ev.pdf", "https://f.example/ev", "https://t.example/ev"]
+    assert [ref["url"] for ref in got["tavily"]["references"]] == [good["url"]]      # no image cited
+    assert [ref["url"] for ref in got["brave"]["references"]] == ["https://br.example/ev"]
+    assert [ref["url"] for ref in got["haystack"]["references"]] == ["https://h.example/ev"]
 
 
 @pytest.mark.parametrize("source", ["-", "/dev/stdin"])

@@ -64,6 +64,20 @@ def test_trace_english_end_to_end(stub) -> None:
     assert not resp.degraded
 
 
+def test_a_record_without_url_takes_its_metadata_url_and_inline_html_reads_as_spaces(stub) -> None:
+    fact = "The Eiffel Tower is 330 metres tall and was completed in 1889."
+    snippet = fact.replace("Eiffel Tower", "<strong>Eiffel Tower</strong>")
+    resp = stub.Trace(pb.TraceRequest(report=fact, records=[
+        pb.Record(id="d1", content=snippet,
+                  metadata={"source": "https://kb.example/eiffel", "title": "Tower"})]))
+    assert resp.status.code == 0 and [(r.url, r.title) for r in resp.references] == [
+        ("https://kb.example/eiffel", "Tower")]
+    [src] = resp.citations[0].sources
+    quote = snippet[src.evidence_start:src.evidence_end]
+    assert quote.replace("<strong>", "").replace("</strong>", "") == fact
+    assert "records[0]: content: 2 inline HTML tags (<strong>) read as spaces" in resp.warnings
+
+
 def test_unsupported_sentences_carry_their_closest_record(stub) -> None:
     resp = stub.Trace(pb.TraceRequest(report=EN_REPORT, records=records_pb(EN_RECORDS)))
     by_text = {u.sentence: u for u in resp.unsupported}

@@ -144,8 +144,8 @@ def test_first_non_empty_alias_wins() -> None:
 
 def test_search_tools_results_as_they_return_them() -> None:
     """Tavily's page (raw_content) before its snippet, its published_date; Exa's publishedDate;
-    Bing's name/snippet/datePublished; a LangChain Document and a Firecrawl page, whose url and
-    title sit in their metadata; a metadata url never replaces a record's own id."""
+    Bing's name/snippet/datePublished; a LangChain Document (with its vector store's id too) and
+    a Firecrawl page, whose url and title sit in their metadata; a Haystack Document's `meta`."""
     page = "The bridge opened in 1932. It carries eight lanes."
     recs, warnings = normalize_records([
         {"url": "https://t.example/a", "title": "Tavily", "content": "It carries eight lanes.",
@@ -154,17 +154,44 @@ def test_search_tools_results_as_they_return_them() -> None:
         {"name": "Bing", "url": "https://b.example/c", "snippet": page, "datePublished": "2022-05-06"},
         {"page_content": page, "metadata": {"source": "/kb/bridge.pdf", "page": 3}, "type": "Document"},
         {"markdown": page, "metadata": {"title": "Firecrawl", "sourceURL": "https://f.example/d"}},
-        {"id": "kb-7", "content": page, "metadata": {"source": "intranet"}},
+        {"id": "kb-7", "page_content": page, "metadata": {"source": "https://kb.example/7"}},
         {"url": "", "content": page, "metadata": {"url": "https://m.example/e", "title": "  "}},
+        {"id": "h1", "content": page, "meta": {"url": "https://h.example/f", "title": "Haystack"}},
     ])
     assert warnings == []
-    assert [r.content for r in recs] == [page] * 7
+    assert [r.content for r in recs] == [page] * 8
     assert [r.url for r in recs] == ["https://t.example/a", "https://e.example/b", "https://b.example/c",
-                                     "/kb/bridge.pdf", "https://f.example/d", "", "https://m.example/e"]
+                                     "/kb/bridge.pdf", "https://f.example/d", "https://kb.example/7",
+                                     "https://m.example/e", "https://h.example/f"]
     assert [r.title for r in recs][:5] == ["Tavily", "Exa", "Bing", "bridge.pdf", "Firecrawl"]
+    assert recs[7].title == "Haystack" and recs[7].metadata["url"] == "https://h.example/f"
     assert [r.published_at for r in recs][:3] == ["2024-03-01", "2023-01-02", "2022-05-06"]
-    assert recs[5].source_key == "id:kb-7"
-    assert recs[3].metadata["source"] == "/kb/bridge.pdf"
+    assert recs[5].id == "kb-7" and recs[3].metadata["source"] == "/kb/bridge.pdf"
+
+
+def test_a_search_apis_response_gives_its_results_and_a_record_may_hold_lists_of_objects() -> None:
+    fact = "The Eiffel Tower is 330 metres tall."
+    tavily = {"query": "eiffel", "answer": "330 m", "results": [
+        {"url": "https://a.example/t", "title": "Tower", "content": fact}],
+        "images": [{"url": "https://img.example/e.jpg", "description": fact}]}
+    recs, warnings = normalize_records(tavily)
+    assert [r.url for r in recs] == ["https://a.example/t"] and warnings == []
+    one = {"url": "https://a.example/t", "title": "Tower", "text": fact, "authors": [{"name": "J"}],
+           "subpages": [{"url": "https://a.example/t/2", "text": "More."}]}
+    recs, warnings = normalize_records(one)
+    assert [(r.url, r.content) for r in recs] == [("https://a.example/t", fact)]
+    # a {source_type: [records]} mapping stays one
+    recs, _ = normalize_records({"web": [one], "local": [{"id": "d1", "content": fact}]})
+    assert [(r.source_type, r.url or r.id) for r in recs] == [("web", "https://a.example/t"), ("local", "d1")]
+
+
+def test_inline_html_in_a_snippet_reads_as_spaces_with_a_warning() -> None:
+    raw = "The <strong>Eiffel Tower</strong> is 330 metres<br/> tall <a href='x'>per</a> <abbr>IGN</abbr>."
+    recs, warnings = normalize_records([{"url": "https://b.example", "description": raw}])
+    assert recs[0].content == ("The " + " " * 8 + "Eiffel Tower" + " " * 9 + " is 330 metres" + " " * 5
+                               + " tall " + " " * 12 + "per" + " " * 4 + " <abbr>IGN</abbr>.")
+    assert len(recs[0].content) == len(raw)
+    assert warnings == ["records[0]: description: 5 inline HTML tags (<strong>) read as spaces"]
 
 
 def test_optional_fields_and_metadata() -> None:
