@@ -617,7 +617,7 @@ _CLOSING_TITLE = re.compile(
     r"|acknowledge?ments?|about the authors?|about this report|contact|copyright|license|notes"
     r"|methodology|glossary|免责声明|免责条款|风险提示|风险揭示|法律声明|重要声明|分析师声明|声明|评级说明"
     r"|投资评级说明|附录|致谢|版权声明|版权|关于本报告|联系方式|术语表|名词解释|延伸阅读|相关阅读|相关问题"
-    r"|常见问题|faq)[ \t]*[:：]?", re.IGNORECASE)
+    r"|常见问题|注释|注|说明|备注|附注|脚注|作者简介|关于作者|faq)[ \t]*[:：]?", re.IGNORECASE)
 _APPENDIX_OF = re.compile(r"(?:appendix(?:\s+[a-z\d]{1,3})?|附录[一二三四五六七八九十A-Z\d]?)\s*[:：.、\-–—]",
                           re.IGNORECASE)
 
@@ -641,7 +641,8 @@ _CLOSING_LINE = re.compile(
     r"|(?:\*\*|__)?(?:©|\(c\)\s|copyright\b|all rights reserved|disclaimer\b|notice\b|note\b|notes\b"
     r"|risk (?:notice|warning|disclosure)\b|important\b"
     r"|this (?:report|document|analysis|summary) (?:was|is|has been)\b|generated\b|last updated\b"
-    r"|免责|风险提示|风险揭示|声明|注[:：]|说明[:：]|本报告|本文|以上内容|数据截至|更新于|分析师|编辑"
+    r"|免责|风险提示|风险揭示|声明|注[:：]|注释[:：]|备注[:：]|附注[:：]|说明[:：]|本报告|本文|以上内容|数据截至|更新于"
+    r"|分析师|编辑"
     r"|责任编辑|作者|撰稿|审核|校对|报告日期|发布日期|发布时间|[（(]?全文完[)）]?|[（(]完[)）]|点击|扫码"
     r"|关注))", re.IGNORECASE)
 

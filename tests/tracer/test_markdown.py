@@ -289,7 +289,9 @@ def test_references_followed_by_closing_matter_are_cut_without_it() -> None:
      "## Disclaimer and methodology\n\nWe surveyed 1,000 managers.\n",
      "## Notes\n\nAll figures in dollars.\n",
      "分析师：张三　报告日期：2025年1月15日\n", "（全文完）\n", "编辑：李四\n",
-     "**免责声明：** 本报告仅供参考，\n不构成任何投资建议。\n"],
+     "**免责声明：** 本报告仅供参考，\n不构成任何投资建议。\n",
+     "## 注释\n\n本文数据均来自公开资料。\n", "## 作者简介\n\n张三，分析师。\n", "## 备注\n\n单位：亿元。\n",
+     "注释：本文数据均来自公开资料。\n", "备注：单位为亿元。\n"],
 )
 def test_closing_matter_of_more_kinds_is_not_cut(closing: str) -> None:
     refs = "## 参考资料\n[1] A https://a.com\n[2] B https://b.com\n"
