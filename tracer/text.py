@@ -31,7 +31,7 @@ _TOKEN = re.compile(
 _DIGIT = re.compile(r"\d")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 _NUMBER = re.compile(
-    r"(?<![A-Za-z0-9_.])(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d+))?[ \t\u00a0]*(%|percent(?!age)|％)?"
+    r"(?<![A-Za-z0-9_.．])(\d{1,3}(?:,\d{3})+|\d+)(?:[.．](\d+))?[ \t\u00a0]*(%|percent(?!age)|％)?"
 )
 _CN_NUMBER_UNIT = {"万": 1e4, "亿": 1e8, "千": 1e3, "百": 1e2}
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}

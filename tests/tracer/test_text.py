@@ -194,6 +194,9 @@ def test_every_date_form_is_one_value() -> None:
     assert numbers("在2019年7月发布") == {"d:2019-7"}
     assert numbers("二〇二一年四月二十九日发射") == numbers("２０２１年４月２９日发射") == {"d:2021-4-29"}
     assert numbers("十二月二十五日") == {"d:-12-25"}
+    # a full-width decimal point, as a Chinese input method types it
+    assert numbers("销量１２８６．６万辆") == numbers("销量1286.6万辆") == {"12866000"}
+    assert numbers("增长４９．１％") == {"49.1"}
     assert numbers("三个月后") == numbers("3个月后") == {"3"}  # a duration, not a month
     assert numbers("the May flowers grew 12 cm") == {"12"}     # a month word without a day is no date
     text = "x" * 50_000 + " On 4 July 1776, " + "y " * 20_000
