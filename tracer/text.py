@@ -994,6 +994,8 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
     unit (or None) is recorded there too, and with `spans` where its digits are written."""
     found: set[str] = set()
     for m in _NUMBER.finditer(text):
+        if text.startswith("成", m.end()) and _TENTHS.match(text, m.start()):
+            continue   # "6成" is 60%, read below
         whole = m.group(1).replace(",", "")
         frac = m.group(2)
         value = whole + ("." + frac if frac else "")
@@ -1033,7 +1035,24 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
                 units.add(key, q)
             if short is not None:
                 units.add(short, None)
+    for t in _TENTHS.finditer(text):   # "六成" is 60%
+        tenths = 10.0 * _TENTH_DIGITS[t.group(1)]
+        key = _fmt(tenths)
+        found.add(key)
+        if spans is not None:
+            spans.setdefault(key, []).append((t.start(), t.end()))
+        if units is not None:
+            units.add(key, Quantity("percent", "%", tenths))
     return found
+
+
+# tenths ("成"): "六成" 60%, "逾三成", "两成以上"; not "一成不变" or "统一成本" (成本, 成为, 成立 …)
+_TENTH_DIGITS = {c: float(i) for i, c in enumerate("〇一二三四五六七八九")} | {
+    "两": 2.0, **{str(i): float(i) for i in range(1, 10)}}
+_TENTHS = re.compile(
+    r"(?<![〇零一二两三四五六七八九十百千万亿\d.．])([一二两三四五六七八九1-9])成"
+    r"(?!不变|为|立|功|本|长|熟|果|绩|员|就|交|型|分|都|品|年|人|千|百|效|批|套|片|真|行|名|语|全|形|材|才"
+    r"|事|色|像|因|败|活|药|仙|家|婚|亲|器|章|群|对|双|堆|串|倍)")
 
 
 def _range_scale(text: str, end: int, value: float) -> float | None:

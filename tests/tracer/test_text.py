@@ -7,6 +7,7 @@ from tracer.text import (
     abbreviations,
     acronyms,
     cjk_bigrams,
+    claim_units,
     content_tokens,
     detect_language,
     language_caveat,
@@ -194,6 +195,10 @@ def test_every_date_form_is_one_value() -> None:
     assert numbers("在2019年7月发布") == {"d:2019-7"}
     assert numbers("二〇二一年四月二十九日发射") == numbers("２０２１年４月２９日发射") == {"d:2021-4-29"}
     assert numbers("十二月二十五日") == {"d:-12-25"}
+    # tenths: "六成" is 60%, a percentage like "60%"; not in "一成不变" or "统一成本"
+    assert numbers("渗透率达到六成") == numbers("6成用户") == numbers("增长60%") == {"60"}
+    assert claim_units("净利润同比增长逾三成")["30"] == claim_units("增长30%")["30"]
+    assert numbers("一成不变的制度") == numbers("统一成本核算") == numbers("七八成") == set()
     # a full-width decimal point, as a Chinese input method types it
     assert numbers("销量１２８６．６万辆") == numbers("销量1286.6万辆") == {"12866000"}
     assert numbers("增长４９．１％") == {"49.1"}
