@@ -514,9 +514,9 @@ MAX_FIELD_CHARS = 1_024
 
 
 def _validate(index: int, group: str, item: object, warnings: list[str]) -> Record | None:
-    typed = isinstance(item, Record)   # a Record (or a gRPC one): its url and title are its own
-    if typed:
-        item = _record_as_mapping(item)
+    typed = False                      # a Record: its url and title are its own
+    if isinstance(item, Record):
+        item, typed = _record_as_mapping(item), True
     if not isinstance(item, Mapping):
         warnings.append(f"record {index} dropped: expected an object, got {_type_name(item)}")
         return None
