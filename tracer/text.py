@@ -1031,6 +1031,8 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
                 spans.setdefault(key, []).append((m.start(), m.end(2) if frac else m.end(1)))
         if units is not None:
             q = _unit_of(text, m, float(value) * (scale or 1.0))
+            if q is None and lenient and not m.group(3):
+                q = _counted(text, m.end(2) if frac else m.end(1), float(value) * (scale or 1.0))
             for key in keys:
                 units.add(key, q)
             if short is not None:
@@ -1044,6 +1046,21 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
         if units is not None:
             units.add(key, Quantity("percent", "%", tenths))
     return found
+
+
+_SCALE_CHARS = frozenset("万亿千百")
+_CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _counted(text: str, end: int, value: float) -> Quantity | None:
+    """What a record's Chinese figure counts when a measure word follows it ("30家工厂", "12日",
+    "5.2个百分点"), as a unit of kind "count": such a figure is not the bare figure a claim's
+    "30%" or "30亿元" may be stated as (a page's date, time or list number is no share)."""
+    while end < len(text) and text[end] in _SCALE_CHARS:
+        end += 1
+    if end < len(text) and _CJK_CHAR.match(text, end) and text[end] not in "成":
+        return Quantity("count", text[end], value)
+    return None
 
 
 # tenths ("成"): "六成" 60%, "逾三成", "两成以上"; not "一成不变" or "统一成本" (成本, 成为, 成立 …)

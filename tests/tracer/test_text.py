@@ -458,6 +458,24 @@ def test_more_record_text_never_makes_numbers_disagree_more(claim: str, record: 
     assert agreement(record) <= agreement(record + "\n" + more)
 
 
+def test_a_records_counted_figure_is_no_share_or_sum_of_the_claim() -> None:
+    """"30家工厂", "12日", "09:30发布" do not state the claim's "30%" (a page's dates, times and
+    list numbers made contradicted shares count as stated); a bare "30" still does."""
+    from tracer.text import numbers_agreement
+
+    def agreement(claim: str, record: str) -> float:
+        stated, units = _record_reading(record)
+        return numbers_agreement(numbers(claim), stated, claim_units(claim), units)
+
+    for record in ("公司在全球拥有30家工厂。", "2025年1月30日消息。", "09:30发布。", "增长30个百分点。"):
+        assert agreement("市场份额为30%。", record) == 0.0, record
+        assert agreement("融资30亿元。", record.replace("30", "30亿")) == 0.0, record
+    for claim, record in (("份额为30%。", "市场份额为30%。"), ("份额为30%。", "份额：30"),
+                          ("份额为30%。", "占比30，居首。"), ("拥有30家工厂。", "拥有30家工厂。"),
+                          ("融资30亿元。", "融资30亿元。")):
+        assert agreement(claim, record) == 1.0, record
+
+
 def test_codes_are_read_beside_numbers() -> None:
     from tracer.text import codes
 
