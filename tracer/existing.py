@@ -463,6 +463,7 @@ _REMNANT_SEP = (r"(?:[，,、；;][ \t]*|(?:和|及|与|或)[ \t]*"
 _SUBJECT_SEP = _REMNANT_SEP + "?"
 SUBJECT_VERB = re.compile(
     r"[ \t]*(?:" + _SUBJECT_SEP + r"(?:所述|所示|所言|所说|中提到|中指出|指出"
+    r"|的(?:研究|报告|数据|统计|观点|结论|分析)"
     r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
     r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)"
     r"|" + _REMNANT_SEP + r"(?:报道|显示|表明|认为|提出|发现|统计))")

@@ -307,6 +307,11 @@ def test_more_forms_of_a_named_source(policy: str) -> None:
     r = trace(zh, CAR_RECS, TraceOptions(existing=policy))
     assert _body(r.report) == ("2024年中国新能源汽车销量达到1286.6万辆[1]。[2]指出，"
                                "比亚迪2024年新能源汽车销量为427万辆。"), r.report
+    # "的…" cannot open a sentence: the marker is its subject
+    for verb in ("的数据显示", "的研究表明", "的报告指出"):
+        r = trace(zh.replace("[2]指出", "[2]" + verb), CAR_RECS, TraceOptions(existing=policy))
+        assert _body(r.report) == ("2024年中国新能源汽车销量达到1286.6万辆[1]。[2]" + verb + "，"
+                                   "比亚迪2024年新能源汽车销量为427万辆。"), r.report
 
 
 @pytest.mark.parametrize("style", ["numeric", "superscript", "link", "footnote", "citation", "openjiuwen"])
