@@ -798,6 +798,8 @@ def approximate_figures(text: str) -> dict[str, tuple[str, str]]:
     for key, where in spans.items():
         for start, end in where:
             written = text[start:end].replace(",", "")
+            if _TENTHS.fullmatch(text, start, end):
+                written = key                      # "八成" is written "80" (%)
             if not _PLAIN_DIGITS.fullmatch(written) or _is_year(written):
                 continue
             how = hedge_of(text[max(0, start - 16):start], text[end:end + 8])

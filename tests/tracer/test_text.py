@@ -199,6 +199,11 @@ def test_every_date_form_is_one_value() -> None:
     assert numbers("渗透率达到六成") == numbers("6成用户") == numbers("增长60%") == {"60"}
     assert claim_units("净利润同比增长逾三成")["30"] == claim_units("增长30%")["30"]
     assert numbers("一成不变的制度") == numbers("统一成本核算") == numbers("七八成") == set()
+    from tracer.text import approximate_figures, near_figures
+
+    for claim, page in (("超过八成患者", 81.2), ("近七成", 68.0), ("九成以上", 92.0), ("达到六成", 59.8)):
+        assert near_figures(approximate_figures(claim), numbers(claim), [page]), claim
+    assert not near_figures(approximate_figures("达到六成"), {"60"}, [51.1])
     # a full-width decimal point, as a Chinese input method types it
     assert numbers("销量１２８６．６万辆") == numbers("销量1286.6万辆") == {"12866000"}
     assert numbers("增长４９．１％") == {"49.1"}
