@@ -1022,7 +1022,8 @@ _FRAME_EN = re.compile(
     re.IGNORECASE,
 )
 _FRAME_ZH = re.compile(
-    r"是否|有无(?![数人线限法机])|并无证据|没有证据|尚无证据|无证据表明|传言|谣言|否认|辟谣|不实|是不是")
+    r"是否|有无(?![数人线限法机])|(?:并无|没有|尚无|无)证据(?:表明|显示|证明)?|传言|谣言|否认|辟谣|不实|是不是"
+    r"|尚不清楚|尚不明确|尚无定论|尚未证实|未经证实|有待证实|有待确认")
 _QUOTE_SENTENCE_END = re.compile(r"[.!?。！？]\s*")
 
 
@@ -1174,6 +1175,37 @@ def framed(sentence: str, quote: str, lang: str) -> Conflict | None:
         begin = max((m.end() for m in _QUOTE_SENTENCE_END.finditer(quote, 0, f.start())), default=0)
         return Conflict("framed", "", quote[begin:f.end()].strip())
     return None
+
+
+def asked(sentence: str, quote: str, lang: str) -> Conflict | None:
+    """Where the quote repeats the sentence (70% of its words or more) only in a question
+    ("…海外销量超过41万辆？", "Did sales top 410,000?") while the sentence asks nothing."""
+    if "?" not in quote and "？" not in quote or sentence.rstrip().endswith(("?", "？")):
+        return None
+    unit = _FRAME_UNIT_ZH if lang == "zh" else _FRAME_UNIT_EN
+    a = [m.group(0).lower() for m in unit.finditer(sentence)]
+    if len(a) < 4:
+        return None
+    begin = 0
+    question: str | None = None
+    for end in _QUOTE_SENTENCE_END.finditer(quote + "\n"):
+        part = quote[begin:end.end()]
+        b = [m.group(0).lower() for m in unit.finditer(part)]
+        repeats = sum(x.size for x in difflib.SequenceMatcher(None, a, b, autojunk=False)
+                      .get_matching_blocks()) >= 0.7 * len(a)
+        if repeats and end.group(0).strip() not in ("?", "？"):
+            return None                    # stated too (the answer to an FAQ's question)
+        # a question of about the claim's length (a scraped page may run many sentences into one)
+        if repeats and question is None and len(b) <= 1.5 * len(a) + 4 \
+                and not _ANSWERED.match(quote, end.end()):
+            question = part.strip()
+        begin = end.end()
+    return None if question is None else Conflict("framed", "", question)
+
+
+# a question answered right after it ("Is it 330 m tall? Yes, …", "…吗？是的。")
+_ANSWERED = re.compile(r"\s*(?:A[:：]\s*)?(?:yes|yeah|correct|indeed|true|是的|对|没错|正确|确实)\b",
+                       re.IGNORECASE)
 
 
 # a frame itself denied or confirmed ("cannot deny that", "confirmed rumours that", "不能否认")

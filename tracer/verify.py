@@ -20,6 +20,7 @@ from rapidfuzz import fuzz
 
 from tracer.conflict import (
     Conflict,
+    asked,
     cause_addition,
     clause_addition,
     framed,
@@ -825,7 +826,8 @@ class Verifier:
         start, end = self.evidence_span(sentence, pid)
         quote = self.records[self.index.passages[pid].record].content[start:end]
         query = sentence_query(sentence)
-        return framed(query, quote, self.index.lang) or rank_conflict(query, quote, self.index.lang)
+        return framed(query, quote, self.index.lang) or asked(query, quote, self.index.lang) \
+            or rank_conflict(query, quote, self.index.lang)
 
     def conflict(self, sentence: str, pid: int) -> Conflict | None:
         """Where the pair's evidence quote contradicts the sentence (`tracer.conflict`), if it does."""
@@ -846,8 +848,8 @@ class Verifier:
         record's text next to the quote (`sentences_around`), which may answer a negation."""
         query = sentence_query(sentence)
         content = self.records[record].content
-        got = framed(query, quote, self.index.lang) or quote_conflict(query, quote, self.index.lang, around,
-                                                                      content, sentence not in self.rows) \
+        got = framed(query, quote, self.index.lang) or asked(query, quote, self.index.lang) \
+            or quote_conflict(query, quote, self.index.lang, around, content, sentence not in self.rows) \
             or rank_conflict(query, quote, self.index.lang)
         if got is None and self.index.lang in self.tuning.figure_conflicts:
             got = self._figures_instead(sentence, record, quote)

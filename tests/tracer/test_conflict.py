@@ -811,6 +811,28 @@ def test_a_quote_that_only_asks_denies_or_reports_a_claim_does_not_state_it() ->
         "its quote only reports it as a question or a claim")
 
 
+def test_chinese_frames_in_their_natural_order_and_a_question_do_not_state_the_claim() -> None:
+    from tracer.conflict import asked, framed
+
+    claim = "比亚迪2024年海外销量超过41万辆。"
+    fact = claim[:-1]
+    unclear = "尚不清楚比亚迪2024年海外销量是否超过41万辆。"
+    for quote in ("没有证据表明" + claim, unclear, "目前尚无证据显示" + claim):
+        assert framed(claim, quote, "zh") is not None, quote
+    assert asked(claim, fact + "？", "zh") == Conflict("framed", "", fact + "？")
+    # stated plainly, answered, or stated beside the question: no conflict
+    for quote in (claim, fact + "吗？是的。", fact + "？数据显示，" + claim,
+                  "最佳答案：海外市场拓展顺利，" + fact + "，欧洲增长最快，那么国内份额是多少?"):
+        assert framed(claim, quote, "zh") is None and asked(claim, quote, "zh") is None, quote
+    question = "Did BYD sell more than 410,000 vehicles overseas in 2024?"
+    sentence = "BYD sold more than 410,000 vehicles overseas in 2024."
+    assert asked(sentence, question + " Analysts disagree.", "en") is not None
+    assert asked(sentence, question + " Yes.", "en") is None and asked(question, question, "en") is None
+    records = [{"url": "https://a.example/q", "title": "Q", "content": unclear},
+               {"url": "https://b.example/o", "title": "O", "content": "全年社会消费品零售总额487895亿元。"}]
+    assert trace(claim, records).citations == ()
+
+
 def test_english_words_that_move_a_figure_the_other_way_and_negative_adjectives_are_opposites() -> None:
     for said, quoted in (("lowered", "raised"), ("plunged", "surged"), ("cut", "boosted"),
                          ("slowed", "accelerated"), ("downgraded", "upgraded")):
