@@ -1812,6 +1812,7 @@ _ZH_FIGURE_FILLERS = frozenset("为 是 达 达到 约 约为 近 接近 超 超
 _ZH_TIME_UNITS = frozenset("年 月 日 号 时 点 分 秒 季度 季 周 天 年度 月份 世纪 年代".split())
 _ZH_NUMBER = re.compile(r"(\d+(?:[.,]\d+)*)(%|‰)?$")
 _Slot = tuple[tuple[str, ...], str, str]  # (measure words before it, nearest first; value; unit)
+_ZH_FIGURE_JOINERS = frozenset("和 、 及 与 或".split())
 _MAX_SLOTS = 64   # figures a measure is compared with: a quote that gives one measure more is a table
 
 
@@ -1819,6 +1820,7 @@ def _zh_figure_slots(words: tuple[_Word, ...]) -> list[_Slot]:
     """Each figure of a Chinese text with the one or two words of its clause that it measures
     ("净利润为6.2亿元": (净利润,), 6.2, 亿元; "同比增长12.4%": (增长, 同比), 12.4, %); no dates."""
     out: list[_Slot] = []
+    last_end = -9                        # the last word of the last slot's figure (and unit)
     for i, (_k, w, _t) in enumerate(words):
         m = _ZH_NUMBER.match(w)
         if m is None:
@@ -1831,6 +1833,11 @@ def _zh_figure_slots(words: tuple[_Word, ...]) -> list[_Slot]:
             continue
         if any(0 <= x < len(words) and words[x][1] in ("比", ":", "：") for x in (i - 1, i + 1)):
             continue  # a score or a ratio ("3比1"), read with its verb, not a measure
+        if out and last_end == i - 2 and words[i - 1][1] in _ZH_FIGURE_JOINERS:
+            # "同比分别增长34.4%和35.5%": the second figure of a list measures what the first does
+            out.append((out[-1][0], m.group(1).replace(",", ""), unit))
+            last_end = i + (1 if unit and not m.group(2) else 0)
+            continue
         context: list[str] = []
         j = i
         while j > 0 and len(context) < 2 and not words[j][2].endswith(_APART):
@@ -1842,6 +1849,7 @@ def _zh_figure_slots(words: tuple[_Word, ...]) -> list[_Slot]:
                 context.append(k)
         if context:
             out.append((tuple(context), m.group(1).replace(",", ""), unit))
+            last_end = i + (1 if unit and not m.group(2) else 0)   # the figure's last word
     return out
 
 
@@ -1850,18 +1858,25 @@ def _zh_figure_slot(a: tuple[_Word, ...], b: tuple[_Word, ...]) -> Conflict | No
     to another measure ("净利润为6.2亿元" against "营业收入为6.2亿元，净利润为0.9亿元"; "同比增长12.4%"
     against "环比增长12.4%，同比增长9.8%"): the figure belongs to another clause of the quote."""
     return _figure_moved([("", x) for x in _zh_figure_slots(a)[:4 * _MAX_SLOTS]],
-                         [("", x) for x in _zh_figure_slots(b)[:4 * _MAX_SLOTS]])
+                         [("", x) for x in _zh_figure_slots(b)[:4 * _MAX_SLOTS]],
+                         frozenset(k for k, _w, _t in a))
 
 
-def _figure_moved(said: list[tuple[str, _Slot]], quoted: list[tuple[str, _Slot]]) -> Conflict | None:
+def _figure_moved(said: list[tuple[str, _Slot]], quoted: list[tuple[str, _Slot]],
+                  said_words: frozenset[str] = frozenset()) -> Conflict | None:
     """The first of the sentence's figures (with its subject, "" for none, and measure) whose
     subject and measure the quote gives another figure (not one within 3%), while it gives this
-    figure to another subject or measure."""
+    figure to another subject or measure. Not when the quote gives it to the same measure under
+    a word the sentence says too (`said_words`): "三季度…同比增长4.6%" against "…同比增长5.3%，
+    二季度增长4.7%，三季度增长4.6%"."""
     for subject, (context, value, unit) in said:
         n = len(context)
         mine = [v for s, (c, v, u) in quoted if s == subject and c[:n] == context and u == unit]
         if not mine or any(v == value or figure_near("about", value, v) or figure_near("about", v, value)
                            for v in mine[:_MAX_SLOTS]):
+            continue
+        if said_words and any(v == value and u == unit and s == subject and c[:1] == context[:1]
+                              and len(c) > 1 and c[1] in said_words for s, (c, v, u) in quoted):
             continue
         if any(v == value and u == unit and (s != subject or c[:n] != context) for s, (c, v, u) in quoted):
             label = subject + "".join(reversed(context))

@@ -1366,6 +1366,12 @@ def test_a_figure_of_another_measure_in_the_quote_is_a_conflict(sentence: str, q
         ("公司净利润为6.2亿元。", "2023年营业收入为6.2亿元。"),
         # dates are no measure's figure
         ("公司于2023年上市，募资50亿元。", "公司2024年营收50亿元，于2021年上市。"),
+        # a list of figures ("分别…和…") measures what its first figure does
+        ("2024年新能源汽车销量同比增长35.5%。",
+         "2024年，新能源汽车产销分别完成1288.8万辆和1286.6万辆，同比分别增长34.4%和35.5%。"),
+        # the quote gives it under a word the sentence says too: the quarter
+        ("2024年三季度国内生产总值同比增长4.6%。",
+         "2024年分季度看，一季度国内生产总值同比增长5.3%，二季度增长4.7%，三季度增长4.6%。"),
     ],
 )
 def test_a_figure_the_quote_gives_its_measure_is_no_slot_conflict(sentence: str, quote: str) -> None:
