@@ -71,7 +71,13 @@ _OPTIONAL_KEYS = {k: v for k, v in RECORD_ALIASES.items() if k not in ("url", "t
 _TRACKING_PARAMS = frozenset({
     "fbclid", "gclid", "dclid", "gbraid", "wbraid", "msclkid", "mc_cid", "mc_eid", "yclid",
     "_ga", "_gl", "igshid", "ref_src", "spm", "_hsenc", "_hsmi", "mkt_tok", "srsltid",
+    # what Chinese apps add when a page is shared: Baidu's feed, WeChat, Toutiao, Bilibili
+    "wfr", "isappinstalled", "share_token", "share_source", "share_medium", "share_tag", "vd_source",
+    "bd_vid",
 })
+# ... and parameters that track only with these values ("from=timeline", Baidu's "for=pc")
+_TRACKING_VALUES = {"from": frozenset({"timeline", "singlemessage", "groupmessage", "message", "share"}),
+                    "for": frozenset({"pc"})}
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _DOI_HOSTS = frozenset({"doi.org", "dx.doi.org", "www.doi.org"})
 _ARXIV_HOSTS = frozenset({"arxiv.org", "www.arxiv.org", "export.arxiv.org"})
@@ -101,9 +107,11 @@ def _normalise_percent(part: str) -> str:
     return _PCT.sub(fix, part)
 
 
-def _is_tracking(key: str) -> bool:
+def _is_tracking(param: str) -> bool:
+    key, _eq, value = param.partition("=")
     k = unquote(key).lower()
-    return k.startswith("utm_") or k in _TRACKING_PARAMS
+    return (k.startswith("utm_") or k in _TRACKING_PARAMS
+            or unquote(value).lower() in _TRACKING_VALUES.get(k, ()))
 
 
 def canonical_url(url: str) -> str:
@@ -153,7 +161,7 @@ def canonical_url(url: str) -> str:
         netloc = f"{user}@{netloc}"
     path = path.rstrip(" \t\n\r\f\v/")  # slashes, and whitespace left before a dropped fragment ("/ /")
     query = "&".join(
-        p for p in parts.query.split("&") if p.strip() and not _is_tracking(p.split("=", 1)[0])
+        p for p in parts.query.split("&") if p.strip() and not _is_tracking(p)
     ).rstrip()  # whitespace left before a dropped fragment / tracking parameter
     out = f"{scheme}://{netloc}{path}"
     if query:

@@ -328,6 +328,10 @@ def test_exact_duplicates_dropped() -> None:
         ("https://example.com/a?utm_source=x&utm_medium=y&id=7", "https://example.com/a?id=7"),
         ("https://example.com/a?b=2&fbclid=abc&a=1&gclid=z", "https://example.com/a?b=2&a=1"),
         ("https://example.com/a?UTM_Campaign=x", "https://example.com/a"),
+        # what Chinese apps add when a page is shared, and only those values of "from" / "for"
+        ("https://baijiahao.baidu.com/s?id=1790&wfr=spider&for=pc", "https://baijiahao.baidu.com/s?id=1790"),
+        ("https://mp.weixin.qq.com/s/abc?from=timeline&isappinstalled=0", "https://mp.weixin.qq.com/s/abc"),
+        ("https://example.com/x?from=2020&for=all", "https://example.com/x?from=2020&for=all"),
         ("https://example.com/a?msclkid=1&mc_cid=2&mc_eid=3&yclid=4&_ga=5&igshid=6&spm=7&ref_src=8",
          "https://example.com/a"),
         ("https://example.com/a/?utm_source=x#frag", "https://example.com/a"),
