@@ -999,6 +999,22 @@ def _canon_fn() -> Callable[[str], str]:
     return canonical_url
 
 
+# a page title's site name after it: "比亚迪销量创新高_新浪财经_新浪网", "…|网易汽车", "… - 知乎"
+_SITE_SEP = re.compile(r"\s*(?:_|\||｜| - | — | – )\s*")
+
+
+def _site_suffixed(title: str) -> list[str]:
+    """`title` without the site names a page title ends with, shortest cut first ("A_B_C" gives
+    "A_B", then "A"); only title-sized parts."""
+    parts = _SITE_SEP.split(title.strip())
+    out = []
+    for k in range(len(parts) - 1, 0, -1):
+        text = " ".join(parts[:k]).strip()
+        if len(text) >= (4 if _CJK.search(text) else 10):
+            out.append(text)
+    return out
+
+
 def _norm_title(title: str) -> str:
     return _TITLE_PUNCT.sub(" ", title).strip().casefold()
 
@@ -1127,6 +1143,9 @@ def resolve_existing(
             by_title.setdefault(t, pos)
         if rec.id:
             by_id.setdefault(rec.id.strip(), pos)
+    for pos, rec in enumerate(recs):   # then the titles without a site's name after them
+        for t in _site_suffixed(rec.title):
+            by_title.setdefault(_norm_title(t), pos)
     entries = parse_reference_entries(removed_references)
 
     def by_urls(urls: Iterable[str]) -> int | None:

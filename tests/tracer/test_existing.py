@@ -333,6 +333,15 @@ def test_resolve_by_title_part_of_a_citation_line() -> None:
     assert resolve_existing(markers(1, 2), refs, RECS) == {1: 0, 2: 1}
 
 
+def test_resolve_by_a_title_that_the_record_gives_with_its_sites_name() -> None:
+    recs = [rec(0, "https://finance.sina.com.cn/x", "比亚迪2024年销量创新高_新浪财经_新浪网"),
+            rec(1, "https://reuters.example/t", "Tesla Q3 deliveries beat estimates - Reuters"),
+            rec(2, "https://zhihu.example/q", "电池|知乎")]   # too short once cut: names no record
+    refs = ("## 参考文献\n[1] 比亚迪2024年销量创新高. 新浪财经, 2025.\n"
+            "[2] Tesla Q3 deliveries beat estimates. 2024.\n[3] 电池.\n")
+    assert resolve_existing(markers(1, 2, 3), refs, recs) == {1: 0, 2: 1, 3: None}
+
+
 def test_footnote_with_note_in_body_is_not_a_citation() -> None:
     assert found("Claim[^1]. Other[^n].\n\n[^1]: a note kept in the body\n[^n]: another\n") == []
 
