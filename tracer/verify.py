@@ -239,9 +239,10 @@ _RUN = (rf"{_PLACEHOLDER}(?:[ \t]*(?:(?:[,，、;；]|{_CONJ})[ \t]*){{0,3}}{_PL
 _EN_VERB = (r"(?:shows?|showed|shown|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?"
             r"|suggested|states?|stated|describes?|described|estimates?|estimated|claims?|claimed"
             r"|indicates?|indicated|observes?|observed|concludes?|concluded|explains?|explained)")
-_ZH_VERB = r"(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|发现|提出|强调|统计|调查)"
+_ZH_VERB = (r"(?:所述|所示|所言|所说|所指出的?|所指|中提到|中指出|报道|指出|显示|表明|认为|发现|提出|强调"
+            r"|统计|调查)")
 # the verbs after 如 ("as …"): not 发现 or 认为, after which 如 is "if" ("如发现问题")
-_AS_VERB = r"(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出)"
+_AS_VERB = r"(?:所述|所示|所言|所说|所指出的?|所指|中提到|中指出|报道|指出)"
 _FRAME = re.compile(
     # "According to [1], X", "As shown in [2] and [3], X", "In [1], Smith showed …"
     rf"^[ \t]*(?:according to|as (?:shown|reported|described|noted|discussed|stated|found|defined|cited"
@@ -254,7 +255,8 @@ _FRAME = re.compile(
     rf"[ \t]+{_RUN}"
     # "如[1]所述，X", "正如[2]所示：X" (the verb needed), "据[2]报道，X", "根据[1]的数据，X" (or not)
     rf"|(?:^|(?<=[\s，。；：、（(“「>]))(?:(?:正如|诚如|如)[ \t]*{_RUN}[ \t]*{_AS_VERB}"
-    rf"|(?:据|根据|依据)[ \t]*{_RUN}[ \t]*(?:{_ZH_VERB}|的(?:研究|报告|数据|统计|观点|结论|分析|调查)"
+    rf"|(?:据|根据|依据)[ \t]*(?:文献|资料)?[ \t]*{_RUN}[ \t]*"
+    rf"(?:{_ZH_VERB}|的(?:研究|报告|数据|统计|观点|结论|分析|调查)"
     rf"(?:{_ZH_VERB})?)?)[ \t]*(?:[，,：:][ \t]*)?"
     # "[3]指出，X", "[1]、[2]研究发现：X"
     rf"|^[ \t]*{_RUN}[ \t]*(?:[，,、][ \t]*)?(?:{_ZH_VERB}|研究(?:发现|表明|显示|指出))"
@@ -274,7 +276,7 @@ _LEFT_FRAME = re.compile(
     rf"{_LEFT_SEP}[,，:：][ \t]*"
     rf"|[ \t]*{_LEFT_SEP}(?-i:{_EN_VERB})\b(?:[ \t]+that\b)?[ \t]*(?:[,:][ \t]*)?"
     rf"|[ \t]*(?:(?:正如|诚如|如)[ \t]*{_LEFT_SEP}{_AS_VERB}"
-    rf"|(?:据|根据|依据)[ \t]*{_LEFT_SEP}(?:{_ZH_VERB}|的(?:研究|报告|数据|统计|观点"
+    rf"|(?:据|根据|依据)[ \t]*(?:文献|资料)?[ \t]*{_LEFT_SEP}(?:{_ZH_VERB}|的(?:研究|报告|数据|统计|观点"
     rf"|结论|分析|调查)(?:{_ZH_VERB})?)|{_LEFT_SEP}(?:所述|所示|所言|所说|中提到|中指出|指出)"
     rf"|(?:(?:[,，、;；]|和|及|与|或)[ \t]*)+(?:报道|显示|表明|认为|提出|发现|统计))"
     rf"[ \t]*(?:[，,：:][ \t]*)?",
