@@ -302,6 +302,9 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
             yield (group if isinstance(group, str) else ""), item
         return
     recs = raw.get("records")
+    if not isinstance(recs, (list, tuple)) and _looks_like_record(raw):
+        yield "", raw  # a single record, even with a list of objects ("authors": [{"name": …}])
+        return
     if not isinstance(recs, (list, tuple)):
         # a search API's response: Tavily, Exa, Perplexity's search, Jina give their hits as
         # "results" (beside images, statuses, an answer: not records)
@@ -309,9 +312,6 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
     if isinstance(recs, (list, tuple)):
         for item in recs:
             yield "", item
-        return
-    if _looks_like_record(raw):
-        yield "", raw  # a single record, even with a list of objects ("authors": [{"name": …}])
         return
     groups_of_records = any(isinstance(v, (list, tuple)) and v and all(isinstance(x, Mapping) for x in v)
                             for v in raw.values())
