@@ -473,6 +473,7 @@ _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[\w.-]{1,40}\]:[ \t]*\S")
 _SOURCE_LINK = re.compile(r"https?://|\bwww\.|\]\(|\bdoi\.org/|\bdoi:", re.IGNORECASE)
 _NUMBERED_DEF = re.compile(r"^ {0,3}\[(\d{1,4})\]:[ \t]*\S")
 # "[1] Title. https://…", "【1】标题 https://…"
+_MAX_CLOSING_BLOCKS = 16   # closing paragraphs and sections read after a headingless list
 _BRACKET_ENTRY = re.compile(r"^ {0,3}(?:\\?\[(\d{1,4})\\?\](?!:)|[【［〔](\d{1,4})[】］〕])[ \t]*\S")
 _TRAILING_ENTRY = re.compile(r"^ {0,3}(?:\\?\[\d{1,4}\\?\]|[【［〔]\d{1,4}[】］〕]|\[\^[\w.-]{1,40}\]:)")
 _TEXT_REFLINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\[[ \t]*(\d{1,4})[ \t]*\]")
@@ -504,7 +505,9 @@ def _trailing_definitions(
     while j >= 0 and not lines[j].text.strip():
         j -= 1
     headings = sorted(heading_lines)
-    while j >= 0:                        # closing matter at the very end
+    for _ in range(_MAX_CLOSING_BLOCKS):  # closing matter at the very end (a few blocks: bounded)
+        if j < 0:
+            break
         at = bisect.bisect_right(headings, j) - 1
         h = headings[at] if at >= 0 else -1
         if h > 0 and _closing_title(heading_title(lines[h].text)) and not any(
