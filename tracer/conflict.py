@@ -1177,9 +1177,11 @@ def framed(sentence: str, quote: str, lang: str) -> Conflict | None:
     return None
 
 
-def asked(sentence: str, quote: str, lang: str) -> Conflict | None:
+def asked(sentence: str, quote: str, lang: str, after: str = "") -> Conflict | None:
     """Where the quote repeats the sentence (70% of its words or more) only in a question
-    ("…海外销量超过41万辆？", "Did sales top 410,000?") while the sentence asks nothing."""
+    ("…海外销量超过41万辆？", "Did sales top 410,000?") while the sentence asks nothing, and what
+    follows the question (in the quote, then `after`, the record's text after the quote) does
+    not answer it: "Yes", "是的", "答：", or a sentence that repeats 40% of the sentence's words."""
     if "?" not in quote and "？" not in quote or sentence.rstrip().endswith(("?", "？")):
         return None
     unit = _FRAME_UNIT_ZH if lang == "zh" else _FRAME_UNIT_EN
@@ -1197,15 +1199,26 @@ def asked(sentence: str, quote: str, lang: str) -> Conflict | None:
             return None                    # stated too (the answer to an FAQ's question)
         # a question of about the claim's length (a scraped page may run many sentences into one)
         if repeats and question is None and len(b) <= 1.5 * len(a) + 4 \
-                and not _ANSWERED.match(quote, end.end()):
+                and not _answered(a, unit, quote[end.end():] + after):
             question = part.strip()
         begin = end.end()
     return None if question is None else Conflict("framed", "", question)
 
 
+def _answered(a: list[str], unit: re.Pattern[str], rest: str) -> bool:
+    """Whether `rest`, the text after a question, answers it: it opens with a yes or an answer's
+    mark, or its first sentence repeats 40% of the claim's words `a`."""
+    if _ANSWERED.match(rest):
+        return True
+    first = _QUOTE_SENTENCE_END.split(rest.lstrip(), maxsplit=1)[0]
+    b = [m.group(0).lower() for m in unit.finditer(first)]
+    return bool(b) and sum(x.size for x in difflib.SequenceMatcher(None, a, b, autojunk=False)
+                           .get_matching_blocks()) >= 0.4 * len(a)
+
+
 # a question answered right after it ("Is it 330 m tall? Yes, …", "…吗？是的。")
-_ANSWERED = re.compile(r"\s*(?:A[:：]\s*)?(?:yes|yeah|correct|indeed|true|是的|对|没错|正确|确实)\b",
-                       re.IGNORECASE)
+_ANSWERED = re.compile(r"\s*(?:(?:A|答|回答)[:：]"
+                       r"|(?:yes|yeah|correct|indeed|true|是的|对|没错|正确|确实)\b)", re.IGNORECASE)
 
 
 # a frame itself denied or confirmed ("cannot deny that", "confirmed rumours that", "不能否认")

@@ -1009,6 +1009,8 @@ def _site_suffixed(title: str) -> list[str]:
     parts = _SITE_SEP.split(title.strip())
     out = []
     for k in range(len(parts) - 1, 0, -1):
+        if any(ch.isdigit() for ch in parts[k]):
+            break                        # "Quarterly results - Q1 2023": no site's name
         text = " ".join(parts[:k]).strip()
         if len(text) >= (4 if _CJK.search(text) else 10):
             out.append(text)
@@ -1143,9 +1145,13 @@ def resolve_existing(
             by_title.setdefault(t, pos)
         if rec.id:
             by_id.setdefault(rec.id.strip(), pos)
-    for pos, rec in enumerate(recs):   # then the titles without a site's name after them
+    cut: dict[str, set[int]] = {}      # then the titles without a site's name after them, where
+    for pos, rec in enumerate(recs):   # only one record's title gives that title
         for t in _site_suffixed(rec.title):
-            by_title.setdefault(_norm_title(t), pos)
+            cut.setdefault(_norm_title(t), set()).add(pos)
+    for t, poses in cut.items():
+        if len(poses) == 1:
+            by_title.setdefault(t, min(poses))
     entries = parse_reference_entries(removed_references)
 
     def by_urls(urls: Iterable[str]) -> int | None:

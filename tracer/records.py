@@ -305,10 +305,13 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
     if not isinstance(recs, (list, tuple)) and _looks_like_record(raw):
         yield "", raw  # a single record, even with a list of objects ("authors": [{"name": …}])
         return
-    if not isinstance(recs, (list, tuple)):
+    if not isinstance(recs, (list, tuple)) and isinstance(raw.get("results"), (list, tuple)) and all(
+            k == "results" or k in _RESPONSE_LISTS or not isinstance(v, (list, tuple))
+            for k, v in raw.items()):
         # a search API's response: Tavily, Exa, Perplexity's search, Jina give their hits as
-        # "results" (beside images, statuses, an answer: not records)
-        recs = raw.get("results")
+        # "results", beside images, statuses, an answer (not records); any other list makes the
+        # object a {source_type: [records]} mapping, "results" one of its groups
+        recs = raw["results"]
     if isinstance(recs, (list, tuple)):
         for item in recs:
             yield "", item
@@ -340,6 +343,10 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
         "expected a list of records, a {source_type: [records]} mapping, "
         "or an object with 'records' or 'classified_content'",
     )
+
+
+# the lists beside a search API's "results" that hold no records (Tavily, Exa)
+_RESPONSE_LISTS = frozenset({"images", "statuses", "follow_up_questions", "failed_results"})
 
 
 def _looks_like_record(raw: Mapping[Any, Any]) -> bool:

@@ -60,6 +60,7 @@ from tracer.text import (
     whole_name,
 )
 
+_ANSWER_REACH = 200   # characters after a quote read for the answer to a question it asks
 _MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–‐‑‒−－至]\s*\d+)*|citation:\d+)\]|【\d+】"
                      r"|<sup>[^<\n]{0,200}</sup>")
 # markdown emphasis around part of a sentence ("delivered **1.81 million** vehicles", "*about*"):
@@ -826,9 +827,11 @@ class Verifier:
         """What a verbatim quote still says against the sentence: a frame around it ("no evidence
         that …") or a rank it goes on to qualify ("…最大的并购交易之一")."""
         start, end = self.evidence_span(sentence, pid)
-        quote = self.records[self.index.passages[pid].record].content[start:end]
+        content = self.records[self.index.passages[pid].record].content
+        quote = content[start:end]
         query = sentence_query(sentence)
-        return framed(query, quote, self.index.lang) or asked(query, quote, self.index.lang) \
+        return framed(query, quote, self.index.lang) \
+            or asked(query, quote, self.index.lang, content[end:end + _ANSWER_REACH]) \
             or rank_conflict(query, quote, self.index.lang)
 
     def conflict(self, sentence: str, pid: int) -> Conflict | None:
@@ -839,18 +842,21 @@ class Verifier:
             record = self.index.passages[pid].record
             content = self.records[record].content
             around = sentences_around(content, start, end)
-            self._conflicts[key] = self.quote_conflict_in(sentence, record, content[start:end], around)
+            self._conflicts[key] = self.quote_conflict_in(sentence, record, content[start:end], around,
+                                                          content[end:end + _ANSWER_REACH])
         return self._conflicts[key]
 
-    def quote_conflict_in(self, sentence: str, record: int, quote: str, around: str = "") -> Conflict | None:
+    def quote_conflict_in(self, sentence: str, record: int, quote: str, around: str = "",
+                          after: str = "") -> Conflict | None:
         """Where `quote`, from the record at position `record`, contradicts the sentence: a
         short change that says otherwise (`tracer.conflict.quote_conflict`), a figure the record
         lacks where the quote states another (for `Tuning.figure_conflicts`' languages), or, in
         Chinese, a noun or time the sentence adds that the record never states. `around` is the
-        record's text next to the quote (`sentences_around`), which may answer a negation."""
+        record's text next to the quote (`sentences_around`), which may answer a negation;
+        `after`, the record's text right after the quote, which may answer a question."""
         query = sentence_query(sentence)
         content = self.records[record].content
-        got = framed(query, quote, self.index.lang) or asked(query, quote, self.index.lang) \
+        got = framed(query, quote, self.index.lang) or asked(query, quote, self.index.lang, after) \
             or quote_conflict(query, quote, self.index.lang, around, content, sentence not in self.rows) \
             or rank_conflict(query, quote, self.index.lang)
         if got is None and self.index.lang in self.tuning.figure_conflicts:

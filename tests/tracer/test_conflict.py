@@ -824,6 +824,10 @@ def test_chinese_frames_in_their_natural_order_and_a_question_do_not_state_the_c
     for quote in (claim, fact + "吗？是的。", fact + "？数据显示，" + claim,
                   "最佳答案：海外市场拓展顺利，" + fact + "，欧洲增长最快，那么国内份额是多少?"):
         assert framed(claim, quote, "zh") is None and asked(claim, quote, "zh") is None, quote
+    # answered after the question, in the quote or in the record's next words
+    assert asked(claim, fact + "？数据显示，2024年比亚迪海外共售出41.7万辆，同比大增。", "zh") is None
+    assert asked(claim, fact + "？", "zh", "答：是的。") is None
+    assert asked(claim, fact + "？", "zh", "分析师意见不一。") is not None
     question = "Did BYD sell more than 410,000 vehicles overseas in 2024?"
     sentence = "BYD sold more than 410,000 vehicles overseas in 2024."
     assert asked(sentence, question + " Analysts disagree.", "en") is not None

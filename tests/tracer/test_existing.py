@@ -340,6 +340,13 @@ def test_resolve_by_a_title_that_the_record_gives_with_its_sites_name() -> None:
     refs = ("## 参考文献\n[1] 比亚迪2024年销量创新高. 新浪财经, 2025.\n"
             "[2] Tesla Q3 deliveries beat estimates. 2024.\n[3] 电池.\n")
     assert resolve_existing(markers(1, 2, 3), refs, recs) == {1: 0, 2: 1, 3: None}
+    # a part with a figure is no site's name, and a cut title two records give names neither
+    recs = [rec(0, "https://a.example/q1", "Quarterly results - Q1 2023"),
+            rec(1, "https://a.example/q4", "Quarterly results - Q4 2023"),
+            rec(2, "https://b.example/x", "Battery prices fall_新浪财经"),
+            rec(3, "https://c.example/y", "Battery prices fall_网易")]
+    refs = "## References\n[1] Quarterly results. 2023.\n[2] Battery prices fall.\n"
+    assert resolve_existing(markers(1, 2), refs, recs) == {1: None, 2: None}
 
 
 def test_footnote_with_note_in_body_is_not_a_citation() -> None:

@@ -645,6 +645,31 @@ def test_a_headingless_numbered_list_needs_a_source_link_and_a_block_of_its_own(
     assert scan_markdown(text).references == (11, len(text))
 
 
+def test_a_headingless_list_under_a_paragraph_opening_with_a_marker_is_still_cut() -> None:
+    # "[1]的数据显示，…" / "[1] found that …" is the body's last paragraph, not an entry
+    for body in ("比亚迪2023年销量达到302万辆。\n\n[1]的数据显示，比亚迪2023年销量同比增长62%。\n\n",
+                 "Sales rose.\n\n[1] found that sales rose.\n\n"):
+        text = body + "[1]: https://s.cn/a\n"
+        assert scan_markdown(text).references == (len(body), len(text)), body
+
+
+def test_a_heading_over_escaped_entries_is_cut_with_them_and_never_left_alone() -> None:
+    body = "Sales rose [1].\n\n"
+    for heading in ("## References\n\n", "### Bibliography\n\n"):
+        text = body + heading + "\\[1\\] Car sales in China https://a.example/car\n"
+        assert scan_markdown(text).references == (len(body), len(text)), heading
+    # a heading that is no references title keeps its list: nothing is cut, not the list alone
+    text = body + "## Further steps\n\n[1] Register https://a.example/r\n[2] Log in https://a.example/l\n"
+    assert scan_markdown(text).references is None
+
+
+def test_sub_headings_group_entries_that_describe_their_sources() -> None:
+    text = ("Tesla delivered 1.81 million vehicles in 2023 [1].\n\n## Sources\n\n### Company\n\n"
+            "- [Tesla Q4 2023 Update](https://ir.tesla.com/q4) — the company's own figures for the year.\n\n"
+            "### Media\n\n- [Reuters](https://reuters.com/x) — coverage of the delivery numbers and views.\n")
+    assert scan_markdown(text).references == (text.index("## Sources"), len(text))
+
+
 def test_closing_matter_after_a_headingless_list_stays_the_reports() -> None:
     body = "Fact one.[^1] Fact two.[2]\n\n"
     refs = "[^1]: [Alpha](https://a.example.com/x)\n[2]: https://b.example.com/y\n"

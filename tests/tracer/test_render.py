@@ -765,6 +765,15 @@ def test_a_marker_kept_off_a_url_never_lands_inside_a_date(tail: str, fact: str)
     assert result.report.startswith(fact + "[1]" + tail + "\n"), result.report
 
 
+@pytest.mark.parametrize("tail", ["，见[注]（https://s.cn/a）。", "，来源：《比亚迪年报》https://s.cn/a"])
+def test_a_chinese_asides_comma_takes_the_marker_whatever_brackets_lead_to_its_url(tail: str) -> None:
+    from tracer.pipeline import trace
+
+    fact = "比亚迪全年营业收入达到7771亿元"
+    records = [{"url": "https://s.cn/a", "title": "年报", "content": fact + "，同比增长29%。"}]
+    assert trace(fact + tail + "\n", records, TraceOptions()).report.startswith(fact + "[1]" + tail)
+
+
 def test_a_url_the_authors_words_already_follow_does_not_keep_markers_off_them() -> None:
     """Chinese prose runs on after a URL without a space, so GFM's autolink has taken those words
     in already: a marker after them changes nothing more, and the sentences keep their citations
