@@ -469,8 +469,9 @@ def _whole(value: str, index: int, key: str, warnings: list[str]) -> str:
 
 
 # inline HTML a search API marks its snippet with ("The <strong>Eiffel Tower</strong> is…", Brave)
-_INLINE_TAG = re.compile(r"</?(?:strong|b|em|i|u|mark|span|a|sup|sub|small|font|br)(?:\s[^<>\n]{0,300})?/?>",
-                         re.IGNORECASE)
+_INLINE_TAG = re.compile(r"</?(?:strong|b|em|i|u|mark|span|a|sup|sub|small|font|br)"
+                         r"(?:\s+[\w:-]{1,40}=(?:\"[^\"<>\n]{0,300}\"|'[^'<>\n]{0,300}'|[^\s<>'\"]{1,300})){0,8}"
+                         r"\s*/?>", re.IGNORECASE)   # attributes with values only: not "a<b and c>d"
 
 
 def _inline_tags_blanked(content: str, index: int, key: str, warnings: list[str]) -> str:

@@ -195,6 +195,9 @@ def test_inline_html_in_a_snippet_reads_as_spaces_with_a_warning() -> None:
                                + " tall " + " " * 12 + "per" + " " * 4 + " <abbr>IGN</abbr>.")
     assert len(recs[0].content) == len(raw)
     assert warnings == ["records[0]: description: 5 inline HTML tags (<strong>) read as spaces"]
+    # a comparison is no tag
+    recs, warnings = normalize_records([{"url": "https://b.example", "content": "If a<b and c>d then a<d."}])
+    assert recs[0].content == "If a<b and c>d then a<d." and warnings == []
 
 
 def test_optional_fields_and_metadata() -> None:
