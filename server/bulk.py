@@ -189,12 +189,7 @@ def _wire_record(item: object, group: str = "") -> pb.Record:
         if first:
             setattr(rec, name, first)
     meta = records_stage.record_metadata(item)
-    if isinstance(meta, Mapping):
-        # a url or title the record lacks, from its metadata (as the records stage reads JSON)
-        if not rec.url.strip() and (found := records_stage.metadata_alias(meta, "url")):
-            rec.url = found[1]
-        if not rec.title.strip() and (found := records_stage.metadata_alias(meta, "title")):
-            rec.title = found[1]
+    if isinstance(meta, Mapping):   # (the records stage takes a missing url or title from it)
         for k, v in meta.items():
             sv = records_stage.metadata_value(v)
             if sv is not None:
@@ -231,25 +226,27 @@ def _record_notes(
     empty so that they are dropped on the wire too. ((), set()) when nothing is lost (the common
     case, checked cheaply)."""
     lossy = bool(skipped) or halves   # halves: the stage's warnings name the surrogates it replaced
+    aliases_of = records_stage.RECORD_ALIASES
     for _group, item in flat:
         if lossy:
             break
         if not isinstance(item, Mapping):
             lossy = True
             break
-        aliases_of = records_stage.RECORD_ALIASES
         for aliases in (aliases_of["url"], aliases_of["title"], aliases_of["content"]):
             if any(not isinstance(item.get(k), (str, type(None))) for k in aliases):
                 lossy = True
                 break
         # inline HTML: the stage's warning names the key the text came from, the wire's "content"
-        if any(isinstance(v := item.get(k), str) and "<" in v for k in aliases_of["content"]):
+        if any(isinstance(v := item.get(k), str) and "<" in v and records_stage.has_inline_tag(v)
+               for k in aliases_of["content"]):
             lossy = True
         # no url or no content key at all: the stage says "missing", the wire could say "empty"
-        if not any(k in item for k in aliases_of["content"]) or not any(
-                k in item for k in (*aliases_of["url"], *aliases_of["id"])):
-            lossy = True
         meta = records_stage.record_metadata(item)
+        has_url = any(k in item for k in (*aliases_of["url"], *aliases_of["id"])) or (
+            isinstance(meta, Mapping) and records_stage.metadata_alias(meta, "url") is not None)
+        if not has_url or not any(k in item for k in aliases_of["content"]):
+            lossy = True
         if meta is not None and (not isinstance(meta, Mapping)
                                  or any(records_stage.metadata_value(v) is None for v in meta.values())):
             lossy = True

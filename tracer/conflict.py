@@ -1025,6 +1025,7 @@ _FRAME_ZH = re.compile(
     r"是否|有无(?![数人线限法机])|(?:并无|没有|尚无|无)证据(?:表明|显示|证明)?|传言|谣言|否认|辟谣|不实|是不是"
     r"|尚不清楚|尚不明确|尚无定论|尚未证实|未经证实|有待证实|有待确认")
 _QUOTE_SENTENCE_END = re.compile(r"[.!?。！？]\s*")
+_QUOTE_SENTENCE_END_OR_LAST = re.compile(r"[.!?。！？]\s*|\Z")   # an unfinished last sentence too
 
 
 # --- ranks ---------------------------------------------------------------------------------------
@@ -1190,7 +1191,9 @@ def asked(sentence: str, quote: str, lang: str, after: str = "") -> Conflict | N
         return None
     begin = 0
     question: str | None = None
-    for end in _QUOTE_SENTENCE_END.finditer(quote + "\n"):
+    for end in _QUOTE_SENTENCE_END_OR_LAST.finditer(quote):
+        if end.end() == begin and end.start() == len(quote):
+            break
         part = quote[begin:end.end()]
         b = [m.group(0).lower() for m in unit.finditer(part)]
         repeats = sum(x.size for x in difflib.SequenceMatcher(None, a, b, autojunk=False)

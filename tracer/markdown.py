@@ -472,10 +472,11 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[\w.-]{1,40}\]:[ \t]*\S")
 _SOURCE_LINK = re.compile(r"https?://|\bwww\.|\]\(|\bdoi\.org/|\bdoi:", re.IGNORECASE)
 _NUMBERED_DEF = re.compile(r"^ {0,3}\[(\d{1,4})\]:[ \t]*\S")
-# "[1] Title. https://…", "【1】标题 https://…"
 # "\[1\] Title https://…": an entry escaped so that it is no link, not "\[ … \]" display math
 _ESCAPED_ENTRY = re.compile(r"^ {0,3}\\\[\d{1,4}\\\][ \t]+\S")
 _MAX_CLOSING_BLOCKS = 16   # closing paragraphs and sections read after a headingless list
+# a headingless list's entry: "[1] Title. https://…", "【1】标题 https://…"; `_TRAILING_ENTRY`: a
+# line that opens one, a footnote definition included
 _BRACKET_ENTRY = re.compile(r"^ {0,3}(?:\\?\[(\d{1,4})\\?\](?!:)|[【［〔](\d{1,4})[】］〕])[ \t]*\S")
 _TRAILING_ENTRY = re.compile(r"^ {0,3}(?:\\?\[\d{1,4}\\?\]|[【［〔]\d{1,4}[】］〕]|\[\^[\w.-]{1,40}\]:)")
 _TEXT_REFLINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\[[ \t]*(\d{1,4})[ \t]*\]")
@@ -538,9 +539,12 @@ def _trailing_definitions(
             k = j
             while k >= 0 and not lines[k].text.strip():
                 k -= 1
-            above = lines[k].text if k >= 0 else ""
-            if below or k < 0 or not _TRAILING_ENTRY.match(above) or not (
-                    _NUMBERED_DEF.match(above) or _FOOTNOTE_DEF.match(above) or _SOURCE_LINK.search(above)):
+            head = k                     # the entry above, past its indented continuation lines
+            while head > 0 and _INDENTED.match(lines[head].text) and lines[head - 1].text.strip():
+                head -= 1
+            entry = "".join(ln.text for ln in lines[head:k + 1]) if k >= 0 else ""
+            if below or k < 0 or not _TRAILING_ENTRY.match(lines[head].text) or not (
+                    _NUMBERED_DEF.match(entry) or _FOOTNOTE_DEF.match(entry) or _SOURCE_LINK.search(entry)):
                 break                    # the list's first block starts below this blank line
                 # (not "[1]的数据显示，…" or "[1] found that …": the body's last paragraph)
             j = k
@@ -685,6 +689,7 @@ def _section_end(
     prose_at_last = 0                 # prose lines before the last entry
     under_other_heading = False       # below a later heading that is not a references heading
     deeper = False                    # ... one deeper than the candidate's (a group of entries)
+    level = _heading_level(lines, c)
     prev_entry = False
     last_entry = c                    # the line of the last entry (or the heading)
     gap_after_entry = False           # a blank line or "---" since the last entry
@@ -710,7 +715,7 @@ def _section_end(
             # a sub-heading groups entries ("### Company" under "## Sources"); a heading of the
             # references heading's level or above that is no references title opens more report,
             # so only source lines that read as no sentence are entries under it
-            deeper = _heading_level(lines, j) > _heading_level(lines, c)
+            deeper = _heading_level(lines, j) > level
             prev_entry = False
             if under_other_heading and entries and _closing_title(heading_title(t)):
                 if after is None:
@@ -775,7 +780,7 @@ def _section_end(
 
 # a citation marker, roughly ("[1]", "[1, 2]", "[^1]", "【1】", "[citation:1]", "<sup>"): closing matter
 # holding one stays no closing matter (its markers would point at the old numbers)
-_MARKER_HINT = re.compile(r"\[\^?\d{1,4}(?:\s*[,，\-–‐‑‒−－至]\s*\d{1,4})*\]|【\d{1,4}(?:[，,]\d{1,4})*】"
+_MARKER_HINT = re.compile(r"\[\^?\d{1,4}(?:\s*[,，\-–—~～‐‑‒−－至]\s*\d{1,4})*\]|【\d{1,4}(?:[，,]\d{1,4})*】"
                           r"|\[citation:|<sup>|\ue200", re.IGNORECASE)
 
 

@@ -474,17 +474,27 @@ _INLINE_TAG = re.compile(r"</?(?:strong|b|em|i|u|mark|span|a|sup|sub|small|font|
                          r"\s*/?>", re.IGNORECASE)   # attributes with values only: not "a<b and c>d"
 
 
+def has_inline_tag(text: str) -> bool:
+    """Whether `text` holds an inline HTML tag that the records stage reads as spaces."""
+    return _INLINE_TAG.search(text) is not None
+
+
 def _inline_tags_blanked(content: str, index: int, key: str, warnings: list[str]) -> str:
     """`content` with inline HTML tags replaced by as many spaces (so offsets into it stay), and a
     warning when there was one: tags between the words would keep a sentence from matching."""
     if "<" not in content:
         return content
-    tags = _INLINE_TAG.findall(content)
-    if not tags:
-        return content
-    warnings.append(f"records[{index}]: {key}: {len(tags)} inline HTML tag{'s' if len(tags) > 1 else ''} "
-                    f"({tags[0][:40]}) read as spaces")
-    return _INLINE_TAG.sub(lambda m: " " * len(m.group(0)), content)
+    first: list[str] = []
+
+    def blank(m: re.Match[str]) -> str:
+        first[:] = first or [m.group(0)]
+        return " " * len(m.group(0))
+
+    blanked, n = _INLINE_TAG.subn(blank, content)
+    if n:
+        warnings.append(f"records[{index}]: {key}: {n} inline HTML tag{'s' if n > 1 else ''} "
+                        f"({first[0][:40]}) read as spaces")
+    return blanked
 
 
 def metadata_value(value: object) -> str | None:
@@ -509,10 +519,9 @@ def _metadata(value: object, index: int, warnings: list[str]) -> Mapping[str, st
     skipped: list[str] = []
     for raw_key, v in value.items():
         k = _whole(str(raw_key), index, "metadata key", warnings)
-        sv = metadata_value(v)
         if isinstance(v, str):
             out[k] = _whole(v, index, f"metadata.{k}", warnings)
-        elif sv is not None:
+        elif (sv := metadata_value(v)) is not None:
             out[k] = sv
         else:
             skipped.append(k)

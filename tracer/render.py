@@ -223,7 +223,7 @@ class _Text:
     def url_asides(self, p: int, floor: int) -> list[int]:
         """Where a marker that would extend the bare URL before p may go instead, best first:
         before the aside that holds the URL ("(see https://…)", " — see https://…", or ", see
-        https://…": a dash or comma followed by at most three words and no figure, never the one
+        https://…": a dash or comma followed by at most four words and no figure, never the one
         in "1,250" or "July 12, 2022"), before the words leading to it (" via https://…"), then
         right before the URL (its leading space left after the marker), and so on back past an
         earlier URL of the same aside ("see https://a https://b"); only places after `floor`."""

@@ -1034,7 +1034,7 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
         if units is not None:
             q = _unit_of(text, m, float(value) * (scale or 1.0))
             if q is None and lenient and not m.group(3):
-                q = _counted(text, m.end(2) if frac else m.end(1), float(value) * (scale or 1.0))
+                q = _counted(text, m.start(), m.end(2) if frac else m.end(1), float(value) * (scale or 1.0))
             for key in keys:
                 units.add(key, q)
             if short is not None:
@@ -1052,21 +1052,25 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
 
 _SCALE_CHARS = frozenset("万亿千百")
 _CJK_CHAR = re.compile(r"[\u4e00-\u9fff]")
+_COUNTED_MORE = frozenset("号时分秒季款篇张份套间层")   # measure words `_CN_CLASSIFIER` lacks
 
 
-def _counted(text: str, end: int, value: float) -> Quantity | None:
+def _counted(text: str, start: int, end: int, value: float) -> Quantity | None:
     """What a record's Chinese figure counts when a measure word follows it ("30家工厂", "12日",
-    "5.2个百分点"), as a unit of kind "count": such a figure is not the bare figure a claim's
-    "30%" or "30亿元" may be stated as (a page's date, time or list number is no share)."""
+    "5.2个百分点"), or that it is a time ("09:30发布"), as a unit of kind "count": such a figure is
+    not the bare figure a claim's "30%" or "30亿元" may be stated as (a page's date, time or list
+    number is no share). Not after a hedge ("30左右", "30多", "30以上"), which is the figure itself."""
+    if start > 0 and text[start - 1] in ":：" and end < len(text) and _CJK_CHAR.match(text, end):
+        return Quantity("count", ":", value)
     while end < len(text) and text[end] in _SCALE_CHARS:
         end += 1
-    if end < len(text) and _CJK_CHAR.match(text, end) and text[end] not in "成":
+    if end < len(text) and (text[end] in _CN_CLASSIFIER or text[end] in _COUNTED_MORE):
         return Quantity("count", text[end], value)
     return None
 
 
 # tenths ("成"): "六成" 60%, "逾三成", "两成以上"; not "一成不变" or "统一成本" (成本, 成为, 成立 …)
-_TENTH_DIGITS = {c: float(i) for i, c in enumerate("〇一二三四五六七八九")} | {
+_TENTH_DIGITS = {c: float(i) for i, c in enumerate("〇一二三四五六七八九") if i} | {
     "两": 2.0, **{str(i): float(i) for i in range(1, 10)}}
 _TENTHS = re.compile(
     r"(?<![〇零一二两三四五六七八九十百千万亿\d.．])([一二两三四五六七八九1-9])成"

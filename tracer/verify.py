@@ -61,7 +61,7 @@ from tracer.text import (
 )
 
 _ANSWER_REACH = 200   # characters after a quote read for the answer to a question it asks
-_MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–‐‑‒−－至]\s*\d+)*|citation:\d+)\]|【\d+】"
+_MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】"
                      r"|<sup>[^<\n]{0,200}</sup>")
 # markdown emphasis around part of a sentence ("delivered **1.81 million** vehicles", "*about*"):
 # the delimiters are no words of the claim, and kept they break the verbatim check

@@ -831,6 +831,8 @@ def test_chinese_frames_in_their_natural_order_and_a_question_do_not_state_the_c
     question = "Did BYD sell more than 410,000 vehicles overseas in 2024?"
     sentence = "BYD sold more than 410,000 vehicles overseas in 2024."
     assert asked(sentence, question + " Analysts disagree.", "en") is not None
+    # stated after the question, in a last sentence with no full stop
+    assert asked(sentence, question + " Analysts disagree. In fact " + sentence[:-1], "en") is None
     assert asked(sentence, question + " Yes.", "en") is None and asked(question, question, "en") is None
     records = [{"url": "https://a.example/q", "title": "Q", "content": unclear},
                {"url": "https://b.example/o", "title": "O", "content": "全年社会消费品零售总额487895亿元。"}]

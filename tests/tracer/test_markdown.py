@@ -628,6 +628,7 @@ def test_a_trailing_headingless_list_of_numbered_sources_is_the_references(gap: 
     body = "Fact one [1]. Fact two [2].\n" + gap
     for refs in ("[1] Alpha. https://a.example.com/x\n[2] [Beta](https://b.example.com/y)\n",
                  "[1] Alpha. https://a.example.com/x\n\n[2] Beta,\n    https://b.example.com/y\n",
+                 "[1] Alpha,\n    https://a.example.com/x\n\n[2] Beta,\n    https://b.example.com/y\n",
                  "【1】甲报告 https://a.example.com/x\n【2】乙报告 https://b.example.com/y\n"):
         text = body + refs
         assert scan_markdown(text).references == (len(body), len(text)), refs

@@ -476,6 +476,8 @@ def test_a_records_counted_figure_is_no_share_or_sum_of_the_claim() -> None:
         assert agreement("市场份额为30%。", record) == 0.0, record
         assert agreement("融资30亿元。", record.replace("30", "30亿")) == 0.0, record
     for claim, record in (("份额为30%。", "市场份额为30%。"), ("份额为30%。", "份额：30"),
+                          ("份额为30%。", "份额在30左右"), ("份额为30%。", "份额30以上"),
+                          ("份额为30%。", "份额30多"),
                           ("份额为30%。", "占比30，居首。"), ("拥有30家工厂。", "拥有30家工厂。"),
                           ("融资30亿元。", "融资30亿元。")):
         assert agreement(claim, record) == 1.0, record
