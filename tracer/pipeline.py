@@ -190,18 +190,15 @@ def trace(
             )
         if links:
             old_markers = [m for m in old_markers if m not in links]
-        notes = existing_stage.superscript_notes(report, layout.body_end, removed)
-        if notes:
-            warnings.append(
-                f"superscript number(s) {', '.join(notes)} look like the author's old citations (the "
-                "removed references list numbers them); they stay as written and do not follow the "
-                "new numbering")
-        parens = existing_stage.paren_notes(report, layout.body_end, removed)
-        if parens:
-            warnings.append(
-                f"number(s) in parentheses {', '.join(parens)} look like the author's old citations "
-                "(the removed references list numbers its entries so); they stay as written and do not "
-                "follow the new numbering")
+        # numbers the removed list numbers, in forms not read as markers ("35.5%²", "… in 2021 (1).")
+        for found, what, why in (
+                (existing_stage.superscript_notes(report, layout.body_end, removed),
+                 "superscript number(s)", "the removed references list numbers them"),
+                (existing_stage.paren_notes(report, layout.body_end, removed),
+                 "number(s) in parentheses", "the removed references list numbers its entries so")):
+            if found:
+                warnings.append(f"{what} {', '.join(found)} look like the author's old citations ({why}); "
+                                "they stay as written and do not follow the new numbering")
 
     with timer.stage("recognize"):
         needs: set[int] | None = None
