@@ -446,10 +446,13 @@ _NARRATIVE_BEFORE = re.compile(
 _POINTER_BEFORE = re.compile(
     r"(?:\b(?:see(?: also)?|cf\.|refer to)[ \t]+|(?:详见|参见|参阅)[ \t]*)" + _RUN_SEP + r"\Z",
     re.IGNORECASE)
+#: a source's work named after its marker ("[2]的数据显示", "根据[1]的统计"): the marker is a word of
+#: its sentence (here and in `tracer.verify`'s frames)
+ZH_SOURCE_WORK = r"的(?:研究|报告|数据|统计|观点|结论|分析|调查)"
 _NARRATIVE_AFTER = re.compile(
     r"[ \t]*" + _AFTER_SEP
     + r"(?:所述|所示|所言|所说|所指|中提到|中指出|报道|指出|显示|表明|认为|提出|发现|统计"
-    r"|的(?:研究|报告|数据|统计|观点|结论|分析)"
+    r"|" + ZH_SOURCE_WORK +
     r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
     r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)", re.IGNORECASE)
 # a run that opens its sentence as its subject ("[4] found that …", "。[2]指出，…"): only verbs
@@ -463,7 +466,7 @@ _REMNANT_SEP = (r"(?:[，,、；;][ \t]*|(?:和|及|与|或)[ \t]*"
 _SUBJECT_SEP = _REMNANT_SEP + "?"
 SUBJECT_VERB = re.compile(
     r"[ \t]*(?:" + _SUBJECT_SEP + r"(?:所述|所示|所言|所说|中提到|中指出|指出"
-    r"|的(?:研究|报告|数据|统计|观点|结论|分析)"
+    r"|" + ZH_SOURCE_WORK +
     r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
     r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)"
     r"|" + _REMNANT_SEP + r"(?:报道|显示|表明|认为|提出|发现|统计))")

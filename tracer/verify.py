@@ -30,7 +30,7 @@ from tracer.conflict import (
     record_stems,
 )
 from tracer.existing import LABELLED_PAREN_RE as _LABELLED_MARKER
-from tracer.existing import MARKER_RE, SOURCE_NOTE_RE
+from tracer.existing import MARKER_RE, SOURCE_NOTE_RE, ZH_SOURCE_WORK
 from tracer.models import Record, Sentence, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
@@ -257,7 +257,7 @@ _FRAME = re.compile(
     # "如[1]所述，X", "正如[2]所示：X" (the verb needed), "据[2]报道，X", "根据[1]的数据，X" (or not)
     rf"|(?:^|(?<=[\s，。；：、（(“「>]))(?:(?:正如|诚如|如)[ \t]*{_RUN}[ \t]*{_AS_VERB}"
     rf"|(?:据|根据|依据)[ \t]*(?:文献|资料)?[ \t]*{_RUN}[ \t]*"
-    rf"(?:{_ZH_VERB}|的(?:研究|报告|数据|统计|观点|结论|分析|调查)"
+    rf"(?:{_ZH_VERB}|{ZH_SOURCE_WORK}"
     rf"(?:{_ZH_VERB})?)?)[ \t]*(?:[，,：:][ \t]*)?"
     # "[3]指出，X", "[1]、[2]研究发现：X"
     rf"|^[ \t]*{_RUN}[ \t]*(?:[，,、][ \t]*)?(?:{_ZH_VERB}|研究(?:发现|表明|显示|指出))"
@@ -277,8 +277,8 @@ _LEFT_FRAME = re.compile(
     rf"{_LEFT_SEP}[,，:：][ \t]*"
     rf"|[ \t]*{_LEFT_SEP}(?-i:{_EN_VERB})\b(?:[ \t]+that\b)?[ \t]*(?:[,:][ \t]*)?"
     rf"|[ \t]*(?:(?:正如|诚如|如)[ \t]*{_LEFT_SEP}{_AS_VERB}"
-    rf"|(?:据|根据|依据)[ \t]*(?:文献|资料)?[ \t]*{_LEFT_SEP}(?:{_ZH_VERB}|的(?:研究|报告|数据|统计|观点"
-    rf"|结论|分析|调查)(?:{_ZH_VERB})?)|{_LEFT_SEP}(?:所述|所示|所言|所说|中提到|中指出|指出)"
+    rf"|(?:据|根据|依据)[ \t]*(?:文献|资料)?[ \t]*{_LEFT_SEP}(?:{_ZH_VERB}|{ZH_SOURCE_WORK}"
+    rf"(?:{_ZH_VERB})?)|{_LEFT_SEP}(?:所述|所示|所言|所说|中提到|中指出|指出)"
     rf"|(?:(?:[,，、;；]|和|及|与|或)[ \t]*)+(?:报道|显示|表明|认为|提出|发现|统计))"
     rf"[ \t]*(?:[，,：:][ \t]*)?",
     re.IGNORECASE)
