@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import html
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -1048,6 +1049,7 @@ def _parse_entries(
 ) -> tuple[dict[int, tuple[list[str], list[str]]], dict[str, set[int]]]:
     """`parse_reference_entries`, and the numbers whose entries are written under a label word
     ("[ref1] …", "Source 2: …"), by that word (`label_key`)."""
+    removed_references = _html_list_lines(removed_references)
     entries: dict[int, tuple[list[str], list[str]]] = {}
     notes: dict[int, tuple[list[str], list[str]]] = {}   # "[^1]: …" lines, read after the others
     last: tuple[dict[int, tuple[list[str], list[str]]], int] | None = None
@@ -1107,6 +1109,49 @@ def _parse_entries(
         entry[0].extend(urls)
         entry[1].extend(titles)
     return dict(sorted(entries.items())), by_word
+
+
+_LIST_TOKEN = re.compile(
+    r"<(/?)(ol|ul)\b([^<>]*)>|<li\b[^<>]*>(.*?)(?:</li\s*>|(?=<li\b|</?(?:ol|ul)\b|\Z))",
+    re.IGNORECASE | re.DOTALL)
+_A_HREF = re.compile(r"<a\b[^<>]*?\bhref\s*=\s*([\"'])(.*?)\1[^<>]*>(.*?)</a\s*>", re.IGNORECASE | re.DOTALL)
+_OL_START = re.compile(r"\bstart\s*=\s*[\"']?(\d{1,4})", re.IGNORECASE)
+_TAG = re.compile(r"<[^<>]*>")
+
+
+def _html_list_lines(text: str) -> str:
+    """`text` with its HTML lists written as markdown list lines, one per item: "<ol><li><a
+    href="u">T</a></li>…" gives "1. [T](u)" (numbered from the list's `start`), a "<ul>" item
+    "- …"; other tags inside an item are dropped and entities decoded."""
+    if "<li" not in text.lower():
+        return text
+    out: list[str] = []
+    stack: list[list[int]] = []          # [numbered (1/0), next number] per open list
+    pos = 0
+    for m in _LIST_TOKEN.finditer(text):
+        out.append(text[pos:m.start()])
+        pos = m.end()
+        if m.group(2):
+            if m.group(1):
+                if stack:
+                    stack.pop()
+            else:
+                st = _OL_START.search(m.group(3)) if m.group(2).lower() == "ol" else None
+                stack.append([int(m.group(2).lower() == "ol"), int(st.group(1)) if st else 1])
+            out.append("\n")
+            continue
+
+        def link(a: re.Match[str]) -> str:
+            return f"[{' '.join(_TAG.sub(' ', a.group(3)).split())}]({html.unescape(a.group(2).strip())})"
+
+        item = html.unescape(" ".join(_TAG.sub(" ", _A_HREF.sub(link, m.group(4))).split()))
+        if stack and stack[-1][0]:
+            out.append(f"\n{stack[-1][1]}. {item}\n")
+            stack[-1][1] += 1
+        else:
+            out.append(f"\n- {item}\n")
+    out.append(text[pos:])
+    return "".join(out)
 
 
 _FOOTNOTE_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?\\?\[\^")

@@ -311,6 +311,19 @@ def test_parse_reference_entries_continuation_lines() -> None:
     assert entries[2] == (["https://b.com"], ["B"])
 
 
+def test_parse_reference_entries_reads_an_html_list() -> None:
+    # items numbered by their place in an "<ol>" (from its start), links and entities decoded,
+    # other tags dropped; a "<ul>" item numbers itself or not at all
+    refs = ('<h2>References</h2>\n<ol start="3">\n'
+            '<li><a href="https://a.com/x?p=1&amp;q=2">Alpha <b>report</b></a>, 2024</li>\n'
+            '<li>Beta, https://b.com/y\n</ol>\n<ul><li>[7] Gamma https://c.com</li>'
+            '<li>Delta https://d.com</li></ul>\n')
+    entries = parse_reference_entries(refs)
+    assert {n: urls for n, (urls, _titles) in entries.items()} == {
+        3: ["https://a.com/x?p=1&q=2"], 4: ["https://b.com/y"], 7: ["https://c.com"]}
+    assert entries[3][1][0] == "Alpha report" and entries[7][1] == ["Gamma"]
+
+
 @pytest.mark.parametrize("number",
                          ["**[{n}]**", "**{n}.**", "__{n}.__", "*[{n}]*", "- **[{n}]**", "**【{n}】**"])
 def test_parse_reference_entries_reads_numbers_in_emphasis(number: str) -> None:

@@ -646,6 +646,48 @@ def test_a_headingless_numbered_list_needs_a_source_link_and_a_block_of_its_own(
     assert scan_markdown(text).references == (11, len(text))
 
 
+@pytest.mark.parametrize("gap", ["\n", "\n---\n\n"])
+def test_a_trailing_numbered_list_of_links_the_body_cites_is_the_references(gap: str) -> None:
+    # "1. https://…" after the last paragraph, its numbers cited as "[1]": left in the body, the
+    # report would end with two lists and its markers would not resolve
+    body = "Fact one [1]. Fact two [2].\n" + gap
+    for refs in ("1. https://a.example.com/x\n2. [Beta](https://b.example.com/y)\n",
+                 "1) Alpha report, https://a.example.com/x\n2) Beta https://b.example.com/y\n",
+                 "1. Alpha report\n   https://a.example.com/x\n2. Beta\n   https://b.example.com/y\n",
+                 "1. 甲报告 https://a.example.com/x\n\n2. 乙报告 https://b.example.com/y\n"):
+        text = body + refs
+        assert scan_markdown(text).references == (len(body), len(text)), refs
+
+
+def test_a_trailing_numbered_list_of_links_is_more_reading_unless_the_body_cites_it() -> None:
+    refs = "1. Alpha https://a.example.com/x\n2. [Beta](https://b.example.com/y)\n"
+    for body in ("Fact one. Fact two.\n\n",                  # no marker: the author's further reading
+                 "Fact one [1]. Fact two [5].\n\n",           # [5] is none of its entries
+                 "Fact one [1].\nRead:\n"):                  # a paragraph's own list
+        assert scan_markdown(body + refs).references is None, body
+    for refs in ("1. Go to https://a.example.com/x and sign in with your account.\n2. Click [here](https://b.example.com).\n",
+                 "1. Alpha https://a.example.com/x\n2. A book with no address\n"):
+        assert scan_markdown("Do this [1].\n\n" + refs).references is None, refs
+    # a year in brackets is no citation past the list
+    text = "Fact [1], as in [2020].\n\n1. Alpha https://a.example.com/x\n"
+    assert scan_markdown(text).references == (text.index("1. Alpha"), len(text))
+
+
+@pytest.mark.parametrize("heading", ["<h2>References</h2>\n", "## References\n\n", "<h3>参考资料</h3>\n\n"])
+def test_an_html_list_of_sources_under_a_references_heading_is_cut(heading: str) -> None:
+    body = "Fact one [1]. Fact two [2].\n\n"
+    for refs in ('<ol>\n<li><a href="https://a.example.com/x">Alpha</a></li>\n'
+                 '<li>Beta https://b.example.com</li>\n</ol>\n',
+                 "<ol>\n  <li><a href='https://a.example.com/x'>Alpha</a>\n\n"
+                 "  <li>Beta, www.b.example.com\n</ol>\n"):
+        text = body + heading + refs
+        assert scan_markdown(text).references == (len(body), len(text)), refs
+    # an item without a link, or other markup in the block, keeps it no list of sources
+    for refs in ('<ol>\n<li><a href="https://a.example.com/x">Alpha</a></li>\n<li>A book</li>\n</ol>\n',
+                 '<div><ol><li><a href="https://a.example.com/x">Alpha</a></li></ol></div>\n'):
+        assert scan_markdown(body + heading + refs).references is None, refs
+
+
 def test_a_headingless_list_under_a_paragraph_opening_with_a_marker_is_still_cut() -> None:
     # "[1]的数据显示，…" / "[1] found that …" is the body's last paragraph, not an entry
     for body in ("比亚迪2023年销量达到302万辆。\n\n[1]的数据显示，比亚迪2023年销量同比增长62%。\n\n",

@@ -582,6 +582,32 @@ def test_labels_and_intervals_stay_while_page_citations_are_renumbered() -> None
     assert not [w for w in r.warnings if "does not resolve" in w]
 
 
+def test_an_html_references_list_is_read_as_the_old_references() -> None:
+    recs = [{"url": "https://a.com/x?p=1&q=2", "title": "Alpha report",
+             "content": "Webb launched on 25 December 2021 from French Guiana."},
+            {"url": "https://b.com/y", "title": "Beta facts", "content": "Its mirror is 6.5 metres across."}]
+    body = "Webb launched on 25 December 2021 [2]. Its mirror is 6.5 metres across [1].\n\n"
+    refs = ('<h2>References</h2>\n<ol>\n<li><a href="https://b.com/y">Beta facts</a></li>\n'
+            '<li><a href="https://a.com/x?p=1&amp;q=2">Alpha report</a></li>\n</ol>\n')
+    r = trace(body + refs, recs, TraceOptions(existing="keep"))
+    assert r.removed_references == refs
+    assert r.report.startswith("Webb launched on 25 December 2021 [1]. Its mirror is 6.5 metres across [2].")
+    assert "<ol>" not in r.report and not r.warnings
+
+
+def test_a_headingless_numbered_list_of_links_is_read_as_the_old_references() -> None:
+    # "---" then "1. url" lines: cut, and its numbers resolve the old markers by their urls
+    recs = [{"url": "https://a.com/x", "title": "Alpha report",
+             "content": "Webb launched on 25 December 2021 from French Guiana."},
+            {"url": "https://b.com/y", "title": "Beta facts", "content": "Its mirror is 6.5 metres across."}]
+    body = "Webb launched on 25 December 2021 [2]. Its mirror is 6.5 metres across [1].\n\n---\n\n"
+    refs = "1. https://b.com/y\n2. Alpha report, https://a.com/x\n"
+    r = trace(body + refs, recs, TraceOptions(existing="keep"))
+    assert r.removed_references == refs
+    assert r.report.startswith("Webb launched on 25 December 2021 [1]. Its mirror is 6.5 metres across [2].")
+    assert r.report.count("https://a.com/x") == 1 and not r.warnings
+
+
 @pytest.mark.parametrize(
     "closing",
     [
