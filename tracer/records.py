@@ -302,6 +302,10 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
             yield (group if isinstance(group, str) else ""), item
         return
     recs = raw.get("records")
+    if not isinstance(recs, (list, tuple)) and isinstance(raw.get("value"), (list, tuple)) and not any(
+            isinstance(v, (list, tuple)) for k, v in raw.items() if k != "value") \
+            and not _looks_like_record(raw):
+        recs = raw["value"]           # Bing's {"webSearchUrl": …, "value": [...]}
     if not isinstance(recs, (list, tuple)) and _looks_like_record(raw):
         yield "", raw  # a single record, even with a list of objects ("authors": [{"name": …}])
         return
@@ -321,13 +325,16 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
     if not groups_of_records and any(isinstance(raw.get(k), str) for k in _CONTENT_KEYS + _URL_KEYS):
         yield "", raw  # a single record, even with a list of strings ("authors": ["A", "B"])
         return
-    groups = [(k, v) for k, v in raw.items() if isinstance(v, (list, tuple))]
+    groups = [(k, v) for k, v in raw.items() if isinstance(v, (list, tuple)) or _wraps_records(k, v)]
     if groups:
         for key, value in raw.items():
             if isinstance(value, (list, tuple)):
                 for item in value:
                     yield _group_name(key, warnings), item
-            elif isinstance(value, Mapping) and isinstance(value.get("classified_content"), list):
+            elif isinstance(value, Mapping) and (
+                    isinstance(value.get("classified_content"), list) or _wraps_records(key, value)):
+                # a group wrapped in an object: Bing's "webPages": {"value": [...]}, Brave's
+                # "web": {"results": [...]}, Firecrawl's "data": {"web": [...], "news": [...]}
                 for st, item in _flatten_mapping(value, warnings):
                     yield st or _group_name(key, warnings), item
             else:
@@ -347,6 +354,21 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
 
 # the lists beside a search API's "results" that hold no records (Tavily, Exa)
 _RESPONSE_LISTS = frozenset({"images", "statuses", "follow_up_questions", "failed_results"})
+
+
+def _wraps_records(key: object, value: object) -> bool:
+    """Whether a search response's member is an object that holds its records: a list of objects
+    under "results", "value" or "records" (Brave's "web", Bing's "webPages"), or, under "data",
+    groups of them (Firecrawl's {"web": [...], "news": [...]})."""
+    if not isinstance(value, Mapping) or _looks_like_record(value):
+        return False
+
+    def objects(v: object) -> bool:
+        return isinstance(v, (list, tuple)) and bool(v) and all(isinstance(x, Mapping) for x in v)
+
+    if any(objects(value.get(k)) for k in ("results", "value", "records")):
+        return True
+    return key == "data" and any(objects(v) for v in value.values())
 
 
 def _looks_like_record(raw: Mapping[Any, Any]) -> bool:

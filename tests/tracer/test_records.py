@@ -188,6 +188,39 @@ def test_a_search_apis_response_gives_its_results_and_a_record_may_hold_lists_of
     assert [(r.source_type, r.url or r.id) for r in recs] == [("web", "https://a.example/t"), ("local", "d1")]
 
 
+def test_a_search_response_whose_results_sit_in_an_object_gives_them() -> None:
+    """Bing's "webPages": {"value": [...]}, Brave's "web": {"results": [...]}, Firecrawl's
+    "data": {"web": [...], "news": [...]}: each group's records under the group's name, the
+    other members ignored with a warning as before."""
+    fact = "The Eiffel Tower is 330 metres tall."
+    bing = {"_type": "SearchResponse", "queryContext": {"originalQuery": "eiffel"},
+            "webPages": {"webSearchUrl": "https://bing.example/s", "totalEstimatedMatches": 1, "value": [
+                {"id": "https://api.bing.example/#WebPages.0", "name": "Tower", "url": "https://a.example/t",
+                 "snippet": fact}]},
+            "rankingResponse": {"mainline": {"items": [{"answerType": "WebPages", "resultIndex": 0}]}}}
+    recs, warnings = normalize_records(bing)
+    assert [(r.source_type, r.url, r.title, r.content) for r in recs] == [
+        ("webPages", "https://a.example/t", "Tower", fact)]
+    assert warnings == [f"records: group {k!r} ignored: not a list of records"
+                        for k in ("_type", "queryContext", "rankingResponse")]
+    brave = {"type": "search", "mixed": {"main": [{"type": "web", "index": 0}]},
+             "web": {"type": "search", "results": [{"title": "Tower", "url": "https://a.example/t",
+                                                    "description": fact, "extra_snippets": ["x"]}]},
+             "news": {"results": [{"title": "N", "url": "https://n.example/1", "description": fact}]}}
+    recs, _ = normalize_records(brave)
+    assert [(r.source_type, r.url) for r in recs] == [("web", "https://a.example/t"), ("news", "https://n.example/1")]
+    firecrawl = {"success": True, "data": {
+        "web": [{"url": "https://a.example/t", "title": "T", "description": fact}],
+        "news": [{"url": "https://n.example/1", "snippet": fact}]}}
+    recs, _ = normalize_records(firecrawl)
+    assert [(r.source_type, r.url) for r in recs] == [("web", "https://a.example/t"), ("news", "https://n.example/1")]
+    recs, warnings = normalize_records(bing["webPages"])       # the group alone
+    assert [r.url for r in recs] == ["https://a.example/t"] and warnings == []
+    # an object of scalars and objects that hold no records is still refused
+    with pytest.raises(InvalidInputError):
+        normalize_records({"type": "search", "mixed": {"main": [{"type": "web"}]}})
+
+
 def test_inline_html_in_a_snippet_reads_as_spaces_with_a_warning() -> None:
     raw = "The <strong>Eiffel Tower</strong> is 330 metres<br/> tall <a href='x'>per</a> <abbr>IGN</abbr>."
     recs, warnings = normalize_records([{"url": "https://b.example", "description": raw}])
