@@ -455,6 +455,8 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
         found = _trailing_definitions(text, lines, spans, heading_lines)
         if found is not None:
             ref_line, ref_end = found
+    if ref_line is None and find_references:
+        ref_line, ref_end = _sources_line(lines, {a for a, _ in spans}), None
     if ref_line is not None:
         body_end = lines[ref_line].start
         ends_at = lines[ref_end].start if ref_end is not None and ref_end < len(lines) else len(text)
@@ -600,6 +602,38 @@ def _trailing_definitions(
         if not cited & dotted or max(cited) > max(dotted):
             return None
     return first, end
+
+
+# "Sources: [Reuters](https://…), [AP](https://…)", "来源：https://…；https://…": a references list
+# written on one line
+_SOURCES_LINE = re.compile(r"^ {0,3}(?:\*\*|__)?(?P<title>[^:：*_\n]{1,40}?)[ \t]*(?:\*\*|__)?[ \t]*[:：]"
+                           r"[ \t]*(?:\*\*|__)?[ \t]*(?P<rest>\S.*)$")
+_LINE_LINK = re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]"
+                        r"\((?:[^()\s]|\([^()\s]*\))+(?:[ \t]+\"[^\"\n]*\")?\)"
+                        r"|<https?://[^<>\s]+>|(?:https?://|www\.)[^\s<>\"'`，；、]+")
+_LINK_SEPARATORS = re.compile(r"(?:[\s,;，；、|·•/]|\band\b|和|及|与)*", re.IGNORECASE)
+
+
+def _sources_line(lines: list[_Line], block_starts: set[int]) -> int | None:
+    """The line of a one-line references list that ends the text ("Sources: [A](url), [B](url)"):
+    a references title, a colon, then links or URLs and nothing but separators between them, in a
+    paragraph of its own (after a blank line or "---"), outside any block. None otherwise."""
+    j = len(lines) - 1
+    while j >= 0 and not lines[j].text.strip():
+        j -= 1
+    if j <= 0 or lines[j].start in block_starts:
+        return None
+    prev = lines[j - 1].text
+    if prev.strip() and not _THEMATIC.match(prev):
+        return None
+    m = _SOURCES_LINE.match(lines[j].text)
+    if m is None or not is_references_title(m.group("title")):
+        return None
+    rest = m.group("rest").rstrip().rstrip("*_").rstrip(".。")
+    links = _LINE_LINK.findall(rest)
+    if not links or not _LINK_SEPARATORS.fullmatch(_LINE_LINK.sub(" ", rest)):
+        return None
+    return j
 
 
 def unclosed_block(text: str, layout: Layout) -> str:

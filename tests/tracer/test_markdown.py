@@ -688,6 +688,27 @@ def test_an_html_list_of_sources_under_a_references_heading_is_cut(heading: str)
         assert scan_markdown(body + heading + refs).references is None, refs
 
 
+@pytest.mark.parametrize("line", [
+    "Sources: [Reuters](https://r.example.com/a), [AP](https://ap.example.com/b)\n",
+    "**Sources:** https://r.example.com/a; https://ap.example.com/b\n",
+    "References: <https://r.example.com/a> and <https://ap.example.com/b>.\n",
+    "来源：[新华网](https://x.example.cn/a)、[人民网](https://p.example.cn/b)\n",
+])
+def test_a_last_line_listing_the_sources_is_the_references(line: str) -> None:
+    for body in ("Fact one. Fact two.\n\n", "Fact one. Fact two.\n\n---\n\n"):
+        text = body + line
+        assert scan_markdown(text).references == (len(body), len(text)), text
+
+
+def test_a_last_line_with_words_beside_its_links_is_the_reports() -> None:
+    for text in ("Fact one.\nSources: [Reuters](https://r.example.com/a)\n",      # the paragraph's own line
+                 "Fact one.\n\nSources: Reuters and [AP](https://ap.example.com/b)\n",
+                 "Fact one.\n\nSource: our own survey of 300 people.\n",
+                 "Fact one.\n\nNote: [AP](https://ap.example.com/b)\n",          # no references title
+                 "Fact one.\n\nSources: [Reuters](https://r.example.com/a)\n\nMore prose.\n"):
+        assert scan_markdown(text).references is None, text
+
+
 def test_a_headingless_list_under_a_paragraph_opening_with_a_marker_is_still_cut() -> None:
     # "[1]的数据显示，…" / "[1] found that …" is the body's last paragraph, not an entry
     for body in ("比亚迪2023年销量达到302万辆。\n\n[1]的数据显示，比亚迪2023年销量同比增长62%。\n\n",
