@@ -39,24 +39,26 @@ __all__ = [
 # what search tools return as they return it: Tavily (`raw_content`, the page, before `content`,
 # its snippet; `published_date`), Exa (`text`, `publishedDate`), Google / SerpAPI (`link`,
 # `snippet`), Bing (`name`, `snippet`, `datePublished`), Brave and You.com (`description`),
-# Firecrawl (`markdown`), a LangChain Document (`page_content`) and openJiuwen.
+# Firecrawl (`markdown`), a LangChain Document (`page_content`), a LlamaIndex node (`text`, `id_`),
+# Dify's retriever resources (`document_name`, `document_id`) and openJiuwen.
 RECORD_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "url": ("url", "link", "href", "source"),
-    "title": ("title", "name"),
+    "title": ("title", "name", "document_name"),
     "content": ("raw_content", "content", "original_content", "text", "page_content", "markdown",
                 "snippet", "body", "description"),
     "source_type": ("source_type",),
-    "id": ("id", "index"),
+    "id": ("id", "index", "id_", "document_id"),
     "published_at": ("published_at", "publish_time", "published", "published_date", "publishedDate",
                      "datePublished", "date"),
     "author": ("author", "authors"),
     "site": ("site", "site_name"),
 })
 # Where a record gives no url or title of its own, its `metadata` object may (a LangChain
-# Document's `metadata.source`, Firecrawl's `metadata.sourceURL`).
+# Document's `metadata.source`, Firecrawl's `metadata.sourceURL`, a LlamaIndex file node's
+# `metadata.file_path` and `file_name`).
 METADATA_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType({
-    "url": ("source", "url", "sourceURL", "source_url", "link"),
-    "title": ("title",),
+    "url": ("source", "url", "sourceURL", "source_url", "link", "file_path"),
+    "title": ("title", "file_name", "document_name"),
 })
 _URL_KEYS = RECORD_ALIASES["url"]
 _TITLE_KEYS = RECORD_ALIASES["title"]
@@ -270,7 +272,16 @@ def _record_as_mapping(rec: Record) -> dict[str, Any]:
 
 
 def _flatten(raw: object, warnings: list[str]) -> Iterator[tuple[str, object]]:
-    """Yield (group source_type, item) for every input record, in request order."""
+    """Yield (group source_type, item) for every input record, in request order; a LlamaIndex
+    `NodeWithScore` ({"node": {…}, "score": …}) as its node."""
+    for group, item in _flatten_input(raw, warnings):
+        if isinstance(item, Mapping) and isinstance(node := item.get("node"), Mapping) \
+                and not any(k in item for k in _CONTENT_KEYS):
+            item = node
+        yield group, item
+
+
+def _flatten_input(raw: object, warnings: list[str]) -> Iterator[tuple[str, object]]:
     if isinstance(raw, (str, bytes, bytearray)):
         raise InvalidInputError("records", "must be a list of records or a mapping, got a string")
     if isinstance(raw, Record):

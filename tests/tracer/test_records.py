@@ -169,6 +169,30 @@ def test_search_tools_results_as_they_return_them() -> None:
     assert recs[5].id == "kb-7" and recs[3].metadata["source"] == "/kb/bridge.pdf"
 
 
+def test_rag_frameworks_retrieval_results_as_they_return_them() -> None:
+    """A LlamaIndex NodeWithScore (its node: `text`, `id_`, a file node's `metadata.file_path` and
+    `file_name`) and Dify's retriever resources (`document_name`, `document_id`: chunks of one
+    document share its source)."""
+    page = "The bridge opened in 1932."
+    node = {"node": {"id_": "n1", "embedding": None, "text": page, "class_name": "TextNode",
+                     "metadata": {"file_path": "/kb/bridge.pdf", "file_name": "bridge.pdf",
+                                  "page_label": "3"},
+                     "relationships": {"1": {"node_id": "x"}}}, "score": 0.82, "class_name": "NodeWithScore"}
+    dify = [{"position": k, "dataset_name": "KB", "document_id": "doc-9", "document_name": "Bridge history",
+             "segment_id": f"s{k}", "score": 0.7, "content": text}
+            for k, text in ((1, page), (2, "It carries eight lanes."))]
+    recs, warnings = normalize_records([node, *dify])
+    assert warnings == []
+    assert [(r.id, r.url, r.title, r.content) for r in recs] == [
+        ("n1", "/kb/bridge.pdf", "bridge.pdf", page), ("doc-9", "", "Bridge history", page),
+        ("doc-9", "", "Bridge history", "It carries eight lanes.")]
+    assert recs[0].source_key == "doc:/kb/bridge.pdf"
+    assert recs[1].source_key == recs[2].source_key == "id:doc-9"
+    # a record that gives its own text keeps it, whatever its "node" holds
+    recs, _ = normalize_records([{"url": "https://a.example", "content": page, "node": {"text": "other"}}])
+    assert recs[0].content == page
+
+
 def test_a_search_apis_response_gives_its_results_and_a_record_may_hold_lists_of_objects() -> None:
     fact = "The Eiffel Tower is 330 metres tall."
     tavily = {"query": "eiffel", "answer": "330 m", "results": [
