@@ -477,6 +477,8 @@ class Verifier:
             written |= near_figures(c.approx, missing, self._values_of(record))
         if written:  # "RTX 4090" for the claim's "RTX4090", "RTX4090" for its "4090"
             missing = [v for v in missing if v not in written]
+            if units is not None:   # stated bare there, whatever units its other mentions have,
+                units = units.with_bare(written)   # as when the record has no other mention
             if not missing:
                 return stated | written, units
         # a figure in other units may be stated in words ("1.5 km": "fifteen hundred metres")
