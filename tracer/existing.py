@@ -61,6 +61,10 @@ _CUE = (r"(?:(?i:see|cf\.|source|sources|via|from|refs?\.?|references?)[ \t]*+:?
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
+# a link whose text names its source, not a number: "[Reuters](https://…)", "[toureiffel.paris](https://…)"
+_NAMED_LINK = rf"\[(?![\d\s,，\-–]*\])[^\[\]\n]{{1,80}}\]\((?:https?://|www\.){_URL}\)"
+# links alone in parentheses, as ChatGPT and others cite: "([Reuters](https://…))", "([a.com](…); [b.org](…))"
+_LINK_GROUP = rf"[(（][ \t]*+{_CUE}?{_NAMED_LINK}(?:[ \t]*+[,，;；][ \t]*+{_NAMED_LINK})*+[ \t]*+[)）]"
 _ONE = (
     rf"\[source_tracer_result\]\[{_TITLE}\](?:\({_URL}\))?"
     rf"|\[\[{_NUM}\]\]\({_URL}\)"
@@ -91,6 +95,7 @@ _ONE = (
     # "(see [1])", "（参见[1]）", "(Source: [1])": a cue word with it, so no "(see )" is left either
     rf"|[(（][ \t]*+{_CUE}?{_BRACKETED}(?:[ \t]*+(?:[,，、;；][ \t]*+)?{_BRACKETED})*+[ \t]*+[)）]"
     rf"|[(（][ \t]*+{_CUE}{_LABELLED_PAREN}[ \t]*+[)）]"   # "(see (ref. 2))": one marker, as "(see [2])"
+    rf"|{_LINK_GROUP}"
     rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"
     rf"|\^\[{_NUM_LIST}\](?!\()"
     rf"|\[{_NUM_LIST}\](?!\()"
@@ -118,6 +123,10 @@ _NUMS_IN = re.compile(rf"{_NUM}(?:\s*{_DASH}\s*{_NUM})?")
 _PAGES_IN = re.compile(_PAGES)
 _URL_IN = re.compile(r"\((" + _URL + r")\)")
 _JIUWEN = re.compile(rf"\[source_tracer_result\]\[({_TITLE})\](?:\(({_URL})\))?")
+_LINK_GROUP_RE = re.compile(_LINK_GROUP)
+_LINK_END = re.compile(r"[ \t]*+(?:[.!?。！？;；,，:：…]|[*_]{1,2}(?![\w*_])|\r?\n|\Z)")
+_SENTENCE_BEFORE = re.compile(r"[.!?。！？][\"'”’)）*_]*[ \t]*\Z")
+_LINK_URL = re.compile(rf"\]\(((?:https?://|www\.){_URL})\)")
 
 
 def strip_markers(text: str) -> str:
@@ -301,6 +310,18 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             numbers = (int(label),) if label.isdigit() else (
                 jiuwen_ids.setdefault("^" + label, -(len(jiuwen_ids) + 1)),
             )
+        elif raw[0] in "(（" and _LINK_GROUP_RE.fullmatch(raw):
+            # "([Reuters](https://…))": each link cites its url, and only that url (a link to no
+            # record stays as the author wrote it: see the pipeline); only where a citation
+            # stands, ending a clause or after a sentence ("The tower ([site](…)) is tall": an aside)
+            if not _LINK_END.match(text, e) and not _SENTENCE_BEFORE.search(text, max(0, s - 8), s):
+                continue
+            if _NARRATIVE_BEFORE.search(text, max(0, s - 24), s) \
+                    or _NARRATIVE_AFTER.match(text, e, min(len(text), e + 20)):
+                continue               # "According to ([Reuters](…)), …": a word of its sentence, as written
+            urls = tuple(_LINK_URL.findall(raw))
+            numbers = tuple(jiuwen_ids.setdefault("url:" + u, -(len(jiuwen_ids) + 1)) for u in urls)
+            linked = True
         elif jm:
             url = (jm.group(2) or "").strip()
             key = url or jm.group(1)
@@ -1236,7 +1257,7 @@ def resolve_existing(
                 continue
             hit = by_urls(m.urls)
             if m.linked:               # the link goes where its body definition says, nowhere else
-                out[n] = hit
+                out[n] = by_urls(m.urls[m.numbers.index(n):][:1]) if len(m.urls) > 1 else hit
                 continue
             if hit is None and n in entries:
                 hit = by_entry(n)

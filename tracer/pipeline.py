@@ -181,11 +181,14 @@ def trace(
         stats.existing_citations = sum(1 for m in old_markers if not m.opener)
         # "[2]" with "[2]: url" in the body is the author's link; when that url is none of the
         # records it is left as it is (removing it would lose the link), whatever the policy.
-        links = [m for m in old_markers if m.linked and all(resolved.get(n) is None for n in m.numbers)]
+        # So is an inline link citation ("([Reuters](https://…))") when one of its urls is none of them.
+        links = [m for m in old_markers if m.linked and any(resolved.get(n) is None for n in m.numbers)]
         for m in links:
+            unresolved = [u for n, u in zip(m.numbers, m.urls, strict=False) if resolved.get(n) is None]
+            where = "defined in the report" if report[m.start] == "[" else "an inline link"
             warnings.append(
                 f"existing citation {report[m.start:m.end]!r} at offset {m.start} links to "
-                f"{m.urls[0] or 'an empty url'} (defined in the report), which is none of the records; "
+                f"{', '.join(unresolved) or 'an empty url'} ({where}), which is none of the records; "
                 "left in place"
             )
         if links:

@@ -1,6 +1,6 @@
 """Generated reports with old citation markers in every form a writer uses, traced twice.
 
-    scripts/fuzz-markers [--start N] [--count N] [--show N] [--labelled]
+    scripts/fuzz-markers [--start N] [--count N] [--show N] [--labelled | --links]
 
 Each seed makes one report from the sentences of a few fixed records (Chinese or English):
 paragraphs, lists, headings, a quote, a small table, with old markers at a sentence's end, after
@@ -13,6 +13,9 @@ report is traced, and its output traced again with the same records and options.
 - not lossless: the output's body, markers taken out, is not the input's body, markers taken out
   (or, when nothing was cited under `keep`, not the input itself);
 - not idempotent: the second trace's report differs from the first's.
+
+`--links` makes half the markers inline link citations instead ("([Car sales](https://a.example/car))",
+"（[比亚迪年报](https://…)）", now and then with a link to a page that is none of the records).
 
 The seeds are deterministic: the same range gives the same table. Prints the counts and, for the
 first `--show` failing seeds, the input and the differing lines. A robustness check of the
@@ -77,6 +80,9 @@ EN_FORMS = ["{b}{m}{p}", "{b} {m}{p}", "{s}{m}", "{s} {m}", "According to {m}, {
             "{b} (see {m}){p}", "Based on {m}, {l}", "{s} See {m} and {m2} for details."]
 
 
+LINK_FORMS = {"zh": ["{b}{m}{p}", "{s}{m}"], "en": ["{b} {m}{p}", "{b}{m}{p}", "{s} {m}", "{s}{m}"]}
+
+
 # --labelled: half the markers, and half the old lists, take a label word ("[ref1]", "【来源2】",
 # "(ref. 3)", "[4†source]"; docs/segmentation.md lists the forms)
 LABELLED = {"en": ["[ref{a}]", "[Ref. {a}]", "[doc{a}]", "[Source {a}]", "(ref. {a})", "(Source: {a})",
@@ -87,7 +93,14 @@ LABELLED_LISTS = {"en": ["[ref{i}] {rest}", "- [doc{i}] {rest}", "(ref. {i}) {re
                   "zh": ["【来源{i}】{rest}", "[来源{i}] {rest}", "[ref{i}] {rest}"]}
 
 
-def _marker(r: random.Random, n: int, lang: str, labelled: bool) -> str:
+def _marker(r: random.Random, n: int, lang: str, labelled: bool,
+            links: list[tuple[str, str]] | None = None) -> str:
+    if links and r.random() < 0.5:    # "([Title](url))", "（[标题](url)）"; one in five names no record
+        picked = r.sample(links, r.choice([1, 1, 1, 2]))
+        if r.random() < 0.2:
+            picked.append(("https://elsewhere.example/page", "Elsewhere"))
+        group = r.choice([", ", "; "]).join(f"[{t}]({u})" for u, t in picked)
+        return f"（{group}）" if lang == "zh" else f"({group})"
     a, b = r.randint(1, n + 1), r.randint(1, n + 1)   # now and then a number past the old list
     if labelled and r.random() < 0.5:
         one = r.choice(LABELLED[lang]).format(a=a, b=b)
@@ -105,18 +118,24 @@ def _inserted(r: random.Random, s: str, m: str) -> str:
     return s[:i] + m + s[i:]
 
 
-def _decorated(r: random.Random, s: str, lang: str, n: int, labelled: bool) -> str:
-    m = _marker(r, n, lang, labelled)
+def _decorated(r: random.Random, s: str, lang: str, n: int, labelled: bool,
+               links: list[tuple[str, str]] | None = None) -> str:
+    m = _marker(r, n, lang, labelled, links)
     form = r.choice(ZH_FORMS if lang == "zh" else EN_FORMS)
+    if "](" in m:   # a link citation stands where writers put one: ending its sentence, or after it
+        form = r.choice(LINK_FORMS[lang])
     return form.format(s=s, b=s[:-1], p=s[-1], m=m, m2=f"[{r.randint(1, n + 1)}]",
                        l=s[0].lower() + s[1:], ins=_inserted(r, s, m))
 
 
-def generate(seed: int, labelled: bool = False) -> tuple[str, list[dict[str, str]], TraceOptions]:
-    """One report, its records and options, from `seed` alone (and `labelled`: label words too)."""
+def generate(seed: int, labelled: bool = False,
+             links: bool = False) -> tuple[str, list[dict[str, str]], TraceOptions]:
+    """One report, its records and options, from `seed` alone (and `labelled`: label words too;
+    `links`: inline link citations too)."""
     r = random.Random(seed)
     lang = r.choice(["zh", "en"])
     src = ZH if lang == "zh" else EN
+    pages = [(u, t) for u, t, _c in src] if links else None
     records = [{"url": u, "title": t, "content": ("" if lang == "zh" else " ").join(c)} for u, t, c in src]
     order = list(range(len(src)))
     r.shuffle(order)
@@ -133,10 +152,10 @@ def generate(seed: int, labelled: bool = False) -> tuple[str, list[dict[str, str
         if kind == "para":
             sep = "\n" if r.random() < 0.2 else ("" if lang == "zh" else " ")
             count = r.randint(1, 4)
-            blocks.append(sep.join(_decorated(r, sentence(), lang, n, labelled) for _ in range(count)))
+            blocks.append(sep.join(_decorated(r, sentence(), lang, n, labelled, pages) for _ in range(count)))
         elif kind == "list":
             bullet = r.choice(["- ", "1. ", "* "])
-            items = [_decorated(r, sentence(), lang, n, labelled) for _ in range(r.randint(1, 3))]
+            items = [_decorated(r, sentence(), lang, n, labelled, pages) for _ in range(r.randint(1, 3))]
             blocks.append("\n".join(bullet + item for item in items))
         elif kind == "heading":
             blocks.append("#" * r.randint(1, 3) + " " + r.choice(
@@ -146,7 +165,7 @@ def generate(seed: int, labelled: bool = False) -> tuple[str, list[dict[str, str
             head = "| 指标 | 数值 |" if lang == "zh" else "| Telescope | Launch |"
             blocks.append(f"{head}\n|---|---|\n{row}{r.choice(['', ' [1]', '[2]'])} |")
         else:
-            blocks.append("> " + _decorated(r, sentence(), lang, n, labelled))
+            blocks.append("> " + _decorated(r, sentence(), lang, n, labelled, pages))
     report = "\n\n".join(blocks)
     if r.random() < 0.85:
         heading = "## 参考文献" if lang == "zh" and r.random() >= 0.2 else "## References"
@@ -166,9 +185,9 @@ def _body(report: str) -> str:
     return strip_markers(report[:scan_markdown(report).body_end]).rstrip()
 
 
-def check(seed: int, labelled: bool = False) -> tuple[str, str, str] | None:
+def check(seed: int, labelled: bool = False, links: bool = False) -> tuple[str, str, str] | None:
     """(kind, first, second) of the seed's first failure, or None."""
-    report, records, options = generate(seed, labelled)
+    report, records, options = generate(seed, labelled, links)
     try:
         once = trace(report, records, options)
         twice = trace(once.report, records, options)
@@ -190,12 +209,14 @@ def main() -> int:
     ap.add_argument("--show", type=int, default=3, help="failing seeds to print in full (default 3)")
     ap.add_argument("--labelled", action="store_true",
                     help="half the markers and old lists under a label word ([ref1], 【来源2】, (ref. 3), …)")
+    ap.add_argument("--links", action="store_true",
+                    help="half the markers inline link citations (([Title](https://…)), （[标题](https://…)）)")
     args = ap.parse_args()
     counts: Counter[str] = Counter()
     seeds: dict[str, list[int]] = {}
     shown = 0
     for seed in range(args.start, args.start + args.count):
-        failed = check(seed, args.labelled)
+        failed = check(seed, args.labelled, args.links)
         if failed is None:
             continue
         kind, first, second = failed
@@ -203,11 +224,11 @@ def main() -> int:
         seeds.setdefault(kind, []).append(seed)
         if shown < args.show:
             shown += 1
-            print(f"== seed {seed}: {kind}\n{generate(seed, args.labelled)[0]}\n-- differs:")
+            print(f"== seed {seed}: {kind}\n{generate(seed, args.labelled, args.links)[0]}\n-- differs:")
             for line in difflib.unified_diff(first.splitlines(), second.splitlines(), lineterm="", n=0):
                 print(line)
             print()
-    kind_of = " (labelled)" if args.labelled else ""
+    kind_of = " (labelled)" if args.labelled else " (links)" if args.links else ""
     print(f"{args.count} generated reports{kind_of} (seeds {args.start}..{args.start + args.count - 1}): "
           + ", ".join(f"{kind} {counts[kind]}" for kind in ("errors", "not lossless", "not idempotent")))
     for kind, found in seeds.items():

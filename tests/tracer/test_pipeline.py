@@ -582,6 +582,45 @@ def test_labels_and_intervals_stay_while_page_citations_are_renumbered() -> None
     assert not [w for w in r.warnings if "does not resolve" in w]
 
 
+_LINK_RECS = [{"url": "https://a.com/x", "title": "Alpha report",
+               "content": "Webb launched on 25 December 2021 from French Guiana."},
+              {"url": "https://b.com/y", "title": "Beta facts",
+               "content": "Its mirror is 6.5 metres across."}]
+
+
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+def test_inline_link_citations_to_records_become_numbered_citations(existing: str) -> None:
+    # ChatGPT's "([site](url))" ending a sentence, or after it, is an old citation of that url
+    report = ("Webb launched on 25 December 2021 ([Alpha](https://a.com/x?utm_source=chatgpt.com)). "
+              "Its mirror is 6.5 metres across. ([b.com](https://b.com/y))\n")
+    r = trace(report, _LINK_RECS, TraceOptions(existing=existing))
+    body = r.report.split("\n\n## ")[0]
+    assert "](" not in body and not r.warnings, (body, r.warnings)
+    assert body.startswith("Webb launched on 25 December 2021 [1]. Its mirror is 6.5 metres across")
+    assert [s.url for c in r.citations for s in c.sources] == ["https://a.com/x", "https://b.com/y"]
+
+
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+def test_inline_links_to_other_pages_or_that_are_words_stay_as_written(existing: str) -> None:
+    cases = {
+        # a link to no record (one of two): the author's link stays, with a warning
+        "Webb launched on 25 December 2021 ([Alpha](https://a.com/x), [Wiki](https://w.org/webb)).\n":
+            "links to https://w.org/webb (an inline link), which is none of the records; left in place",
+        # an aside inside the sentence, and a link that is a word of it: no citation at all
+        "Webb ([mission page](https://a.com/x)) launched on 25 December 2021.\n": None,
+        "According to ([Alpha](https://a.com/x)), Webb launched on 25 December 2021.\n": None,
+        "Webb launched on 25 December 2021 (read [the Alpha report](https://a.com/x) here).\n": None,
+    }
+    for report, warned in cases.items():
+        r = trace(report, _LINK_RECS, TraceOptions(existing=existing))
+        link = "[the Alpha" if "([" not in report else report[
+            report.index("(["):report.index(")", report.index("]("))]
+        assert link in r.report, (report, r.report)
+        assert [w for w in r.warnings if "inline link" in w] == ([
+            f"existing citation {report[report.index('(['):report.index('))') + 2]!r} at offset "
+            f"{report.index('([')} {warned}"] if warned else []), r.warnings
+
+
 def test_an_html_references_list_is_read_as_the_old_references() -> None:
     recs = [{"url": "https://a.com/x?p=1&q=2", "title": "Alpha report",
              "content": "Webb launched on 25 December 2021 from French Guiana."},
