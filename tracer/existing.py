@@ -15,6 +15,7 @@ a record id (``turn0search3`` only through one); otherwise it maps to None.
 from __future__ import annotations
 
 import bisect
+import functools
 import heapq
 import html
 import itertools
@@ -1135,11 +1136,14 @@ def _parse_entries(
 _LIST_TOKEN = re.compile(
     r"<(/?)(ol|ul)\b([^<>]*)>|<li\b[^<>]*>(.*?)(?:</li\s*>|(?=<li\b|</?(?:ol|ul)\b|\Z))",
     re.IGNORECASE | re.DOTALL)
-_A_HREF = re.compile(r"<a\b[^<>]*?\bhref\s*=\s*([\"'])(.*?)\1[^<>]*>(.*?)</a\s*>", re.IGNORECASE | re.DOTALL)
+# (linear: no part can take what the next one takes; an "<a" inside the text ends the match)
+_A_HREF = re.compile(r"<a\b[^<>]*?\bhref\s*=\s*(?:\"([^\"<>]*)\"|'([^'<>]*)'|([^\s\"'<>]+))[^<>]*>"
+                     r"([^<]*(?:<(?!/?a\b)[^<]*)*)</a\s*>", re.IGNORECASE)
 _OL_START = re.compile(r"\bstart\s*=\s*[\"']?(\d{1,4})", re.IGNORECASE)
 _TAG = re.compile(r"<[^<>]*>")
 
 
+@functools.lru_cache(maxsize=8)
 def _html_list_lines(text: str) -> str:
     """`text` with its HTML lists written as markdown list lines, one per item: "<ol><li><a
     href="u">T</a></li>…" gives "1. [T](u)" (numbered from the list's `start`), a "<ul>" item
@@ -1163,7 +1167,8 @@ def _html_list_lines(text: str) -> str:
             continue
 
         def link(a: re.Match[str]) -> str:
-            return f"[{' '.join(_TAG.sub(' ', a.group(3)).split())}]({html.unescape(a.group(2).strip())})"
+            href = next(g for g in (a.group(1), a.group(2), a.group(3)) if g is not None)
+            return f"[{' '.join(_TAG.sub(' ', a.group(4)).split())}]({html.unescape(href.strip())})"
 
         item = html.unescape(" ".join(_TAG.sub(" ", _A_HREF.sub(link, m.group(4))).split()))
         if stack and stack[-1][0]:

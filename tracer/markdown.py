@@ -485,10 +485,21 @@ _MAX_CLOSING_BLOCKS = 16   # closing paragraphs and sections read after a headin
 # line that opens one, a footnote definition included
 _BRACKET_ENTRY = re.compile(r"^ {0,3}(?:\\?\[(\d{1,4})\\?\](?!:)|[【［〔](\d{1,4})[】］〕])[ \t]*\S")
 _TRAILING_ENTRY = re.compile(
-    r"^ {0,3}(?:\\?\[\d{1,4}\\?\]|[【［〔]\d{1,4}[】］〕]|\[\^[\w.-]{1,40}\]:|\d{1,4}[.)][ \t])")
-# "1. Title. https://…": a numbered list's entry (cut only when the body cites its numbers)
-_DOTTED_ENTRY = re.compile(r"^ {0,3}(\d{1,4})[.)][ \t]+\S")
-_BODY_MARKER = re.compile(r"[\[【［〔](\d{1,4})[\]】］〕](?!\()")
+    r"^ {0,3}(?:\\?\[\d{1,4}\\?\]|[【［〔]\d{1,4}[】］〕]|\[\^[\w.-]{1,40}\]:|\d{1,4}(?:[.)][ \t]|、))")
+# "1. Title. https://…", "1、标题 https://…": a numbered list's entry (cut only when the body cites
+# its numbers)
+_DOTTED_ENTRY = re.compile(r"^ {0,3}(\d{1,4})(?:[.)][ \t]+|、[ \t]*)(?=\S)")
+# ... whose link ends it, with no word that makes it a step before the link ("Renew at https://…")
+_ENDS_WITH_LINK = re.compile(
+    r"(?:(?:https?://|www\.)[^\s<>]+|\[[^\[\]\n]*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)|<https?://[^<>\s]+>)"
+    r"[ \t.,;。，；)）*_]*$")
+_STEP_BEFORE_LINK = re.compile(
+    r"\b(?:at|on|to|from|via|visit|see|in|into|under|through|using|with|here|click|open|go)[ \t]*"
+    r"(?:(?:https?://|www\.)[^\s<>]+|\[[^\[\]\n]*\]\([^()\s]*\)|<https?://[^<>\s]+>)[ \t.,;)*_]*$",
+    re.IGNORECASE)
+# the numbers a body cites in brackets: "[1]", "[1, 2]", "【2-3】" (not "[2](url)", a link)
+_BODY_MARKER = re.compile(r"[\[【［〔](\d{1,4}(?:[ \t]*[,，、\-–][ \t]*\d{1,4}){0,20})[\]】］〕](?!\()")
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
 _TEXT_REFLINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\[[ \t]*(\d{1,4})[ \t]*\]")
 
 
@@ -555,15 +566,19 @@ def _trailing_definitions(
                 head -= 1
             entry = "".join(ln.text for ln in lines[head:k + 1]) if k >= 0 else ""
             if below or k < 0 or not _TRAILING_ENTRY.match(lines[head].text) or not (
-                    _NUMBERED_DEF.match(entry) or _FOOTNOTE_DEF.match(entry) or _SOURCE_LINK.search(entry)):
+                    _NUMBERED_DEF.match(entry) or _FOOTNOTE_DEF.match(entry) or _SOURCE_LINK.search(entry)) \
+                    or (first is not None and bool(dotted) != _is_dotted(lines[head].text)):
                 break                    # the list's first block starts below this blank line
-                # (not "[1]的数据显示，…" or "[1] found that …": the body's last paragraph)
+                # (not "[1]的数据显示，…" or "[1] found that …": the body's last paragraph; nor a
+                # numbered list of the body's links above "[1]: url" definitions)
             j = k
             continue
         dm = _NUMBERED_DEF.match(t)
         fm = _FOOTNOTE_DEF.match(t)
         bm = None if dm or fm else _BRACKET_ENTRY.match(t)
         om = None if dm or fm or bm else _DOTTED_ENTRY.match(t)
+        if first is not None and (dm or fm or bm or om) and bool(dotted) != bool(om):
+            break                        # one kind of entry per list
         if (dm or fm) and lines[j].start in block_starts:
             if fm and not _SOURCE_LINK.search(t + below):
                 return None              # a footnote that is a note, not a source
@@ -571,8 +586,9 @@ def _trailing_definitions(
                 labels.add(dm.group(1))
         elif bm and _SOURCE_LINK.search(t + below):
             numbered.add(bm.group(1) or bm.group(2))
-        elif om and _SOURCE_LINK.search(t + below) and not _prose_like(t):
-            dotted.add(int(om.group(1)))   # not "1. Go to https://… and sign in.": a step
+        elif om and _SOURCE_LINK.search(t + below) and not _prose_like(t) \
+                and _link_entry((t + below).rstrip()):
+            dotted.add(int(om.group(1)))   # not "1. Go to https://… and sign in.", "2. Pay at https://…"
         elif _INDENTED.match(t) or (t[:1] in (" ", "\t") and _SOURCE_LINK.search(t)):
             below = t + below
             j -= 1
@@ -597,11 +613,40 @@ def _trailing_definitions(
             return None
     if dotted:
         # a numbered list of links ends many reports as more reading; it is their references when
-        # the body cites its numbers in brackets, and no number past it
-        cited = {n for m in _BODY_MARKER.finditer(body) if (n := int(m.group(1))) < 1000}   # not "[2020]"
-        if not cited & dotted or max(cited) > max(dotted):
+        # the body cites half its numbers or more in brackets (outside code), and no number past
+        # it, and no line introduces it ("These sites are useful:")
+        if k >= 0 and lines[k].text.rstrip().rstrip("*_").endswith((":", "：")):
+            return None
+        plain = list(body)
+        for a, b in blocks:
+            if b <= len(plain):
+                plain[a:b] = " " * (b - a)
+        cited = {n for m in _BODY_MARKER.finditer(_CODE_SPAN.sub(" ", "".join(plain)))
+                 for n in _bracket_numbers(m.group(1)) if n < 1000}   # not "[2020]"
+        if 2 * len(cited & dotted) < len(dotted) or max(cited) > max(dotted):
             return None
     return first, end
+
+
+def _link_entry(entry: str) -> bool:
+    """Whether a numbered line's link ends it, with no word before it that makes it a step."""
+    return bool(_ENDS_WITH_LINK.search(entry)) and not _STEP_BEFORE_LINK.search(entry)
+
+
+def _is_dotted(line: str) -> bool:
+    return bool(_DOTTED_ENTRY.match(line)) and not _BRACKET_ENTRY.match(line)
+
+
+def _bracket_numbers(inner: str) -> set[int]:
+    """The numbers of a bracket's list: "1, 3" gives {1, 3}, "2-4" {2, 3, 4} (short ranges only)."""
+    out: set[int] = set()
+    for part in re.split(r"[ \t]*[,，、][ \t]*", inner):
+        lo, _, hi = part.partition("-") if "-" in part else part.partition("–")
+        if hi and lo.strip().isdigit() and hi.strip().isdigit() and 0 <= int(hi) - int(lo) <= 50:
+            out.update(range(int(lo), int(hi) + 1))
+        elif part.strip().isdigit():
+            out.add(int(part))
+    return out
 
 
 # "Sources: [Reuters](https://…), [AP](https://…)", "来源：https://…；https://…": a references list
@@ -611,6 +656,8 @@ _SOURCES_LINE = re.compile(r"^ {0,3}(?:\*\*|__)?(?P<title>[^:：*_\n]{1,40}?)[ \
 _LINE_LINK = re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]"
                         r"\((?:[^()\s]|\([^()\s]*\))+(?:[ \t]+\"[^\"\n]*\")?\)"
                         r"|<https?://[^<>\s]+>|(?:https?://|www\.)[^\s<>\"'`，；、]+")
+_LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|>[ \t]*|\d{1,4}[.)、][ \t]*)+")
+_PLURAL_TITLE = re.compile(r"(?i:sources|references|citations|links)\b")
 _LINK_SEPARATORS = re.compile(r"(?:[\s,;，；、|·•/]|\band\b|和|及|与)*", re.IGNORECASE)
 
 
@@ -627,13 +674,28 @@ def _sources_line(lines: list[_Line], block_starts: set[int]) -> int | None:
     if prev.strip() and not _THEMATIC.match(prev):
         return None
     m = _SOURCES_LINE.match(lines[j].text)
-    if m is None or not is_references_title(m.group("title")):
+    if m is None or not is_references_title(m.group("title")) or _LIST_OR_QUOTE.match(lines[j].text):
         return None
     rest = m.group("rest").rstrip().rstrip("*_").rstrip(".。")
     links = _LINE_LINK.findall(rest)
     if not links or not _LINK_SEPARATORS.fullmatch(_LINE_LINK.sub(" ", rest)):
         return None
+    if len(links) < 2 and not _PLURAL_TITLE.search(m.group("title")):
+        return None                      # "Source: [H.15](…)", "数据来源：[国家统计局](…)": a caption
+    k = j - 1
+    while k >= 0 and blank_line(lines[k].text):
+        k -= 1
+    if k >= 0 and lines[k].text.lstrip().startswith(("|", "![", "<img")):
+        return None                      # under a table or an image: its caption
+    for i in range(j):                   # each story's "Source: …" line: the last is the last story's
+        other = _SOURCES_LINE.match(_LIST_OR_QUOTE.sub("", lines[i].text))
+        if other is not None and is_references_title(other.group("title")):
+            return None
     return j
+
+
+def blank_line(text: str) -> bool:
+    return not text.strip() or bool(_THEMATIC.match(text))
 
 
 def unclosed_block(text: str, layout: Layout) -> str:
@@ -764,6 +826,8 @@ def _section_end(
             continue
         if j in heading_lines:
             under_other_heading = not is_references_title(heading_title(t))
+            if not under_other_heading and prose and not entries:
+                return None           # "## Sources" over prose, then "## References": the later one's
             # a sub-heading groups entries ("### Company" under "## Sources"); a heading of the
             # references heading's level or above that is no references title opens more report,
             # so only source lines that read as no sentence are entries under it

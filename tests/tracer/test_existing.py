@@ -322,6 +322,11 @@ def test_parse_reference_entries_reads_an_html_list() -> None:
     assert {n: urls for n, (urls, _titles) in entries.items()} == {
         3: ["https://a.com/x?p=1&q=2"], 4: ["https://b.com/y"], 7: ["https://c.com"]}
     assert entries[3][1][0] == "Alpha report" and entries[7][1] == ["Gamma"]
+    # unquoted and single-quoted hrefs, tags inside the link
+    entries = parse_reference_entries(
+        "<ol><li><a href=https://a.com/x>A</a></li>"
+        "<li><a class='c' href='https://b.com' target=_blank>B <i>x</i></a></li></ol>")
+    assert entries == {1: (["https://a.com/x"], ["A"]), 2: (["https://b.com"], ["B x"])}
 
 
 @pytest.mark.parametrize("number",

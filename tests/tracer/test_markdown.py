@@ -688,6 +688,37 @@ def test_an_html_list_of_sources_under_a_references_heading_is_cut(heading: str)
         assert scan_markdown(body + heading + refs).references is None, refs
 
 
+def test_a_numbered_list_of_the_bodys_links_above_the_references_stays() -> None:
+    # one kind of entry per list: the "[1]" list (or "[1]:" / "[^1]:" definitions) is cut, the
+    # body's own numbered links above it stay, whatever numbers the body cites
+    steps = "To follow the decisions:\n\n1. Subscribe at https://fed.example/sub\n2. Calendar https://fed.example/cal\n\n"
+    for body, refs in (
+            ("Rates rose [1].\n\n" + steps, "[1] Reuters. https://r.example.com/a\n"),
+            ("Rates rose [1].\n\n" + steps, "[1]: https://r.example.com/a\n"),
+            ("Rates rose[^1].\n\n" + steps, "[^1]: [Reuters](https://r.example.com/a)\n"),
+            ("Rates rose [1]. Jobs [2]. Other [3].\n\n1. [FRED](https://fred.example)\n2. [CME](https://cme.example)\n\n",
+             "[1] Reuters. https://r.example.com/a\n[2] AP. https://ap.example.com/b\n[3] C. https://c.example.com\n")):
+        text = body + refs
+        assert scan_markdown(text).references == (len(body), len(text)), text
+
+
+def test_a_numbered_list_of_links_the_report_introduces_or_that_gives_steps_stays() -> None:
+    links = "1. [CME FedWatch](https://cme.example/fw)\n2. [FRED](https://fred.example)\n"
+    for text in (
+        "Rates rose [1]. Jobs fell [2].\n\nTo track rates yourself, these sites are useful:\n\n" + links,
+        "利率上升[1]。就业下降[2]。\n\n推荐关注以下网站：\n\n" + links,
+        "Renew it [1] [2] [3].\n\n1. Check eligibility at https://travel.example/renew\n"
+        "2. Download the form from https://travel.example/form\n3. Pay the fee at https://pay.example\n",
+        "Call `argv[1]` and `argv[2]`.\n\n" + links,                    # code, not citations
+        # the body cites one of three
+        "Rates rose [1].\n\n1. A https://a.example\n2. B https://b.example\n3. C https://c.example\n",
+    ):
+        assert scan_markdown(text).references is None, text
+    # a list numbered "1、", cited as "[1, 2]", is cut
+    text = "利率上升[1, 2]。\n\n1、路透社 https://r.example.com/a\n2、美联社 https://ap.example.com/b\n"
+    assert scan_markdown(text).references == (text.index("1、"), len(text))
+
+
 @pytest.mark.parametrize("line", [
     "Sources: [Reuters](https://r.example.com/a), [AP](https://ap.example.com/b)\n",
     "**Sources:** https://r.example.com/a; https://ap.example.com/b\n",
@@ -705,7 +736,16 @@ def test_a_last_line_with_words_beside_its_links_is_the_reports() -> None:
                  "Fact one.\n\nSources: Reuters and [AP](https://ap.example.com/b)\n",
                  "Fact one.\n\nSource: our own survey of 300 people.\n",
                  "Fact one.\n\nNote: [AP](https://ap.example.com/b)\n",          # no references title
-                 "Fact one.\n\nSources: [Reuters](https://r.example.com/a)\n\nMore prose.\n"):
+                 "Fact one.\n\nSources: [Reuters](https://r.example.com/a)\n\nMore prose.\n",
+                 # a caption: one link under a singular title, or under a table or an image
+                 "Fact one.\n\nSource: [Federal Reserve H.15](https://fed.example/h15)\n",
+                 "事实一。\n\n数据来源：[国家统计局](https://stats.example.cn)\n",
+                 "| a | b |\n|---|---|\n| 1 | 2 |\n\nSources: [A](https://a.example), [B](https://b.example)\n",
+                 "![chart](c.png)\n\nSources: [A](https://a.example), [B](https://b.example)\n",
+                 # each story's own line, or a list item's
+                 "Story one.\n\nSources: [A](https://a.example), [B](https://b.example)\n\nStory two.\n\n"
+                 "Sources: [C](https://c.example), [D](https://d.example)\n",
+                 "Fact one.\n\n- Sources: [A](https://a.example), [B](https://b.example)\n"):
         assert scan_markdown(text).references is None, text
 
 

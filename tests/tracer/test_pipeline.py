@@ -621,6 +621,17 @@ def test_inline_links_to_other_pages_or_that_are_words_stay_as_written(existing:
             f"{report.index('([')} {warned}"] if warned else []), r.warnings
 
 
+@pytest.mark.parametrize("sources", ["## Sources\n\nWe used public data from the Fed and BLS.\n",
+                                     "<h2>Sources</h2>\n<p>We used public data from the Fed and BLS.</p>\n"])
+def test_a_sources_section_of_prose_survives_a_second_trace(sources: str) -> None:
+    # traced again, its prose and the new references under it must not read as one section
+    report = "Webb launched on 25 December 2021. Its mirror is 6.5 metres across.\n\n" + sources
+    once = trace(report, _LINK_RECS, TraceOptions())
+    assert sources in once.report and len(once.references) == 2    # two entries under the prose
+    twice = trace(once.report, _LINK_RECS, TraceOptions())
+    assert twice.report == once.report and sources in twice.report
+
+
 def test_an_html_references_list_is_read_as_the_old_references() -> None:
     recs = [{"url": "https://a.com/x?p=1&q=2", "title": "Alpha report",
              "content": "Webb launched on 25 December 2021 from French Guiana."},
