@@ -244,7 +244,8 @@ def _record_notes(
         # no url or no content key at all: the stage says "missing", the wire could say "empty"
         meta = records_stage.record_metadata(item)
         has_url = any(k in item for k in (*aliases_of["url"], *aliases_of["id"])) or (
-            isinstance(meta, Mapping) and records_stage.metadata_alias(meta, "url") is not None)
+            isinstance(meta, Mapping) and any(records_stage.metadata_alias(meta, f) is not None
+                                              for f in ("url", "id")))
         if not has_url or not any(k in item for k in aliases_of["content"]):
             lossy = True
         if meta is not None and (not isinstance(meta, Mapping)

@@ -125,8 +125,9 @@ _PAGES_IN = re.compile(_PAGES)
 _URL_IN = re.compile(r"\((" + _URL + r")\)")
 _JIUWEN = re.compile(rf"\[source_tracer_result\]\[({_TITLE})\](?:\(({_URL})\))?")
 _LINK_GROUP_RE = re.compile(_LINK_GROUP)
-_LINK_END = re.compile(r"[ \t]*+(?:[.!?。！？;；,，:：…]|[*_]{1,2}(?![\w*_])|\r?\n|\Z)")
-_SENTENCE_BEFORE = re.compile(r"[.!?。！？][\"'”’)）*_]*[ \t]*\Z")
+# what may follow a link citation: a clause's or sentence's punctuation, the line's end, or another
+# link citation ("([Alpha](…)) ([Beta](…))." is one run)
+_LINK_END = re.compile(r"[ \t]*+(?:[.!?。！？;；,，:：…]|[*_]{1,2}(?![\w*_])|\r?\n|\Z|[(（][ \t]*+\[)")
 _LINK_URL = re.compile(rf"\]\(((?:https?://|www\.){_URL})\)")
 
 
@@ -315,8 +316,9 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             # "([Reuters](https://…))": each link cites its url, and only that url (a link to no
             # record stays as the author wrote it: see the pipeline); only where a citation
             # stands, ending a clause or after a sentence ("The tower ([site](…)) is tall": an aside)
-            if not _LINK_END.match(text, e) and not _SENTENCE_BEFORE.search(text, max(0, s - 8), s):
-                continue
+            k = bisect.bisect_right(starts, s) - 1
+            if not _LINK_END.match(text, e) and (k >= 0 and s < sentences[k].end or k < 0):
+                continue               # inside its sentence ("In the U.S. ([Census](…)) the …")
             if _NARRATIVE_BEFORE.search(text, max(0, s - 24), s) \
                     or _NARRATIVE_AFTER.match(text, e, min(len(text), e + 20)):
                 continue               # "According to ([Reuters](…)), …": a word of its sentence, as written

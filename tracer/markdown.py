@@ -677,6 +677,8 @@ def _sources_line(lines: list[_Line], block_starts: set[int]) -> int | None:
     if m is None or not is_references_title(m.group("title")) or _LIST_OR_QUOTE.match(lines[j].text):
         return None
     rest = m.group("rest").rstrip().rstrip("*_").rstrip(".。")
+    if rest[:1] in "(（" and rest[-1:] in ")）":
+        rest = rest[1:-1]                # "Sources: ([A](…), [B](…))"
     links = _LINE_LINK.findall(rest)
     if not links or not _LINK_SEPARATORS.fullmatch(_LINE_LINK.sub(" ", rest)):
         return None

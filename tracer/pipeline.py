@@ -283,6 +283,18 @@ def trace(
             ))
         if options.existing is ExistingPolicy.REPLACE and recs:
             _verify_narrative(old_markers, resolved, sentences, chosen, candidates, index, verifier, options)
+        if any(m.linked for m in old_markers):
+            stay = _unverified_links(report, old_markers, resolved, sentences, chosen, candidates, index,
+                                     verifier, options)
+            for m in stay:
+                warnings.append(
+                    f"existing citation {report[m.start:m.end]!r} at offset {m.start} links to a record "
+                    "that does not support its sentence; left in place as the author wrote it")
+            if stay:
+                old_markers = [m for m in old_markers if m not in stay]
+                if options.existing is ExistingPolicy.KEEP:
+                    kept_existing = {m.sentence for m in old_markers if m.sentence is not None
+                                     and any(resolved.get(n) is not None for n in m.numbers)}
         # Sentences that need a source and got none (nor kept the author's): reported unsupported,
         # each with the record that came closest.
         left = [s for s in sentences if s.id in needs and not chosen.get(s.id) and s.id not in kept_existing]
@@ -450,6 +462,50 @@ def _verify_narrative(
             cand = verify_named(sent, r, candidates.get(sent.id, []), index, verifier, floor)
             if cand is not None:
                 chosen.setdefault(sent.id, []).append(cand)
+
+
+def _unverified_links(
+    report: str,
+    old_markers: Sequence[ExistingMarker],
+    resolved: Mapping[int, int | None],
+    sentences: Sequence[Sentence],
+    chosen: dict[int, list[Candidate]],
+    candidates: Mapping[int, list[tuple[int, float]]],
+    index: PassageIndex,
+    verifier: Verifier,
+    options: TraceOptions,
+) -> list[ExistingMarker]:
+    """Inline link citations ("([Reuters](https://…))") whose records do not all support their
+    sentence, under either policy: such a link may be no citation at all ("- Official site
+    ([Alpha](https://…))"), and removing it would lose the author's link, so it stays as written.
+    Each record of the others is verified as a named source is, and added to the sentence's chosen
+    sources (so the renderer cites it where the link was)."""
+    by_id = {s.id: s for s in sentences}
+    stay = []
+    for m in old_markers:
+        if not m.linked or report[m.start:m.start + 1] not in "(（":
+            continue
+        sent = by_id.get(m.sentence) if m.sentence is not None else None
+        picks: list[Candidate] = []
+        for n in m.numbers:
+            r = resolved.get(n)
+            if sent is None or r is None or not 0 <= r < len(index.records):
+                break
+            have = chosen.get(sent.id, [])
+            key = index.records[r].source_key
+            if any(c.record == r or (key and index.records[c.record].source_key == key) for c in have):
+                continue  # chosen already, or the same page under another record
+            floor = max(options.threshold, options.tuning.min_score) if have or picks else options.threshold
+            cand = verify_named(sent, r, candidates.get(sent.id, []), index, verifier, floor)
+            if cand is None:
+                break
+            picks.append(cand)
+        else:
+            if sent is not None:
+                chosen.setdefault(sent.id, []).extend(picks)
+                continue
+        stay.append(m)
+    return stay
 
 
 def _verify_kept_citations(

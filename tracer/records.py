@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import fields
 from types import MappingProxyType
 from typing import Any
@@ -59,6 +59,7 @@ RECORD_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType({
 METADATA_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "url": ("source", "url", "sourceURL", "source_url", "link", "file_path"),
     "title": ("title", "file_name", "document_name"),
+    "id": ("document_id",),   # only for a record with no url nor id of its own (Dify)
 })
 _URL_KEYS = RECORD_ALIASES["url"]
 _TITLE_KEYS = RECORD_ALIASES["title"]
@@ -340,13 +341,20 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
     if groups:
         for key, value in raw.items():
             if isinstance(value, (list, tuple)):
+                if _media_only(key, value):
+                    warnings.append(f"records: group {str(key)!r} ignored: {_MEDIA_WHY}")
+                    continue
                 for item in value:
                     yield _group_name(key, warnings), item
             elif isinstance(value, Mapping) and (
                     isinstance(value.get("classified_content"), list) or _wraps_records(key, value)):
                 # a group wrapped in an object: Bing's "webPages": {"value": [...]}, Brave's
                 # "web": {"results": [...]}, Firecrawl's "data": {"web": [...], "news": [...]}
-                for st, item in _flatten_mapping(value, warnings):
+                inner = list(_flatten_mapping(value, warnings))
+                if _media_only(key, [item for _st, item in inner]):
+                    warnings.append(f"records: group {str(key)!r} ignored: {_MEDIA_WHY}")
+                    continue
+                for st, item in inner:
                     yield st or _group_name(key, warnings), item
             else:
                 warnings.append(f"records: group {str(key)!r} ignored: not a list of records")
@@ -367,10 +375,22 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
 _RESPONSE_LISTS = frozenset({"images", "statuses", "follow_up_questions", "failed_results"})
 
 
+# a search response's groups of images, videos and suggested searches: when none of their items
+# gives any text, the group is skipped with one warning instead of one per item
+_MEDIA_GROUPS = frozenset({"images", "videos", "relatedSearches", "related_searches", "image_results",
+                           "video_results", "inline_images", "inline_videos", "relatedQuestions"})
+_MEDIA_WHY = "images, videos or suggested searches with no text to cite"
+
+
+def _media_only(key: object, items: Sequence[object]) -> bool:
+    """Whether a group is one of `_MEDIA_GROUPS` and none of its items gives a text and a url."""
+    return key in _MEDIA_GROUPS and not any(isinstance(x, Mapping) and _looks_like_record(x) for x in items)
+
+
 def _wraps_records(key: object, value: object) -> bool:
     """Whether a search response's member is an object that holds its records: a list of objects
-    under "results", "value" or "records" (Brave's "web", Bing's "webPages"), or, under "data",
-    groups of them (Firecrawl's {"web": [...], "news": [...]})."""
+    under "results", "value" or "records" (Brave's "web", Bing's "webPages"), or, under "data" or
+    "results", groups of them (Firecrawl's and You.com's {"web": [...], "news": [...]})."""
     if not isinstance(value, Mapping) or _looks_like_record(value):
         return False
 
@@ -379,7 +399,7 @@ def _wraps_records(key: object, value: object) -> bool:
 
     if any(objects(value.get(k)) for k in ("results", "value", "records")):
         return True
-    return key == "data" and any(objects(v) for v in value.values())
+    return key in ("data", "results") and any(objects(v) for v in value.values())
 
 
 def _looks_like_record(raw: Mapping[Any, Any]) -> bool:
@@ -591,6 +611,9 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
             url_key, url = found
         if _blank(title) and (found := _metadata_pick(meta, "title"))[0] is not None:
             title_key, title = found
+        if not has_id and _blank(url) and (found := _metadata_pick(meta, "id"))[0] is not None:
+            id_key, rid = found          # Dify's knowledge retrieval: "metadata": {"document_id": …}
+            has_id = bool(_clean_title(rid if isinstance(rid, str) else ""))
     missing = [name for name, key in (("url (or id)", url_key), ("content", content_key))
                if key is None and not (name == "url (or id)" and has_id)]
     if missing:
@@ -629,6 +652,8 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     opt: dict[str, str] = {}
     for fname, keys in _OPTIONAL_KEYS.items():
         k, v = _pick(item, keys)
+        if fname == "id" and k is None and id_key is not None:
+            k, v = id_key, rid           # from the metadata
         if k is None or v is None:
             continue
         sv = _optional_str(v)

@@ -724,6 +724,7 @@ def test_a_numbered_list_of_links_the_report_introduces_or_that_gives_steps_stay
     "**Sources:** https://r.example.com/a; https://ap.example.com/b\n",
     "References: <https://r.example.com/a> and <https://ap.example.com/b>.\n",
     "来源：[新华网](https://x.example.cn/a)、[人民网](https://p.example.cn/b)\n",
+    "Sources: ([Reuters](https://r.example.com/a), [AP](https://ap.example.com/b))\n",
 ])
 def test_a_last_line_listing_the_sources_is_the_references(line: str) -> None:
     for body in ("Fact one. Fact two.\n\n", "Fact one. Fact two.\n\n---\n\n"):

@@ -621,6 +621,27 @@ def test_inline_links_to_other_pages_or_that_are_words_stay_as_written(existing:
             f"{report.index('([')} {warned}"] if warned else []), r.warnings
 
 
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+def test_an_inline_link_to_a_record_that_does_not_support_its_line_stays(existing: str) -> None:
+    # a list item or a line that links a tool's page is no citation: the link stays, with a warning
+    for report in ("- Official site ([Alpha](https://a.com/x))\n",
+                   "You can download the installer from the official website ([download page](https://b.com/y)).\n"):
+        r = trace(report, _LINK_RECS, TraceOptions(existing=existing))
+        assert r.report.startswith(report.rstrip("\n")), r.report
+        assert any("does not support its sentence; left in place" in w for w in r.warnings), r.warnings
+
+
+def test_inline_link_citations_side_by_side_are_one_run_and_an_abbreviation_ends_no_sentence() -> None:
+    report = "Webb launched on 25 December 2021 ([Alpha](https://a.com/x)) ([Alpha page](https://a.com/x/)).\n"
+    once = trace(report, _LINK_RECS, TraceOptions(existing="replace"))
+    assert once.report.startswith("Webb launched on 25 December 2021  [1].") and not once.warnings
+    assert trace(once.report, _LINK_RECS, TraceOptions(existing="replace")).report == once.report
+    # "U.S." is no sentence's end: the parenthesis after it is an aside, left as written
+    report = "In the U.S. ([Alpha](https://a.com/x)) Webb launched on 25 December 2021.\n"
+    r = trace(report, _LINK_RECS, TraceOptions())
+    assert r.report.startswith("In the U.S. ([Alpha](https://a.com/x)) Webb launched"), r.report
+
+
 @pytest.mark.parametrize("sources", ["## Sources\n\nWe used public data from the Fed and BLS.\n",
                                      "<h2>Sources</h2>\n<p>We used public data from the Fed and BLS.</p>\n"])
 def test_a_sources_section_of_prose_survives_a_second_trace(sources: str) -> None:

@@ -188,6 +188,17 @@ def test_rag_frameworks_retrieval_results_as_they_return_them() -> None:
         ("doc-9", "", "Bridge history", "It carries eight lanes.")]
     assert recs[0].source_key == "doc:/kb/bridge.pdf"
     assert recs[1].source_key == recs[2].source_key == "id:doc-9"
+    # Dify's knowledge retrieval node: the document's id in the metadata (used only with no url nor id)
+    node_out = {"result": [
+        {"metadata": {"_source": "knowledge", "document_id": "doc-1", "document_name": "b.pdf",
+                      "segment_id": f"s{k}", "score": 0.8}, "title": "b.pdf", "content": text}
+        for k, text in ((1, page), (2, "It carries eight lanes."))]}
+    recs, warnings = normalize_records(node_out)
+    assert [(r.id, r.title, r.source_key) for r in recs] == [("doc-1", "b.pdf", "id:doc-1")] * 2
+    assert not warnings
+    recs, _ = normalize_records([{"url": "https://a.example", "content": page,
+                                  "metadata": {"document_id": "d"}}])
+    assert recs[0].id == "" and recs[0].source_key == "https://a.example"
     # a record that gives its own text keeps it, whatever its "node" holds
     recs, _ = normalize_records([{"url": "https://a.example", "content": page, "node": {"text": "other"}}])
     assert recs[0].content == page
@@ -237,6 +248,19 @@ def test_a_search_response_whose_results_sit_in_an_object_gives_them() -> None:
         "web": [{"url": "https://a.example/t", "title": "T", "description": fact}],
         "news": [{"url": "https://n.example/1", "snippet": fact}]}}
     recs, _ = normalize_records(firecrawl)
+    assert [(r.source_type, r.url) for r in recs] == [("web", "https://a.example/t"), ("news", "https://n.example/1")]
+    # images, videos and suggested searches with no text: one warning per group, not per item
+    bing["images"] = {"value": [{"name": "img", "contentUrl": "https://i.example/1.jpg"}] * 10}
+    bing["relatedSearches"] = {"value": [{"text": "eiffel height", "webSearchUrl": "https://b.example"}] * 8}
+    recs, warnings = normalize_records(bing)
+    assert len(recs) == 1 and [w for w in warnings if "images" in w or "relatedSearches" in w] == [
+        f"records: group {k!r} ignored: images, videos or suggested searches with no text to cite"
+        for k in ("images", "relatedSearches")]
+    youcom = {"results": {"web": [{"url": "https://a.example/t", "title": "T", "description": fact,
+                                   "snippets": ["x"]}],
+                          "news": [{"url": "https://n.example/1", "title": "N", "description": fact}]},
+              "metadata": {"request_uuid": "u", "query": "eiffel"}}
+    recs, _ = normalize_records(youcom)
     assert [(r.source_type, r.url) for r in recs] == [("web", "https://a.example/t"), ("news", "https://n.example/1")]
     recs, warnings = normalize_records(bing["webPages"])       # the group alone
     assert [r.url for r in recs] == ["https://a.example/t"] and warnings == []
