@@ -63,7 +63,8 @@ _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
 # a link whose text names its source, not a number: "[Reuters](https://…)", "[toureiffel.paris](https://…)"
-_NAMED_LINK = rf"\[(?![\d\s,，\-–]*\])[^\[\]\n]{{1,80}}\]\((?:https?://|www\.){_URL}\)"
+_NAMED_LINK = rf"\[(?![\d\s,，\-–]*\])[^\[\]\n]{{1,80}}\](?:\((?:https?://|www\.){_URL}\)|\[{_NUM}\])"
+# (or a reference link to a numbered definition: ChatGPT's "([Wikipedia][1])" with "[1]: https://…" below)
 # links alone in parentheses, as ChatGPT and others cite: "([Reuters](https://…))", "([a.com](…); [b.org](…))"
 _LINK_GROUP = rf"[(（][ \t]*+{_CUE}?{_NAMED_LINK}(?:[ \t]*+[,，;；][ \t]*+{_NAMED_LINK})*+[ \t]*+[)）]"
 _ONE = (
@@ -128,7 +129,7 @@ _LINK_GROUP_RE = re.compile(_LINK_GROUP)
 # what may follow a link citation: a clause's or sentence's punctuation, the line's end, or another
 # link citation ("([Alpha](…)) ([Beta](…))." is one run)
 _LINK_END = re.compile(r"[ \t]*+(?:[.!?。！？;；,，:：…]|[*_]{1,2}(?![\w*_])|\r?\n|\Z|[(（][ \t]*+\[)")
-_LINK_URL = re.compile(rf"\]\(((?:https?://|www\.){_URL})\)")
+_LINK_URL = re.compile(rf"\]\(((?:https?://|www\.){_URL})\)|\]\[({_NUM})\]")
 
 
 def strip_markers(text: str) -> str:
@@ -322,9 +323,16 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             if _NARRATIVE_BEFORE.search(text, max(0, s - 24), s) \
                     or _NARRATIVE_AFTER.match(text, e, min(len(text), e + 20)):
                 continue               # "According to ([Reuters](…)), …": a word of its sentence, as written
-            urls = tuple(_LINK_URL.findall(raw))
-            numbers = tuple(jiuwen_ids.setdefault("url:" + u, -(len(jiuwen_ids) + 1)) for u in urls)
-            linked = True
+            found = [(u, n) for u, n in _LINK_URL.findall(raw)]
+            urls = tuple(u or link_defs.get(n, "") for u, n in found)
+            listed = tuple(int(n) for u, n in found if n and n not in link_defs)
+            if listed:                 # "([Wikipedia][1])": entry 1 of the cut list, as "[1]" is
+                if len(listed) < len(found):
+                    continue           # ... beside a link of another kind: left as written
+                numbers, urls = listed, ()
+            else:
+                numbers = tuple(jiuwen_ids.setdefault("url:" + u, -(len(jiuwen_ids) + 1)) for u in urls)
+                linked = True
         elif jm:
             url = (jm.group(2) or "").strip()
             key = url or jm.group(1)

@@ -500,6 +500,9 @@ _STEP_BEFORE_LINK = re.compile(
 # the numbers a body cites in brackets: "[1]", "[1, 2]", "【2-3】" (not "[2](url)", a link)
 _BODY_MARKER = re.compile(r"[\[【［〔](\d{1,4}(?:[ \t]*[,，、\-–][ \t]*\d{1,4}){0,20})[\]】］〕](?!\()")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
+# a parenthesis of reference links only: "([Wikipedia][1])", "([a.com][1], [b.org][2])"
+_REF_ITEM = r"\[[^\[\]\n]{1,80}\]\[\d{1,4}\]"
+_REF_GROUP = re.compile(rf"[(（][ \t]*+{_REF_ITEM}(?:[ \t]*+[,，;；][ \t]*+{_REF_ITEM})*+[ \t]*+[)）]")
 _TEXT_REFLINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\[[ \t]*(\d{1,4})[ \t]*\]")
 
 
@@ -608,9 +611,11 @@ def _trailing_definitions(
     if numbered and len(numbered) < 2 and not any(
             re.search(rf"[\[【［〔]{n}[\]】］〕]", body) for n in numbered):
         return None
+    groups = [(g.start(), g.end()) for g in _REF_GROUP.finditer(body)] if "(" in body or "（" in body else []
     for m in _TEXT_REFLINK.finditer(body):
-        if m.group(2) in labels and not _NUMBERISH.fullmatch(m.group(1)):
-            return None
+        if m.group(2) in labels and not _NUMBERISH.fullmatch(m.group(1)) and not any(
+                a <= m.start() and m.end() <= b for a, b in groups):
+            return None    # (but in "([Wikipedia][1])", ChatGPT's citation, the label is a citation's)
     if dotted:
         # a numbered list of links ends many reports as more reading; it is their references when
         # the body cites half its numbers or more in brackets (outside code), and no number past

@@ -622,6 +622,26 @@ def test_inline_links_to_other_pages_or_that_are_words_stay_as_written(existing:
 
 
 @pytest.mark.parametrize("existing", ["keep", "replace"])
+def test_chatgpts_reference_link_citations_and_their_definitions_are_old_citations(existing: str) -> None:
+    # "([Alpha][1])" with "[1]: https://…?utm_source=chatgpt.com "Title"" at the end, as ChatGPT
+    # copies out: the definitions are the references list, each group cites its entry
+    body = ("Webb launched on 25 December 2021 ([Alpha][1]). "
+            "Its mirror is 6.5 metres across ([Beta][2], [Alpha][1]).\n\n")
+    refs = ('[1]: https://a.com/x?utm_source=chatgpt.com "Alpha report"\n'
+            '[2]: https://b.com/y?utm_source=chatgpt.com "Beta facts"\n')
+    r = trace(body + refs, _LINK_RECS, TraceOptions(existing=existing))
+    assert r.removed_references == refs
+    assert r.report.startswith("Webb launched on 25 December 2021 [1]. Its mirror is 6.5 metres across [")
+    assert "[Alpha]" not in r.report and "[Beta]" not in r.report
+    assert trace(r.report, _LINK_RECS, TraceOptions(existing=existing)).report == r.report
+    # a label the body also links through ("[guide][1]") keeps the definitions in the body
+    report = "See the [guide][1] first. Webb launched on 25 December 2021 ([Alpha][1]).\n\n[1]: https://a.com/x\n"
+    r = trace(report, _LINK_RECS, TraceOptions(existing=existing))
+    assert "[guide][1]" in r.report and "\n[1]: https://a.com/x\n" in r.report
+    assert "([Alpha][1])" not in r.report
+
+
+@pytest.mark.parametrize("existing", ["keep", "replace"])
 def test_an_inline_link_to_a_record_that_does_not_support_its_line_stays(existing: str) -> None:
     # a list item or a line that links a tool's page is no citation: the link stays, with a warning
     for report in ("- Official site ([Alpha](https://a.com/x))\n",
