@@ -95,6 +95,11 @@ _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _BAD_LINK_CHARS = re.compile(r"[\s\x00-\x1f\x7f<>\"`]")
 
 
+# sub-delimiters that one encoder escapes and another does not ("Python_(programming_language)",
+# "Python_%28programming_language%29"): no server reads them differently
+_SAME_ESCAPED = frozenset("()!*'")
+
+
 def _normalise_percent(part: str) -> str:
     """Upper-case percent escapes and decode the ones that encode unreserved characters; encode
     non-ASCII characters as UTF-8 escapes, so ".../wiki/天宫" and ".../wiki/%E5%A4%A9%E5%AE%AB"
@@ -102,7 +107,7 @@ def _normalise_percent(part: str) -> str:
 
     def fix(m: re.Match[str]) -> str:
         ch = chr(int(m.group(0)[1:], 16))
-        return ch if ch in _UNRESERVED else m.group(0).upper()
+        return ch if ch in _UNRESERVED or ch in _SAME_ESCAPED else m.group(0).upper()
 
     if not part.isascii():
         part = "".join(ch if ch.isascii() else "".join(f"%{b:02X}" for b in ch.encode("utf-8", "replace"))

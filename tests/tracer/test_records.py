@@ -425,6 +425,8 @@ def test_exact_duplicates_dropped() -> None:
         ("https://www.example.com/a", "https://www.example.com/a"),  # www is a different host
         ("https://example.com./a", "https://example.com/a"),
         ("https://example.com/%7ejane/a%2fb", "https://example.com/~jane/a%2Fb"),
+        ("https://en.wikipedia.org/wiki/Python_%28programming_language%29?q=%21",
+         "https://en.wikipedia.org/wiki/Python_(programming_language)?q=!"),
         # an IRI and its percent-encoded form are one page
         ("https://zh.wikipedia.org/wiki/天宫?q=中",
          "https://zh.wikipedia.org/wiki/%E5%A4%A9%E5%AE%AB?q=%E4%B8%AD"),
