@@ -318,11 +318,14 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
         for item in cc:
             yield (group if isinstance(group, str) else ""), item
         return
+    if isinstance(raw.get("node"), Mapping) and not any(k in raw for k in _CONTENT_KEYS):
+        yield "", raw                 # one LlamaIndex NodeWithScore, read as its node (`_flatten`)
+        return
     recs = raw.get("records")
     if not isinstance(recs, (list, tuple)) and isinstance(raw.get("value"), (list, tuple)) and not any(
-            isinstance(v, (list, tuple)) for k, v in raw.items() if k != "value") \
-            and not _looks_like_record(raw):
-        recs = raw["value"]           # Bing's {"webSearchUrl": …, "value": [...]}
+            isinstance(v, (list, tuple)) and any(isinstance(x, Mapping) and _looks_like_record(x) for x in v)
+            for k, v in raw.items() if k != "value") and not _looks_like_record(raw):
+        recs = raw["value"]           # Bing's {"webSearchUrl": …, "value": [...]} (news: and a "sort" list)
     if not isinstance(recs, (list, tuple)) and _looks_like_record(raw):
         yield "", raw  # a single record, even with a list of objects ("authors": [{"name": …}])
         return

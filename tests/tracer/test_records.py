@@ -199,6 +199,8 @@ def test_rag_frameworks_retrieval_results_as_they_return_them() -> None:
     recs, _ = normalize_records([{"url": "https://a.example", "content": page,
                                   "metadata": {"document_id": "d"}}])
     assert recs[0].id == "" and recs[0].source_key == "https://a.example"
+    recs, _ = normalize_records(node)                           # one NodeWithScore alone
+    assert [(r.id, r.url) for r in recs] == [("n1", "/kb/bridge.pdf")]
     # a record that gives its own text keeps it, whatever its "node" holds
     recs, _ = normalize_records([{"url": "https://a.example", "content": page, "node": {"text": "other"}}])
     assert recs[0].content == page
@@ -262,6 +264,11 @@ def test_a_search_response_whose_results_sit_in_an_object_gives_them() -> None:
               "metadata": {"request_uuid": "u", "query": "eiffel"}}
     recs, _ = normalize_records(youcom)
     assert [(r.source_type, r.url) for r in recs] == [("web", "https://a.example/t"), ("news", "https://n.example/1")]
+    # Bing's news search: its "sort" list beside "value" holds no records
+    news = {"_type": "News", "sort": [{"name": "Best match", "id": "relevance", "url": "https://api.example/x"}],
+            "value": [{"name": "N", "url": "https://n.example/1", "description": fact}]}
+    recs, warnings = normalize_records(news)
+    assert [r.url for r in recs] == ["https://n.example/1"] and warnings == []
     recs, warnings = normalize_records(bing["webPages"])       # the group alone
     assert [r.url for r in recs] == ["https://a.example/t"] and warnings == []
     # an object of scalars and objects that hold no records is still refused
