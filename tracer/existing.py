@@ -63,7 +63,9 @@ _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
 # a link whose text names its source, not a number: "[Reuters](https://…)", "[toureiffel.paris](https://…)"
-_NAMED_LINK = rf"\[(?![\d\s,，\-–]*\])[^\[\]\n]{{1,80}}\](?:\((?:https?://|www\.){_URL}\)|\[{_NUM}\])"
+_NAMED_LINK = (rf"\[(?![\d\s,，\-–]*\]|[ \t]*{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?#?\d|[^\]\n]*†)"
+               rf"[^\[\]\n]{{1,80}}\](?:\((?:https?://|www\.){_URL}\)|\[{_NUM}\])")
+# (not "[ref2][1]", "[2†source][1]": a labelled marker and a number, each a marker of its own)
 # (or a reference link to a numbered definition: ChatGPT's "([Wikipedia][1])" with "[1]: https://…" below)
 # links alone in parentheses, as ChatGPT and others cite: "([Reuters](https://…))", "([a.com](…); [b.org](…))"
 _LINK_GROUP = rf"[(（][ \t]*+{_CUE}?{_NAMED_LINK}(?:[ \t]*+[,，;；][ \t]*+{_NAMED_LINK})*+[ \t]*+[)）]"
@@ -317,20 +319,20 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             # "([Reuters](https://…))": each link cites its url, and only that url (a link to no
             # record stays as the author wrote it: see the pipeline); only where a citation
             # stands, ending a clause or after a sentence ("The tower ([site](…)) is tall": an aside)
-            k = bisect.bisect_right(starts, s) - 1
-            if not _LINK_END.match(text, e) and (k >= 0 and s < sentences[k].end or k < 0):
-                continue               # inside its sentence ("In the U.S. ([Census](…)) the …")
-            if _NARRATIVE_BEFORE.search(text, max(0, s - 24), s) \
-                    or _NARRATIVE_AFTER.match(text, e, min(len(text), e + 20)):
-                continue               # "According to ([Reuters](…)), …": a word of its sentence, as written
             found = [(u, n) for u, n in _LINK_URL.findall(raw)]
             urls = tuple(u or link_defs.get(n, "") for u, n in found)
             listed = tuple(int(n) for u, n in found if n and n not in link_defs)
-            if listed:                 # "([Wikipedia][1])": entry 1 of the cut list, as "[1]" is
-                if len(listed) < len(found):
+            if listed:                 # "([Wikipedia][1])": entry 1 of the cut list, wherever it
+                if len(listed) < len(found):   # stands, as "[1]" is
                     continue           # ... beside a link of another kind: left as written
                 numbers, urls = listed, ()
             else:
+                k = bisect.bisect_right(starts, s) - 1
+                if not _LINK_END.match(text, e) and (k >= 0 and s < sentences[k].end or k < 0):
+                    continue           # inside its sentence ("In the U.S. ([Census](…)) the …")
+                if _NARRATIVE_BEFORE.search(text, max(0, s - 24), s) \
+                        or _NARRATIVE_AFTER.match(text, e, min(len(text), e + 20)):
+                    continue           # "According to ([Reuters](…)), …": a word of its sentence, as written
                 numbers = tuple(jiuwen_ids.setdefault("url:" + u, -(len(jiuwen_ids) + 1)) for u in urls)
                 linked = True
         elif jm:

@@ -503,6 +503,12 @@ _CODE_SPAN = re.compile(r"`[^`\n]*`")
 # a parenthesis of reference links only: "([Wikipedia][1])", "([a.com][1], [b.org][2])"
 _REF_ITEM = r"\[[^\[\]\n]{1,80}\]\[\d{1,4}\]"
 _REF_GROUP = re.compile(rf"[(（][ \t]*+{_REF_ITEM}(?:[ \t]*+[,，;；][ \t]*+{_REF_ITEM})*+[ \t]*+[)）]")
+# where such a parenthesis is a citation: ending a clause or a line, or before another one; not
+# after a citing word ("According to ([Alpha][1]), …": a word of its sentence)
+_CITES_HERE = re.compile(r"[ \t]*+(?:[.!?。！？;；,，:：…]|[*_]{1,2}(?![\w*_])|\r?\n|\Z|[(（][ \t]*+\[)")
+_CITING_BEFORE = re.compile(
+    r"(?:\b(?i:according to|(?:as )?(?:shown|reported|described|noted|stated) (?:in|by)|based on|per|see"
+    r"|cf\.|refer to|in|by|from|citing)|如|据|根据|依据|参见|详见|见)[ \t]*\Z")
 _TEXT_REFLINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\[[ \t]*(\d{1,4})[ \t]*\]")
 
 
@@ -611,7 +617,10 @@ def _trailing_definitions(
     if numbered and len(numbered) < 2 and not any(
             re.search(rf"[\[【［〔]{n}[\]】］〕]", body) for n in numbered):
         return None
-    groups = [(g.start(), g.end()) for g in _REF_GROUP.finditer(body)] if "(" in body or "（" in body else []
+    groups = [(g.start(), g.end()) for g in _REF_GROUP.finditer(body)
+              if _CITES_HERE.match(body, g.end()) and not _CITING_BEFORE.search(body, max(0, g.start() - 24),
+                                                                                  g.start())
+              ] if "(" in body or "（" in body else []
     for m in _TEXT_REFLINK.finditer(body):
         if m.group(2) in labels and not _NUMBERISH.fullmatch(m.group(1)) and not any(
                 a <= m.start() and m.end() <= b for a, b in groups):
@@ -833,7 +842,7 @@ def _section_end(
             continue
         if j in heading_lines:
             under_other_heading = not is_references_title(heading_title(t))
-            if not under_other_heading and prose and not entries:
+            if not under_other_heading and prose and not entries and _heading_level(lines, j) <= level:
                 return None           # "## Sources" over prose, then "## References": the later one's
             # a sub-heading groups entries ("### Company" under "## Sources"); a heading of the
             # references heading's level or above that is no references title opens more report,

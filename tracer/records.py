@@ -282,7 +282,7 @@ def _flatten(raw: object, warnings: list[str]) -> Iterator[tuple[str, object]]:
     `NodeWithScore` ({"node": {…}, "score": …}) as its node."""
     for group, item in _flatten_input(raw, warnings):
         if isinstance(item, Mapping) and isinstance(node := item.get("node"), Mapping) \
-                and not any(k in item for k in _CONTENT_KEYS):
+                and not any(k in item for k in (*_CONTENT_KEYS, *_URL_KEYS)):
             item = node
         yield group, item
 
@@ -318,7 +318,7 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
         for item in cc:
             yield (group if isinstance(group, str) else ""), item
         return
-    if isinstance(raw.get("node"), Mapping) and not any(k in raw for k in _CONTENT_KEYS):
+    if isinstance(raw.get("node"), Mapping) and not any(k in raw for k in (*_CONTENT_KEYS, *_URL_KEYS)):
         yield "", raw                 # one LlamaIndex NodeWithScore, read as its node (`_flatten`)
         return
     recs = raw.get("records")
@@ -392,7 +392,8 @@ _MEDIA_WHY = "images, videos or suggested searches with no text to cite"
 
 def _media_only(key: object, items: Sequence[object]) -> bool:
     """Whether a group is one of `_MEDIA_GROUPS` and none of its items gives a text and a url."""
-    return key in _MEDIA_GROUPS and not any(isinstance(x, Mapping) and _looks_like_record(x) for x in items)
+    return key in _MEDIA_GROUPS and bool(items) and not any(
+        isinstance(x, Mapping) and _looks_like_record(x) for x in items)
 
 
 def _wraps_records(key: object, value: object) -> bool:

@@ -404,14 +404,6 @@ class StatedUnits:
                 out.by_kind.setdefault(kind, set()).update(qs)
         return out
 
-    def with_bare(self, values: set[str]) -> StatedUnits:
-        """A new `StatedUnits` where each of `values` also appears with no unit (a figure the text
-        states in another reading too: glued into a code, "RTX4090")."""
-        out = self.merged(StatedUnits())
-        for value in values:
-            out.units_of.setdefault(value, set()).add(None)
-        return out
-
     def agrees(self, value: str, q: Quantity) -> bool | None:
         """True when the text states the quantity in another unit of its kind, False when it
         states the figure only with other units, None when units do not decide."""

@@ -472,13 +472,13 @@ class Verifier:
         missing = unstated_numbers(c.numbers, stated, c.units, units)
         if not missing:
             return stated, units
-        written = self._written_as_codes(record, missing)
+        # a number glued into a code ("X90") states a bare figure, not one with units ("90公里")
+        written = self._written_as_codes(record, [v for v in missing
+                                                  if v.startswith("c:") or v not in c.units])
         if c.approx:  # "约300万辆" or "超过300万辆" for 302.44万, "62%" for 61.9%
             written |= near_figures(c.approx, missing, self._values_of(record))
         if written:  # "RTX 4090" for the claim's "RTX4090", "RTX4090" for its "4090"
             missing = [v for v in missing if v not in written]
-            if units is not None:   # stated bare there, whatever units its other mentions have,
-                units = units.with_bare(written)   # as when the record has no other mention
             if not missing:
                 return stated | written, units
         # a figure in other units may be stated in words ("1.5 km": "fifteen hundred metres")

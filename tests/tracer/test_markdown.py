@@ -732,6 +732,17 @@ def test_a_last_line_listing_the_sources_is_the_references(line: str) -> None:
         assert scan_markdown(text).references == (len(body), len(text)), text
 
 
+def test_a_references_heading_over_a_note_and_a_sub_heading_is_cut_whole() -> None:
+    # a sub-heading groups the entries: the note under the outer heading is the section's, not
+    # prose before a later references heading
+    body = "Webb launched on 25 December 2021 [1].\n\n"
+    for section in ("## 参考资料\n\n以下为本文引用的资料。\n\n### 参考文献\n\n",
+                    "## Sources and References\n\nThe data come from two public reports.\n\n"
+                    "### References\n\n"):
+        text = body + section + "[1] Alpha https://a.example/x\n[2] Beta https://b.example/y\n"
+        assert scan_markdown(text).references == (len(body), len(text)), section
+
+
 def test_a_last_line_with_words_beside_its_links_is_the_reports() -> None:
     for text in ("Fact one.\nSources: [Reuters](https://r.example.com/a)\n",      # the paragraph's own line
                  "Fact one.\n\nSources: Reuters and [AP](https://ap.example.com/b)\n",

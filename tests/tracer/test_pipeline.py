@@ -634,6 +634,17 @@ def test_chatgpts_reference_link_citations_and_their_definitions_are_old_citatio
     assert r.report.startswith("Webb launched on 25 December 2021 [1]. Its mirror is 6.5 metres across [")
     assert "[Alpha]" not in r.report and "[Beta]" not in r.report
     assert trace(r.report, _LINK_RECS, TraceOptions(existing=existing)).report == r.report
+    # an aside or a word of its sentence keeps its definition: the author's link stays whole
+    for report in ("Webb ([Alpha][1]) launched on 25 December 2021.\n\n[1]: https://a.com/x\n",
+                   "According to ([Alpha][1]), Webb launched on 25 December 2021.\n\n[1]: https://a.com/x\n"):
+        r = trace(report, _LINK_RECS, TraceOptions(existing=existing))
+        assert "([Alpha][1])" in r.report and "\n[1]: https://a.com/x\n" in r.report, r.report
+    # a labelled marker and a number ("(see [ref2][1])") are two old citations, not a link
+    report = ("Its mirror is 6.5 metres across (see [ref2][1]).\n\n## References\n\n"
+              "[1] Beta facts https://b.com/y\n[2] Alpha report https://a.com/x\n")
+    r = trace(report, _LINK_RECS, TraceOptions(existing="keep"))
+    assert r.report.startswith("Its mirror is 6.5 metres across [1][2].") or r.report.startswith(
+        "Its mirror is 6.5 metres across [2][1]."), r.report
     # a label the body also links through ("[guide][1]") keeps the definitions in the body
     report = "See the [guide][1] first. Webb launched on 25 December 2021 ([Alpha][1]).\n\n[1]: https://a.com/x\n"
     r = trace(report, _LINK_RECS, TraceOptions(existing=existing))
@@ -671,6 +682,14 @@ def test_a_sources_section_of_prose_survives_a_second_trace(sources: str) -> Non
     assert sources in once.report and len(once.references) == 2    # two entries under the prose
     twice = trace(once.report, _LINK_RECS, TraceOptions())
     assert twice.report == once.report and sources in twice.report
+
+
+def test_a_number_glued_into_a_code_states_no_figure_with_units() -> None:
+    # "X90" is a product, not "90公里"; a record that states the figure only in other units
+    # (90万辆) does not support it, whatever codes hold its digits
+    rec = [{"url": "https://c.example/x90", "title": "X90", "content": "产品X90于去年发布，销量达到90万辆。"}]
+    r = trace("销量达到90公里。\n", rec, TraceOptions())
+    assert not r.citations and r.unsupported and "90 km" in r.unsupported[0].closest.unstated
 
 
 def test_an_html_references_list_is_read_as_the_old_references() -> None:

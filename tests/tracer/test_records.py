@@ -199,6 +199,8 @@ def test_rag_frameworks_retrieval_results_as_they_return_them() -> None:
     recs, _ = normalize_records([{"url": "https://a.example", "content": page,
                                   "metadata": {"document_id": "d"}}])
     assert recs[0].id == "" and recs[0].source_key == "https://a.example"
+    recs, _ = normalize_records([{"url": "https://a.example/p", "node": {"text": page}, "title": "P"}])
+    assert recs == []                                            # a url of its own: no NodeWithScore
     recs, _ = normalize_records(node)                           # one NodeWithScore alone
     assert [(r.id, r.url) for r in recs] == [("n1", "/kb/bridge.pdf")]
     # a record that gives its own text keeps it, whatever its "node" holds
@@ -264,6 +266,9 @@ def test_a_search_response_whose_results_sit_in_an_object_gives_them() -> None:
               "metadata": {"request_uuid": "u", "query": "eiffel"}}
     recs, _ = normalize_records(youcom)
     assert [(r.source_type, r.url) for r in recs] == [("web", "https://a.example/t"), ("news", "https://n.example/1")]
+    recs, warnings = normalize_records({"web": [{"url": "https://a.example/t", "content": fact}],
+                                        "videos": []})
+    assert len(recs) == 1 and warnings == []                    # an empty group: nothing to say
     # Bing's news search: its "sort" list beside "value" holds no records
     news = {"_type": "News", "sort": [{"name": "Best match", "id": "relevance", "url": "https://api.example/x"}],
             "value": [{"name": "N", "url": "https://n.example/1", "description": fact}]}
