@@ -43,7 +43,7 @@ def test_the_first_sixty_seeds_with_link_citations_trace_losslessly() -> None:
     # trace, as runs with numbers past the old list do: docs/styles.md)
     assert sum("](https://" in generate(seed, links=True)[0] for seed in range(20000, 20060)) >= 40
     kinds = {seed: got[0] for seed in range(20000, 20060) if (got := check(seed, links=True)) is not None}
-    assert set(kinds.values()) <= {"not idempotent"} and len(kinds) <= 3, kinds
+    assert set(kinds.values()) <= {"not idempotent"} and set(kinds) <= {20001, 20026}, kinds
 
 
 @pytest.mark.parametrize("seed", [20098, 20242, 20452, 20522, 20631, 20745, 20848, 21011, 21031, 21789])

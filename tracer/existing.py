@@ -23,7 +23,14 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
-from tracer.markdown import CITATION_LABEL_WORD, inline_regions, is_code_region, link_definitions
+from tracer.markdown import (
+    CITATION_CUE,
+    CITATION_LABEL_WORD,
+    LINK_CITATION_END,
+    inline_regions,
+    is_code_region,
+    link_definitions,
+)
 from tracer.models import ExistingMarker, Layout, Record, Sentence
 from tracer.text import content_tokens, numbers
 
@@ -57,14 +64,13 @@ _SOURCE_NOTE = re.compile(
 # a number list in any bracket an author uses for citations ("（详见【1】）" wraps one too)
 _BRACKETED = (rf"(?:\[{_NUM_LIST}\]|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
               rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］)")
-_CUE = (r"(?:(?i:see|cf\.|source|sources|via|from|refs?\.?|references?)[ \t]*+:?[ \t]*+"
-        r"|(?:参见|详见|见|来源|出处|资料来源|参考文献|参考|引用)[ \t]*+[:：]?[ \t]*+)")
+_CUE = CITATION_CUE
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
 # a link whose text names its source, not a number: "[Reuters](https://…)", "[toureiffel.paris](https://…)"
-_NAMED_LINK = (rf"\[(?![\d\s,，\-–]*\]|[ \t]*{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?#?\d|[^\]\n]*†)"
-               rf"[^\[\]\n]{{1,80}}\](?:\((?:https?://|www\.){_URL}\)|\[{_NUM}\])")
+_NAMED_LINK = (rf"\[(?![\d\s,，\-–]*\]|[ \t]*{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?#?\d"
+               rf"|[^\[\]\n]{{0,80}}†)[^\[\]\n]{{1,80}}\](?:\((?:https?://|www\.){_URL}\)|\[{_NUM}\])")
 # (not "[ref2][1]", "[2†source][1]": a labelled marker and a number, each a marker of its own)
 # (or a reference link to a numbered definition: ChatGPT's "([Wikipedia][1])" with "[1]: https://…" below)
 # links alone in parentheses, as ChatGPT and others cite: "([Reuters](https://…))", "([a.com](…); [b.org](…))"
@@ -128,9 +134,7 @@ _PAGES_IN = re.compile(_PAGES)
 _URL_IN = re.compile(r"\((" + _URL + r")\)")
 _JIUWEN = re.compile(rf"\[source_tracer_result\]\[({_TITLE})\](?:\(({_URL})\))?")
 _LINK_GROUP_RE = re.compile(_LINK_GROUP)
-# what may follow a link citation: a clause's or sentence's punctuation, the line's end, or another
-# link citation ("([Alpha](…)) ([Beta](…))." is one run)
-_LINK_END = re.compile(r"[ \t]*+(?:[.!?。！？;；,，:：…]|[*_]{1,2}(?![\w*_])|\r?\n|\Z|[(（][ \t]*+\[)")
+_LINK_END = LINK_CITATION_END
 _LINK_URL = re.compile(rf"\]\(((?:https?://|www\.){_URL})\)|\]\[({_NUM})\]")
 
 
@@ -297,7 +301,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         urls: tuple[str, ...] = ()
         ids: tuple[str, ...] = ()
         numbers: tuple[int, ...]
-        linked = False
+        linked = inline = False
         agent = _agent_reference(raw)
         if raw == "[cite_start]":
             sid = _sentence_of(text, sentences, starts, s, e, attach_end)
@@ -319,7 +323,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             # "([Reuters](https://…))": each link cites its url, and only that url (a link to no
             # record stays as the author wrote it: see the pipeline); only where a citation
             # stands, ending a clause or after a sentence ("The tower ([site](…)) is tall": an aside)
-            found = [(u, n) for u, n in _LINK_URL.findall(raw)]
+            found = _LINK_URL.findall(raw)
             urls = tuple(u or link_defs.get(n, "") for u, n in found)
             listed = tuple(int(n) for u, n in found if n and n not in link_defs)
             if listed:                 # "([Wikipedia][1])": entry 1 of the cut list, wherever it
@@ -334,7 +338,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                         or _NARRATIVE_AFTER.match(text, e, min(len(text), e + 20)):
                     continue           # "According to ([Reuters](…)), …": a word of its sentence, as written
                 numbers = tuple(jiuwen_ids.setdefault("url:" + u, -(len(jiuwen_ids) + 1)) for u in urls)
-                linked = True
+                linked = inline = True
         elif jm:
             url = (jm.group(2) or "").strip()
             key = url or jm.group(1)
@@ -387,7 +391,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             sep = _AFTER_OPENING.match(text, e, body_end)
             if sep is not None:
                 e = sep.end()          # "([1]; Smith 2020)": the separator goes with it, no "(; "
-        out.append(ExistingMarker(s, e, numbers, urls, sid, linked, ids))
+        out.append(ExistingMarker(s, e, numbers, urls, sid, linked, ids, inline_link=inline))
     return _narrative_runs(text, _footnotes_apart(text, out, jiuwen_ids), sentences)
 
 
@@ -1155,13 +1159,22 @@ _OL_START = re.compile(r"\bstart\s*=\s*[\"']?(\d{1,4})", re.IGNORECASE)
 _TAG = re.compile(r"<[^<>]*>")
 
 
+_LIST_OPEN = re.compile(r"<(?:ol|ul)\b[^<>]*>", re.IGNORECASE)
+
+
+def _md_link(a: re.Match[str]) -> str:
+    """An `_A_HREF` match as a markdown link, "[text](href)"."""
+    href = next(g for g in (a.group(1), a.group(2), a.group(3)) if g is not None)
+    return f"[{' '.join(_TAG.sub(' ', a.group(4)).split())}]({href.strip()})"
+
+
 @functools.lru_cache(maxsize=8)
 def _html_list_lines(text: str) -> str:
     """`text` with its HTML lists written as markdown list lines, one per item: "<ol><li><a
     href="u">T</a></li>…" gives "1. [T](u)" (numbered from the list's `start`), a "<ul>" item
     "- …"; other tags inside an item are dropped and entities decoded."""
-    if "<li" not in text.lower():
-        return text
+    if not _LIST_OPEN.search(text):
+        return text                      # "[3] Using the <li> tag, https://…" is no HTML list
     out: list[str] = []
     stack: list[list[int]] = []          # [numbered (1/0), next number] per open list
     pos = 0
@@ -1177,12 +1190,8 @@ def _html_list_lines(text: str) -> str:
                 stack.append([int(m.group(2).lower() == "ol"), int(st.group(1)) if st else 1])
             out.append("\n")
             continue
-
-        def link(a: re.Match[str]) -> str:
-            href = next(g for g in (a.group(1), a.group(2), a.group(3)) if g is not None)
-            return f"[{' '.join(_TAG.sub(' ', a.group(4)).split())}]({html.unescape(href.strip())})"
-
-        item = html.unescape(" ".join(_TAG.sub(" ", _A_HREF.sub(link, m.group(4))).split()))
+        # entities decoded once, the href's with the rest ("&amp;amp;" is "&amp;")
+        item = html.unescape(" ".join(_TAG.sub(" ", _A_HREF.sub(_md_link, m.group(4))).split()))
         if stack and stack[-1][0]:
             out.append(f"\n{stack[-1][1]}. {item}\n")
             stack[-1][1] += 1

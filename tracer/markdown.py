@@ -128,6 +128,9 @@ _BOLD_LINE = re.compile(r"^ {0,3}(\*\*|__)(?P<text>[^*_\n].*?)(?:\1)[ \t]*+(?:[:
 #: contracts and lists label their own parts.
 CITATION_LABEL_WORD = (r"(?:(?i:refs?|references?|docs?|sources?)\.?"
                        r"|来源|参考文献|参考资料|参考|引用|出处|信源)")
+#: The cue word an author puts in a citation's parenthesis: "(see [1])", "(Source: [1])", "（参见[1]）".
+CITATION_CUE = (r"(?:(?i:see|cf\.|source|sources|via|from|refs?\.?|references?)[ \t]*+:?[ \t]*+"
+                r"|(?:参见|详见|见|来源|出处|资料来源|参考文献|参考|引用)[ \t]*+[:：]?[ \t]*+)")
 _LABELLED_NUMBER = rf"[\[【]{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?\d{{1,4}}[\]】]"
 # "[1][3]", "[2:0†L10-L20][doc3]", "[ref1][ref2]": a run of citation markers, not a reference link
 # (its label is a citation's, defined by the references list), even where the list defines it
@@ -456,7 +459,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
         if found is not None:
             ref_line, ref_end = found
     if ref_line is None and find_references:
-        ref_line, ref_end = _sources_line(lines, {a for a, _ in spans}), None
+        ref_line, ref_end = _sources_line(lines, spans, heading_lines), None
     if ref_line is not None:
         body_end = lines[ref_line].start
         ends_at = lines[ref_end].start if ref_end is not None and ref_end < len(lines) else len(text)
@@ -490,22 +493,27 @@ _TRAILING_ENTRY = re.compile(
 # its numbers)
 _DOTTED_ENTRY = re.compile(r"^ {0,3}(\d{1,4})(?:[.)][ \t]+|、[ \t]*)(?=\S)")
 # ... whose link ends it, with no word that makes it a step before the link ("Renew at https://…")
-_ENDS_WITH_LINK = re.compile(
-    r"(?:(?:https?://|www\.)[^\s<>]+|\[[^\[\]\n]*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)|<https?://[^<>\s]+>)"
-    r"[ \t.,;。，；)）*_]*$")
+_END_LINK = (r"(?:(?:https?://|www\.)[^\s<>]+|\[[^\[\]\n]*\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*\)"
+             r"|<https?://[^<>\s]+>)[ \t.,;。，；)）*_]*$")
+_ENDS_WITH_LINK = re.compile(_END_LINK)
 _STEP_BEFORE_LINK = re.compile(
     r"\b(?:at|on|to|from|via|visit|see|in|into|under|through|using|with|here|click|open|go)[ \t]*"
-    r"(?:(?:https?://|www\.)[^\s<>]+|\[[^\[\]\n]*\]\([^()\s]*\)|<https?://[^<>\s]+>)[ \t.,;)*_]*$",
+    + _END_LINK,
     re.IGNORECASE)
+_LINK_TAIL = 2048   # the end of an entry these are tried on: a link is shorter, and the search stays linear
 # the numbers a body cites in brackets: "[1]", "[1, 2]", "【2-3】" (not "[2](url)", a link)
 _BODY_MARKER = re.compile(r"[\[【［〔](\d{1,4}(?:[ \t]*[,，、\-–][ \t]*\d{1,4}){0,20})[\]】］〕](?!\()")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 # a parenthesis of reference links only: "([Wikipedia][1])", "([a.com][1], [b.org][2])"
 _REF_ITEM = r"\[[^\[\]\n]{1,80}\]\[\d{1,4}\]"
-_REF_GROUP = re.compile(rf"[(（][ \t]*+{_REF_ITEM}(?:[ \t]*+[,，;；][ \t]*+{_REF_ITEM})*+[ \t]*+[)）]")
+_REF_GROUP = re.compile(
+    rf"[(（][ \t]*+{CITATION_CUE}?{_REF_ITEM}(?:[ \t]*+[,，;；][ \t]*+{_REF_ITEM})*+[ \t]*+[)）]")
 # where such a parenthesis is a citation: ending a clause or a line, or before another one; not
 # after a citing word ("According to ([Alpha][1]), …": a word of its sentence)
-_CITES_HERE = re.compile(r"[ \t]*+(?:[.!?。！？;；,，:：…]|[*_]{1,2}(?![\w*_])|\r?\n|\Z|[(（][ \t]*+\[)")
+#: What may follow a link citation: a clause's or sentence's punctuation, the line's end, or another
+#: link citation ("([Alpha](…)) ([Beta](…))." is one run); tracer.existing reads them by it too.
+LINK_CITATION_END = re.compile(
+    r"[ \t]*+(?:[.!?。！？;；,，:：…]|[*_]{1,2}(?![\w*_])|\r?\n|\Z|[(（][ \t]*+\[)")
 _CITING_BEFORE = re.compile(
     r"(?:\b(?i:according to|(?:as )?(?:shown|reported|described|noted|stated) (?:in|by)|based on|per|see"
     r"|cf\.|refer to|in|by|from|citing)|如|据|根据|依据|参见|详见|见)[ \t]*\Z")
@@ -531,7 +539,7 @@ def _trailing_definitions(
     block_starts = {a for a, _ in blocks}
 
     def blank_or_rule(k: int) -> bool:
-        return not lines[k].text.strip() or bool(_THEMATIC.match(lines[k].text))
+        return _blank_or_rule(lines[k].text)
 
     end = len(lines)
     j = end - 1
@@ -618,8 +626,8 @@ def _trailing_definitions(
             re.search(rf"[\[【［〔]{n}[\]】］〕]", body) for n in numbered):
         return None
     groups = [(g.start(), g.end()) for g in _REF_GROUP.finditer(body)
-              if _CITES_HERE.match(body, g.end()) and not _CITING_BEFORE.search(body, max(0, g.start() - 24),
-                                                                                  g.start())
+              if LINK_CITATION_END.match(body, g.end())
+              and not _CITING_BEFORE.search(body, max(0, g.start() - 24), g.start())
               ] if "(" in body or "（" in body else []
     for m in _TEXT_REFLINK.finditer(body):
         if m.group(2) in labels and not _NUMBERISH.fullmatch(m.group(1)) and not any(
@@ -644,7 +652,8 @@ def _trailing_definitions(
 
 def _link_entry(entry: str) -> bool:
     """Whether a numbered line's link ends it, with no word before it that makes it a step."""
-    return bool(_ENDS_WITH_LINK.search(entry)) and not _STEP_BEFORE_LINK.search(entry)
+    tail = entry[-_LINK_TAIL:]
+    return bool(_ENDS_WITH_LINK.search(tail)) and not _STEP_BEFORE_LINK.search(tail)
 
 
 def _is_dotted(line: str) -> bool:
@@ -675,15 +684,15 @@ _PLURAL_TITLE = re.compile(r"(?i:sources|references|citations|links)\b")
 _LINK_SEPARATORS = re.compile(r"(?:[\s,;，；、|·•/]|\band\b|和|及|与)*", re.IGNORECASE)
 
 
-def _sources_line(lines: list[_Line], block_starts: set[int]) -> int | None:
+def _sources_line(lines: list[_Line], blocks: list[Span], heading_lines: set[int]) -> int | None:
     """The line of a one-line references list that ends the text ("Sources: [A](url), [B](url)"):
     a references title, a colon, then links or URLs and nothing but separators between them, in a
     paragraph of its own (after a blank line or "---"), outside any block. None otherwise."""
     j = len(lines) - 1
     while j >= 0 and not lines[j].text.strip():
         j -= 1
-    if j <= 0 or lines[j].start in block_starts:
-        return None
+    if j <= 0 or _INDENTED.match(lines[j].text) or any(a <= lines[j].start < b for a, b in blocks):
+        return None                      # (in code, or any other block)
     prev = lines[j - 1].text
     if prev.strip() and not _THEMATIC.match(prev):
         return None
@@ -699,10 +708,10 @@ def _sources_line(lines: list[_Line], block_starts: set[int]) -> int | None:
     if len(links) < 2 and not _PLURAL_TITLE.search(m.group("title")):
         return None                      # "Source: [H.15](…)", "数据来源：[国家统计局](…)": a caption
     k = j - 1
-    while k >= 0 and blank_line(lines[k].text):
+    while k >= 0 and _blank_or_rule(lines[k].text):
         k -= 1
-    if k >= 0 and lines[k].text.lstrip().startswith(("|", "![", "<img")):
-        return None                      # under a table or an image: its caption
+    if k >= 0 and (k in heading_lines or lines[k].text.lstrip().startswith(("|", "![", "<img"))):
+        return None                      # under a table or an image: its caption; a heading's own line
     for i in range(j):                   # each story's "Source: …" line: the last is the last story's
         other = _SOURCES_LINE.match(_LIST_OR_QUOTE.sub("", lines[i].text))
         if other is not None and is_references_title(other.group("title")):
@@ -710,7 +719,7 @@ def _sources_line(lines: list[_Line], block_starts: set[int]) -> int | None:
     return j
 
 
-def blank_line(text: str) -> bool:
+def _blank_or_rule(text: str) -> bool:
     return not text.strip() or bool(_THEMATIC.match(text))
 
 
@@ -880,7 +889,7 @@ def _section_end(
             k = j
             while k + 1 < len(lines) and lines[k + 1].start < in_block_until:
                 k += 1
-            items = html_list_entries("\n".join(x.text for x in lines[j:k + 1]))
+            items = _html_list_entries("\n".join(x.text for x in lines[j:k + 1]))
             if items:
                 entries += items
                 prev_entry = True
@@ -926,7 +935,7 @@ _HTML_ITEM = re.compile(r"<li\b[^<>]*>(.*?)(?:</li\s*>|(?=<li\b|</?(?:ol|ul)\b|\
 _HTML_SOURCE = re.compile(r"\bhref\s*=|https?://|\bwww\.|\bdoi:", re.IGNORECASE)
 
 
-def html_list_entries(block: str) -> int:
+def _html_list_entries(block: str) -> int:
     """How many sources an HTML list block gives ("<ol>", "<li><a href=…>Title</a></li>", …, "</ol>"):
     the number of its items when the block is list markup only and every item gives a link, else 0."""
     if "<li" not in block.lower():

@@ -102,6 +102,9 @@ class ExistingMarker:
     # a word of its sentence ("如[2]所述", "as shown in [2], …"): removing it would break the text,
     # so it is renumbered where it stands when its source is kept (tracer.existing.is_narrative)
     narrative: bool = False
+    # an inline link citation ("([Reuters](https://…))"): it stays as written unless its records
+    # support the sentence (tracer.pipeline)
+    inline_link: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -185,7 +185,7 @@ def trace(
         links = [m for m in old_markers if m.linked and any(resolved.get(n) is None for n in m.numbers)]
         for m in links:
             unresolved = [u for n, u in zip(m.numbers, m.urls, strict=False) if resolved.get(n) is None]
-            where = "defined in the report" if report[m.start] == "[" else "an inline link"
+            where = "an inline link" if m.inline_link else "defined in the report"
             warnings.append(
                 f"existing citation {report[m.start:m.end]!r} at offset {m.start} links to "
                 f"{', '.join(unresolved) or 'an empty url'} ({where}), which is none of the records; "
@@ -283,13 +283,14 @@ def trace(
             ))
         if options.existing is ExistingPolicy.REPLACE and recs:
             _verify_narrative(old_markers, resolved, sentences, chosen, candidates, index, verifier, options)
-        if any(m.linked for m in old_markers):
-            stay = _unverified_links(report, old_markers, resolved, sentences, chosen, candidates, index,
-                                     verifier, options)
+        if any(m.inline_link for m in old_markers):
+            stay = _unverified_links(old_markers, resolved, sentences, chosen, candidates, index, verifier,
+                                     options)
             for m in stay:
-                warnings.append(
-                    f"existing citation {report[m.start:m.end]!r} at offset {m.start} links to a record "
-                    "that does not support its sentence; left in place as the author wrote it")
+                if m.sentence is not None:   # (in a heading or a table cell: no sentence, no claim)
+                    warnings.append(
+                        f"existing citation {report[m.start:m.end]!r} at offset {m.start} links to a record "
+                        "that does not support its sentence; left in place as the author wrote it")
             if stay:
                 old_markers = [m for m in old_markers if m not in stay]
                 if options.existing is ExistingPolicy.KEEP:
@@ -465,7 +466,6 @@ def _verify_narrative(
 
 
 def _unverified_links(
-    report: str,
     old_markers: Sequence[ExistingMarker],
     resolved: Mapping[int, int | None],
     sentences: Sequence[Sentence],
@@ -483,7 +483,7 @@ def _unverified_links(
     by_id = {s.id: s for s in sentences}
     stay = []
     for m in old_markers:
-        if not m.linked or report[m.start:m.start + 1] not in "(（":
+        if not m.inline_link:
             continue
         sent = by_id.get(m.sentence) if m.sentence is not None else None
         picks: list[Candidate] = []

@@ -96,7 +96,8 @@ _BAD_LINK_CHARS = re.compile(r"[\s\x00-\x1f\x7f<>\"`]")
 
 
 # sub-delimiters that one encoder escapes and another does not ("Python_(programming_language)",
-# "Python_%28programming_language%29"): no server reads them differently
+# "Python_%28programming_language%29"): not equivalent under RFC 3986, but web servers serve one
+# page for both
 _SAME_ESCAPED = frozenset("()!*'")
 
 
@@ -661,8 +662,8 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     opt: dict[str, str] = {}
     for fname, keys in _OPTIONAL_KEYS.items():
         k, v = _pick(item, keys)
-        if fname == "id" and k is None and id_key is not None:
-            k, v = id_key, rid           # from the metadata
+        if fname == "id" and id_key is not None and id_key.startswith("metadata."):
+            k, v = id_key, rid           # from the metadata (the record's own id is missing or blank)
         if k is None or v is None:
             continue
         sv = _optional_str(v)

@@ -207,9 +207,10 @@ def main() -> int:
     ap.add_argument("--start", type=int, default=20000, help="first seed (default 20000)")
     ap.add_argument("--count", type=int, default=3000, help="reports to generate (default 3000)")
     ap.add_argument("--show", type=int, default=3, help="failing seeds to print in full (default 3)")
-    ap.add_argument("--labelled", action="store_true",
+    kind = ap.add_mutually_exclusive_group()
+    kind.add_argument("--labelled", action="store_true",
                     help="half the markers and old lists under a label word ([ref1], 【来源2】, (ref. 3), …)")
-    ap.add_argument("--links", action="store_true",
+    kind.add_argument("--links", action="store_true",
                     help="half the markers inline link citations (([Title](https://…)), （[标题](https://…)）)")
     args = ap.parse_args()
     counts: Counter[str] = Counter()

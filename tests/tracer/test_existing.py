@@ -327,6 +327,10 @@ def test_parse_reference_entries_reads_an_html_list() -> None:
         "<ol><li><a href=https://a.com/x>A</a></li>"
         "<li><a class='c' href='https://b.com' target=_blank>B <i>x</i></a></li></ol>")
     assert entries == {1: (["https://a.com/x"], ["A"]), 2: (["https://b.com"], ["B x"])}
+    # entities decoded once; a "<li>" in a markdown entry's text is no HTML list
+    once = parse_reference_entries('<ol><li><a href="https://a.com/?x=1&amp;amp;y">A</a></li></ol>')
+    assert once[1][0] == ["https://a.com/?x=1&amp;y"]
+    assert parse_reference_entries("[3] Using the <li> tag, https://c.com/x\n")[3][0] == ["https://c.com/x"]
 
 
 @pytest.mark.parametrize("number",

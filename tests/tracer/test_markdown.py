@@ -757,7 +757,10 @@ def test_a_last_line_with_words_beside_its_links_is_the_reports() -> None:
                  # each story's own line, or a list item's
                  "Story one.\n\nSources: [A](https://a.example), [B](https://b.example)\n\nStory two.\n\n"
                  "Sources: [C](https://c.example), [D](https://d.example)\n",
-                 "Fact one.\n\n- Sources: [A](https://a.example), [B](https://b.example)\n"):
+                 "Fact one.\n\n- Sources: [A](https://a.example), [B](https://b.example)\n",
+                 # a heading's own line, and a line of code
+                 "Fact one.\n\n## Notes\n\nSources: [A](https://a.example), [B](https://b.example)\n",
+                 "Fact one.\n\n    code\n\n    Sources: [A](https://a.example), [B](https://b.example)\n"):
         assert scan_markdown(text).references is None, text
 
 

@@ -639,6 +639,10 @@ def test_chatgpts_reference_link_citations_and_their_definitions_are_old_citatio
                    "According to ([Alpha][1]), Webb launched on 25 December 2021.\n\n[1]: https://a.com/x\n"):
         r = trace(report, _LINK_RECS, TraceOptions(existing=existing))
         assert "([Alpha][1])" in r.report and "\n[1]: https://a.com/x\n" in r.report, r.report
+    # with a cue word too ("(see [Alpha][1])"): the definitions go with the citation
+    report = "Webb launched on 25 December 2021 (see [Alpha][1]).\n\n[1]: https://a.com/x\n"
+    r = trace(report, _LINK_RECS, TraceOptions(existing=existing))
+    assert r.removed_references == "[1]: https://a.com/x\n" and "[Alpha]" not in r.report
     # a labelled marker and a number ("(see [ref2][1])") are two old citations, not a link
     report = ("Its mirror is 6.5 metres across (see [ref2][1]).\n\n## References\n\n"
               "[1] Beta facts https://b.com/y\n[2] Alpha report https://a.com/x\n")
@@ -660,6 +664,17 @@ def test_an_inline_link_to_a_record_that_does_not_support_its_line_stays(existin
         r = trace(report, _LINK_RECS, TraceOptions(existing=existing))
         assert r.report.startswith(report.rstrip("\n")), r.report
         assert any("does not support its sentence; left in place" in w for w in r.warnings), r.warnings
+
+
+def test_a_bracketed_number_the_body_defines_is_no_inline_link() -> None:
+    # "([1])" with "[1]: url" kept in the body cites that url as "[1]" does: replaced when it verifies
+    report = "See the [guide][1] first. Its mirror is 6.5 metres across ([1]).\n\n[1]: https://b.com/y\n"
+    r = trace(report, _LINK_RECS, TraceOptions(existing="replace"))
+    assert "([1])" not in r.report and not [w for w in r.warnings if "left in place" in w], r.warnings
+    # a link in a heading supports no sentence of its own: left as written, without a warning
+    r = trace("## Its mirror is 6.5 metres across ([Beta](https://b.com/y))\n\nText.\n", _LINK_RECS,
+              TraceOptions())
+    assert "([Beta](https://b.com/y))" in r.report and not [w for w in r.warnings if "left in place" in w]
 
 
 def test_inline_link_citations_side_by_side_are_one_run_and_an_abbreviation_ends_no_sentence() -> None:

@@ -196,6 +196,9 @@ def test_rag_frameworks_retrieval_results_as_they_return_them() -> None:
     recs, warnings = normalize_records(node_out)
     assert [(r.id, r.title, r.source_key) for r in recs] == [("doc-1", "b.pdf", "id:doc-1")] * 2
     assert not warnings
+    recs, _ = normalize_records([{"id": blank, "content": page, "metadata": {"document_id": f"doc-{k}"}}
+                                 for k, blank in enumerate((None, "", "  "))])
+    assert [(r.id, r.source_key) for r in recs] == [(f"doc-{k}", f"id:doc-{k}") for k in range(3)]
     recs, _ = normalize_records([{"url": "https://a.example", "content": page,
                                   "metadata": {"document_id": "d"}}])
     assert recs[0].id == "" and recs[0].source_key == "https://a.example"
