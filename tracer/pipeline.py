@@ -453,16 +453,32 @@ def _verify_narrative(
             continue
         for n in m.numbers:
             r = resolved.get(n)
-            have = chosen.get(sent.id, [])
             if r is None or not 0 <= r < len(index.records):
                 continue
-            key = index.records[r].source_key
-            if any(c.record == r or (key and index.records[c.record].source_key == key) for c in have):
-                continue  # chosen already, or the same page under another record
-            floor = max(options.threshold, options.tuning.min_score) if have else options.threshold
-            cand = verify_named(sent, r, candidates.get(sent.id, []), index, verifier, floor)
+            _known, cand = _named_source(sent, r, chosen.get(sent.id, []), candidates, index, verifier,
+                                         options)
             if cand is not None:
                 chosen.setdefault(sent.id, []).append(cand)
+
+
+def _named_source(
+    sent: Sentence,
+    record: int,
+    have: Sequence[Candidate],
+    candidates: Mapping[int, list[tuple[int, float]]],
+    index: PassageIndex,
+    verifier: Verifier,
+    options: TraceOptions,
+) -> tuple[bool, Candidate | None]:
+    """A record the sentence names (a marker that is a word of it, an inline link): (True, None)
+    when it is among the sentence's sources `have` already (or the same page under another
+    record); else (False, its candidate when it verifies, as any proposal is: the sentence's best
+    source needs `options.threshold`, the ones after it the calibrated default too)."""
+    key = index.records[record].source_key
+    if any(c.record == record or (key and index.records[c.record].source_key == key) for c in have):
+        return True, None
+    floor = max(options.threshold, options.tuning.min_score) if have else options.threshold
+    return False, verify_named(sent, record, candidates.get(sent.id, []), index, verifier, floor)
 
 
 def _unverified_links(
@@ -491,12 +507,10 @@ def _unverified_links(
             r = resolved.get(n)
             if sent is None or r is None or not 0 <= r < len(index.records):
                 break
-            have = chosen.get(sent.id, [])
-            key = index.records[r].source_key
-            if any(c.record == r or (key and index.records[c.record].source_key == key) for c in have):
-                continue  # chosen already, or the same page under another record
-            floor = max(options.threshold, options.tuning.min_score) if have or picks else options.threshold
-            cand = verify_named(sent, r, candidates.get(sent.id, []), index, verifier, floor)
+            known, cand = _named_source(sent, r, [*chosen.get(sent.id, []), *picks], candidates, index,
+                                        verifier, options)
+            if known:
+                continue
             if cand is None:
                 break
             picks.append(cand)
