@@ -6,10 +6,12 @@ Recognised forms: ``[1]``, ``[1, 2]``, ``[1-3]``, ``[1][3]`` (two markers), ``�
 and what writer agents emit: ``【4†source】`` / ``【4:0†L10-L20】`` / ``【turn0search3】`` and
 ChatGPT's private-use ``\ue200cite\ue202turn0search3\ue201``, Gemini's ``[cite: 1, 2]`` (with
 its ``[cite_start]`` span openers, which cite nothing and are removed), Kimi's ``[^1^]``,
-``[[1]]``, ``[Source 1]`` and other label words (``[ref1]``, ``[doc1]``, ``[来源2]``, ``(ref. 2)``), and
-``[4†source]``. A marker is never guessed positionally: it resolves through the
-removed references section (by canonical URL, then exact title), through its own URL, or through
-a record id (``turn0search3`` only through one); otherwise it maps to None.
+``[[1]]``, ``[Source 1]`` and other label words (``[ref1]``, ``[doc1]``, ``[来源2]``, ``(ref. 2)``),
+``[4†source]``, and what chat apps leave in a copied answer (``citeturn0search3``,
+``:contentReference[oaicite:0]{index=0}``, ``[oai_citation:1‡Reuters](url)``, Perplexity's ``[web:1]``,
+Grok's citation cards, Gemini's ``[span_1](start_span)``). A marker is never guessed positionally:
+it resolves through the removed references section (by canonical URL, then exact title), through
+its own URL, or through a record id (``turn0search3`` only through one); otherwise it maps to None.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ _BRACKETED = (rf"(?:\[{_NUM_LIST}\]|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM
 _CUE = CITATION_CUE
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 
+# the kinds of source Perplexity's tags name: "[web:1]", "[attached_file:2]", "[conversation_history:3]"
+_CHAT_KINDS = r"(?:web|page|file|attached_file|conversation_history)"
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
 # a link whose text names its source, not a number: "[Reuters](https://…)", "[toureiffel.paris](https://…)"
 _NAMED_LINK = (rf"\[(?![\d\s,，\-–]*\]|[ \t]*{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?#?\d"
@@ -94,6 +98,18 @@ _ONE = (
     rf"|【[^【】†\n]{{1,40}}†[^【】\n]{{0,60}}】|【turn\d{{1,3}}[a-z]{{2,12}}\d{{1,4}}】"
     rf"|\ue200(?:file)?cite(?:\ue202[^\ue200-\ue202\n]{{1,60}}){{1,20}}\ue201"
     rf"|\[(?i:cite)(?::[ \t]*|[ \t]+){_NUM_LIST}\]|\[cite_start\]"
+    # what chat apps leave in a copied answer: ChatGPT's "citeturn0search3turn1news0" (the same
+    # marker with its private-use characters lost), ":contentReference[oaicite:0]{index=0}" and
+    # "[oai_citation:1‡Reuters](https://…)"; Perplexity's "[web:1]", "[attached_file:2]"; Grok's
+    # "[](grok_render_citation_card_json={"cardIds":["3bb883"]})" and "<grok-card data-id=…></grok-card>";
+    # Gemini's "[span_1](start_span)" … "[span_1](end_span)" around a cited span (citing nothing)
+    rf"|(?:file)?cite(?:turn\d{{1,3}}[a-z]{{2,12}}\d{{1,4}}){{1,20}}"
+    rf"|:{{0,2}}contentReference\[oaicite:\d{{1,4}}\]\{{index=\d{{1,4}}\}}"
+    rf"|\[oai_citation(?:_attribution)?:\d{{1,4}}(?:‡[^\[\]\n]{{0,200}})?\]\((?:https?://|www\.){_URL}\)"
+    rf"|\[{_CHAT_KINDS}:\d{{1,4}}\]"
+    rf"|\[\]\(grok_render_citation_card_json=\{{[^(){{}}\n]{{0,400}}\}}\)"
+    rf"|<grok-card(?:\s[^<>\n]{{0,200}})?(?:/>|>[ \t]*</grok-card>)"
+    rf"|\[span_\d{{1,4}}\]\((?:start|end)_span\)"
     # a number under a label word: "[ref1]", "[Source 1]", "[doc2]", "[来源2]", "【参考3】", and in
     # parentheses "(ref. 2)", "(Source: 1, 2)", "（来源：2）"; ChatGPT's "[4†source]" in ASCII brackets
     rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］|{_LABELLED_PAREN}"
@@ -303,14 +319,20 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         numbers: tuple[int, ...]
         linked = inline = False
         agent = _agent_reference(raw)
-        if raw == "[cite_start]":
+        if raw == "[cite_start]" or raw.endswith("_span)"):   # Gemini's span brackets cite nothing
             sid = _sentence_of(text, sentences, starts, s, e, attach_end)
+            if sid is not None:        # "….[span_1](end_span)[cite: 2]": what follows is the sentence's too
+                attach_end[sid] = e
             out.append(ExistingMarker(s, e, (), (), sid, opener=True))
             continue
         if agent is not None:
             numbers, ids = agent
             if ids:
                 numbers = tuple(jiuwen_ids.setdefault("id:" + i, -(len(jiuwen_ids) + 1)) for i in ids)
+        elif raw.startswith("[oai_citation"):
+            # "[oai_citation:1‡Reuters](https://…)" cites its URL (its number is the chat's own)
+            urls = tuple(u for u in _URL_IN.findall(raw[raw.index("]("):]) if u)[:1]
+            numbers = (jiuwen_ids.setdefault("url:" + urls[0], -(len(jiuwen_ids) + 1)),)
         elif raw.startswith("[^"):
             label = raw[2:-1]
             if label in body_notes:
@@ -617,14 +639,20 @@ _AFTER_OPENING = re.compile(r"[ \t]*[;；,，][ \t]*(?=[^\s\[【)）])")
 
 
 _AGENT_NUMBER = re.compile(r"(\d{1,4})(?::\d{1,4})?")
+_TURN_ID = re.compile(r"turn\d{1,3}[a-z]{2,12}\d{1,4}")
+_CHAT_TAG = re.compile(rf"\[{_CHAT_KINDS}:\d{{1,4}}\]")
+_CARD_ID = re.compile(r'"([\w-]{1,40})"(?!\s*:)')
+_DATA_ID = re.compile(r'\bdata-id\s*=\s*["\']?([\w-]{1,40})')
 
 
 def _agent_reference(raw: str) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
     """(numbers, record ids) of a writer agent's marker: "【4†source】" or "[4†source]" cites [4]
     (what precedes "†", a ":0" part index dropped), "【turn0search3†L5】", "【turn0search3】" and
     "\ue200cite\ue202turn0search3\ue202turn0news1\ue201" name record ids, "[^1^]" cites [1];
-    None for every other form."""
-    if raw.startswith("【") or (raw.startswith("[") and "†" in raw):
+    what chat apps leave in a copied answer names an id of theirs: "citeturn0search3" its turn id,
+    ":contentReference[oaicite:0]{index=0}" "oaicite:0", "[web:1]" "web:1", a Grok card its card
+    ids; None for every other form."""
+    if raw.startswith("【") or (raw.startswith("[") and "†" in raw and not raw.startswith("[oai_citation")):
         head = raw[1:-1].split("†", 1)[0].strip()
         m = _AGENT_NUMBER.fullmatch(head)
         if "†" not in raw and not head.startswith("turn"):
@@ -632,6 +660,17 @@ def _agent_reference(raw: str) -> tuple[tuple[int, ...], tuple[str, ...]] | None
         return ((int(m.group(1)),), ()) if m else ((), (head,))
     if raw.startswith("\ue200"):
         return (), tuple(dict.fromkeys(x.strip() for x in raw[1:-1].split("\ue202")[1:] if x.strip()))
+    if raw.startswith(("cite", "filecite")):        # "citeturn0search3turn1news0": the same, copied
+        return (), tuple(dict.fromkeys(_TURN_ID.findall(raw)))
+    if raw.startswith(":") or raw.startswith("contentReference"):   # ":contentReference[oaicite:0]{index=0}"
+        return (), (raw[raw.index("[") + 1:raw.index("]")],)
+    if _CHAT_TAG.fullmatch(raw):                    # Perplexity's "[web:1]": the tag is its id
+        return (), (raw[1:-1],)
+    if raw.startswith("[](grok_render"):            # Grok's cards: their ids
+        return (), tuple(dict.fromkeys(_CARD_ID.findall(raw[raw.index("{"):]))) or (raw[3:-1],)
+    if raw.startswith("<grok-card"):
+        m = _DATA_ID.search(raw)
+        return (), (m.group(1) if m else raw,)
     if raw.startswith("[^") and raw.endswith("^]"):
         return (int(raw[2:-2]),), ()
     return None

@@ -1,6 +1,6 @@
 """Generated reports with old citation markers in every form a writer uses, traced twice.
 
-    scripts/fuzz-markers [--start N] [--count N] [--show N] [--labelled | --links]
+    scripts/fuzz-markers [--start N] [--count N] [--show N] [--labelled | --links | --chat]
 
 Each seed makes one report from the sentences of a few fixed records (Chinese or English):
 paragraphs, lists, headings, a quote, a small table, with old markers at a sentence's end, after
@@ -16,6 +16,9 @@ report is traced, and its output traced again with the same records and options.
 
 `--links` makes half the markers inline link citations instead ("([Car sales](https://a.example/car))",
 "（[比亚迪年报](https://…)）", now and then with a link to a page that is none of the records).
+`--chat` makes half the markers what chat apps leave in a copied answer ("citeturn0search2",
+":contentReference[oaicite:1]{index=1}", "[web:3]", "[oai_citation:1‡Title](https://…)", Grok's cards,
+Gemini's "[span_1](end_span)"); the records then have ChatGPT's ids ("turn0search0", …).
 
 The seeds are deterministic: the same range gives the same table. Prints the counts and, for the
 first `--show` failing seeds, the input and the differing lines. A robustness check of the
@@ -93,8 +96,20 @@ LABELLED_LISTS = {"en": ["[ref{i}] {rest}", "- [doc{i}] {rest}", "(ref. {i}) {re
                   "zh": ["【来源{i}】{rest}", "[来源{i}] {rest}", "[ref{i}] {rest}"]}
 
 
+# --chat: what chat apps leave in a copied answer (docs/styles.md, "Existing citations")
+CHAT = ["citeturn0search{k}", "citeturn0search{k}turn0news{b}", ":contentReference[oaicite:{a}]{{index={a}}}",
+        "[web:{a}]", "[attached_file:{a}]", "[oai_citation:{a}‡{t}]({u})",
+        '[](grok_render_citation_card_json={{"cardIds":["c{a}"]}})',
+        '<grok-card data-id="c{a}" data-type="citation_card"></grok-card>', "[span_{a}](end_span)"]
+
+
 def _marker(r: random.Random, n: int, lang: str, labelled: bool,
-            links: list[tuple[str, str]] | None = None) -> str:
+            links: list[tuple[str, str]] | None = None, chat: list[tuple[str, str]] | None = None) -> str:
+    if chat and r.random() < 0.5:
+        k = r.randrange(len(chat) + 1)   # now and then an id no record has
+        u, t = chat[k % len(chat)]
+        one = r.choice(CHAT).format(k=k, a=r.randint(0, 9), b=r.randint(0, 3), u=u, t=t)
+        return r.choice([one, one, " " + one, one + f"[{r.randint(1, n + 1)}]"])
     if links and r.random() < 0.5:    # "([Title](url))", "（[标题](url)）"; one in five names no record
         picked = r.sample(links, r.choice([1, 1, 1, 2]))
         if r.random() < 0.2:
@@ -119,24 +134,29 @@ def _inserted(r: random.Random, s: str, m: str) -> str:
 
 
 def _decorated(r: random.Random, s: str, lang: str, n: int, labelled: bool,
-               links: list[tuple[str, str]] | None = None) -> str:
-    m = _marker(r, n, lang, labelled, links)
+               links: list[tuple[str, str]] | None = None, chat: list[tuple[str, str]] | None = None) -> str:
+    m = _marker(r, n, lang, labelled, links, chat)
     form = r.choice(ZH_FORMS if lang == "zh" else EN_FORMS)
-    if "](" in m:   # a link citation stands where writers put one: ending its sentence, or after it
+    if "](" in m or any(x in m for x in ("cite", "[web:", "[attached", "grok")):
+        # a link citation, or a chat app's, stands where writers put one: ending its sentence, or after it
         form = r.choice(LINK_FORMS[lang])
     return form.format(s=s, b=s[:-1], p=s[-1], m=m, m2=f"[{r.randint(1, n + 1)}]",
                        l=s[0].lower() + s[1:], ins=_inserted(r, s, m))
 
 
-def generate(seed: int, labelled: bool = False,
-             links: bool = False) -> tuple[str, list[dict[str, str]], TraceOptions]:
+def generate(seed: int, labelled: bool = False, links: bool = False,
+             chat: bool = False) -> tuple[str, list[dict[str, str]], TraceOptions]:
     """One report, its records and options, from `seed` alone (and `labelled`: label words too;
-    `links`: inline link citations too)."""
+    `links`: inline link citations too; `chat`: chat apps' markers too)."""
     r = random.Random(seed)
     lang = r.choice(["zh", "en"])
     src = ZH if lang == "zh" else EN
     pages = [(u, t) for u, t, _c in src] if links else None
+    apps = [(u, t) for u, t, _c in src] if chat else None
     records = [{"url": u, "title": t, "content": ("" if lang == "zh" else " ").join(c)} for u, t, c in src]
+    if chat:
+        for k, rec in enumerate(records):
+            rec["id"] = f"turn0search{k}"
     order = list(range(len(src)))
     r.shuffle(order)
     n = r.randint(1, len(src))   # the old list names the first n of `order`
@@ -152,10 +172,12 @@ def generate(seed: int, labelled: bool = False,
         if kind == "para":
             sep = "\n" if r.random() < 0.2 else ("" if lang == "zh" else " ")
             count = r.randint(1, 4)
-            blocks.append(sep.join(_decorated(r, sentence(), lang, n, labelled, pages) for _ in range(count)))
+            blocks.append(sep.join(_decorated(r, sentence(), lang, n, labelled, pages, apps)
+                                   for _ in range(count)))
         elif kind == "list":
             bullet = r.choice(["- ", "1. ", "* "])
-            items = [_decorated(r, sentence(), lang, n, labelled, pages) for _ in range(r.randint(1, 3))]
+            items = [_decorated(r, sentence(), lang, n, labelled, pages, apps)
+                     for _ in range(r.randint(1, 3))]
             blocks.append("\n".join(bullet + item for item in items))
         elif kind == "heading":
             blocks.append("#" * r.randint(1, 3) + " " + r.choice(
@@ -165,7 +187,7 @@ def generate(seed: int, labelled: bool = False,
             head = "| 指标 | 数值 |" if lang == "zh" else "| Telescope | Launch |"
             blocks.append(f"{head}\n|---|---|\n{row}{r.choice(['', ' [1]', '[2]'])} |")
         else:
-            blocks.append("> " + _decorated(r, sentence(), lang, n, labelled, pages))
+            blocks.append("> " + _decorated(r, sentence(), lang, n, labelled, pages, apps))
     report = "\n\n".join(blocks)
     if r.random() < 0.85:
         heading = "## 参考文献" if lang == "zh" and r.random() >= 0.2 else "## References"
@@ -185,9 +207,10 @@ def _body(report: str) -> str:
     return strip_markers(report[:scan_markdown(report).body_end]).rstrip()
 
 
-def check(seed: int, labelled: bool = False, links: bool = False) -> tuple[str, str, str] | None:
+def check(seed: int, labelled: bool = False, links: bool = False,
+          chat: bool = False) -> tuple[str, str, str] | None:
     """(kind, first, second) of the seed's first failure, or None."""
-    report, records, options = generate(seed, labelled, links)
+    report, records, options = generate(seed, labelled, links, chat)
     try:
         once = trace(report, records, options)
         twice = trace(once.report, records, options)
@@ -212,12 +235,14 @@ def main() -> int:
                     help="half the markers and old lists under a label word ([ref1], 【来源2】, (ref. 3), …)")
     kind.add_argument("--links", action="store_true",
                     help="half the markers inline link citations (([Title](https://…)), （[标题](https://…)）)")
+    kind.add_argument("--chat", action="store_true",
+                    help="half the markers chat apps' (citeturn0search2, [web:3], [oai_citation:1‡…](…), …)")
     args = ap.parse_args()
     counts: Counter[str] = Counter()
     seeds: dict[str, list[int]] = {}
     shown = 0
     for seed in range(args.start, args.start + args.count):
-        failed = check(seed, args.labelled, args.links)
+        failed = check(seed, args.labelled, args.links, args.chat)
         if failed is None:
             continue
         kind, first, second = failed
@@ -225,11 +250,12 @@ def main() -> int:
         seeds.setdefault(kind, []).append(seed)
         if shown < args.show:
             shown += 1
-            print(f"== seed {seed}: {kind}\n{generate(seed, args.labelled, args.links)[0]}\n-- differs:")
+            report = generate(seed, args.labelled, args.links, args.chat)[0]
+            print(f"== seed {seed}: {kind}\n{report}\n-- differs:")
             for line in difflib.unified_diff(first.splitlines(), second.splitlines(), lineterm="", n=0):
                 print(line)
             print()
-    kind_of = " (labelled)" if args.labelled else " (links)" if args.links else ""
+    kind_of = " (labelled)" if args.labelled else " (links)" if args.links else " (chat)" if args.chat else ""
     print(f"{args.count} generated reports{kind_of} (seeds {args.start}..{args.start + args.count - 1}): "
           + ", ".join(f"{kind} {counts[kind]}" for kind in ("errors", "not lossless", "not idempotent")))
     for kind, found in seeds.items():

@@ -525,6 +525,71 @@ def test_agent_markers_name_record_ids(marker: str, ids: tuple[str, ...]) -> Non
     assert strip_markers(f"Revenue rose 5%{marker}.") == "Revenue rose 5%."
 
 
+@pytest.mark.parametrize(
+    ("marker", "ids"),
+    [
+        # ChatGPT's marker copied without its private-use characters, and its other leftovers
+        ("citeturn0search3", ("turn0search3",)),
+        ("citeturn0search3turn1news0turn0search3", ("turn0search3", "turn1news0")),
+        ("fileciteturn0file2", ("turn0file2",)),
+        (":contentReference[oaicite:3]{index=3}", ("oaicite:3",)),
+        ("::contentReference[oaicite:12]{index=12}", ("oaicite:12",)),
+        # Perplexity's tags
+        ("[web:3]", ("web:3",)),
+        ("[attached_file:1]", ("attached_file:1",)),
+        ("[conversation_history:2]", ("conversation_history:2",)),
+        # Grok's citation cards
+        ('[](grok_render_citation_card_json={"cardIds":["3bb883","a1"]})', ("3bb883", "a1")),
+        ('[](grok_render_citation_card_json={"cardIds": ["bde569"]})', ("bde569",)),
+        ('<grok-card data-id="e8ff4f" data-type="citation_card"></grok-card>', ("e8ff4f",)),
+    ],
+)
+def test_chat_apps_leftovers_are_markers_naming_their_ids(marker: str, ids: tuple[str, ...]) -> None:
+    """What chat apps leave in a copied answer is an old citation naming an id of theirs: it
+    resolves by a record with that id and nothing else (not "[3]" of the old list), and none of
+    its bytes is left in the claim."""
+    text = f"Revenue rose 5%{marker}. Next sentence.\n\n## References\n\n[3] A https://a.com/x\n"
+    [m] = find(text)
+    assert text[m.start:m.end] == marker and m.ids == ids and m.sentence == 0 and not m.opener
+    assert len(m.numbers) == len(ids) and all(n < 0 for n in m.numbers)
+    recs = [Record(index=0, url="https://a.com/x", title="A", content="a"),
+            Record(index=1, url="https://b.com/y", title="B", content="b", id=ids[0])]
+    resolved = resolve_existing([m], "[3] A https://a.com/x\n", recs)
+    assert resolved[m.numbers[0]] == 1
+    assert all(resolved[n] is None for n in m.numbers[1:])
+    assert strip_markers(f"Revenue rose 5%{marker}.") == "Revenue rose 5%."
+
+
+def test_chatgpt_oai_citation_links_cite_their_url() -> None:
+    text = ("Revenue rose 5% [oai_citation:1‡Reuters 2024](https://b.com/y). Costs fell "
+            "[oai_citation_attribution:2‡Wikipedia](https://a.com/x).\n")
+    ms = find(text)
+    assert [(text[m.start:m.end].split("‡")[0], m.urls, m.sentence) for m in ms] == [
+        ("[oai_citation:1", ("https://b.com/y",), 0),
+        ("[oai_citation_attribution:2", ("https://a.com/x",), 1)]
+    assert all(len(m.numbers) == 1 and m.numbers[0] < 0 for m in ms)   # not 1, 2 or 2024
+    recs = [Record(index=0, url="https://a.com/x", title="A", content="a"),
+            Record(index=1, url="https://b.com/y", title="B", content="b")]
+    resolved = resolve_existing(ms, "", recs)
+    assert [resolved[m.numbers[0]] for m in ms] == [1, 0]
+
+
+def test_gemini_span_brackets_cite_nothing() -> None:
+    text = "[span_1](start_span)Revenue rose 5%.[span_1](end_span) Costs fell.\n"
+    ms = find(text)
+    assert [(text[m.start:m.end], m.numbers, m.opener) for m in ms] == [
+        ("[span_1](start_span)", (), True), ("[span_1](end_span)", (), True)]
+    assert strip_markers(text) == "Revenue rose 5%. Costs fell.\n"
+
+
+def test_chat_app_lookalikes_stay_text() -> None:
+    """Words that only look like the chat apps' markers are the report's own."""
+    text = ("The excited turnout cited turn 3 results. See [web] or [web: page] and [image:1] here; "
+            "a <grok-cards> list and the contentReference field.\n")
+    assert find(text) == []
+    assert strip_markers(text) == text
+
+
 def test_gemini_span_openers_are_markers_citing_nothing() -> None:
     text = "[cite_start]Revenue rose 5%.[cite: 1] [cite_start]Costs fell.[cite: 2]\n"
     ms = find(text)

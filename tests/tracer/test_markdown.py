@@ -321,6 +321,8 @@ def test_a_closing_line_before_more_report_is_the_sections_prose() -> None:
         "## Appendix\n\nThe full data set, with every filing we read, is at https://data.example/x.\n",
         # closing matter that cites: its markers would keep the old numbers
         "## Appendix\n\nWebb orbits the second Lagrange point [1].\n",
+        "## Appendix\n\nWebb orbits the second Lagrange point citeturn0search1.\n",   # a chat app's
+        "## Appendix\n\nWebb orbits the second Lagrange point [web:1].\n",
     ],
 )
 def test_a_later_section_that_is_more_report_makes_no_closing_matter(after: str) -> None:

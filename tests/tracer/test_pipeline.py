@@ -542,8 +542,27 @@ _ORBIT = "It orbits the Sun near the second Lagrange point, about 1.5 million km
          "[^1^]: https://a.example/webb\n[^2^]: https://b.example/l2\n", []),
         (f"# Webb\n\n{_LAUNCH}[[1]]. {_ORBIT}[[2]].\n\n## References\n\n"
          "1. https://a.example/webb\n2. https://b.example/l2\n", []),
+        # what chat apps leave in a copied answer: ChatGPT's marker without its private-use
+        # characters, its "oai_citation" links and "contentReference"; Perplexity's tags; Grok's
+        # cards; Gemini's span brackets
+        (f"# Webb\n\n{_LAUNCH} citeturn0search0. {_ORBIT} citeturn0search1turn0search7.\n",
+         ["turn0search7 does not resolve"]),
+        (f"# Webb\n\n{_LAUNCH} [oai_citation:1‡Webb launch](https://a.example/webb). {_ORBIT} "
+         "[oai_citation:0‡ESA 2021](https://b.example/l2).\n", []),
+        (f"# Webb\n\n{_LAUNCH}:contentReference[oaicite:0]{{index=0}}. {_ORBIT}[web:2].\n",
+         ["oaicite:0 does not resolve", "web:2 does not resolve"]),
+        (f"# Webb\n\n{_LAUNCH}[attached_file:1]. {_ORBIT}[conversation_history:3].\n",
+         ["attached_file:1 does not resolve", "conversation_history:3 does not resolve"]),
+        (f'# Webb\n\n{_LAUNCH}<grok-card data-id="a1" data-type="citation_card"></grok-card>. {_ORBIT}'
+         '[](grok_render_citation_card_json={"cardIds":["b2"]}).\n',
+         ["a1 does not resolve", "b2 does not resolve"]),
+        (f"# Webb\n\n[span_0](start_span){_LAUNCH}[span_0](end_span).[cite: 1] [span_1](start_span){_ORBIT}."
+         "[span_1](end_span)[cite: 2]\n\n## Sources\n\n1. Webb launch https://a.example/webb\n"
+         "2. Webb orbit https://b.example/l2\n", []),
     ],
-    ids=["gemini", "chatgpt-private-use", "chatgpt-turn", "chatgpt-dagger", "kimi", "double-brackets"],
+    ids=["gemini", "chatgpt-private-use", "chatgpt-turn", "chatgpt-dagger", "kimi", "double-brackets",
+         "chatgpt-copied", "chatgpt-oai-citation", "chatgpt-perplexity-unresolved", "perplexity-unresolved",
+         "grok", "gemini-spans"],
 )
 def test_writer_agents_citation_forms_are_understood(report: str, warned: list[str]) -> None:
     """Each agent's own markers are old citations: removed from the body (none of their bytes,
@@ -554,7 +573,8 @@ def test_writer_agents_citation_forms_are_understood(report: str, warned: list[s
         res = trace(report, AGENT_RECORDS, TraceOptions(existing=existing))
         body = res.report.split("\n\n## References\n\n")[0]
         assert body == f"# Webb\n\n{_LAUNCH}[1]. {_ORBIT}[2]." or (
-            " \ue200" in report and body == f"# Webb\n\n{_LAUNCH} [1]. {_ORBIT} [2].")
+            any(f" {x}" in report for x in ("\ue200", "cite", "[oai"))
+            and body == f"# Webb\n\n{_LAUNCH} [1]. {_ORBIT} [2].")
         assert [c.sources[0].url for c in res.citations] == ["https://a.example/webb", "https://b.example/l2"]
         assert not res.unsupported
         assert res.stats.existing_citations == 2  # markers; "[cite_start]" is none

@@ -68,7 +68,11 @@ def test_an_opening_connective_costs_no_citation() -> None:
     assert [s.url for c in r.citations for s in c.sources] == ["https://news.example.cn/ai"], r.report
 
 
-@pytest.mark.parametrize("marker", ["[来源2]", "[ref2]", "[doc2]", " (ref. 2)", "（来源：2）", "[2†source]"])
+@pytest.mark.parametrize("marker", ["[来源2]", "[ref2]", "[doc2]", " (ref. 2)", "（来源：2）", "[2†source]",
+                                    # what chat apps leave in a copied answer
+                                    " citeturn2search2turn0news12", ":contentReference[oaicite:2]{index=2}",
+                                    "[web:2]", " [oai_citation:2‡Webb 2021](https://b.example/mirror)",
+                                    '[](grok_render_citation_card_json={"cardIds":["a2"]})'])
 def test_a_labelled_marker_is_no_figure_of_the_claim(marker: str) -> None:
     """"[来源2]" is an old citation: its 2 is no figure the record must state (it read as one, and the
     record's "18 segments" then contradicted the sentence)."""
