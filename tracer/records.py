@@ -78,9 +78,11 @@ _TRACKING_PARAMS = frozenset({
     "wfr", "isappinstalled", "share_token", "share_source", "share_medium", "share_tag", "vd_source",
     "bd_vid",
 })
-# ... and parameters that track only with these values ("from=timeline", Baidu's "for=pc")
+# ... and parameters that track only with these values ("from=timeline", Baidu's "for=pc", the
+# "referrer=grok.com" Grok adds to the links it cites)
 _TRACKING_VALUES = {"from": frozenset({"timeline", "singlemessage", "groupmessage", "message", "share"}),
-                    "for": frozenset({"pc"})}
+                    "for": frozenset({"pc"}),
+                    "referrer": frozenset({"grok.com", "chatgpt.com", "perplexity.ai", "copilot.com"})}
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _DOI_HOSTS = frozenset({"doi.org", "dx.doi.org", "www.doi.org"})
 _ARXIV_HOSTS = frozenset({"arxiv.org", "www.arxiv.org", "export.arxiv.org"})

@@ -434,6 +434,10 @@ def test_exact_duplicates_dropped() -> None:
         ("https://baijiahao.baidu.com/s?id=1790&wfr=spider&for=pc", "https://baijiahao.baidu.com/s?id=1790"),
         ("https://mp.weixin.qq.com/s/abc?from=timeline&isappinstalled=0", "https://mp.weixin.qq.com/s/abc"),
         ("https://example.com/x?from=2020&for=all", "https://example.com/x?from=2020&for=all"),
+        # what chat apps add to the links they cite
+        ("https://example-news.test/page?referrer=grok.com", "https://example-news.test/page"),
+        ("https://www.nature.com/articles/xyz?utm_source=chatgpt.com", "https://www.nature.com/articles/xyz"),
+        ("https://example.com/x?referrer=partner-7", "https://example.com/x?referrer=partner-7"),
         ("https://example.com/a?msclkid=1&mc_cid=2&mc_eid=3&yclid=4&_ga=5&igshid=6&spm=7&ref_src=8",
          "https://example.com/a"),
         ("https://example.com/a/?utm_source=x#frag", "https://example.com/a"),
