@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from tracer.markdown import (
+    ATTRIBUTION_TAIL,
     CITATION_CUE,
     CITATION_LABEL_WORD,
     LINK_CITATION_END,
@@ -110,6 +111,9 @@ _ONE = (
     rf"|\[\]\(grok_render_citation_card_json=\{{[^(){{}}\n]{{0,400}}\}}\)"
     rf"|<grok-card(?:\s[^<>\n]{{0,200}})?(?:/>|>[ \t]*</grok-card>)"
     rf"|\[span_\d{{1,4}}\]\((?:start|end)_span\)"
+    # ... and ChatGPT's "^[A sentence.]({"attribution":{"attributableIndex":"1009-1"}})": the two
+    # halves around the sentence (which stays), citing nothing; the tail alone too
+    rf"|\^\[(?=(?:[^\[\]\n]|\[[^\[\]\n]*+\]){{1,2000}}+\]{ATTRIBUTION_TAIL})|\]?{ATTRIBUTION_TAIL}"
     # a number under a label word: "[ref1]", "[Source 1]", "[doc2]", "[来源2]", "【参考3】", and in
     # parentheses "(ref. 2)", "(Source: 1, 2)", "（来源：2）"; ChatGPT's "[4†source]" in ASCII brackets
     rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］|{_LABELLED_PAREN}"
@@ -319,7 +323,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         numbers: tuple[int, ...]
         linked = inline = False
         agent = _agent_reference(raw)
-        if raw == "[cite_start]" or raw.endswith("_span)"):   # Gemini's span brackets cite nothing
+        if raw == "[cite_start]" or raw.endswith(("_span)", "}})")) or raw == "^[":   # they cite nothing
             sid = _sentence_of(text, sentences, starts, s, e, attach_end)
             if sid is not None:        # "….[span_1](end_span)[cite: 2]": what follows is the sentence's too
                 attach_end[sid] = e

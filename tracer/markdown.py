@@ -57,13 +57,19 @@ _INDENTED = re.compile(r"^(?: {4}|\t)")
 _FRONT_OPEN = re.compile(r"^(---|\+\+\+)[ \t]*$")
 _FRONT_KEY = re.compile(r"^[A-Za-z_][\w.-]*[ \t]*[:=]")  # a YAML / TOML key opens front matter
 
+#: The tail ChatGPT leaves after a sentence it wraps in "^[…]" when its answer is copied:
+#: '^[A sentence.]({"attribution":{"attributableIndex":"1009-1"}})'. Not a link (tracer.existing
+#: reads its halves as markers citing nothing).
+ATTRIBUTION_TAIL = (r'\(\{\s*"attribution"\s*:\s*\{\s*"attributableIndex"\s*:\s*"[\d-]{1,20}"'
+                    r'\s*\}\s*\}\)')
+
 # --- inline patterns (one alternation; leftmost match wins, alternatives in precedence order) ---
 _INLINE = re.compile(
     r"""
       (?P<autolink><(?:https?|ftp|mailto):[^<>\s]+>|<[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}>)
     | (?P<comment><!--[\s\S]*?-->)
     | (?P<tag></?[A-Za-z][A-Za-z0-9-]*+(?:\s++(?:"[^"\n]*+"|'[^'\n]*+'|[^<>"'\n])*+)?/?>)
-    | (?P<link>!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]
+    | (?P<link>!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\](?!\(\{\s*"attribution")
           \((?:[^()\s]|\([^()\s]*\))*(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^()\n]*\)))?[ \t]*\))
     | (?P<reflink>!?\[(?:[^\[\]\n]|\[[^\[\]\n]*\])+\]\[(?P<label>[^\[\]\n]*)\])
     | (?P<dmath>\$\$(?:(?!\n[ \t]*\r?\n)[\s\S])+?\$\$)

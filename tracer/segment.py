@@ -420,6 +420,9 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
                 if m.group("p") == "." and _ENUMERATOR.fullmatch(text, cur, ps):
                     continue  # "**1. 市场规模：** …": a number opening the sentence enumerates
                 b = m.end("p") + _closing(counts, cur, ps, m.group("c"))
+                k = text.find("]", m.end("p"), b)
+                if k >= 0 and MARKER_RE.match(text, k) is not None:
+                    b = k   # '^[A sentence.]({"attribution":…})': the "]" is the marker's, not a closer
                 if _still_open(text, counts, cur, ps, b, m.group("p")):
                     continue
                 if sp.is_boundary(unit, ps, m.group("p"), b):

@@ -582,6 +582,16 @@ def test_gemini_span_brackets_cite_nothing() -> None:
     assert strip_markers(text) == "Revenue rose 5%. Costs fell.\n"
 
 
+def test_chatgpt_attribution_wrapper_halves_cite_nothing() -> None:
+    tail = '({"attribution":{"attributableIndex":"1009-1"}})'
+    note = "\n\nA pandoc note^[a note] stays.\n"
+    text = f"^[Revenue rose 5% in [Q3](https://a.com/q).]{tail} Costs fell.{tail}{note}"
+    ms = find(text)
+    assert [(text[m.start:m.end], m.numbers, m.opener, m.sentence) for m in ms] == [
+        ("^[", (), True, None), ("]" + tail, (), True, 0), (tail, (), True, 1)]
+    assert strip_markers(text) == "Revenue rose 5% in [Q3](https://a.com/q). Costs fell." + note
+
+
 def test_chat_app_lookalikes_stay_text() -> None:
     """Words that only look like the chat apps' markers are the report's own."""
     text = ("The excited turnout cited turn 3 results. See [web] or [web: page] and [image:1] here; "

@@ -584,6 +584,19 @@ def test_writer_agents_citation_forms_are_understood(report: str, warned: list[s
             assert len([w for w in res.warnings if "does not resolve" in w]) == len(warned)
 
 
+def test_chatgpt_attribution_wrappers_go_and_their_sentences_are_cited() -> None:
+    """ChatGPT's '^[A sentence.]({"attribution":{"attributableIndex":"1009-1"}})', copied: its two
+    halves cite nothing and go; the sentence between them stays, cited as any other."""
+    tail = '({{"attribution":{{"attributableIndex":"1009-{}"}}}})'
+    report = (f"# Webb\n\n^[{_LAUNCH}.]{tail.format(1)} ^[{_ORBIT}.]{tail.format(2)}\n\n"
+              f"That is all.{tail.format(3)}\n")
+    for existing in ("keep", "replace"):
+        res = trace(report, AGENT_RECORDS, TraceOptions(existing=existing))
+        body = res.report.split("\n\n## References")[0]
+        assert body == f"# Webb\n\n{_LAUNCH}[1]. {_ORBIT}[2].\n\nThat is all."
+        assert res.stats.existing_citations == 0 and not [w for w in res.warnings if "existing" in w]
+
+
 def test_labels_and_intervals_stay_while_page_citations_are_renumbered() -> None:
     """Bracketed numbers that label a heading, a line or a table row, or bound an interval, are
     text: they stay as written. "[1, p. 5]" cites entry 1 of the old list, renumbered [1]."""
