@@ -40,7 +40,8 @@ __all__ = [
 # its snippet; `published_date`), Exa (`text`, `publishedDate`), Google / SerpAPI (`link`,
 # `snippet`), Bing (`name`, `snippet`, `datePublished`), Brave and You.com (`description`),
 # Firecrawl (`markdown`), a LangChain Document (`page_content`), a LlamaIndex node (`text`, `id_`),
-# Dify's retriever resources (`document_name`, `document_id`) and openJiuwen.
+# Dify's retriever resources (`document_name`, `document_id`) and openJiuwen. (With no text at
+# all, a list of passages is read: `SNIPPET_LISTS`.)
 RECORD_ALIASES: Mapping[str, tuple[str, ...]] = MappingProxyType({
     "url": ("url", "link", "href", "source"),
     "title": ("title", "name", "document_name"),
@@ -418,6 +419,8 @@ def _looks_like_record(raw: Mapping[Any, Any]) -> bool:
     """Whether a mapping gives a record's text and its url or id (then it is one record, whatever
     lists it holds, not a {source_type: [records]} mapping)."""
     _k, content = _pick(raw, _CONTENT_KEYS)
+    if _blank(content) and (passages := _snippet_list(raw)) is not None:
+        content = passages[1]
     _k, url = _pick(raw, _URL_KEYS)
     _k, rid = _pick(raw, _OPTIONAL_KEYS["id"])
     return isinstance(content, str) and bool(content.strip()) and (
@@ -488,6 +491,24 @@ def _metadata_pick(meta: Mapping[Any, Any], field: str) -> tuple[str | None, obj
     """`metadata_alias` as `_pick` gives it, the key named "metadata.<key>"."""
     found = metadata_alias(meta, field)
     return (None, None) if found is None else (f"metadata.{found[0]}", found[1])
+
+
+# Lists of passages a search API gives instead of (or beside) a page's text: Exa's "highlights",
+# You.com's "snippets", Brave's "extra_snippets". Read as the content only when no content alias
+# holds text, joined with blank lines (evidence offsets index the joined text).
+SNIPPET_LISTS = ("highlights", "snippets", "extra_snippets")
+SNIPPET_JOINER = "\n\n"
+
+
+def _snippet_list(item: Mapping[Any, Any]) -> tuple[str, str] | None:
+    """(key, its passages joined) of the first snippet list holding a non-blank string, or None."""
+    for key in SNIPPET_LISTS:
+        value = item.get(key)
+        if isinstance(value, (list, tuple)):
+            parts = [v.strip() for v in value if isinstance(v, str) and v.strip()]
+            if parts:
+                return key, SNIPPET_JOINER.join(parts)
+    return None
 
 
 def _blank(value: object) -> bool:
@@ -614,6 +635,8 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     url_key, url = _pick(item, _URL_KEYS)
     title_key, title = _pick(item, _TITLE_KEYS)
     content_key, content = _pick(item, _CONTENT_KEYS)
+    if _blank(content) and not typed and (passages := _snippet_list(item)) is not None:
+        content_key, content = passages   # Exa's "highlights", You.com's "snippets", with no text
     id_key, rid = _pick(item, _OPTIONAL_KEYS["id"])
     # A local search result may carry only an id: it is then identified (and numbered) by it.
     has_id = id_key is not None and bool(_clean_title(_optional_str(rid) or ""))

@@ -277,6 +277,20 @@ def test_a_search_response_whose_results_sit_in_an_object_gives_them() -> None:
             "value": [{"name": "N", "url": "https://n.example/1", "description": fact}]}
     recs, warnings = normalize_records(news)
     assert [r.url for r in recs] == ["https://n.example/1"] and warnings == []
+    # passages given instead of a page's text: Exa's highlights (with no "text"), You.com's snippets
+    exa = {"requestId": "r", "results": [
+        {"url": "https://a.example/t", "title": "T", "highlights": [" One fact. ", "", "Two facts."],
+         "highlightScores": [0.4, 0.1, 0.3]},
+        {"url": "https://b.example/u", "title": "U", "text": "The page.", "highlights": ["Other."]},
+        {"url": "https://c.example/v", "title": "V", "text": "", "snippets": ["Third.", 7]},
+        {"url": "https://d.example/w", "title": "W", "highlights": ["", "  "]}]}
+    recs, warnings = normalize_records(exa)
+    assert [(r.url, r.content) for r in recs] == [("https://a.example/t", "One fact.\n\nTwo facts."),
+                                                 ("https://b.example/u", "The page."),
+                                                 ("https://c.example/v", "Third.")]
+    assert warnings == ["record 3 dropped: missing content"]
+    recs, _ = normalize_records(exa["results"][0])              # one result alone is one record
+    assert [r.content for r in recs] == ["One fact.\n\nTwo facts."]
     recs, warnings = normalize_records(bing["webPages"])       # the group alone
     assert [r.url for r in recs] == ["https://a.example/t"] and warnings == []
     # an object of scalars and objects that hold no records is still refused
