@@ -501,7 +501,12 @@ SNIPPET_JOINER = "\n\n"
 
 
 def _snippet_list(item: Mapping[Any, Any]) -> tuple[str, str] | None:
-    """(key, its passages joined) of the first snippet list holding a non-blank string, or None."""
+    """Where a record with no content alias holding text gives it: a LlamaIndex node's
+    `text_resource.text` (llama-index-core 0.12's `Document.model_dump()`), else (key, its
+    passages joined) of the first snippet list holding a non-blank string; None otherwise."""
+    resource = item.get("text_resource")
+    if isinstance(resource, Mapping) and isinstance(text := resource.get("text"), str) and text.strip():
+        return "text_resource.text", text
     for key in SNIPPET_LISTS:
         value = item.get(key)
         if isinstance(value, (list, tuple)):
@@ -636,7 +641,7 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     title_key, title = _pick(item, _TITLE_KEYS)
     content_key, content = _pick(item, _CONTENT_KEYS)
     if _blank(content) and not typed and (passages := _snippet_list(item)) is not None:
-        content_key, content = passages   # Exa's "highlights", You.com's "snippets", with no text
+        content_key, content = passages   # a LlamaIndex text_resource; Exa's "highlights", with no text
     id_key, rid = _pick(item, _OPTIONAL_KEYS["id"])
     # A local search result may carry only an id: it is then identified (and numbered) by it.
     has_id = id_key is not None and bool(_clean_title(_optional_str(rid) or ""))

@@ -291,6 +291,13 @@ def test_a_search_response_whose_results_sit_in_an_object_gives_them() -> None:
     assert warnings == ["record 3 dropped: missing content"]
     recs, _ = normalize_records(exa["results"][0])              # one result alone is one record
     assert [r.content for r in recs] == ["One fact.\n\nTwo facts."]
+    # llama-index-core 0.12's Document.model_dump(): its text in "text_resource", alone or in a NodeWithScore
+    doc = {"id_": "d1", "metadata": {"file_path": "/kb/plan.md", "file_name": "plan.md"},
+           "text_resource": {"embeddings": None, "text": " The plan. ", "path": None, "url": None}}
+    recs, warnings = normalize_records([doc, {"node": doc, "score": 0.8}, {**doc, "text": "Own text."}])
+    assert [(r.url, r.title, r.content) for r in recs] == [("/kb/plan.md", "plan.md", " The plan. "),
+                                                          ("/kb/plan.md", "plan.md", "Own text.")]
+    assert warnings == ["record 1 dropped: exact duplicate of record 0"]
     recs, warnings = normalize_records(bing["webPages"])       # the group alone
     assert [r.url for r in recs] == ["https://a.example/t"] and warnings == []
     # an object of scalars and objects that hold no records is still refused
