@@ -288,7 +288,16 @@ def _flatten(raw: object, warnings: list[str]) -> Iterator[tuple[str, object]]:
         if isinstance(item, Mapping) and isinstance(node := item.get("node"), Mapping) \
                 and not any(k in item for k in (*_CONTENT_KEYS, *_URL_KEYS)):
             item = node
-        yield group, item
+        yield group, _serialized(item)
+
+
+def _serialized(item: object) -> object:
+    """A LangChain object as `dumpd` / `dumps` write it ({"lc": 1, "type": "constructor", "id":
+    [..., "Document"], "kwargs": {"page_content": …, "metadata": …}}) as its kwargs; else the item."""
+    if isinstance(item, Mapping) and item.get("lc") == 1 and item.get("type") == "constructor" \
+            and isinstance(kwargs := item.get("kwargs"), Mapping):
+        return kwargs
+    return item
 
 
 def _flatten_input(raw: object, warnings: list[str]) -> Iterator[tuple[str, object]]:
@@ -322,8 +331,9 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
         for item in cc:
             yield (group if isinstance(group, str) else ""), item
         return
-    if isinstance(raw.get("node"), Mapping) and not any(k in raw for k in (*_CONTENT_KEYS, *_URL_KEYS)):
-        yield "", raw                 # one LlamaIndex NodeWithScore, read as its node (`_flatten`)
+    if isinstance(raw.get("node"), Mapping) and not any(k in raw for k in (*_CONTENT_KEYS, *_URL_KEYS)) \
+            or _serialized(raw) is not raw:
+        yield "", raw                 # one LlamaIndex NodeWithScore or LangChain Document (`_flatten`)
         return
     recs = raw.get("records")
     if not isinstance(recs, (list, tuple)) and isinstance(raw.get("value"), (list, tuple)) and not any(

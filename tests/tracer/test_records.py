@@ -298,6 +298,14 @@ def test_a_search_response_whose_results_sit_in_an_object_gives_them() -> None:
     assert [(r.url, r.title, r.content) for r in recs] == [("/kb/plan.md", "plan.md", " The plan. "),
                                                           ("/kb/plan.md", "plan.md", "Own text.")]
     assert warnings == ["record 1 dropped: exact duplicate of record 0"]
+    # a LangChain Document as dumpd / dumps write it, in a list or alone
+    lc = {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "document", "Document"],
+          "kwargs": {"page_content": "The plan.", "metadata": {"source": "https://a.example/p", "title": "P"},
+                     "type": "Document"}}
+    for shape in ([lc], lc, {"web": [lc]}):
+        recs, warnings = normalize_records(shape)
+        assert [(r.url, r.title, r.content) for r in recs] == [("https://a.example/p", "P", "The plan.")]
+        assert warnings == []
     recs, warnings = normalize_records(bing["webPages"])       # the group alone
     assert [r.url for r in recs] == ["https://a.example/t"] and warnings == []
     # an object of scalars and objects that hold no records is still refused
