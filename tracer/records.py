@@ -336,6 +336,13 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
         yield "", raw                 # one LlamaIndex NodeWithScore or LangChain Document (`_flatten`)
         return
     recs = raw.get("records")
+    if not isinstance(recs, (list, tuple)) and not _looks_like_record(raw):
+        # Dify's chat answer or its "message_end" event: {"answer": …, "metadata": {"usage": …,
+        # "retriever_resources": [...]}}, the resources also alone
+        meta = raw.get("metadata")
+        found = meta.get("retriever_resources") if isinstance(meta, Mapping) else None
+        found = raw.get("retriever_resources") if found is None else found
+        recs = found if isinstance(found, (list, tuple)) else recs
     if not isinstance(recs, (list, tuple)) and isinstance(raw.get("value"), (list, tuple)) and not any(
             isinstance(v, (list, tuple)) and any(isinstance(x, Mapping) and _looks_like_record(x) for x in v)
             for k, v in raw.items() if k != "value") and not _looks_like_record(raw):

@@ -196,6 +196,15 @@ def test_rag_frameworks_retrieval_results_as_they_return_them() -> None:
     recs, warnings = normalize_records(node_out)
     assert [(r.id, r.title, r.source_key) for r in recs] == [("doc-1", "b.pdf", "id:doc-1")] * 2
     assert not warnings
+    # Dify's chat answer and its "message_end" event carry the resources in their metadata
+    for event in ({"event": "message_end", "id": "m1", "conversation_id": "c1",
+                   "metadata": {"usage": {"total_tokens": 9}, "retriever_resources": dify}},
+                  {"event": "message", "answer": "The bridge opened in 1932.",
+                   "metadata": {"retriever_resources": dify}},
+                  {"retriever_resources": dify}):
+        recs, warnings = normalize_records(event)
+        assert [(r.id, r.content) for r in recs] == [("doc-9", page), ("doc-9", "It carries eight lanes.")]
+        assert warnings == []
     recs, _ = normalize_records([{"id": blank, "content": page, "metadata": {"document_id": f"doc-{k}"}}
                                  for k, blank in enumerate((None, "", "  "))])
     assert [(r.id, r.source_key) for r in recs] == [(f"doc-{k}", f"id:doc-{k}") for k in range(3)]
