@@ -29,6 +29,7 @@ from tracer.markdown import (
     ATTRIBUTION_TAIL,
     CITATION_CUE,
     CITATION_LABEL_WORD,
+    LINE_ENTRY,
     LINK_CITATION_END,
     inline_regions,
     is_code_region,
@@ -1116,6 +1117,23 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
     return _parse_entries(removed_references)[0]
 
 
+def _one_line_entries(text: str) -> str:
+    """`text` with each line that lists several numbered entries ("Sources: [1] https://a… [2]
+    https://b…") cut into one line per entry, when each of them gives a link or a URL."""
+    if text.count("[") + text.count("【") < 2:
+        return text
+    out: list[str] = []
+    for line in text.splitlines():
+        labels = list(LINE_ENTRY.finditer(line)) if len(line) <= 8192 else []
+        parts = [line[a.start():b.start() if b else len(line)].strip()
+                 for a, b in zip(labels, [*labels[1:], None], strict=False)]
+        if len(parts) >= 2 and all(_MD_LINK.search(p) or _BARE_URL.search(p) for p in parts):
+            out.extend(parts)
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 def label_key(word: str) -> str:
     """One spelling of a label word: "Sources", "source" and "Source." are "source"; "Ref.", "refs"
     and "References" are "ref"."""
@@ -1130,7 +1148,7 @@ def _parse_entries(
 ) -> tuple[dict[int, tuple[list[str], list[str]]], dict[str, set[int]]]:
     """`parse_reference_entries`, and the numbers whose entries are written under a label word
     ("[ref1] …", "Source 2: …"), by that word (`label_key`)."""
-    removed_references = _html_list_lines(removed_references)
+    removed_references = _one_line_entries(_html_list_lines(removed_references))
     entries: dict[int, tuple[list[str], list[str]]] = {}
     notes: dict[int, tuple[list[str], list[str]]] = {}   # "[^1]: …" lines, read after the others
     last: tuple[dict[int, tuple[list[str], list[str]]], int] | None = None

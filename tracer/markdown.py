@@ -688,6 +688,9 @@ _LINE_LINK = re.compile(r"\[(?:[^\[\]\n]|\[[^\[\]\n]*\])*\]"
 _LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|>[ \t]*|\d{1,4}[.)、][ \t]*)+")
 _PLURAL_TITLE = re.compile(r"(?i:sources|references|citations|links)\b")
 _LINK_SEPARATORS = re.compile(r"(?:[\s,;，；、|·•/]|\band\b|和|及|与)*", re.IGNORECASE)
+#: A number labelling one of several references entries written on one line ("Sources: [1]
+#: https://… [2] https://…", "来源：【1】新华网 https://… 【2】…"); tracer.existing reads them by it too.
+LINE_ENTRY = re.compile(r"(?<![^\s:：,，;；、])[\[【](\d{1,4})[\]】](?=[ \t]*+(?![\[【]\d)\S)")
 
 
 def _sources_line(lines: list[_Line], blocks: list[Span], heading_lines: set[int]) -> int | None:
@@ -708,9 +711,17 @@ def _sources_line(lines: list[_Line], blocks: list[Span], heading_lines: set[int
     rest = m.group("rest").rstrip().rstrip("*_").rstrip(".。")
     if rest[:1] in "(（" and rest[-1:] in ")）":
         rest = rest[1:-1]                # "Sources: ([A](…), [B](…))"
-    links = _LINE_LINK.findall(rest)
-    if not links or not _LINK_SEPARATORS.fullmatch(_LINE_LINK.sub(" ", rest)):
-        return None
+    labels = list(LINE_ENTRY.finditer(rest))
+    if labels and labels[0].start() == 0:   # "[1] Reuters https://… [2] AP https://…": numbered entries,
+        parts = [rest[a.start():b.start() if b else len(rest)]   # each a short title and its link
+                 for a, b in zip(labels, [*labels[1:], None], strict=True)]
+        if len(parts) < 2 or not all(len(p) <= 400 and _LINE_LINK.search(p) for p in parts):
+            return None
+        links = parts
+    else:
+        links = _LINE_LINK.findall(rest)
+        if not links or not _LINK_SEPARATORS.fullmatch(_LINE_LINK.sub(" ", rest)):
+            return None
     if len(links) < 2 and not _PLURAL_TITLE.search(m.group("title")):
         return None                      # "Source: [H.15](…)", "数据来源：[国家统计局](…)": a caption
     k = j - 1
@@ -1327,6 +1338,6 @@ def _trim_url(text: str, s: int, e: int) -> int:
     return e
 
 
-__all__ = ["scan_markdown", "is_references_title", "heading_title", "unclosed_block", "inline_regions",
-           "table_line_regions",
+__all__ = ["scan_markdown", "is_references_title", "LINE_ENTRY", "heading_title", "unclosed_block",
+           "inline_regions", "table_line_regions",
            "is_code_region", "link_definitions"]

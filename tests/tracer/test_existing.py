@@ -610,6 +610,17 @@ def test_gemini_span_openers_are_markers_citing_nothing() -> None:
     assert strip_markers(text) == "Revenue rose 5%. Costs fell.\n"
 
 
+def test_entries_numbered_on_one_line_are_entries() -> None:
+    """A one-line references list ("Sources: [1] https://… [2] https://…") numbers its entries as
+    lines do; a line whose labels do not each give a link is one entry, as before."""
+    assert parse_reference_entries("Sources: [1] https://a.com/x [2] [B](https://b.com/y)\n") == {
+        1: (["https://a.com/x"], []), 2: (["https://b.com/y"], ["B"])}
+    assert parse_reference_entries("来源：【1】新华网 https://a.com/x 【2】人民网 https://b.com/y\n") == {
+        1: (["https://a.com/x"], ["新华网"]), 2: (["https://b.com/y"], ["人民网"])}
+    assert parse_reference_entries("[1] Smith, see [2] at https://a.com/x\n[2] Jones https://b.com\n") == {
+        1: (["https://a.com/x"], ["Smith, see [2] at", "see [2] at"]), 2: (["https://b.com"], ["Jones"])}
+
+
 def test_footnote_labels_with_carets_list_entries() -> None:
     """Kimi's "[^1^]" markers come with "[^1^]: url" definitions in the references."""
     assert parse_reference_entries("[^1^]: https://a.com/x\n[^2^]: [B](https://b.com)\n") == {

@@ -727,6 +727,10 @@ def test_a_numbered_list_of_links_the_report_introduces_or_that_gives_steps_stay
     "References: <https://r.example.com/a> and <https://ap.example.com/b>.\n",
     "来源：[新华网](https://x.example.cn/a)、[人民网](https://p.example.cn/b)\n",
     "Sources: ([Reuters](https://r.example.com/a), [AP](https://ap.example.com/b))\n",
+    # its entries numbered, each with a short title or none
+    "Sources: [1] https://r.example.com/a [2] https://ap.example.com/b\n",
+    "**References:** [1] Reuters, https://r.example.com/a; [2] [AP](https://ap.example.com/b)\n",
+    "来源：【1】新华网 https://x.example.cn/a 【2】人民网 https://p.example.cn/b\n",
 ])
 def test_a_last_line_listing_the_sources_is_the_references(line: str) -> None:
     for body in ("Fact one. Fact two.\n\n", "Fact one. Fact two.\n\n---\n\n"):
@@ -762,7 +766,11 @@ def test_a_last_line_with_words_beside_its_links_is_the_reports() -> None:
                  "Fact one.\n\n- Sources: [A](https://a.example), [B](https://b.example)\n",
                  # a heading's own line, and a line of code
                  "Fact one.\n\n## Notes\n\nSources: [A](https://a.example), [B](https://b.example)\n",
-                 "Fact one.\n\n    code\n\n    Sources: [A](https://a.example), [B](https://b.example)\n"):
+                 "Fact one.\n\n    code\n\n    Sources: [A](https://a.example), [B](https://b.example)\n",
+                 # numbered, but an entry without its link, or a sentence
+                 "Fact one.\n\nSources: [1] https://a.example [2] our own survey\n",
+                 "Fact one.\n\nSources: [1] and [2], both at https://a.example\n",
+                 "Fact one.\n\nSources: [1], [2]\n"):
         assert scan_markdown(text).references is None, text
 
 

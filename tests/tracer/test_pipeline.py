@@ -584,6 +584,16 @@ def test_writer_agents_citation_forms_are_understood(report: str, warned: list[s
             assert len([w for w in res.warnings if "does not resolve" in w]) == len(warned)
 
 
+def test_a_one_line_numbered_sources_list_is_cut_and_resolves_the_markers() -> None:
+    line = "Sources: [1] https://b.example/l2 [2] Webb launch, https://a.example/webb\n"
+    report = f"# Webb\n\n{_LAUNCH} [2]. {_ORBIT} [1].\n\n{line}"
+    res = trace(report, AGENT_RECORDS, TraceOptions(existing="keep"))
+    assert res.removed_references == line
+    assert res.report.split("\n\n## References")[0] == f"# Webb\n\n{_LAUNCH} [1]. {_ORBIT} [2]."
+    assert [c.sources[0].url for c in res.citations] == ["https://a.example/webb", "https://b.example/l2"]
+    assert not [w for w in res.warnings if "existing" in w]
+
+
 def test_chatgpt_attribution_wrappers_go_and_their_sentences_are_cited() -> None:
     """ChatGPT's '^[A sentence.]({"attribution":{"attributableIndex":"1009-1"}})', copied: its two
     halves cite nothing and go; the sentence between them stays, cited as any other."""
