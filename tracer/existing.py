@@ -72,8 +72,28 @@ _CUE = CITATION_CUE
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 
 # the kinds of source Perplexity's tags name: "[web:1]", "[attached_file:2]", "[conversation_history:3]"
-_CHAT_KINDS = r"(?:web|page|file|attached_file|conversation_history)"
+# ("[page:2]" and "[file:2]" not glued to a word or a bracket: "items[page:2]" is code)
+_CHAT_TAG_FORM = (r"\[(?:web|attached_file|conversation_history):\d{1,4}\]"
+                  r"|(?<![\w\])])\[(?:page|file):\d{1,4}\]")
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
+# The markers that name a chat's own id (or number, or URL) as writer agents and chat apps leave them:
+# ChatGPT's "【4†source】", "【4:0†L10-L20】", "【turn0search3】", its private-use
+# "\ue200cite\ue202turn0search3\ue201" and, copied without those characters, "citeturn0search3turn1news0";
+# its ":contentReference[oaicite:0]{index=0}" and "[oai_citation:1‡Reuters](https://…)"; Perplexity's
+# "[web:1]", "[attached_file:2]"; Grok's "[](grok_render_citation_card_json={"cardIds":["3bb883"]})"
+# and "<grok-card data-id=…></grok-card>"
+_CHAT_ONE = (
+    r"【[^【】†\n]{1,40}†[^【】\n]{0,60}】|【turn\d{1,3}[a-z]{2,12}\d{1,4}】"
+    r"|\ue200(?:file)?cite(?:\ue202[^\ue200-\ue202\n]{1,60}){1,20}\ue201"
+    r"|(?:file)?cite(?:turn\d{1,3}[a-z]{2,12}\d{1,4})++"
+    r"|:{0,2}contentReference\[oaicite:\d{1,4}\]\{index=\d{1,4}\}"
+    rf"|\[oai_citation(?:_attribution)?:\d{{1,4}}(?:‡{_TITLE})?\]\((?:https?://|www\.){_URL}\)"
+    rf"|{_CHAT_TAG_FORM}"
+    r"|\[\]\(grok_render_citation_card_json=\{[^(){}\n]{0,400}\}\)"
+    r"|<grok-card(?:\s[^<>\n]{0,200})?(?:/>|>[ \t]*</grok-card>)"
+)
+# Gemini's "[span_1](start_span)" … "[span_1](end_span)" around a cited span: they cite nothing
+_SPAN = r"\[span_\d{1,4}\]\((?:start|end)_span\)"
 # a link whose text names its source, not a number: "[Reuters](https://…)", "[toureiffel.paris](https://…)"
 _NAMED_LINK = (rf"\[(?![\d\s,，\-–]*\]|[ \t]*{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?#?\d"
                rf"|[^\[\]\n]{{0,80}}†)[^\[\]\n]{{1,80}}\](?:\((?:https?://|www\.){_URL}\)|\[{_NUM}\])")
@@ -97,21 +117,8 @@ _ONE = (
     # writer agents' forms: ChatGPT "【4†source】", "【4:0†L10-L20】", "【turn0search3】" and its
     # private-use "\ue200cite\ue202turn0search3\ue201"; Gemini "[cite: 1, 2]" and the
     # "[cite_start]" opening a cited span; "[Source 1]"; Kimi "[^1^]"; "[[1]]"
-    rf"|【[^【】†\n]{{1,40}}†[^【】\n]{{0,60}}】|【turn\d{{1,3}}[a-z]{{2,12}}\d{{1,4}}】"
-    rf"|\ue200(?:file)?cite(?:\ue202[^\ue200-\ue202\n]{{1,60}}){{1,20}}\ue201"
-    rf"|\[(?i:cite)(?::[ \t]*|[ \t]+){_NUM_LIST}\]|\[cite_start\]"
-    # what chat apps leave in a copied answer: ChatGPT's "citeturn0search3turn1news0" (the same
-    # marker with its private-use characters lost), ":contentReference[oaicite:0]{index=0}" and
-    # "[oai_citation:1‡Reuters](https://…)"; Perplexity's "[web:1]", "[attached_file:2]"; Grok's
-    # "[](grok_render_citation_card_json={"cardIds":["3bb883"]})" and "<grok-card data-id=…></grok-card>";
-    # Gemini's "[span_1](start_span)" … "[span_1](end_span)" around a cited span (citing nothing)
-    rf"|(?:file)?cite(?:turn\d{{1,3}}[a-z]{{2,12}}\d{{1,4}}){{1,20}}"
-    rf"|:{{0,2}}contentReference\[oaicite:\d{{1,4}}\]\{{index=\d{{1,4}}\}}"
-    rf"|\[oai_citation(?:_attribution)?:\d{{1,4}}(?:‡[^\[\]\n]{{0,200}})?\]\((?:https?://|www\.){_URL}\)"
-    rf"|\[{_CHAT_KINDS}:\d{{1,4}}\]"
-    rf"|\[\]\(grok_render_citation_card_json=\{{[^(){{}}\n]{{0,400}}\}}\)"
-    rf"|<grok-card(?:\s[^<>\n]{{0,200}})?(?:/>|>[ \t]*</grok-card>)"
-    rf"|\[span_\d{{1,4}}\]\((?:start|end)_span\)"
+    rf"|{_CHAT_ONE}"
+    rf"|\[(?i:cite)(?::[ \t]*|[ \t]+){_NUM_LIST}\]|\[cite_start\]|{_SPAN}"
     # ... and ChatGPT's "^[A sentence.]({"attribution":{"attributableIndex":"1009-1"}})": the two
     # halves around the sentence (which stays), citing nothing; the tail alone too
     rf"|\^\[(?=(?:[^\[\]\n]|\[[^\[\]\n]*+\]){{1,2000}}+\]{ATTRIBUTION_TAIL})|\]?{ATTRIBUTION_TAIL}"
@@ -126,6 +133,8 @@ _ONE = (
     # "(see [1])", "（参见[1]）", "(Source: [1])": a cue word with it, so no "(see )" is left either
     rf"|[(（][ \t]*+{_CUE}?{_BRACKETED}(?:[ \t]*+(?:[,，、;；][ \t]*+)?{_BRACKETED})*+[ \t]*+[)）]"
     rf"|[(（][ \t]*+{_CUE}{_LABELLED_PAREN}[ \t]*+[)）]"   # "(see (ref. 2))": one marker, as "(see [2])"
+    # "(citeturn0search3)", "（[web:1]）": a chat app's markers, in parentheses of their own
+    rf"|[(（][ \t]*+{_CUE}?(?:{_CHAT_ONE})(?:[ \t]*+(?:[,，、;；][ \t]*+)?(?:{_CHAT_ONE}))*+[ \t]*+[)）]"
     rf"|{_LINK_GROUP}"
     rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"
     rf"|\^\[{_NUM_LIST}\](?!\()"
@@ -314,7 +323,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         if glued and raw[0] == "(" and _LABELLED_HEAD.match(raw):
             continue                   # "[1](ref. 4)": text; removed, it would make "[1]" a marker next time
             # ("[PDF]([1], [3])" is the author's citation, as before)
-        if text.startswith(":", e) and _opens_line(text, s):
+        if text.startswith(":", e) and _opens_line(text, s) and not _CONTENT_REFERENCE.match(text, e):
             continue                   # "[1]: url" (also in a quote or list item) defines a link / footnote
         if _would_define(text, s, e, leads, body_notes):
             continue                   # "[1][^2]: x", "[1][2]: x": without them the line would define
@@ -323,8 +332,10 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         ids: tuple[str, ...] = ()
         numbers: tuple[int, ...]
         linked = inline = False
-        agent = _agent_reference(raw)
-        if raw == "[cite_start]" or raw.endswith(("_span)", "}})")) or raw == "^[":   # they cite nothing
+        chat = _chat_parts(raw)        # "<sup>[web:1]</sup>", "(citeturn0search3)": what they wrap
+        agent = _agent_reference(raw) if chat is None else _agent_references(chat)
+        if raw == "[cite_start]" or raw.startswith("[span_") or raw.endswith("}})") or raw == "^[" or (
+                chat is not None and all(p.startswith("[span_") for p in chat)):   # they cite nothing
             sid = _sentence_of(text, sentences, starts, s, e, attach_end)
             if sid is not None:        # "….[span_1](end_span)[cite: 2]": what follows is the sentence's too
                 attach_end[sid] = e
@@ -334,10 +345,15 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             numbers, ids = agent
             if ids:
                 numbers = tuple(jiuwen_ids.setdefault("id:" + i, -(len(jiuwen_ids) + 1)) for i in ids)
-        elif raw.startswith("[oai_citation"):
-            # "[oai_citation:1‡Reuters](https://…)" cites its URL (its number is the chat's own)
-            urls = tuple(u for u in _URL_IN.findall(raw[raw.index("]("):]) if u)[:1]
-            numbers = (jiuwen_ids.setdefault("url:" + urls[0], -(len(jiuwen_ids) + 1)),)
+        elif (oai := [raw] if raw.startswith("[oai_citation") else [
+                p for p in chat or () if p.startswith("[oai_citation")]) and len(oai) == len(chat or oai):
+            # "[oai_citation:1‡Reuters](https://…)" cites its URL (its number is the chat's own); so
+            # does each of several in one parenthesis, as an inline link citation's links do
+            urls = tuple(_URL_IN.search(p[p.rindex("]("):]).group(1) for p in oai)   # type: ignore[union-attr]
+            numbers = tuple(jiuwen_ids.setdefault("url:" + u, -(len(jiuwen_ids) + 1)) for u in urls)
+        elif chat is not None:         # chat apps' markers of mixed kinds: each names itself
+            ids = tuple(dict.fromkeys(chat))
+            numbers = tuple(jiuwen_ids.setdefault("id:" + i, -(len(jiuwen_ids) + 1)) for i in ids)
         elif raw.startswith("[^"):
             label = raw[2:-1]
             if label in body_notes:
@@ -645,9 +661,45 @@ _AFTER_OPENING = re.compile(r"[ \t]*[;；,，][ \t]*(?=[^\s\[【)）])")
 
 _AGENT_NUMBER = re.compile(r"(\d{1,4})(?::\d{1,4})?")
 _TURN_ID = re.compile(r"turn\d{1,3}[a-z]{2,12}\d{1,4}")
-_CHAT_TAG = re.compile(rf"\[{_CHAT_KINDS}:\d{{1,4}}\]")
-_CARD_ID = re.compile(r'"([\w-]{1,40})"(?!\s*:)')
+_CHAT_TAG = re.compile(_CHAT_TAG_FORM)
+_CARD_IDS = re.compile(r'"cardIds"\s*:\s*\[([^\[\]]*)\]')
+_CARD_ID = re.compile(r'"([\w-]{1,40})"')
 _DATA_ID = re.compile(r'\bdata-id\s*=\s*["\']?([\w-]{1,40})')
+
+
+_CHAT_PART = re.compile(rf"{_CHAT_ONE}|{_SPAN}")
+_CHAT_PART_SEPARATORS = re.compile(r"[ \t,，、;；]*")
+_LEADING_CUE = re.compile(rf"[ \t]*+{_CUE}")
+_CONTENT_REFERENCE = re.compile(r":{0,2}contentReference\[")
+
+
+def _chat_parts(raw: str) -> list[str] | None:
+    """The chat apps' markers a "<sup>…</sup>" or a parenthesis wraps ("<sup>[web:1][web:2]</sup>",
+    "(see citeturn0search3)"), when it wraps nothing else; None otherwise."""
+    if raw.startswith("<sup>") and raw.endswith("</sup>"):
+        body = raw[5:-6]
+    elif raw[:1] in "(（" and raw[-1:] in ")）":
+        body = raw[1:-1]
+        cue = _LEADING_CUE.match(body)
+        body = body[cue.end():] if cue else body
+    else:
+        return None
+    parts = [m.group(0) for m in _CHAT_PART.finditer(body)]
+    if not parts or not _CHAT_PART_SEPARATORS.fullmatch(_CHAT_PART.sub("", body)):
+        return None
+    return parts
+
+
+def _agent_references(parts: list[str]) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
+    """`_agent_reference` of several markers written as one ("<sup>[web:1][web:2]</sup>"): their
+    ids, or their numbers, in order; None when they mix the two or are none of its forms (an
+    "[oai_citation…](url)" cites its URL instead)."""
+    found = [_agent_reference(p) for p in parts if not p.startswith("[span_")]
+    if not found or any(f is None for f in found):
+        return None
+    numbers = tuple(dict.fromkeys(n for f in found if f is not None for n in f[0]))
+    ids = tuple(dict.fromkeys(i for f in found if f is not None for i in f[1]))
+    return None if numbers and ids else (numbers, ids)
 
 
 def _agent_reference(raw: str) -> tuple[tuple[int, ...], tuple[str, ...]] | None:
@@ -672,7 +724,8 @@ def _agent_reference(raw: str) -> tuple[tuple[int, ...], tuple[str, ...]] | None
     if _CHAT_TAG.fullmatch(raw):                    # Perplexity's "[web:1]": the tag is its id
         return (), (raw[1:-1],)
     if raw.startswith("[](grok_render"):            # Grok's cards: their ids
-        return (), tuple(dict.fromkeys(_CARD_ID.findall(raw[raw.index("{"):]))) or (raw[3:-1],)
+        listed = _CARD_IDS.search(raw)
+        return (), tuple(dict.fromkeys(_CARD_ID.findall(listed.group(1)) if listed else ())) or (raw[3:-1],)
     if raw.startswith("<grok-card"):
         m = _DATA_ID.search(raw)
         return (), (m.group(1) if m else raw,)
@@ -1342,7 +1395,8 @@ def resolve_existing(
         for n in m.numbers:
             if out.get(n) is not None:
                 continue
-            hit = by_urls(m.urls)
+            # each its own URL: "([oai_citation:1‡A](https://a…), [oai_citation:2‡B](https://b…))"
+            hit = by_urls(m.urls[m.numbers.index(n):][:1] if len(m.urls) == len(m.numbers) > 1 else m.urls)
             if m.linked:               # the link goes where its body definition says, nowhere else
                 out[n] = by_urls(m.urls[m.numbers.index(n):][:1]) if len(m.urls) > 1 else hit
                 continue

@@ -967,7 +967,9 @@ def _html_list_entries(block: str) -> int:
 # a citation marker, roughly ("[1]", "[1, 2]", "[^1]", "【1】", "[citation:1]", "<sup>"): closing matter
 # holding one stays no closing matter (its markers would point at the old numbers)
 _MARKER_HINT = re.compile(r"\[\^?\d{1,4}(?:\s*[,，\-–—~～‐‑‒−－至]\s*\d{1,4})*\]|【\d{1,4}(?:[，,]\d{1,4})*】"
-                          r"|\[citation:|<sup>|\ue200|citeturn\d|\[web:\d|contentReference\[", re.IGNORECASE)
+                          r"|\[citation:|<sup>|\ue200|citeturn\d|contentReference\[|<grok-card|grok_render_"
+                          r"|\[(?:web|page|file|attached_file|conversation_history):\d|\[cite:|oai_citation",
+                          re.IGNORECASE)
 
 
 def _what_follows(lines: list[_Line]) -> list[tuple[bool, bool]]:

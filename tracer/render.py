@@ -151,7 +151,8 @@ def _old_label(marker: ExistingMarker, n: int) -> str:
     if n < 0 and n in marker.numbers[:len(marker.ids)]:
         return marker.ids[marker.numbers.index(n)]
     if n < 0 and marker.urls:
-        return marker.urls[0]
+        one_each = len(marker.urls) == len(marker.numbers)
+        return marker.urls[marker.numbers.index(n) if one_each else 0]
     return str(n)
 
 
@@ -647,7 +648,7 @@ def render_report(
         if missing or not m.numbers:
             warnings.append(
                 f"existing citation {report[m.start:m.end]!r} at offset {m.start}: "
-                f"{', '.join(_old_label(m, n) for n in missing if n > 0 or m.ids) or 'it'} "
+                f"{', '.join(_old_label(m, n) for n in missing if n > 0 or m.ids or m.urls) or 'it'} "
                 "does not resolve to a record; removed"
             )
         if not found:

@@ -560,6 +560,61 @@ def test_chat_apps_leftovers_are_markers_naming_their_ids(marker: str, ids: tupl
     assert strip_markers(f"Revenue rose 5%{marker}.") == "Revenue rose 5%."
 
 
+@pytest.mark.parametrize(
+    ("wrapped", "ids"),
+    [
+        ("<sup>[web:1]</sup>", ("web:1",)),
+        ("<sup>[web:1][attached_file:2]</sup>", ("web:1", "attached_file:2")),
+        ("<sup>citeturn0search1</sup>", ("turn0search1",)),
+        ("<sup>:contentReference[oaicite:1]{index=1}</sup>", ("oaicite:1",)),
+        ("<sup>【turn0search0】</sup>", ("turn0search0",)),
+        (" (citeturn0search0)", ("turn0search0",)),
+        (" (see citeturn0search0, [web:2])", ("turn0search0", "web:2")),
+        ("（[web:1]）", ("web:1",)),
+        (" (:contentReference[oaicite:0]{index=0})", ("oaicite:0",)),
+        (" (【turn0search0】)", ("turn0search0",)),
+        (" cite" + "".join(f"turn0search{i}" for i in range(22)),
+         tuple(f"turn0search{i}" for i in range(22))),
+        (' [](grok_render_citation_card_json={"cardIds":["a1"],"kind":"web"})', ("a1",)),
+    ],
+)
+def test_chat_markers_wrapped_or_long_are_one_marker_naming_their_ids(wrapped: str,
+                                                                      ids: tuple[str, ...]) -> None:
+    """A chat app's markers in "<sup>" or in a parenthesis of their own are one marker naming
+    their ids (not numbers of the old list: "[web:1]" is not its entry 1), with what wraps them, so
+    no "()" is left behind; a long run of ids is one marker too."""
+    text = f"Revenue rose 5%{wrapped}. Next sentence.\n\n## References\n\n1. A https://a.com/x\n"
+    [m] = find(text)
+    assert text[m.start:m.end] == wrapped.lstrip(" ") and m.ids == ids and m.sentence == 0
+    assert strip_markers(f"Revenue rose 5%{wrapped}.").rstrip(" .") == "Revenue rose 5%"
+
+
+def test_chat_markers_that_cite_nothing_or_a_url_when_wrapped() -> None:
+    text = ("Revenue rose 5%.<sup>[span_1](end_span)</sup> Costs fell <sup>[oai_citation:1‡ESA 2021]"
+            "(https://z.example/other)</sup>. Prices rose [oai_citation:2‡[PDF] Webb](https://a.com/x).\n")
+    ms = find(text)
+    assert [(m.opener, m.urls, len(m.numbers)) for m in ms] == [
+        (True, (), 0), (False, ("https://z.example/other",), 1), (False, ("https://a.com/x",), 1)]
+    assert all(n < 0 for m in ms for n in m.numbers)   # not 1, 2 or 2021
+    text = "Revenue rose 5% ([oai_citation:1‡A](https://a.com/x), [oai_citation:2‡B](https://b.com/y)).\n"
+    [m] = find(text)
+    recs = [Record(index=0, url="https://b.com/y", title="B", content="b"),
+            Record(index=1, url="https://a.com/x", title="A", content="a")]
+    resolved = resolve_existing([m], "", recs)
+    assert [resolved[n] for n in m.numbers] == [1, 0]    # each by its own URL
+
+
+def test_chat_lookalikes_next_to_other_markers_and_code() -> None:
+    # a line-opening marker before ":contentReference…" defines no link: both are markers
+    text = "Revenue rose.\n:contentReference[oaicite:0]{index=0}:contentReference[oaicite:1]{index=1}\n"
+    assert [m.ids for m in find(text)] == [("oaicite:0",), ("oaicite:1",)]
+    # a URL ending in "_span" is an ordinary link citation
+    [m] = find("Attention span is short [1](https://en.wikipedia.org/wiki/Attention_span).\n")
+    assert not m.opener and m.urls == ("https://en.wikipedia.org/wiki/Attention_span",)
+    # "[page:2]" glued to a word is code
+    assert find("Use items[page:2] to slice the list, and rows[file:3] too.\n") == []
+
+
 def test_chatgpt_oai_citation_links_cite_their_url() -> None:
     text = ("Revenue rose 5% [oai_citation:1‡Reuters 2024](https://b.com/y). Costs fell "
             "[oai_citation_attribution:2‡Wikipedia](https://a.com/x).\n")

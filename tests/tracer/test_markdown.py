@@ -323,6 +323,9 @@ def test_a_closing_line_before_more_report_is_the_sections_prose() -> None:
         "## Appendix\n\nWebb orbits the second Lagrange point [1].\n",
         "## Appendix\n\nWebb orbits the second Lagrange point citeturn0search1.\n",   # a chat app's
         "## Appendix\n\nWebb orbits the second Lagrange point [web:1].\n",
+        "## Appendix\n\nWebb orbits the second Lagrange point [attached_file:1].\n",
+        '## Appendix\n\nWebb orbits the second Lagrange point<grok-card data-id="a1"></grok-card>.\n',
+        "## Appendix\n\nWebb orbits the second Lagrange point.[cite: 1]\n",
     ],
 )
 def test_a_later_section_that_is_more_report_makes_no_closing_matter(after: str) -> None:

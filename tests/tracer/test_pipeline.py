@@ -594,6 +594,21 @@ def test_a_one_line_numbered_sources_list_is_cut_and_resolves_the_markers() -> N
     assert not [w for w in res.warnings if "existing" in w]
 
 
+@pytest.mark.parametrize("wrapped", ["(citeturn0search0)", "([web:1])", "（[web:1]）", "(【turn0search0】)",
+                                     "(:contentReference[oaicite:0]{index=0})"])
+def test_a_chat_marker_in_parentheses_goes_with_them(wrapped: str) -> None:
+    """"(citeturn0search0)" after a sentence is one old citation with its parentheses: under keep
+    its record comes back as "[1]" in their place, and a second trace changes nothing (a "([1])"
+    left behind would be read the next time as one marker, parentheses and all)."""
+    report = f"# Webb\n\n{_LAUNCH}. {wrapped}\n"
+    for existing in ("keep", "replace"):
+        res = trace(report, AGENT_RECORDS, TraceOptions(existing=existing))
+        # (under replace the slot after the period obeys no placement: the new marker goes before it)
+        expected = f"{_LAUNCH}. [1]" if existing == "keep" else f"{_LAUNCH}[1]. "
+        assert res.report.split("\n\n## References")[0] == f"# Webb\n\n{expected}"
+        assert trace(res.report, AGENT_RECORDS, TraceOptions(existing=existing)).report == res.report
+
+
 def test_chatgpt_attribution_wrappers_go_and_their_sentences_are_cited() -> None:
     """ChatGPT's '^[A sentence.]({"attribution":{"attributableIndex":"1009-1"}})', copied: its two
     halves cite nothing and go; the sentence between them stays, cited as any other."""
