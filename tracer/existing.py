@@ -341,7 +341,11 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 attach_end[sid] = e
             out.append(ExistingMarker(s, e, (), (), sid, opener=True))
             continue
-        if agent is not None:
+        if agent is not None and _CHAT_TAG.fullmatch(raw) and raw[1:-1].casefold() in link_defs:
+            # "[web:1]" with "[web:1]: https://…" in the body is the author's shortcut link, as "[1]" is
+            urls, linked = (link_defs[raw[1:-1].casefold()],), True
+            numbers = (jiuwen_ids.setdefault("link:" + raw[1:-1].casefold(), -(len(jiuwen_ids) + 1)),)
+        elif agent is not None:
             numbers, ids = agent
             if ids:
                 numbers = tuple(jiuwen_ids.setdefault("id:" + i, -(len(jiuwen_ids) + 1)) for i in ids)

@@ -613,6 +613,10 @@ def test_chat_lookalikes_next_to_other_markers_and_code() -> None:
     assert not m.opener and m.urls == ("https://en.wikipedia.org/wiki/Attention_span",)
     # "[page:2]" glued to a word is code
     assert find("Use items[page:2] to slice the list, and rows[file:3] too.\n") == []
+    # "[web:1]" that the body defines as a link label is the author's link, as "[1]" is
+    text = "Revenue rose 5% [web:1].\n\n[web:1]: https://a.com/x\n"
+    [m] = find(text)
+    assert m.linked and m.urls == ("https://a.com/x",) and not m.ids
 
 
 def test_chatgpt_oai_citation_links_cite_their_url() -> None:
