@@ -31,6 +31,7 @@ from tracer.markdown import (
     CITATION_LABEL_WORD,
     LINE_ENTRY,
     LINK_CITATION_END,
+    LINK_OPEN,
     inline_regions,
     is_code_region,
     link_definitions,
@@ -764,7 +765,7 @@ def _footnote_definitions(text: str, layout: Layout) -> tuple[set[str], dict[str
 
 _BRACKET_LABEL = re.compile(r"\[([^\[\]]*)\]")
 _BRACKETS_ONLY = re.compile(r"\[[^\[\]]*\](?:[ \t]*[,，、]?[ \t]*\[[^\[\]]*\])*")
-_ENTRY_AFTER = re.compile(r"[ \t]+\S[^\n]*?(?:https?://|www\.|\]\()")
+_ENTRY_AFTER = re.compile(rf"[ \t]+\S[^\n]*?(?:https?://|www\.|{LINK_OPEN})")
 
 
 def _is_entry_label(text: str, s: int, e: int) -> bool:

@@ -149,8 +149,12 @@ _REF_ENTRY = re.compile(
     r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*|\\?\[\^?[\w.-]+\\?\]|[【［〔]\d+[】］〕]|[（(]\d+[)）]"
     r"|\^\d+|[①-⑳]|\\?" + _LABELLED_NUMBER + ")"
 )
+#: A link's "](" (not a chat app's marker shaped like one: ChatGPT's ']({"attribution":…})' tail, Grok's
+#: "[](grok_render_citation_card_json=…)", Gemini's "[span_1](start_span)").
+LINK_OPEN = r"\]\((?!\{|grok_render|(?:start|end)_span\))"
 _STRONG_REF = re.compile(
-    r"(?:https?://|www\.|\]\(|doi\.org|\bdoi:|arxiv|^[ \t]*(?:\\?\[\^?\d+\\?\]|[【［〔]\d+[】］〕]))",
+    rf"(?:https?://|www\.|{LINK_OPEN}|doi\.org|\bdoi:|arxiv"
+    r"|^[ \t]*(?:\\?\[\^?\d+\\?\]|[【［〔]\d+[】］〕]))",
     re.IGNORECASE,
 )
 # an unnumbered citation line: 'Reuters, "Tesla deliveries", Jan 2024.' / 《报告》，国家统计局，2023
@@ -485,7 +489,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
 
 
 _FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[\w.-]{1,40}\]:[ \t]*\S")
-_SOURCE_LINK = re.compile(r"https?://|\bwww\.|\]\(|\bdoi\.org/|\bdoi:", re.IGNORECASE)
+_SOURCE_LINK = re.compile(rf"https?://|\bwww\.|{LINK_OPEN}|\bdoi\.org/|\bdoi:", re.IGNORECASE)
 _NUMBERED_DEF = re.compile(r"^ {0,3}\[(\d{1,4})\]:[ \t]*\S")
 # "\[1\] Title https://…": an entry escaped so that it is no link, not "\[ … \]" display math
 _ESCAPED_ENTRY = re.compile(r"^ {0,3}\\\[\d{1,4}\\\][ \t]+\S")
@@ -1340,6 +1344,6 @@ def _trim_url(text: str, s: int, e: int) -> int:
     return e
 
 
-__all__ = ["scan_markdown", "is_references_title", "LINE_ENTRY", "heading_title", "unclosed_block",
-           "inline_regions", "table_line_regions",
+__all__ = ["scan_markdown", "is_references_title", "LINE_ENTRY", "LINK_OPEN", "heading_title",
+           "unclosed_block", "inline_regions", "table_line_regions",
            "is_code_region", "link_definitions"]

@@ -18,7 +18,8 @@ report is traced, and its output traced again with the same records and options.
 "（[比亚迪年报](https://…)）", now and then with a link to a page that is none of the records).
 `--chat` makes half the markers what chat apps leave in a copied answer ("citeturn0search2",
 ":contentReference[oaicite:1]{index=1}", "[web:3]", "[oai_citation:1‡Title](https://…)", Grok's cards,
-Gemini's "[span_1](end_span)"); the records then have ChatGPT's ids ("turn0search0", …).
+Gemini's "[span_1](end_span)", ChatGPT's '^[A sentence.]({"attribution":…})' wrapper); the records
+then have ChatGPT's ids ("turn0search0", …).
 
 The seeds are deterministic: the same range gives the same table. Prints the counts and, for the
 first `--show` failing seeds, the input and the differing lines. A robustness check of the
@@ -135,6 +136,8 @@ def _inserted(r: random.Random, s: str, m: str) -> str:
 
 def _decorated(r: random.Random, s: str, lang: str, n: int, labelled: bool,
                links: list[tuple[str, str]] | None = None, chat: list[tuple[str, str]] | None = None) -> str:
+    if chat and r.random() < 0.1:   # ChatGPT's wrapper around a sentence, citing nothing
+        return "^[" + s + ']({"attribution":{"attributableIndex":"' + f'{r.randint(1, 999)}-1"}}}})'
     m = _marker(r, n, lang, labelled, links, chat)
     form = r.choice(ZH_FORMS if lang == "zh" else EN_FORMS)
     if "](" in m or any(x in m for x in ("cite", "[web:", "[attached", "grok")):

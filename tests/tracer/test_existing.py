@@ -649,6 +649,12 @@ def test_chatgpt_attribution_wrapper_halves_cite_nothing() -> None:
     assert [(text[m.start:m.end], m.numbers, m.opener, m.sentence) for m in ms] == [
         ("^[", (), True, None), ("]" + tail, (), True, 0), (tail, (), True, 1)]
     assert strip_markers(text) == "Revenue rose 5% in [Q3](https://a.com/q). Costs fell." + note
+    # its tail, a Grok card or a Gemini span is no link making a line a references entry: "[2]" opening
+    # the line cites
+    for other in (f"^[Costs fell.]{tail}", '[](grok_render_citation_card_json={"cardIds":["a1"]})',
+                  "[span_1](start_span)Costs fell.[span_1](end_span)"):
+        text = f"[2] reports that revenue rose. {other} More.\n\n## References\n\n[2] B https://b.com\n"
+        assert [text[m.start:m.end] for m in find(text)][0] == "[2]", other
 
 
 def test_chat_app_lookalikes_stay_text() -> None:

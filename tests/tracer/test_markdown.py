@@ -741,6 +741,14 @@ def test_a_last_line_listing_the_sources_is_the_references(line: str) -> None:
         assert scan_markdown(text).references == (len(body), len(text)), text
 
 
+def test_sentences_wrapped_by_a_chat_app_make_no_references_list() -> None:
+    """ChatGPT's '^[A fact.]({"attribution":…})' tail is no link: a last list of such facts, under a
+    body that cites its numbers, is the report's."""
+    tail = '({"attribution":{"attributableIndex":"1-1"}})'
+    text = f"Rates rose [1], [2].\n\n1. ^[Rates rose in May.]{tail}\n2. ^[Rates fell in June.]{tail}\n"
+    assert scan_markdown(text).references is None
+
+
 def test_a_references_heading_over_a_note_and_a_sub_heading_is_cut_whole() -> None:
     # a sub-heading groups the entries: the note under the outer heading is the section's, not
     # prose before a later references heading
