@@ -188,6 +188,10 @@ def _wire_record(item: object, group: str = "") -> pb.Record:
                 first = value
         if first:
             setattr(rec, name, first)
+    if not rec.content.strip() and all(isinstance(item.get(k), (str, type(None)))
+                                       for k in records_stage.RECORD_ALIASES["content"]) \
+            and (found := records_stage.fallback_content(item)) is not None:
+        rec.content = found[1]          # LlamaIndex's text_resource, Exa's highlights: as `trace` reads them
     meta = records_stage.record_metadata(item)
     if isinstance(meta, Mapping):   # (the records stage takes a missing url or title from it)
         for k, v in meta.items():

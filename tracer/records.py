@@ -27,6 +27,7 @@ from tracer.models import Passage, Record
 
 __all__ = [
     "canonical_url",
+    "fallback_content",
     "flatten_records",
     "is_link",
     "normalize_records",
@@ -293,9 +294,12 @@ def _flatten(raw: object, warnings: list[str]) -> Iterator[tuple[str, object]]:
 
 def _serialized(item: object) -> object:
     """A LangChain object as `dumpd` / `dumps` write it ({"lc": 1, "type": "constructor", "id":
-    [..., "Document"], "kwargs": {"page_content": …, "metadata": …}}) as its kwargs; else the item."""
-    if isinstance(item, Mapping) and item.get("lc") == 1 and item.get("type") == "constructor" \
-            and isinstance(kwargs := item.get("kwargs"), Mapping):
+    [..., "Document"], "kwargs": {"page_content": …, "metadata": …}}) as its kwargs; else the item
+    (and so a record with a text or a url of its own, whatever else it holds)."""
+    if isinstance(item, Mapping) and type(item.get("lc")) is int and item.get("lc") == 1 \
+            and item.get("type") == "constructor" and isinstance(item.get("id"), list) \
+            and isinstance(kwargs := item.get("kwargs"), Mapping) \
+            and not any(k in item for k in (*_CONTENT_KEYS, *_URL_KEYS)):
         return kwargs
     return item
 
@@ -338,11 +342,16 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
     recs = raw.get("records")
     if not isinstance(recs, (list, tuple)) and not _looks_like_record(raw):
         # Dify's chat answer or its "message_end" event: {"answer": …, "metadata": {"usage": …,
-        # "retriever_resources": [...]}}, the resources also alone
+        # "retriever_resources": [...]}}, the resources also alone; only where nothing else in
+        # the object lists records
         meta = raw.get("metadata")
-        found = meta.get("retriever_resources") if isinstance(meta, Mapping) else None
-        found = raw.get("retriever_resources") if found is None else found
-        recs = found if isinstance(found, (list, tuple)) else recs
+        found = raw.get("retriever_resources")
+        if found is None and isinstance(meta, Mapping) and any(k in raw for k in _DIFY_KEYS):
+            found = meta.get("retriever_resources")
+        others = any(isinstance(v, (list, tuple)) and v and any(isinstance(x, Mapping) for x in v)
+                     for k, v in raw.items() if k != "retriever_resources")
+        if isinstance(found, (list, tuple)) and not others:
+            recs = found
     if not isinstance(recs, (list, tuple)) and isinstance(raw.get("value"), (list, tuple)) and not any(
             isinstance(v, (list, tuple)) and any(isinstance(x, Mapping) and _looks_like_record(x) for x in v)
             for k, v in raw.items() if k != "value") and not _looks_like_record(raw):
@@ -432,13 +441,17 @@ def _wraps_records(key: object, value: object) -> bool:
     return key in ("data", "results") and any(objects(v) for v in value.values())
 
 
+# what marks an object as Dify's chat answer or event (its resources sit in its "metadata")
+_DIFY_KEYS = ("event", "answer", "conversation_id", "message_id")
+
+
 def _looks_like_record(raw: Mapping[Any, Any]) -> bool:
     """Whether a mapping gives a record's text and its url or id (then it is one record, whatever
     lists it holds, not a {source_type: [records]} mapping)."""
     _k, content = _pick(raw, _CONTENT_KEYS)
-    if _blank(content) and (passages := _snippet_list(raw)) is not None:
-        content = passages[1]
     _k, url = _pick(raw, _URL_KEYS)
+    if _blank(content) and isinstance(url, str) and url.strip() and (passages := fallback_content(raw)):
+        content = passages[1]          # (an Exa result with highlights only; not a response's "id")
     _k, rid = _pick(raw, _OPTIONAL_KEYS["id"])
     return isinstance(content, str) and bool(content.strip()) and (
         (isinstance(url, str) and bool(url.strip())) or bool(_optional_str(rid)))
@@ -517,7 +530,7 @@ SNIPPET_LISTS = ("highlights", "snippets", "extra_snippets")
 SNIPPET_JOINER = "\n\n"
 
 
-def _snippet_list(item: Mapping[Any, Any]) -> tuple[str, str] | None:
+def fallback_content(item: Mapping[Any, Any]) -> tuple[str, str] | None:
     """Where a record with no content alias holding text gives it: a LlamaIndex node's
     `text_resource.text` (llama-index-core 0.12's `Document.model_dump()`), else (key, its
     passages joined) of the first snippet list holding a non-blank string; None otherwise."""
@@ -657,7 +670,7 @@ def _validate(index: int, group: str, item: object, warnings: list[str]) -> Reco
     url_key, url = _pick(item, _URL_KEYS)
     title_key, title = _pick(item, _TITLE_KEYS)
     content_key, content = _pick(item, _CONTENT_KEYS)
-    if _blank(content) and not typed and (passages := _snippet_list(item)) is not None:
+    if _blank(content) and not typed and (passages := fallback_content(item)) is not None:
         content_key, content = passages   # a LlamaIndex text_resource; Exa's "highlights", with no text
     id_key, rid = _pick(item, _OPTIONAL_KEYS["id"])
     # A local search result may carry only an id: it is then identified (and numbered) by it.

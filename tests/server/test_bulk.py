@@ -822,6 +822,15 @@ def test_bad_records_are_reported_as_the_trace_command_reports_them(tmp_path: Pa
                                                                  "description": fact}]},
         "brave": [{"url": "https://br.example/ev",
                    "description": fact.replace("Norway", "<strong>Norway</strong>")}],
+        # text given as passages (Exa's highlights) or as LlamaIndex 0.12 dumps it; a LangChain
+        # object as dumpd writes it; Dify's message_end event
+        "passages": [{"url": "https://e.example/ev", "highlights": ["Intro.", fact]},
+                     {"id_": "n1", "text_resource": {"text": fact}, "metadata": {"file_path": "/kb/n.md"}},
+                     {"url": "https://x.example/ev", "content": 7, "highlights": [fact]}],
+        "frameworks": {"event": "message_end", "metadata": {"retriever_resources": [
+            {"document_id": "d1", "document_name": "EV report", "content": fact},
+            {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "document", "Document"],
+             "kwargs": {"page_content": fact, "metadata": {"source": "https://l.example/ev"}}}]}},
     }
     (tmp_path / "in.jsonl").write_text(
         "".join(json.dumps({"id": k, "report": fact, "records": v}) + "\n" for k, v in cases.items()))
@@ -841,6 +850,9 @@ def test_bad_records_are_reported_as_the_trace_command_reports_them(tmp_path: Pa
     assert [ref["url"] for ref in got["tavily"]["references"]] == [good["url"]]      # no image cited
     assert [ref["url"] for ref in got["brave"]["references"]] == ["https://br.example/ev"]
     assert [ref["url"] for ref in got["haystack"]["references"]] == ["https://h.example/ev"]
+    assert [ref["url"] for ref in got["passages"]["references"]] == ["https://e.example/ev", "/kb/n.md"]
+    assert [ref["url"] or ref["title"] for ref in got["frameworks"]["references"]] == [
+        "EV report", "https://l.example/ev"]
 
 
 @pytest.mark.parametrize("source", ["-", "/dev/stdin"])

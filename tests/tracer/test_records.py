@@ -315,11 +315,34 @@ def test_a_search_response_whose_results_sit_in_an_object_gives_them() -> None:
         recs, warnings = normalize_records(shape)
         assert [(r.url, r.title, r.content) for r in recs] == [("https://a.example/p", "P", "The plan.")]
         assert warnings == []
+    # ... but a record with a text or url of its own is that record, whatever else it holds
+    recs, _ = normalize_records([{"lc": 1, "type": "constructor", "id": ["x"], "url": "https://r.example",
+                                  "content": "Real.", "kwargs": {}}])
+    assert [(r.url, r.content) for r in recs] == [("https://r.example", "Real.")]
+
     recs, warnings = normalize_records(bing["webPages"])       # the group alone
     assert [r.url for r in recs] == ["https://a.example/t"] and warnings == []
     # an object of scalars and objects that hold no records is still refused
     with pytest.raises(InvalidInputError):
         normalize_records({"type": "search", "mixed": {"main": [{"type": "web"}]}})
+
+
+def test_new_shapes_take_over_no_input_read_before() -> None:
+    """Dify's resources, passage lists: read only where nothing else in the object gives records."""
+    d = {"document_id": "d", "document_name": "D", "content": "D text."}
+    w = {"url": "https://w.example", "content": "W text."}
+    recs, _ = normalize_records({"retriever_resources": [d], "web": [w]})
+    assert [(r.source_type, r.source_key) for r in recs] == [("retriever_resources", "id:d"),
+                                                             ("web", "https://w.example")]
+    recs, _ = normalize_records({"web": [w], "metadata": {"retriever_resources": [d]}})
+    assert [r.source_key for r in recs] == ["https://w.example"]
+    for key in ("results", "value"):
+        recs, _ = normalize_records({key: [w], "event": "message_end",
+                                     "metadata": {"retriever_resources": []}})
+        assert [r.source_key for r in recs] == ["https://w.example"], key
+    # a search response's own id beside passages is no record: its results are
+    recs, _ = normalize_records({"id": "req-1", "highlights": ["H"], "results": [w]})
+    assert [r.source_key for r in recs] == ["https://w.example"]
 
 
 def test_inline_html_in_a_snippet_reads_as_spaces_with_a_warning() -> None:
