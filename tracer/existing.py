@@ -29,12 +29,12 @@ from tracer.markdown import (
     ATTRIBUTION_TAIL,
     CITATION_CUE,
     CITATION_LABEL_WORD,
-    LINE_ENTRY,
     LINK_CITATION_END,
     LINK_OPEN,
     inline_regions,
     is_code_region,
     link_definitions,
+    one_line_entries,
 )
 from tracer.models import ExistingMarker, Layout, Record, Sentence
 from tracer.text import content_tokens, numbers
@@ -1176,19 +1176,14 @@ def parse_reference_entries(removed_references: str) -> dict[int, tuple[list[str
 
 
 def _one_line_entries(text: str) -> str:
-    """`text` with each line that lists several numbered entries ("Sources: [1] https://a… [2]
-    https://b…") cut into one line per entry, when each of them gives a link or a URL."""
+    """`text` with a one-line references list of numbered entries ("Sources: [1] https://a… [2]
+    https://b…", `tracer.markdown.one_line_entries`) cut into one line per entry."""
     if text.count("[") + text.count("【") < 2:
         return text
     out: list[str] = []
     for line in text.splitlines():
-        labels = list(LINE_ENTRY.finditer(line)) if len(line) <= 8192 else []
-        parts = [line[a.start():b.start() if b else len(line)].strip()
-                 for a, b in zip(labels, [*labels[1:], None], strict=False)]
-        if len(parts) >= 2 and all(_MD_LINK.search(p) or _BARE_URL.search(p) for p in parts):
-            out.extend(parts)
-        else:
-            out.append(line)
+        parts = one_line_entries(line)
+        out.extend(p.strip() for p in parts) if parts else out.append(line)
     return "\n".join(out)
 
 

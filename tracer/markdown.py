@@ -697,6 +697,46 @@ _LINK_SEPARATORS = re.compile(r"(?:[\s,;，；、|·•/]|\band\b|和|及|与)*"
 LINE_ENTRY = re.compile(r"(?<![^\s:：,，;；、])[\[【](\d{1,4})[\]】](?=[ \t]*+(?![\[【]\d)\S)")
 
 
+def _line_rest(m: re.Match[str]) -> str:
+    """What follows a one-line references list's title, without emphasis, a last stop or the
+    parentheses around it all ("Sources: ([A](…), [B](…))")."""
+    rest = m.group("rest").rstrip().rstrip("*_").rstrip(".。")
+    return rest[1:-1] if rest[:1] in "(（" and rest[-1:] in ")）" else rest
+
+
+# one numbered entry of a one-line references list: its number, a short title or none, its link
+_LINE_PART = re.compile(rf"[\[【]\d{{1,4}}[\]】][ \t]*(?P<title>[^\n]{{0,80}}?)[ \t,，:：\-–—|]*"
+                        rf"(?:{_LINE_LINK.pattern})[ \t]*[,，;；、|·•/.。]?[ \t]*")
+_TITLE_MARK = re.compile(r"[A-Z\d\u3400-\u9fff]")
+_TITLE_SENTENCE = re.compile(r"[.!?。！？;；][ \t]")
+
+
+def one_line_entries(line: str) -> list[str] | None:
+    """The entries of a one-line references list whose entries are numbered ("Sources: [1]
+    https://… [2] Reuters, https://…", "来源：【1】新华网 https://… 【2】…"), each from its number to
+    the next, as written; None when `line` is no such list: a references title and a colon, then
+    (in parentheses or not) two or more entries numbered in increasing order, each a short title
+    (a name, not a sentence) or none and one link or URL, and nothing else. Read the same way
+    where the line is cut (`scan_markdown`) and where its numbers are resolved (tracer.existing)."""
+    m = _SOURCES_LINE.match(line) if len(line) <= 8192 and ("[" in line or "【" in line) else None
+    if m is None or not is_references_title(m.group("title")):
+        return None
+    rest = _line_rest(m)
+    labels = list(LINE_ENTRY.finditer(rest))
+    numbers = [int(x.group(1)) for x in labels]
+    if len(labels) < 2 or labels[0].start() != 0 or any(
+            b <= a for a, b in zip(numbers, numbers[1:], strict=False)):
+        return None
+    parts = [rest[a.start():b.start() if b else len(rest)]
+             for a, b in zip(labels, [*labels[1:], None], strict=True)]
+    for part in parts:
+        pm = _LINE_PART.fullmatch(part)
+        title = pm.group("title").strip() if pm else ""
+        if pm is None or (title and (not _TITLE_MARK.search(title) or _TITLE_SENTENCE.search(title))):
+            return None
+    return parts
+
+
 def _sources_line(lines: list[_Line], blocks: list[Span], heading_lines: set[int]) -> int | None:
     """The line of a one-line references list that ends the text ("Sources: [A](url), [B](url)"):
     a references title, a colon, then links or URLs and nothing but separators between them, in a
@@ -712,16 +752,11 @@ def _sources_line(lines: list[_Line], blocks: list[Span], heading_lines: set[int
     m = _SOURCES_LINE.match(lines[j].text)
     if m is None or not is_references_title(m.group("title")) or _LIST_OR_QUOTE.match(lines[j].text):
         return None
-    rest = m.group("rest").rstrip().rstrip("*_").rstrip(".。")
-    if rest[:1] in "(（" and rest[-1:] in ")）":
-        rest = rest[1:-1]                # "Sources: ([A](…), [B](…))"
-    labels = list(LINE_ENTRY.finditer(rest))
-    if labels and labels[0].start() == 0:   # "[1] Reuters https://… [2] AP https://…": numbered entries,
-        parts = [rest[a.start():b.start() if b else len(rest)]   # each a short title and its link
-                 for a, b in zip(labels, [*labels[1:], None], strict=True)]
-        if len(parts) < 2 or not all(len(p) <= 400 and _LINE_LINK.search(p) for p in parts):
+    rest = _line_rest(m)
+    if LINE_ENTRY.match(rest):           # "[1] Reuters https://… [2] AP https://…": numbered entries
+        links = one_line_entries(lines[j].text) or []
+        if not links:
             return None
-        links = parts
     else:
         links = _LINE_LINK.findall(rest)
         if not links or not _LINK_SEPARATORS.fullmatch(_LINE_LINK.sub(" ", rest)):
@@ -1344,6 +1379,6 @@ def _trim_url(text: str, s: int, e: int) -> int:
     return e
 
 
-__all__ = ["scan_markdown", "is_references_title", "LINE_ENTRY", "LINK_OPEN", "heading_title",
-           "unclosed_block", "inline_regions", "table_line_regions",
+__all__ = ["scan_markdown", "is_references_title", "LINE_ENTRY", "LINK_OPEN", "one_line_entries",
+           "heading_title", "unclosed_block", "inline_regions", "table_line_regions",
            "is_code_region", "link_definitions"]

@@ -684,6 +684,11 @@ def test_entries_numbered_on_one_line_are_entries() -> None:
         1: (["https://a.com/x"], ["新华网"]), 2: (["https://b.com/y"], ["人民网"])}
     assert parse_reference_entries("[1] Smith, see [2] at https://a.com/x\n[2] Jones https://b.com\n") == {
         1: (["https://a.com/x"], ["Smith, see [2] at", "see [2] at"]), 2: (["https://b.com"], ["Jones"])}
+    assert parse_reference_entries("Sources: ([1] https://a.com/x, [2] https://b.com/y)\n") == {
+        1: (["https://a.com/x"], []), 2: (["https://b.com/y"], [])}
+    # only such a line: an entry of a list that names another number with its link stays one entry
+    section = "[1] Alpha https://a.com/x (see also [2] https://b.com/y)\n[2] Beta https://c.com/z\n"
+    assert parse_reference_entries(section)[2] == (["https://c.com/z"], ["Beta"])
 
 
 def test_footnote_labels_with_carets_list_entries() -> None:

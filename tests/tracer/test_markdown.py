@@ -734,6 +734,8 @@ def test_a_numbered_list_of_links_the_report_introduces_or_that_gives_steps_stay
     "Sources: [1] https://r.example.com/a [2] https://ap.example.com/b\n",
     "**References:** [1] Reuters, https://r.example.com/a; [2] [AP](https://ap.example.com/b)\n",
     "来源：【1】新华网 https://x.example.cn/a 【2】人民网 https://p.example.cn/b\n",
+    "Sources: ([1] https://r.example.com/a, [2] https://ap.example.com/b)\n",
+    "**Sources:** [1] [Reuters](https://r.example.com/a) [2] ESA – https://ap.example.com/b.\n",
 ])
 def test_a_last_line_listing_the_sources_is_the_references(line: str) -> None:
     for body in ("Fact one. Fact two.\n\n", "Fact one. Fact two.\n\n---\n\n"):
@@ -781,7 +783,14 @@ def test_a_last_line_with_words_beside_its_links_is_the_reports() -> None:
                  # numbered, but an entry without its link, or a sentence
                  "Fact one.\n\nSources: [1] https://a.example [2] our own survey\n",
                  "Fact one.\n\nSources: [1] and [2], both at https://a.example\n",
-                 "Fact one.\n\nSources: [1], [2]\n"):
+                 "Fact one.\n\nSources: [1], [2]\n",
+                 # a sentence, words after the last link, numbers out of order, a line too long to read
+                 "Fact one.\n\nSources: [1] was wrong about https://a.example, while [2] got "
+                 "https://b.example.\n",
+                 "Fact one.\n\nSources: [1] https://a.example [2] https://b.example Thanks for reading!\n",
+                 "Fact one.\n\nSources: [1] https://b.example [1] https://a.example\n",
+                 "Fact one.\n\nSources: "
+                 + " ".join(f"[{i}] https://e{i}.example/page" for i in range(1, 300)) + "\n"):
         assert scan_markdown(text).references is None, text
 
 
