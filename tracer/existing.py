@@ -75,7 +75,7 @@ _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 # the kinds of source Perplexity's tags name: "[web:1]", "[attached_file:2]", "[conversation_history:3]"
 # ("[page:2]" and "[file:2]" not glued to a word or a bracket: "items[page:2]" is code)
 _CHAT_TAG_FORM = (r"\[(?:web|attached_file|conversation_history):\d{1,4}\]"
-                  r"|(?<![\w\])])\[(?:page|file):\d{1,4}\]")
+                  r"|\[(?<![\w\])]\[)(?:page|file):\d{1,4}\]")
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
 # The markers that name a chat's own id (or number, or URL) as writer agents and chat apps leave them:
 # ChatGPT's "【4†source】", "【4:0†L10-L20】", "【turn0search3】", its private-use
