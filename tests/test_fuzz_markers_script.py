@@ -46,6 +46,16 @@ def test_the_first_sixty_seeds_with_link_citations_trace_losslessly() -> None:
     assert set(kinds.values()) <= {"not idempotent"} and set(kinds) <= {20001, 20026}, kinds
 
 
+def test_the_first_sixty_seeds_with_chat_apps_markers_trace_losslessly() -> None:
+    # "citeturn0search2", "[web:3]", "[oai_citation:1‡…](…)", Grok's cards, ChatGPT's attribution
+    # wrapper in half the markers: never an error, never a body changed beyond its markers, the same
+    # on a second trace
+    reports = [generate(seed, chat=True)[0] for seed in range(20000, 20060)]
+    assert sum("citeturn" in r for r in reports) >= 10 and any("attribution" in r for r in reports)
+    failed = {seed: got[0] for seed in range(20000, 20060) if (got := check(seed, chat=True)) is not None}
+    assert not failed, failed
+
+
 @pytest.mark.parametrize("seed", [20098, 20242, 20452, 20522, 20631, 20745, 20848, 21011, 21031, 21789])
 def test_labelled_seeds_that_once_came_back_different_trace_the_same_twice(seed: int) -> None:
     """These came back different when label words were first read (0afca82): "As shown in , , X"

@@ -73,9 +73,8 @@ _CUE = CITATION_CUE
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 
 # the kinds of source Perplexity's tags name: "[web:1]", "[attached_file:2]", "[conversation_history:3]"
-# ("[page:2]" and "[file:2]" not glued to a word or a bracket: "items[page:2]" is code)
-_CHAT_TAG_FORM = (r"\[(?:web|attached_file|conversation_history):\d{1,4}\]"
-                  r"|\[(?<![\w\])]\[)(?:page|file):\d{1,4}\]")
+# (not its "[page:2]" or "[file:2]", which prose and code write too: "see [page:3] of the form")
+_CHAT_TAG_FORM = r"\[(?:web|attached_file|conversation_history):\d{1,4}\]"
 _TITLE = r"(?:\\.|[^\\\[\]\n]|\[[^\[\]\n]*\])*"
 # The markers that name a chat's own id (or number, or URL) as writer agents and chat apps leave them:
 # ChatGPT's "【4†source】", "【4:0†L10-L20】", "【turn0search3】", its private-use
@@ -132,10 +131,10 @@ _ONE = (
     # one marker with what the author wrapped around its brackets, so that removing it leaves no
     # "（）" or "^" behind: "（[1]）", "([1], [2])", "^[1]"
     # "(see [1])", "（参见[1]）", "(Source: [1])": a cue word with it, so no "(see )" is left either
-    rf"|[(（][ \t]*+{_CUE}?{_BRACKETED}(?:[ \t]*+(?:[,，、;；][ \t]*+)?{_BRACKETED})*+[ \t]*+[)）]"
+    # ... and a chat app's markers among them: "(citeturn0search3)", "（[web:1]）", "(see [1], [web:2])"
+    rf"|[(（][ \t]*+{_CUE}?(?:{_BRACKETED}|{_CHAT_ONE})"
+    rf"(?:[ \t]*+(?:[,，、;；][ \t]*+)?(?:{_BRACKETED}|{_CHAT_ONE}))*+[ \t]*+[)）]"
     rf"|[(（][ \t]*+{_CUE}{_LABELLED_PAREN}[ \t]*+[)）]"   # "(see (ref. 2))": one marker, as "(see [2])"
-    # "(citeturn0search3)", "（[web:1]）": a chat app's markers, in parentheses of their own
-    rf"|[(（][ \t]*+{_CUE}?(?:{_CHAT_ONE})(?:[ \t]*+(?:[,，、;；][ \t]*+)?(?:{_CHAT_ONE}))*+[ \t]*+[)）]"
     rf"|{_LINK_GROUP}"
     rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"
     rf"|\^\[{_NUM_LIST}\](?!\()"
@@ -335,11 +334,11 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         linked = inline = False
         chat = _chat_parts(raw)        # "<sup>[web:1]</sup>", "(citeturn0search3)": what they wrap
         agent = _agent_reference(raw) if chat is None else _agent_references(chat)
-        if raw == "[cite_start]" or raw.startswith("[span_") or raw.endswith("}})") or raw == "^[" or (
-                chat is not None and all(p.startswith("[span_") for p in chat)):   # they cite nothing
+        if _CITES_NOTHING.fullmatch(raw) or (
+                chat is not None and all(_CITES_NOTHING.fullmatch(p) for p in chat)):
             sid = _sentence_of(text, sentences, starts, s, e, attach_end)
-            if sid is not None:        # "….[span_1](end_span)[cite: 2]": what follows is the sentence's too
-                attach_end[sid] = e
+            if sid is not None and _CLOSER.search(raw):
+                attach_end[sid] = e    # "….[span_1](end_span)[cite: 2]": what follows is the sentence's too
             out.append(ExistingMarker(s, e, (), (), sid, opener=True))
             continue
         if agent is not None and _CHAT_TAG.fullmatch(raw) and raw[1:-1].casefold() in link_defs:
@@ -357,7 +356,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             urls = tuple(_URL_IN.search(p[p.rindex("]("):]).group(1) for p in oai)   # type: ignore[union-attr]
             numbers = tuple(jiuwen_ids.setdefault("url:" + u, -(len(jiuwen_ids) + 1)) for u in urls)
         elif chat is not None:         # chat apps' markers of mixed kinds: each names itself
-            ids = tuple(dict.fromkeys(chat))
+            ids = tuple(dict.fromkeys(p for p in chat if not _CITES_NOTHING.fullmatch(p)))
             numbers = tuple(jiuwen_ids.setdefault("id:" + i, -(len(jiuwen_ids) + 1)) for i in ids)
         elif raw.startswith("[^"):
             label = raw[2:-1]
@@ -394,7 +393,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             numbers = (jiuwen_ids.setdefault(key, -(len(jiuwen_ids) + 1)),)
             urls = (url,) if url else ()
         else:
-            numbers = _numbers(raw)
+            # ("<sup>[1] citeturn3search2</sup>": the number of "[1]", not the digits of the chat's id)
+            numbers = _numbers(_CHAT_PART.sub(" ", raw) if chat is None and _CHAT_PART.search(raw) else raw)
             if not numbers:
                 continue
             if raw.startswith("<sup>") and "[" not in raw:
@@ -673,6 +673,9 @@ _DATA_ID = re.compile(r'\bdata-id\s*=\s*["\']?([\w-]{1,40})')
 
 
 _CHAT_PART = re.compile(rf"{_CHAT_ONE}|{_SPAN}")
+# the markers that cite nothing (the span openers and closers of Gemini and ChatGPT), and the closers
+_CITES_NOTHING = re.compile(rf"\[cite_start\]|{_SPAN}|\^\[|\]?{ATTRIBUTION_TAIL}")
+_CLOSER = re.compile(rf"\(end_span\)|{ATTRIBUTION_TAIL}")
 _CHAT_PART_SEPARATORS = re.compile(r"[ \t,，、;；]*")
 _LEADING_CUE = re.compile(rf"[ \t]*+{_CUE}")
 _CONTENT_REFERENCE = re.compile(r":{0,2}contentReference\[")
@@ -1183,7 +1186,10 @@ def _one_line_entries(text: str) -> str:
     out: list[str] = []
     for line in text.splitlines():
         parts = one_line_entries(line)
-        out.extend(p.strip() for p in parts) if parts else out.append(line)
+        if parts:
+            out.extend(p.strip() for p in parts)
+        else:
+            out.append(line)
     return "\n".join(out)
 
 

@@ -693,7 +693,7 @@ _LIST_OR_QUOTE = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|>[ \t]*|\d{1,4}[.)、][ \
 _PLURAL_TITLE = re.compile(r"(?i:sources|references|citations|links)\b")
 _LINK_SEPARATORS = re.compile(r"(?:[\s,;，；、|·•/]|\band\b|和|及|与)*", re.IGNORECASE)
 #: A number labelling one of several references entries written on one line ("Sources: [1]
-#: https://… [2] https://…", "来源：【1】新华网 https://… 【2】…"); tracer.existing reads them by it too.
+#: https://… [2] https://…", "来源：【1】新华网 https://… 【2】…"; `one_line_entries`).
 LINE_ENTRY = re.compile(r"(?<![^\s:：,，;；、])[\[【](\d{1,4})[\]】](?=[ \t]*+(?![\[【]\d)\S)")
 
 
@@ -705,8 +705,10 @@ def _line_rest(m: re.Match[str]) -> str:
 
 
 # one numbered entry of a one-line references list: its number, a short title or none, its link
-_LINE_PART = re.compile(rf"[\[【]\d{{1,4}}[\]】][ \t]*(?P<title>[^\n]{{0,80}}?)[ \t,，:：\-–—|]*"
-                        rf"(?:{_LINE_LINK.pattern})[ \t]*[,，;；、|·•/.。]?[ \t]*")
+# (or its number linked: "[1](https://…)")
+_LINE_PART = re.compile(rf"[\[【]\d{{1,4}}[\]】](?:\((?:https?://|www\.)[^\s()<>]+\)"
+                        rf"|[ \t]*(?P<title>[^\n]{{0,80}}?)[ \t,，:：\-–—|]*(?:{_LINE_LINK.pattern}))"
+                        rf"[ \t]*[,，;；、|·•/.。]?[ \t]*")
 _TITLE_MARK = re.compile(r"[A-Z\d\u3400-\u9fff]")
 _TITLE_SENTENCE = re.compile(r"[.!?。！？;；][ \t]")
 
@@ -719,7 +721,7 @@ def one_line_entries(line: str) -> list[str] | None:
     (a name, not a sentence) or none and one link or URL, and nothing else. Read the same way
     where the line is cut (`scan_markdown`) and where its numbers are resolved (tracer.existing)."""
     m = _SOURCES_LINE.match(line) if len(line) <= 8192 and ("[" in line or "【" in line) else None
-    if m is None or not is_references_title(m.group("title")):
+    if m is None or not is_references_title(m.group("title")) or _LIST_OR_QUOTE.match(line):
         return None
     rest = _line_rest(m)
     labels = list(LINE_ENTRY.finditer(rest))
@@ -731,7 +733,7 @@ def one_line_entries(line: str) -> list[str] | None:
              for a, b in zip(labels, [*labels[1:], None], strict=True)]
     for part in parts:
         pm = _LINE_PART.fullmatch(part)
-        title = pm.group("title").strip() if pm else ""
+        title = (pm.group("title") or "").strip() if pm else ""
         if pm is None or (title and (not _TITLE_MARK.search(title) or _TITLE_SENTENCE.search(title))):
             return None
     return parts
@@ -753,11 +755,8 @@ def _sources_line(lines: list[_Line], blocks: list[Span], heading_lines: set[int
     if m is None or not is_references_title(m.group("title")) or _LIST_OR_QUOTE.match(lines[j].text):
         return None
     rest = _line_rest(m)
-    if LINE_ENTRY.match(rest):           # "[1] Reuters https://… [2] AP https://…": numbered entries
-        links = one_line_entries(lines[j].text) or []
-        if not links:
-            return None
-    else:
+    links = one_line_entries(lines[j].text) or []   # "[1] Reuters https://… [2] AP https://…"
+    if not links:
         links = _LINE_LINK.findall(rest)
         if not links or not _LINK_SEPARATORS.fullmatch(_LINE_LINK.sub(" ", rest)):
             return None
@@ -1379,6 +1378,6 @@ def _trim_url(text: str, s: int, e: int) -> int:
     return e
 
 
-__all__ = ["scan_markdown", "is_references_title", "LINE_ENTRY", "LINK_OPEN", "one_line_entries",
+__all__ = ["scan_markdown", "is_references_title", "LINK_OPEN", "one_line_entries",
            "heading_title", "unclosed_block", "inline_regions", "table_line_regions",
            "is_code_region", "link_definitions"]

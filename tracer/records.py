@@ -344,10 +344,9 @@ def _flatten_mapping(raw: Mapping[Any, Any], warnings: list[str]) -> Iterator[tu
         # Dify's chat answer or its "message_end" event: {"answer": …, "metadata": {"usage": …,
         # "retriever_resources": [...]}}, the resources also alone; only where nothing else in
         # the object lists records
-        meta = raw.get("metadata")
-        found = raw.get("retriever_resources")
-        if found is None and isinstance(meta, Mapping) and any(k in raw for k in _DIFY_KEYS):
-            found = meta.get("retriever_resources")
+        meta = raw.get("metadata")     # ({"retriever_resources": [...]} alone is a group of that name)
+        found = meta.get("retriever_resources") if isinstance(meta, Mapping) and any(
+            k in raw for k in _DIFY_KEYS) else None
         others = any(isinstance(v, (list, tuple)) and v and any(isinstance(x, Mapping) for x in v)
                      for k, v in raw.items() if k != "retriever_resources")
         if isinstance(found, (list, tuple)) and not others:
@@ -450,8 +449,10 @@ def _looks_like_record(raw: Mapping[Any, Any]) -> bool:
     lists it holds, not a {source_type: [records]} mapping)."""
     _k, content = _pick(raw, _CONTENT_KEYS)
     _k, url = _pick(raw, _URL_KEYS)
-    if _blank(content) and isinstance(url, str) and url.strip() and (passages := fallback_content(raw)):
-        content = passages[1]          # (an Exa result with highlights only; not a response's "id")
+    if _blank(content) and isinstance(url, str) and url.strip() and not any(
+            isinstance(v, (list, tuple)) and any(isinstance(x, Mapping) for x in v) for v in raw.values()) \
+            and (passages := fallback_content(raw)):
+        content = passages[1]          # (an Exa result with highlights only; not a response with results)
     _k, rid = _pick(raw, _OPTIONAL_KEYS["id"])
     return isinstance(content, str) and bool(content.strip()) and (
         (isinstance(url, str) and bool(url.strip())) or bool(_optional_str(rid)))

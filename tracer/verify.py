@@ -201,7 +201,7 @@ def sentence_query(text: str) -> str:
     ("（数据来源：…）", "(Source: …)", "(Source 2)") or an English gloss of a Chinese name
     ("华为（Huawei）")."""
     if ("[" in text or "<" in text or "【" in text or "［" in text or "〔" in text or "\ue200" in text
-            or "cite" in text   # "citeturn0search3": ChatGPT's marker copied without its private-use ones
+            or "citeturn" in text   # ChatGPT's marker copied without its private-use characters
             or _LABELLED_MARKER.search(text)):   # "(ref. 2)", "（来源：2）"
         text = _MARKER.sub(_marker_gap, MARKER_RE.sub(_marker_gap, _unframed(text)))
         text = _LINK.sub(r" \1 ", text)

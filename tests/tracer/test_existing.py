@@ -611,8 +611,17 @@ def test_chat_lookalikes_next_to_other_markers_and_code() -> None:
     # a URL ending in "_span" is an ordinary link citation
     [m] = find("Attention span is short [1](https://en.wikipedia.org/wiki/Attention_span).\n")
     assert not m.opener and m.urls == ("https://en.wikipedia.org/wiki/Attention_span",)
-    # "[page:2]" glued to a word is code
+    # "[page:2]" and "[file:2]" are what prose and code write too
     assert find("Use items[page:2] to slice the list, and rows[file:3] too.\n") == []
+    assert find("Researchers recite the figures on [page:3] of the report, see [file:2].\n") == []
+    # a URL ending in "}})" is no attribution tail
+    [m] = find("Revenue rose [1](https://example.com/{{id}}).\n")
+    assert not m.opener and m.urls == ("https://example.com/{{id}}",)
+    # a chat marker beside a number in one "<sup>" or parenthesis: the number's, not the id's digits
+    for marker in ("<sup>[1] citeturn3search2</sup>", " (see [1], [web:2])", "<sup>[1][web:2]</sup>"):
+        text = f"Revenue rose 5%{marker}. Next.\n\n## References\n\n1. A https://a.com/x\n2. B https://b.com/y\n"
+        [m] = find(text)
+        assert text[m.start:m.end] == marker.lstrip() and m.numbers == (1,), marker
     # "[web:1]" that the body defines as a link label is the author's link, as "[1]" is
     text = "Revenue rose 5% [web:1].\n\n[web:1]: https://a.com/x\n"
     [m] = find(text)
@@ -686,6 +695,8 @@ def test_entries_numbered_on_one_line_are_entries() -> None:
         1: (["https://a.com/x"], ["Smith, see [2] at", "see [2] at"]), 2: (["https://b.com"], ["Jones"])}
     assert parse_reference_entries("Sources: ([1] https://a.com/x, [2] https://b.com/y)\n") == {
         1: (["https://a.com/x"], []), 2: (["https://b.com/y"], [])}
+    entries = parse_reference_entries("Sources: [1](https://a.com/x), [2](https://b.com/y)\n")
+    assert [entries[n][0] for n in (1, 2)] == [["https://a.com/x"], ["https://b.com/y"]]
     # only such a line: an entry of a list that names another number with its link stays one entry
     section = "[1] Alpha https://a.com/x (see also [2] https://b.com/y)\n[2] Beta https://c.com/z\n"
     assert parse_reference_entries(section)[2] == (["https://c.com/z"], ["Beta"])

@@ -735,6 +735,7 @@ def test_a_numbered_list_of_links_the_report_introduces_or_that_gives_steps_stay
     "**References:** [1] Reuters, https://r.example.com/a; [2] [AP](https://ap.example.com/b)\n",
     "来源：【1】新华网 https://x.example.cn/a 【2】人民网 https://p.example.cn/b\n",
     "Sources: ([1] https://r.example.com/a, [2] https://ap.example.com/b)\n",
+    "Sources: [1](https://r.example.com/a), [2](https://ap.example.com/b)\n",
     "**Sources:** [1] [Reuters](https://r.example.com/a) [2] ESA – https://ap.example.com/b.\n",
 ])
 def test_a_last_line_listing_the_sources_is_the_references(line: str) -> None:

@@ -340,9 +340,12 @@ def test_new_shapes_take_over_no_input_read_before() -> None:
         recs, _ = normalize_records({key: [w], "event": "message_end",
                                      "metadata": {"retriever_resources": []}})
         assert [r.source_key for r in recs] == ["https://w.example"], key
-    # a search response's own id beside passages is no record: its results are
-    recs, _ = normalize_records({"id": "req-1", "highlights": ["H"], "results": [w]})
-    assert [r.source_key for r in recs] == ["https://w.example"]
+    # a search response's own id or url beside passages is no record: its results are
+    for own in ({"id": "req-1"}, {"url": "https://api.example/q"}):
+        recs, _ = normalize_records({**own, "highlights": ["H"], "results": [w]})
+        assert [r.source_key for r in recs] == ["https://w.example"], own
+    recs, _ = normalize_records({"retriever_resources": [d]})   # a group of that name, as before
+    assert [(r.source_type, r.source_key) for r in recs] == [("retriever_resources", "id:d")]
 
 
 def test_inline_html_in_a_snippet_reads_as_spaces_with_a_warning() -> None:
