@@ -337,8 +337,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         if _CITES_NOTHING.fullmatch(raw) or (
                 chat is not None and all(_CITES_NOTHING.fullmatch(p) for p in chat)):
             sid = _sentence_of(text, sentences, starts, s, e, attach_end)
-            if sid is not None and _CLOSER.search(raw):
-                attach_end[sid] = e    # "….[span_1](end_span)[cite: 2]": what follows is the sentence's too
+            if sid is not None:        # "….[span_1](end_span)[cite: 2]": what follows is the sentence's too
+                attach_end[sid] = e
             out.append(ExistingMarker(s, e, (), (), sid, opener=True))
             continue
         if agent is not None and _CHAT_TAG.fullmatch(raw) and raw[1:-1].casefold() in link_defs:
@@ -393,8 +393,10 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             numbers = (jiuwen_ids.setdefault(key, -(len(jiuwen_ids) + 1)),)
             urls = (url,) if url else ()
         else:
-            # ("<sup>[1] citeturn3search2</sup>": the number of "[1]", not the digits of the chat's id)
-            numbers = _numbers(_CHAT_PART.sub(" ", raw) if chat is None and _CHAT_PART.search(raw) else raw)
+            # "<sup>[1] citeturn3search2</sup>": the number of "[1]" (and of a "【3†source】" beside it),
+            # not the digits of a chat's id nor a URL of its marker
+            clean, listed = _without_chat_parts(raw) if chat is None else (raw, ())
+            numbers = tuple(dict.fromkeys((*_numbers(clean), *listed)))
             if not numbers:
                 continue
             if raw.startswith("<sup>") and "[" not in raw:
@@ -402,7 +404,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 # references section lists
                 if not set(numbers) <= ctx.entries() or set(numbers) & ctx.notes():
                     continue           # ... and not one whose note the body writes out
-            bare = _unwrapped(raw)
+            bare = _unwrapped(clean)
             urls = tuple(u for u in _URL_IN.findall(bare) if u)
             if urls and len(numbers) == 1 and not urls[0].startswith("#"):
                 # "[[1]](https://byd…)" cites its URL: a number of its own, so that a "[1]" of
@@ -673,12 +675,20 @@ _DATA_ID = re.compile(r'\bdata-id\s*=\s*["\']?([\w-]{1,40})')
 
 
 _CHAT_PART = re.compile(rf"{_CHAT_ONE}|{_SPAN}")
-# the markers that cite nothing (the span openers and closers of Gemini and ChatGPT), and the closers
+# the markers that cite nothing (the span openers and closers of Gemini and ChatGPT)
 _CITES_NOTHING = re.compile(rf"\[cite_start\]|{_SPAN}|\^\[|\]?{ATTRIBUTION_TAIL}")
-_CLOSER = re.compile(rf"\(end_span\)|{ATTRIBUTION_TAIL}")
 _CHAT_PART_SEPARATORS = re.compile(r"[ \t,，、;；]*")
 _LEADING_CUE = re.compile(rf"[ \t]*+{_CUE}")
 _CONTENT_REFERENCE = re.compile(r":{0,2}contentReference\[")
+
+
+def _without_chat_parts(raw: str) -> tuple[str, tuple[int, ...]]:
+    """`raw` with the chat apps' markers in it blanked, and the numbers those of them cite
+    ("【3†source】"); `raw` itself when it holds none."""
+    if not _CHAT_PART.search(raw):
+        return raw, ()
+    listed = [n for m in _CHAT_PART.finditer(raw) if (ref := _agent_reference(m.group(0))) for n in ref[0]]
+    return _CHAT_PART.sub(" ", raw), tuple(listed)
 
 
 def _chat_parts(raw: str) -> list[str] | None:

@@ -721,7 +721,7 @@ def one_line_entries(line: str) -> list[str] | None:
     (a name, not a sentence) or none and one link or URL, and nothing else. Read the same way
     where the line is cut (`scan_markdown`) and where its numbers are resolved (tracer.existing)."""
     m = _SOURCES_LINE.match(line) if len(line) <= 8192 and ("[" in line or "【" in line) else None
-    if m is None or not is_references_title(m.group("title")) or _LIST_OR_QUOTE.match(line):
+    if m is None or not is_references_title(m.group("title")):
         return None
     rest = _line_rest(m)
     labels = list(LINE_ENTRY.finditer(rest))

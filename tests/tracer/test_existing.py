@@ -618,10 +618,14 @@ def test_chat_lookalikes_next_to_other_markers_and_code() -> None:
     [m] = find("Revenue rose [1](https://example.com/{{id}}).\n")
     assert not m.opener and m.urls == ("https://example.com/{{id}}",)
     # a chat marker beside a number in one "<sup>" or parenthesis: the number's, not the id's digits
-    for marker in ("<sup>[1] citeturn3search2</sup>", " (see [1], [web:2])", "<sup>[1][web:2]</sup>"):
+    for marker, numbers in (("<sup>[1] citeturn3search2</sup>", (1,)), (" (see [1], [web:2])", (1,)),
+                            ("<sup>[1][web:2]</sup>", (1,)),
+                            (" (【3†source】, [2])", (2, 3)),
+                            ("<sup>【3†source】[2]</sup>", (2, 3)),
+                            ("<sup>[2][span_3](end_span)</sup>", (2,))):
         text = f"Revenue rose 5%{marker}. Next.\n\n## References\n\n1. A https://a.com/x\n2. B https://b.com/y\n"
         [m] = find(text)
-        assert text[m.start:m.end] == marker.lstrip() and m.numbers == (1,), marker
+        assert (text[m.start:m.end], m.numbers, m.urls) == (marker.lstrip(), numbers, ()), marker
     # "[web:1]" that the body defines as a link label is the author's link, as "[1]" is
     text = "Revenue rose 5% [web:1].\n\n[web:1]: https://a.com/x\n"
     [m] = find(text)
@@ -695,6 +699,9 @@ def test_entries_numbered_on_one_line_are_entries() -> None:
         1: (["https://a.com/x"], ["Smith, see [2] at", "see [2] at"]), 2: (["https://b.com"], ["Jones"])}
     assert parse_reference_entries("Sources: ([1] https://a.com/x, [2] https://b.com/y)\n") == {
         1: (["https://a.com/x"], []), 2: (["https://b.com/y"], [])}
+    # (a list item's line too, under a references heading)
+    assert parse_reference_entries("- Sources: [1] Beta https://b.com/y [2] Alpha https://a.com/x\n") == {
+        1: (["https://b.com/y"], ["Beta"]), 2: (["https://a.com/x"], ["Alpha"])}
     entries = parse_reference_entries("Sources: [1](https://a.com/x), [2](https://b.com/y)\n")
     assert [entries[n][0] for n in (1, 2)] == [["https://a.com/x"], ["https://b.com/y"]]
     # only such a line: an entry of a list that names another number with its link stays one entry

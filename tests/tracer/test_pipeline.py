@@ -609,6 +609,15 @@ def test_a_chat_marker_in_parentheses_goes_with_them(wrapped: str) -> None:
         assert trace(res.report, AGENT_RECORDS, TraceOptions(existing=existing)).report == res.report
 
 
+@pytest.mark.parametrize("opener",
+                         ["[cite_start]", "[span_2](start_span)", "<sup>[span_1](start_span)</sup> "])
+def test_a_marker_after_a_span_opener_is_read_the_same_on_a_second_trace(opener: str) -> None:
+    report = f"# Webb\n\n{_LAUNCH}. {opener}[cite: 2] {_ORBIT}.\n\n## Sources\n\n1. Webb launch " \
+             "https://a.example/webb\n2. Webb orbit https://b.example/l2\n"
+    res = trace(report, AGENT_RECORDS, TraceOptions(existing="keep"))
+    assert trace(res.report, AGENT_RECORDS, TraceOptions(existing="keep")).report == res.report
+
+
 def test_chatgpt_attribution_wrappers_go_and_their_sentences_are_cited() -> None:
     """ChatGPT's '^[A sentence.]({"attribution":{"attributableIndex":"1009-1"}})', copied: its two
     halves cite nothing and go; the sentence between them stays, cited as any other."""
