@@ -674,9 +674,9 @@ _CARD_ID = re.compile(r'"([\w-]{1,40})"')
 _DATA_ID = re.compile(r'\bdata-id\s*=\s*["\']?([\w-]{1,40})')
 
 
-_CHAT_PART = re.compile(rf"{_CHAT_ONE}|{_SPAN}")
 # the markers that cite nothing (the span openers and closers of Gemini and ChatGPT)
 _CITES_NOTHING = re.compile(rf"\[cite_start\]|{_SPAN}|\^\[|\]?{ATTRIBUTION_TAIL}")
+_CHAT_PART = re.compile(rf"{_CHAT_ONE}|\[cite_start\]|{_SPAN}|\]?{ATTRIBUTION_TAIL}")
 _CHAT_PART_SEPARATORS = re.compile(r"[ \t,，、;；]*")
 _LEADING_CUE = re.compile(rf"[ \t]*+{_CUE}")
 _CONTENT_REFERENCE = re.compile(r":{0,2}contentReference\[")

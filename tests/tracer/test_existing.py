@@ -591,10 +591,12 @@ def test_chat_markers_wrapped_or_long_are_one_marker_naming_their_ids(wrapped: s
 
 def test_chat_markers_that_cite_nothing_or_a_url_when_wrapped() -> None:
     text = ("Revenue rose 5%.<sup>[span_1](end_span)</sup> Costs fell <sup>[oai_citation:1‡ESA 2021]"
-            "(https://z.example/other)</sup>. Prices rose [oai_citation:2‡[PDF] Webb](https://a.com/x).\n")
+            "(https://z.example/other)</sup>. Prices rose [oai_citation:2‡[PDF] Webb](https://a.com/x). "
+            "<sup>[cite_start]</sup>Fees fell.\n")
     ms = find(text)
     assert [(m.opener, m.urls, len(m.numbers)) for m in ms] == [
-        (True, (), 0), (False, ("https://z.example/other",), 1), (False, ("https://a.com/x",), 1)]
+        (True, (), 0), (False, ("https://z.example/other",), 1), (False, ("https://a.com/x",), 1),
+        (True, (), 0)]
     assert all(n < 0 for m in ms for n in m.numbers)   # not 1, 2 or 2021
     text = "Revenue rose 5% ([oai_citation:1‡A](https://a.com/x), [oai_citation:2‡B](https://b.com/y)).\n"
     [m] = find(text)
