@@ -332,6 +332,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         ids: tuple[str, ...] = ()
         numbers: tuple[int, ...]
         linked = inline = False
+        named: tuple[str, ...] = ()    # ids named by chat markers beside a number ("(see [1], [web:2])")
         chat = _chat_parts(raw)        # "<sup>[web:1]</sup>", "(citeturn0search3)": what they wrap
         agent = _agent_reference(raw) if chat is None else _agent_references(chat)
         if _CITES_NOTHING.fullmatch(raw) or (
@@ -395,7 +396,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         else:
             # "<sup>[1] citeturn3search2</sup>": the number of "[1]" (and of a "【3†source】" beside it),
             # not the digits of a chat's id nor a URL of its marker
-            clean, listed = _without_chat_parts(raw) if chat is None else (raw, ())
+            clean, listed, named = _without_chat_parts(raw) if chat is None else (raw, (), ())
             numbers = tuple(dict.fromkeys((*_numbers(clean), *listed)))
             if not numbers:
                 continue
@@ -434,6 +435,10 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 continue               # "(from [0, 1])", "(from [1, 10])" past the list's end: figures
             elif (_numbered(raw) or _labelled_paren(raw)) and _is_label(text, s, e, raw, numbers, ctx):
                 continue               # "## [1] Introduction", "【1】市场规模：…", "a scale of [1, 5]"
+        if named and not urls and not linked:
+            # "(see [1], [web:2])": the ids its chat markers name come first, each a number of its own
+            ids = named
+            numbers = (*(jiuwen_ids.setdefault("id:" + i, -(len(jiuwen_ids) + 1)) for i in ids), *numbers)
         sid = _sentence_of(text, sentences, starts, s, e, attach_end)
         if sid is not None:
             attach_end[sid] = e
@@ -682,13 +687,14 @@ _LEADING_CUE = re.compile(rf"[ \t]*+{_CUE}")
 _CONTENT_REFERENCE = re.compile(r":{0,2}contentReference\[")
 
 
-def _without_chat_parts(raw: str) -> tuple[str, tuple[int, ...]]:
-    """`raw` with the chat apps' markers in it blanked, and the numbers those of them cite
-    ("【3†source】"); `raw` itself when it holds none."""
+def _without_chat_parts(raw: str) -> tuple[str, tuple[int, ...], tuple[str, ...]]:
+    """`raw` with the chat apps' markers in it blanked, the numbers those of them cite
+    ("【3†source】") and the ids they name ("[web:2]"); `raw` itself when it holds none."""
     if not _CHAT_PART.search(raw):
-        return raw, ()
-    listed = [n for m in _CHAT_PART.finditer(raw) if (ref := _agent_reference(m.group(0))) for n in ref[0]]
-    return _CHAT_PART.sub(" ", raw), tuple(listed)
+        return raw, (), ()
+    refs = [ref for m in _CHAT_PART.finditer(raw) if (ref := _agent_reference(m.group(0))) is not None]
+    return (_CHAT_PART.sub(" ", raw), tuple(n for ref in refs for n in ref[0]),
+            tuple(dict.fromkeys(i for ref in refs for i in ref[1])))
 
 
 def _chat_parts(raw: str) -> list[str] | None:
@@ -1404,11 +1410,11 @@ def resolve_existing(
 
     out: dict[int, int | None] = {}
     for m in markers:
-        if m.ids:                      # "【turn0search3】" names a record id, nothing else
-            for n, ident in zip(m.numbers, m.ids, strict=True):
-                out[n] = by_id.get(ident)
-            continue
-        for n in m.numbers:
+        # "【turn0search3】" names a record id, nothing else (its number comes first, before a
+        # number beside it: "(see [1], [web:2])")
+        for n, ident in zip(m.numbers, m.ids, strict=False):
+            out[n] = by_id.get(ident)
+        for n in m.numbers[len(m.ids):]:
             if out.get(n) is not None:
                 continue
             # each its own URL: "([oai_citation:1‡A](https://a…), [oai_citation:2‡B](https://b…))"

@@ -619,15 +619,24 @@ def test_chat_lookalikes_next_to_other_markers_and_code() -> None:
     # a URL ending in "}})" is no attribution tail
     [m] = find("Revenue rose [1](https://example.com/{{id}}).\n")
     assert not m.opener and m.urls == ("https://example.com/{{id}}",)
-    # a chat marker beside a number in one "<sup>" or parenthesis: the number's, not the id's digits
-    for marker, numbers in (("<sup>[1] citeturn3search2</sup>", (1,)), (" (see [1], [web:2])", (1,)),
-                            ("<sup>[1][web:2]</sup>", (1,)),
-                            (" (【3†source】, [2])", (2, 3)),
-                            ("<sup>【3†source】[2]</sup>", (2, 3)),
-                            ("<sup>[2][span_3](end_span)</sup>", (2,))):
+    # a chat marker beside a number in one "<sup>" or parenthesis: the number, and the id it names
+    # (first, a number of its own), never the id's digits
+    for marker, numbers, ids in (("<sup>[1] citeturn3search2</sup>", (1,), ("turn3search2",)),
+                                 (" (see [1], [web:2])", (1,), ("web:2",)),
+                                 ("<sup>[1][web:2]</sup>", (1,), ("web:2",)),
+                                 (" (【3†source】, [2])", (2, 3), ()),
+                                 ("<sup>【3†source】[2]</sup>", (2, 3), ()),
+                                 ("<sup>[2][span_3](end_span)</sup>", (2,), ())):
         text = f"Revenue rose 5%{marker}. Next.\n\n## References\n\n1. A https://a.com/x\n2. B https://b.com/y\n"
         [m] = find(text)
-        assert (text[m.start:m.end], m.numbers, m.urls) == (marker.lstrip(), numbers, ()), marker
+        assert text[m.start:m.end] == marker.lstrip()
+        assert (m.numbers[len(ids):], m.ids, m.urls) == (numbers, ids, ())
+        assert all(n < 0 for n in m.numbers[:len(ids)])
+        if ids:
+            recs = [Record(index=0, url="https://a.com/x", title="A", content="a"),
+                    Record(index=1, url="https://z.com/q", title="Z", content="z", id=ids[0])]
+            resolved = resolve_existing([m], "1. A https://a.com/x\n", recs)
+            assert [resolved[n] for n in m.numbers] == [1, 0]
     # "[web:1]" that the body defines as a link label is the author's link, as "[1]" is
     text = "Revenue rose 5% [web:1].\n\n[web:1]: https://a.com/x\n"
     [m] = find(text)
