@@ -679,9 +679,11 @@ _CARD_ID = re.compile(r'"([\w-]{1,40})"')
 _DATA_ID = re.compile(r'\bdata-id\s*=\s*["\']?([\w-]{1,40})')
 
 
-# the markers that cite nothing (the span openers and closers of Gemini and ChatGPT)
-_CITES_NOTHING = re.compile(rf"\[cite_start\]|{_SPAN}|\^\[|\]?{ATTRIBUTION_TAIL}")
-_CHAT_PART = re.compile(rf"{_CHAT_ONE}|\[cite_start\]|{_SPAN}|\]?{ATTRIBUTION_TAIL}")
+# the markers that cite nothing (the span openers and closers of Gemini and ChatGPT; "^[" only
+# opening a sentence); a chat app's markers as "<sup>" or a parenthesis may hold them
+_SPAN_MARK = rf"\[cite_start\]|{_SPAN}|\]?{ATTRIBUTION_TAIL}"
+_CITES_NOTHING = re.compile(rf"{_SPAN_MARK}|\^\[")
+_CHAT_PART = re.compile(rf"{_CHAT_ONE}|{_SPAN_MARK}")
 _CHAT_PART_SEPARATORS = re.compile(r"[ \t,，、;；]*")
 _LEADING_CUE = re.compile(rf"[ \t]*+{_CUE}")
 _CONTENT_REFERENCE = re.compile(r":{0,2}contentReference\[")
@@ -718,7 +720,7 @@ def _agent_references(parts: list[str]) -> tuple[tuple[int, ...], tuple[str, ...
     """`_agent_reference` of several markers written as one ("<sup>[web:1][web:2]</sup>"): their
     ids, or their numbers, in order; None when they mix the two or are none of its forms (an
     "[oai_citation…](url)" cites its URL instead)."""
-    found = [_agent_reference(p) for p in parts if not p.startswith("[span_")]
+    found = [_agent_reference(p) for p in parts if not _CITES_NOTHING.fullmatch(p)]
     if not found or any(f is None for f in found):
         return None
     numbers = tuple(dict.fromkeys(n for f in found if f is not None for n in f[0]))

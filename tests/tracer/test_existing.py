@@ -504,31 +504,12 @@ def test_an_authors_link_written_next_to_a_marker_stays_a_link() -> None:
 @pytest.mark.parametrize(
     ("marker", "ids"),
     [
+        # ChatGPT's markers name the search result, not a number
         ("【turn0search3】", ("turn0search3",)),
         ("【turn0search3†L5-L9】", ("turn0search3",)),
         ("\ue200cite\ue202turn0search3\ue201", ("turn0search3",)),
         ("\ue200cite\ue202turn0search3\ue202turn1news0\ue201", ("turn0search3", "turn1news0")),
-    ],
-)
-def test_agent_markers_name_record_ids(marker: str, ids: tuple[str, ...]) -> None:
-    """ChatGPT's markers name the search result, not a number: each id gets a synthetic number
-    of its own and resolves by a record's id and nothing else (no "turn0search3" entry is [3])."""
-    text = f"Revenue rose 5%{marker}. Next sentence.\n\n## References\n\n[3] A https://a.com/x\n"
-    [m] = find(text)
-    assert text[m.start:m.end] == marker and m.ids == ids and m.sentence == 0
-    assert len(m.numbers) == len(ids) and all(n < 0 for n in m.numbers)
-    recs = [Record(index=0, url="https://a.com/x", title="A", content="a"),
-            Record(index=1, url="https://b.com/y", title="B", content="b", id="turn0search3")]
-    resolved = resolve_existing([m], "[3] A https://a.com/x\n", recs)
-    assert resolved[m.numbers[0]] == 1
-    assert all(resolved[n] is None for n in m.numbers[1:])
-    assert strip_markers(f"Revenue rose 5%{marker}.") == "Revenue rose 5%."
-
-
-@pytest.mark.parametrize(
-    ("marker", "ids"),
-    [
-        # ChatGPT's marker copied without its private-use characters, and its other leftovers
+        # ... the same copied without its private-use characters, and its other leftovers
         ("citeturn0search3", ("turn0search3",)),
         ("citeturn0search3turn1news0turn0search3", ("turn0search3", "turn1news0")),
         ("fileciteturn0file2", ("turn0file2",)),
@@ -544,10 +525,10 @@ def test_agent_markers_name_record_ids(marker: str, ids: tuple[str, ...]) -> Non
         ('<grok-card data-id="e8ff4f" data-type="citation_card"></grok-card>', ("e8ff4f",)),
     ],
 )
-def test_chat_apps_leftovers_are_markers_naming_their_ids(marker: str, ids: tuple[str, ...]) -> None:
-    """What chat apps leave in a copied answer is an old citation naming an id of theirs: it
-    resolves by a record with that id and nothing else (not "[3]" of the old list), and none of
-    its bytes is left in the claim."""
+def test_agent_and_chat_app_markers_name_record_ids(marker: str, ids: tuple[str, ...]) -> None:
+    """A writer agent's marker, or what a chat app leaves in a copied answer, is an old citation
+    naming an id of theirs: each id gets a synthetic number of its own and resolves by a record's
+    id and nothing else (no "turn0search3" entry is [3]), and none of its bytes is left in the claim."""
     text = f"Revenue rose 5%{marker}. Next sentence.\n\n## References\n\n[3] A https://a.com/x\n"
     [m] = find(text)
     assert text[m.start:m.end] == marker and m.ids == ids and m.sentence == 0 and not m.opener
