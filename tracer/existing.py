@@ -935,8 +935,13 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
         prev = ctx.line(ls - 1) if ls > 0 else None
         nxt = ctx.line(le + 1) if le < len(text) else None
         titled = _titled(text, m.start(1) if m else e, le)
-        run = (prev is not None and _label_number(text, *prev) == n - 1) or \
-            (nxt is not None and _label_number(text, *nxt) == n + 1)
+        entries = ctx.entries()
+        # a neighbour numbered n - 1 or n + 1 makes a run; without titles, only one the old list
+        # does not give either ("- [2] shows …\n- [3] shows …" under a list ending at 2 is two
+        # citations, the second a number past the list, as "[2]" is one)
+        run = any(k == n + step and (titled or k not in entries)
+                  for step, line in ((-1, prev), (1, nxt)) if line is not None
+                  for k in (_label_number(text, *line),))
         if run and (titled or (not listed and raw[0] not in "(（")):
             return True        # a run of numbered lines: "【1】市场规模：…\n【2】增长率：…" ("- [1] reports
             # that …\n- [2] finds …" cites the sources the old list gives those numbers; "(ref. 1)"

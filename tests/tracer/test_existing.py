@@ -773,6 +773,12 @@ def test_numbers_that_label_or_bound_something_are_no_markers(text: str) -> None
          "[2] B https://b.com\n", ["[1, 2]"]),
         ("Studies disagree:\n\n- [1] reports that it launched.\n- [2] finds that it is wide.\n\n"
          "## References\n\n[1] A https://a.com\n[2] B https://b.com\n", ["[1]", "[2]"]),
+        # a number past the list's end after a line the list's number opens: citations both (the
+        # first trace's own list would make a second trace read a kept "[3]" as its entry 3)
+        ("- [2]显示，销量增长。\n- [3]显示，份额约为33.2%。\n\n## 参考文献\n\n[1] 甲 https://a.cn\n"
+         "[2] 乙 https://b.cn\n", ["[2]", "[3]"]),
+        ("[1] reports that it launched.\n【2】 reports that it is wide.\n\n## References\n\n"
+         "[1] A https://a.com\n", ["[1]", "【2】"]),
         # a number linking to a figure is no citation
         ("It is wide, as Figure [2](#figure-2) shows [1].", ["[1]"]),
     ],
