@@ -527,8 +527,12 @@ _RUN_SEP = r"(?:(?:[,，、;；]|and|or|&|和|及|与|或)[ \t]*){0,3}"
 # and  found", "[1],  found", "[1]和指出", "[1]、指出"), never a clause's comma or a conjunction
 # ("…35.5%[1]，表明…", "2023 [1], estimated at…", "[1] and found that": a citation, then more)
 # ("[1] and 指出" too: "and" before a Chinese verb is a removed member's, with one space)
-_AFTER_SEP = (r"(?:(?:、|和|及|与|或)[ \t]*|,[ \t]{2,}"
-              r"|(?:,[ \t]*)?(?:and|or|&)(?:[ \t]{2,}|[ \t]+(?=[\u4e00-\u9fff])))?")
+# (after up to two more separators, what removing several later members leaves: "[1] and ,  found"
+# is "[1] and [2], [3] found" without [2] and [3])
+_LEFT_SEPS = r"(?:(?:[,，、;；]|and|or|&|和|及|与|或)[ \t]*){0,2}"
+_AFTER_SEP = (_LEFT_SEPS + r"(?:(?:、|和|及|与|或)[ \t]*|,[ \t]{2,}"
+              r"|(?:,[ \t]*)?(?:and|or|&)(?:[ \t]{2,}|[ \t]+(?=[\u4e00-\u9fff])))")
+_AFTER_SEP = f"(?:{_AFTER_SEP})?"
 _NARRATIVE_BEFORE = re.compile(
     r"(?:(?:^|(?<=[\s，。；：、（(“「\]】>)]))(?:正如|诚如|如|据|根据|依据|见|由)|参见|详见|参阅|参照|文献|引自|来自)"
     r"[ \t]*" + _RUN_SEP + r"\Z"
@@ -555,7 +559,7 @@ _NARRATIVE_AFTER = re.compile(
 # when [2] is removed)
 # A verb that can open a sentence ("表明…", "统计显示") is a subject's too after what a removed member
 # leaves ("。[1]和认为，…", "。[1]、显示"): nothing else opens a sentence with "和" or "、" before it.
-_REMNANT_SEP = (r"(?:[，,、；;][ \t]*|(?:和|及|与|或)[ \t]*"
+_REMNANT_SEP = (_LEFT_SEPS + r"(?:[，,、；;][ \t]*|(?:和|及|与|或)[ \t]*"
                 r"|(?:and|or|&)(?:[ \t]{2,}|[ \t]+(?=[\u4e00-\u9fff])))")
 _SUBJECT_SEP = _REMNANT_SEP + "?"
 SUBJECT_VERB = re.compile(

@@ -733,11 +733,11 @@ def render_report(
             continue
         options_at = _positions(text, a.sentence, old_by_sentence.get(a.sentence.id, []), options.placement,
                                 keep)
-        if options.placement is Placement.AFTER_PUNCT:
-            # "…35.5%。[2]指出", "…35.5%。指出" (its subject removed): this sentence's marker
-            # right before the next sentence's subject, or where it stood, would read as that
-            # subject on a second trace; it goes before the period instead ("…35.5%[1]。[2]指出")
-            options_at = sorted(options_at, key=lambda p: p in fixed_at or text.opens_with_subject(p))
+        # "…35.5%。[2]指出", "…35.5%。指出" (its subject removed), "…in 1957. [1],  found"
+        # (the author's slot under keep): this sentence's marker right before the next sentence's
+        # subject, or where it stood, would read as that subject on a second trace; it goes before
+        # the period instead ("…35.5%[1]。[2]指出")
+        options_at = sorted(options_at, key=lambda p: p in fixed_at or text.opens_with_subject(p))
         safe = next((p for p in options_at if not _hazard(text, p, place_style)), None)
         if safe is None:  # "fact (see https://x.org/a).": before the aside, "fact[1] (see …)."
             asides = (q for p in options_at for q in text.url_asides(p, a.sentence.start))

@@ -544,6 +544,13 @@ def test_a_named_marker_of_several_sources_stays_one_bracket() -> None:
     # [5] not listed: "See [2] and  and [1] for details." is still one run of a pointer
     ("Hubble has made more than 1.5 million observations. See [1] and [5] and [3] for details.",
      "replace", "before"),
+    # [4] and [5] not listed: "[3] and ,  found that …" (two later members gone) is still a subject
+    ("1. [3] and [4], [5] found that it was the first bridge over the Yangtze.", "replace", "after"),
+    ("1. [3] and [4], [5] found that it was the first bridge over the Yangtze.", "keep", "before"),
+    # under keep, "1957. [1] [4], [5] found …": the bridge sentence's own marker where its author put
+    # it, before ",  found", would read as the next sentence's subject; it goes before the period
+    ("The Wuhan Yangtze River Bridge opened to traffic in 1957. [3] [4], [5] found that Hubble has made "
+     "more than 1.5 million observations.", "keep", "before"),
 ])
 def test_runs_that_lost_a_member_read_the_same_traced_again(report: str, policy: str, placement: str) -> None:
     refs = ("\n\n## References\n\n[1] Hubble Space Telescope https://c.example/hubble\n"
