@@ -804,12 +804,15 @@ _HEADING_PREFIX = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+")
 _INTERVAL_CUE = re.compile(
     r"(?:\b(?:scale|range|ranges|ranging|interval|between|within)(?:[ \t]+(?:of|is|was|from))?"
     r"|∈|区间|范围|取值|分值|评分|介于)[ \t]*(?:为|是|在|=|:|：)?[ \t]*\Z", re.IGNORECASE)
+# what follows a marker that opens a run of markers, not a label ("【1】、[2]指出", "[2]和[3]认为")
+_RUN_ON = r"(?:[,，、;；]|(?:和|及|与|或|and|or|&)[ \t]*[\[【［〔(（])"
+_RUN_NEXT = re.compile(r"[ \t]*+" + _RUN_ON)
 _NUMBER_LABEL = re.compile(
     r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?(?:[\[【［〔]"
     r"(?:[ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?)?(\d{1,4})[ \t]*[\]】］〕]"
     # or in parentheses under a label word: "(Source 1) Municipal well: …"
     r"|[(（][ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?(\d{1,4})[ \t]*[)）])[ \t]*"
-    r"[^\s.,;:!?。，；：！？\[【]")
+    r"(?!" + _RUN_ON + r")[^\s.,;:!?。，；：！？\[【]")
 # a short title and a colon ("市场规模：", "Scope:", "Bridge [history]:"; `_titled` keeps a marker's
 # colon out: "and [Source: 2]")
 _TITLED = re.compile(r"[^\n.!?。！？]{1,24}?[:：]")
@@ -934,7 +937,8 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
     if 0 in numbers and _TWO_NUMBERS.fullmatch(raw):
         return True            # "[0, 1]": no citation is numbered 0
     listed = bool(numbers) and set(numbers) <= ctx.entries()   # the old list holds it
-    if first and first not in ".,;:!?。，；：！？[【" and _opens_line(text, s) and len(numbers) == 1:
+    if first and first not in ".,;:!?。，；：！？[【" and len(numbers) == 1 and not _RUN_NEXT.match(text, e) \
+            and _opens_line(text, s):
         n = numbers[0]
         prev = ctx.line(ls - 1) if ls > 0 else None
         nxt = ctx.line(le + 1) if le < len(text) else None

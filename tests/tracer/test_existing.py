@@ -779,6 +779,9 @@ def test_numbers_that_label_or_bound_something_are_no_markers(text: str) -> None
          "[2] 乙 https://b.cn\n", ["[2]", "[3]"]),
         ("[1] reports that it launched.\n【2】 reports that it is wide.\n\n## References\n\n"
          "[1] A https://a.com\n", ["[1]", "【2】"]),
+        # a line opened by a run of markers is no label, nor a neighbour's run partner
+        ("- [1]和[3]认为，销量增长。\n- [2]显示，份额约为33.2%。\n", ["[1]", "[3]", "[2]"]),
+        ("- （来源：1）、[3]指出，销量增长。\n- [2]显示，份额约为33.2%。\n", ["（来源：1）", "[3]", "[2]"]),
         # a number linking to a figure is no citation
         ("It is wide, as Figure [2](#figure-2) shows [1].", ["[1]"]),
     ],
