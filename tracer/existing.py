@@ -654,6 +654,10 @@ def _narrative_runs(text: str, markers: list[ExistingMarker],
             # run follows the last gap of spaces alone
             i = max((x for x in range(i + 1, j + 1) if not text[out[x - 1].end:out[x].start].strip()),
                     default=i)
+        # "…。（[Title](https://…)）、[4]指出": a parenthesis is no word; what follows it may be
+        while i < j and text[out[i].start:out[i].start + 1] in "(（" \
+                and not _LABELLED_HEAD.match(text, out[i].start):
+            i += 1
         run = out[i:j + 1]
         if not any(m.opener for m in run):
             end = run[-1].end
@@ -795,8 +799,11 @@ _ENTRY_AFTER = re.compile(rf"[ \t]+\S[^\n]*?(?:https?://|www\.|{LINK_OPEN})")
 
 def _is_entry_label(text: str, s: int, e: int) -> bool:
     """Whether the marker at [s, e) opens a line whose rest gives a URL or a link: the label of a
-    references entry ("[1] 中国信通院 https://…") in a list that is not cut as the section."""
-    return _opens_line(text, s) and bool(_ENTRY_AFTER.match(text, e))
+    references entry ("[1] 中国信通院 https://…") in a list that is not cut as the section; not
+    when the marker opens a run of markers or is the subject of a verb ("【2】 found that … 1957
+    ([Bridge](https://…)).", "[5] and [3] report that …")."""
+    return _opens_line(text, s) and bool(_ENTRY_AFTER.match(text, e)) \
+        and not _RUN_NEXT.match(text, e) and not SUBJECT_VERB.match(text, e)
 
 
 _HEADING_PREFIX = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+")

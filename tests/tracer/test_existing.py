@@ -782,6 +782,11 @@ def test_numbers_that_label_or_bound_something_are_no_markers(text: str) -> None
         # a line opened by a run of markers is no label, nor a neighbour's run partner
         ("- [1]和[3]认为，销量增长。\n- [2]显示，份额约为33.2%。\n", ["[1]", "[3]", "[2]"]),
         ("- （来源：1）、[3]指出，销量增长。\n- [2]显示，份额约为33.2%。\n", ["（来源：1）", "[3]", "[2]"]),
+        # a line opened by a subject or a run of markers is no references entry, a link further on
+        ("Intro.\n\n【2】 found that it launched. The bridge opened in 1957 ([Bridge](https://b.example/b)).\n",
+         ["【2】", "([Bridge](https://b.example/b))"]),
+        ("Intro.\n\n[5] and [3] report that it launched in 1990 ([Hubble](https://c.example/h)).\n",
+         ["[5]", "[3]", "([Hubble](https://c.example/h))"]),
         # a number linking to a figure is no citation
         ("It is wide, as Figure [2](#figure-2) shows [1].", ["[1]"]),
     ],

@@ -507,6 +507,17 @@ def test_a_subject_run_that_lost_a_member_is_read_again_as_a_subject(report: str
     assert _body(once).count("[1]") == 1 and twice == once, (once, twice)
 
 
+@pytest.mark.parametrize(("policy", "placement"), [("replace", "after"), ("keep", "before")])
+def test_a_subject_run_after_a_parenthesized_link_citation_is_read_again_as_a_subject(
+        policy: str, placement: str) -> None:
+    """Found by fuzzing: "…。（[T](url)）[3]和[1]认为，…" lost [3], and the parenthesis then read as the
+    run's first member, which made no word of "和[1]认为": a second trace moved [1] to the end."""
+    report = ("全国居民人均可支配收入为39218元。（[统计公报](https://www.stats.gov.cn/gdp2023); "
+              "[Elsewhere](https://elsewhere.example/page)）[3]和[1]认为，全年城镇新增就业1244万人。")
+    once, twice = _again(report + _STATS_LIST, [_STATS], existing=policy, placement=placement)
+    assert "和[1]认为" in _body(once) and twice == once, (once, twice)
+
+
 def test_a_named_source_is_not_repeated_at_the_end_after_another_sources_marker() -> None:
     """"…, as [1] found.[2]" is what a trace writes; traced again, the [2] at the end is no
     reason to repeat the named [1] there ("found.[1][2]"): only an end marker that names the
