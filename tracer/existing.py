@@ -68,7 +68,7 @@ _SOURCE_NOTE = re.compile(
     rf"(?:{_PAGES})?[ \t]*+[)）]")
 # a number list in any bracket an author uses for citations ("（详见【1】）" wraps one too)
 _BRACKETED = (rf"(?:\[{_NUM_LIST}\]|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
-              rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］)")
+              rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］|\[{_NUM}(?::{_NUM})?†[^\[\]†\n]{{0,60}}\])")
 _CUE = CITATION_CUE
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
 

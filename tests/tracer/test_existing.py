@@ -720,6 +720,9 @@ def test_footnote_labels_with_carets_list_entries() -> None:
         ("Webb launched in 2021 (Source: [2]).", "(Source: [2])", (2,)),
         ("Webb launched in 2021 (from [2]).", "(from [2])", (2,)),
         ("韦布于2021年发射（参见[1]）。", "（参见[1]）", (1,)),
+        # ... ChatGPT's "[4†source]" in ASCII brackets too, as its "【4†source】" is
+        ("Webb launched in 2021 (see [1†source]).", "(see [1†source])", (1,)),
+        ("Webb is large ([1†source], [2]).", "([1†source], [2])", (1, 2)),
         ("Webb launched in 2021 [[1](https://a.com/x)].", "[[1](https://a.com/x)]", (-1,)),
         ("Webb launched in 2021^[1]^.", "^[1]^", (1,)),
     ],
