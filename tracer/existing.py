@@ -654,12 +654,13 @@ def _narrative_runs(text: str, markers: list[ExistingMarker],
             # run follows the last gap of spaces alone
             i = max((x for x in range(i + 1, j + 1) if not text[out[x - 1].end:out[x].start].strip()),
                     default=i)
-        # "…。（[Title](https://…)）、[4]指出": a parenthesis is no word; what follows it may be
-        while i < j and text[out[i].start:out[i].start + 1] in "(（" \
+        # "…。（[Title](https://…)）、[4]指出": a parenthesis is no word; what follows it may be (and
+        # "…。（[Title](https://…)），指出" has no subject: the parenthesis cites the sentence before)
+        while i <= j and text[out[i].start:out[i].start + 1] in "(（" \
                 and not _LABELLED_HEAD.match(text, out[i].start):
             i += 1
         run = out[i:j + 1]
-        if not any(m.opener for m in run):
+        if run and not any(m.opener for m in run):
             end = run[-1].end
             gap = _GAP.match(text, end)   # spaces, and a separator a removed member left ("[1] and  found")
             subject_of = next((opening[q] for q in range(end, gap.end() + 1 if gap else end + 1)
@@ -818,7 +819,7 @@ _NUMBER_LABEL = re.compile(
     r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?(?:[\[【［〔]"
     r"(?:[ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?)?(\d{1,4})[ \t]*[\]】］〕]"
     # or in parentheses under a label word: "(Source 1) Municipal well: …"
-    r"|[(（][ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?(\d{1,4})[ \t]*[)）])[ \t]*"
+    r"|[(（][ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?(\d{1,4})[ \t]*[)）])(?P<close>)[ \t]*"
     r"(?!" + _RUN_ON + r")[^\s.,;:!?。，；：！？\[【]")
 # a short title and a colon ("市场规模：", "Scope:", "Bridge [history]:"; `_titled` keeps a marker's
 # colon out: "and [Source: 2]")
@@ -945,7 +946,7 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
         return True            # "[0, 1]": no citation is numbered 0
     listed = bool(numbers) and set(numbers) <= ctx.entries()   # the old list holds it
     if first and first not in ".,;:!?。，；：！？[【" and len(numbers) == 1 and not _RUN_NEXT.match(text, e) \
-            and _opens_line(text, s):
+            and not SUBJECT_VERB.match(text, e, min(le, e + 20)) and _opens_line(text, s):
         n = numbers[0]
         prev = ctx.line(ls - 1) if ls > 0 else None
         nxt = ctx.line(le + 1) if le < len(text) else None
@@ -965,8 +966,8 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
             or text[prev[0]:prev[1]].lstrip().startswith("#")
         if blank_before and titled and not listed:
             return True        # "【1】市场规模：…" after a blank line or a heading
-    if listed or not _TWO_NUMBERS.fullmatch(raw):
-        return False
+    if listed or not _TWO_NUMBERS.fullmatch(raw) or not numbers[0] < numbers[-1]:
+        return False           # ("[4, 4]", "[3, 1]": no interval or pair of figures runs down)
     entries = ctx.entries()
     if entries and max(numbers) > max(entries) + 2:
         return True            # "[1, 10]" where the old list ends at 2: a pair of figures (a list
@@ -988,7 +989,9 @@ def _label_number(text: str, start: int, end: int) -> int:
     """The number of the label opening the line text[start:end] followed by text ("【2】增长率…":
     2), or -1."""
     m = _NUMBER_LABEL.match(text, start, min(end, start + 40))
-    return int(m.group(1) or m.group(2)) if m else -1
+    if not m or SUBJECT_VERB.match(text, m.end("close"), min(end, m.end("close") + 20)):
+        return -1              # "【3】 found that …" is a subject, no label
+    return int(m.group(1) or m.group(2))
 
 
 def _row_numbers(text: str, line_start: int, row_tables: dict[int, bool]) -> bool:

@@ -790,6 +790,9 @@ def test_numbers_that_label_or_bound_something_are_no_markers(text: str) -> None
          ["【2】", "([Bridge](https://b.example/b))"]),
         ("Intro.\n\n[5] and [3] report that it launched in 1990 ([Hubble](https://c.example/h)).\n",
          ["[5]", "[3]", "([Hubble](https://c.example/h))"]),
+        # a number followed by a verb of saying is a subject, neither a line's label nor a run partner
+        ("Intro.\n\n【3】 found that it launched.\n[4, 4] reports that it is wide.\n", ["【3】", "[4, 4]"]),
+        ("Intro.\n\n- [1] reports that it launched.\n- [2] finds that it is wide.\n", ["[1]", "[2]"]),
         # a number linking to a figure is no citation
         ("It is wide, as Figure [2](#figure-2) shows [1].", ["[1]"]),
     ],

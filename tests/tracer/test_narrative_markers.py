@@ -518,6 +518,16 @@ def test_a_subject_run_after_a_parenthesized_link_citation_is_read_again_as_a_su
     assert "和[1]认为" in _body(once) and twice == once, (once, twice)
 
 
+@pytest.mark.parametrize("policy", ["keep", "replace"])
+def test_a_parenthesized_link_citation_is_never_a_subject(policy: str) -> None:
+    """Found by fuzzing: "…。（[T](url)）[2][2]，指出…" lost its [2]s, and the parenthesis left before
+    "，指出" was read as the next sentence's subject on a second trace and replaced by its marker."""
+    report = ("人工智能企业数量超过4500家。（[统计公报](https://www.stats.gov.cn/gdp2023)）[2][2]，指出全年城镇新增就业"
+              "1244万人。")
+    once, twice = _again(report + _STATS_LIST, [_STATS], existing=policy, placement="after")
+    assert "（[统计公报](https://www.stats.gov.cn/gdp2023)）" in _body(once) and twice == once, (once, twice)
+
+
 def test_a_named_source_is_not_repeated_at_the_end_after_another_sources_marker() -> None:
     """"…, as [1] found.[2]" is what a trace writes; traced again, the [2] at the end is no
     reason to repeat the named [1] there ("found.[1][2]"): only an end marker that names the
