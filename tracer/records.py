@@ -440,6 +440,10 @@ def _wraps_records(key: object, value: object) -> bool:
     return key in ("data", "results") and any(objects(v) for v in value.values())
 
 
+# lists of objects a page's result holds that are pages of its own, not groups of records (Exa's
+# "subpages": a result with highlights only and subpages is still one record)
+_PAGE_LISTS = frozenset({"subpages"})
+
 # what marks an object as Dify's chat answer or event (its resources sit in its "metadata")
 _DIFY_KEYS = ("event", "answer", "conversation_id", "message_id")
 
@@ -450,7 +454,8 @@ def _looks_like_record(raw: Mapping[Any, Any]) -> bool:
     _k, content = _pick(raw, _CONTENT_KEYS)
     _k, url = _pick(raw, _URL_KEYS)
     if _blank(content) and isinstance(url, str) and url.strip() and not any(
-            isinstance(v, (list, tuple)) and any(isinstance(x, Mapping) for x in v) for v in raw.values()) \
+            isinstance(v, (list, tuple)) and any(isinstance(x, Mapping) for x in v)
+            for k, v in raw.items() if k not in _PAGE_LISTS) \
             and (passages := fallback_content(raw)):
         content = passages[1]          # (an Exa result with highlights only; not a response with results)
     _k, rid = _pick(raw, _OPTIONAL_KEYS["id"])

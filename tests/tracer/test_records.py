@@ -231,6 +231,11 @@ def test_a_search_apis_response_gives_its_results_and_a_record_may_hold_lists_of
            "subpages": [{"url": "https://a.example/t/2", "text": "More."}]}
     recs, warnings = normalize_records(one)
     assert [(r.url, r.content) for r in recs] == [("https://a.example/t", fact)]
+    # ... and so is an Exa result with highlights instead of a text, beside its subpages
+    exa = {"url": "https://a.example/t", "title": "Tower", "highlights": [fact],
+           "subpages": [{"url": "https://a.example/t/2", "text": "More."}]}
+    recs, warnings = normalize_records(exa)
+    assert [(r.url, r.content) for r in recs] == [("https://a.example/t", fact)] and warnings == []
     # a {source_type: [records]} mapping stays one, even with a "results" group
     recs, _ = normalize_records({"news": [one], "results": [{"url": "https://b.example/r", "content": fact}]})
     assert [(r.source_type, r.url) for r in recs] == [("news", "https://a.example/t"),
