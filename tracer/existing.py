@@ -1248,7 +1248,7 @@ def _parse_entries(
 ) -> tuple[dict[int, tuple[list[str], list[str]]], dict[str, set[int]]]:
     """`parse_reference_entries`, and the numbers whose entries are written under a label word
     ("[ref1] …", "Source 2: …"), by that word (`label_key`)."""
-    removed_references = _one_line_entries(_html_list_lines(removed_references))
+    removed_references = _bullets_numbered(_one_line_entries(_html_list_lines(removed_references)))
     entries: dict[int, tuple[list[str], list[str]]] = {}
     notes: dict[int, tuple[list[str], list[str]]] = {}   # "[^1]: …" lines, read after the others
     last: tuple[dict[int, tuple[list[str], list[str]]], int] | None = None
@@ -1308,6 +1308,25 @@ def _parse_entries(
         entry[0].extend(urls)
         entry[1].extend(titles)
     return dict(sorted(entries.items())), by_word
+
+
+_BULLET = re.compile(r"^ {0,3}[-*+•][ \t]+(?=\S)")
+_GIVES_LINK = re.compile(rf"https?://|\bwww\.|{LINK_OPEN}", re.IGNORECASE)
+
+
+def _bullets_numbered(section: str) -> str:
+    """A references list of bullets, each giving a URL or a link ("- [Reuters](https://…)"), with
+    no numbered entry: its items numbered in order ("1. [Reuters](https://…)"), as the body's
+    "[1]", "[2]" cite them. Any other section as it is."""
+    lines = section.splitlines()
+    bullets = [k for k, line in enumerate(lines) if _BULLET.match(line)]
+    numbered = (_REF_LINE, _LABELLED_ENTRY, _BARE_LABELLED_ENTRY, _TABLE_ROW)
+    if not bullets or any(p.match(line) for line in lines for p in numbered) \
+            or not all(_GIVES_LINK.search(lines[k]) for k in bullets):
+        return section
+    for n, k in enumerate(bullets, 1):
+        lines[k] = _BULLET.sub(f"{n}. ", lines[k], count=1)
+    return "\n".join(lines)
 
 
 _LIST_TOKEN = re.compile(

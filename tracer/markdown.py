@@ -581,6 +581,7 @@ def _trailing_definitions(
     labels: set[str] = set()
     numbered: set[str] = set()           # the "[1] Title. url" entries' numbers
     dotted: set[int] = set()             # the "1. Title. url" entries' numbers
+    bullets = 0                          # the "- [Title](url)" entries: numbered 1, 2, … in order
     below = ""                           # continuation lines under the definition above them
     while j >= 0:
         t = lines[j].text
@@ -592,7 +593,8 @@ def _trailing_definitions(
             while head > 0 and _INDENTED.match(lines[head].text) and lines[head - 1].text.strip():
                 head -= 1
             entry = "".join(ln.text for ln in lines[head:k + 1]) if k >= 0 else ""
-            if below or k < 0 or not _TRAILING_ENTRY.match(lines[head].text) or not (
+            if below or k < 0 or not (_TRAILING_ENTRY.match(lines[head].text)
+                                      or (bullets and _BULLET_ENTRY.match(lines[head].text))) or not (
                     _NUMBERED_DEF.match(entry) or _FOOTNOTE_DEF.match(entry) or _SOURCE_LINK.search(entry)) \
                     or (first is not None and bool(dotted) != _is_dotted(lines[head].text)):
                 break                    # the list's first block starts below this blank line
@@ -604,7 +606,9 @@ def _trailing_definitions(
         fm = _FOOTNOTE_DEF.match(t)
         bm = None if dm or fm else _BRACKET_ENTRY.match(t)
         om = None if dm or fm or bm else _DOTTED_ENTRY.match(t)
-        if first is not None and (dm or fm or bm or om) and bool(dotted) != bool(om):
+        um = None if dm or fm or bm or om else _BULLET_ENTRY.match(t)
+        if first is not None and (dm or fm or bm or om or um) and (bool(dotted) != bool(om)
+                                                                   or bool(bullets) != bool(um)):
             break                        # one kind of entry per list
         if (dm or fm) and lines[j].start in block_starts:
             if fm and not _SOURCE_LINK.search(t + below):
@@ -616,6 +620,9 @@ def _trailing_definitions(
         elif om and _SOURCE_LINK.search(t + below) and not _prose_like(t) \
                 and _link_entry((t + below).rstrip()):
             dotted.add(int(om.group(1)))   # not "1. Go to https://… and sign in.", "2. Pay at https://…"
+        elif um and (first is None or bullets) and _SOURCE_LINK.search(t + below) and not _prose_like(t) \
+                and _link_entry((t + below).rstrip()):
+            bullets += 1
         elif _INDENTED.match(t) or (t[:1] in (" ", "\t") and _SOURCE_LINK.search(t)):
             below = t + below
             j -= 1
@@ -643,6 +650,8 @@ def _trailing_definitions(
         if m.group(2) in labels and not _NUMBERISH.fullmatch(m.group(1)) and not any(
                 a <= m.start() and m.end() <= b for a, b in groups):
             return None    # (but in "([Wikipedia][1])", ChatGPT's citation, the label is a citation's)
+    if bullets:
+        dotted = set(range(1, bullets + 1))   # "- [Reuters](https://…)": the body's "[1]" cites the first
     if dotted:
         # a numbered list of links ends many reports as more reading; it is their references when
         # the body cites half its numbers or more in brackets (outside code), and no number past
@@ -664,6 +673,11 @@ def _link_entry(entry: str) -> bool:
     """Whether a numbered line's link ends it, with no word before it that makes it a step."""
     tail = entry[-_LINK_TAIL:]
     return bool(_ENDS_WITH_LINK.search(tail)) and not _STEP_BEFORE_LINK.search(tail)
+
+
+# "- [Reuters](https://…)", "* Title https://…": a bulleted list's entry (cut only when the body
+# cites its items by their place in it, as a numbered list's)
+_BULLET_ENTRY = re.compile(r"^ {0,3}[-*+•][ \t]+(?=\S)")
 
 
 def _is_dotted(line: str) -> bool:

@@ -837,6 +837,22 @@ def test_superscripts_that_open_lines_are_citations_not_notes() -> None:
     assert [m.numbers for m in find(text)] == [(1,), (3,), (2,), (3,)]
 
 
+def test_numbers_resolve_through_a_bulleted_list_of_links_by_place() -> None:
+    """"- [Beta](https://b.com/y)" is entry 1 of a list of bullets that each give a link, with no
+    numbered entry; a list with one, or a bullet without a link, numbers nothing by place."""
+    recs = [Record(url="https://a.com/x", title="Alpha", content="x", index=0),
+            Record(url="https://b.com/y", title="Beta", content="y", index=1)]
+    for refs in ("- [Beta](https://b.com/y)\n- [Alpha](https://a.com/x)\n",
+                 "* Beta https://b.com/y\n\n* Alpha, https://a.com/x\n"):
+        text = "Revenue rose 5% [1]. Costs fell 2% [2].\n\n## References\n\n" + refs
+        layout = scan_markdown(text)
+        resolved = resolve_existing(find(text), text[layout.body_end:], recs)
+        assert [resolved[n] for n in (1, 2)] == [1, 0], refs
+    for refs in ("- [Beta](https://b.com/y)\n- A book about costs\n",
+                 "- [Beta](https://b.com/y)\n2. [Alpha](https://a.com/x)\n"):
+        assert parse_reference_entries(refs).get(1) is None, refs
+
+
 def test_labelled_markers_resolve_through_a_list_labelled_the_same_way() -> None:
     """"[ref1]" / "【来源2】" in the body, "[ref1] Title https://…" / "【来源2】…" in the list."""
     recs = [Record(url="https://a.com/x", title="Alpha", content="x", index=0),

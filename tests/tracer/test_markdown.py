@@ -724,6 +724,28 @@ def test_a_numbered_list_of_links_the_report_introduces_or_that_gives_steps_stay
     assert scan_markdown(text).references == (text.index("1、"), len(text))
 
 
+def test_a_last_bulleted_list_of_links_the_body_cites_by_place_is_the_references() -> None:
+    """"- [Title](url)" lines at the end, the body citing "[1]", "[2]": as a numbered list's, each
+    item is the entry its place numbers; a list the body does not cite, one it introduces, one
+    whose items say more than a link, and one in the middle of the report stay."""
+    links = "- [CME FedWatch](https://cme.example/fw)\n- [FRED](https://fred.example)\n"
+    for body in ("Rates rose [1]. Jobs fell [2].\n\n", "Rates rose [1]. Jobs fell [2].\n\n---\n\n",
+                 "利率上升[1]。就业下降[1, 2]。\n\n"):
+        text = body + links
+        assert scan_markdown(text).references == (len(body), len(text)), text
+    spaced = "Rates rose [1]. Jobs fell [2].\n\n* https://cme.example/fw\n\n* https://fred.example\n"
+    assert scan_markdown(spaced).references == (spaced.index("* https"), len(spaced))
+    for text in (
+        "Rates rose. Jobs fell.\n\n" + links,                                      # nothing cited
+        "Rates rose [1]. Jobs fell [3].\n\n" + links,                              # [3] past it
+        "Rates rose [1]. Jobs fell [2].\n\nThese sites are useful:\n\n" + links,  # introduced
+        "Rates rose [1]. Jobs fell [2].\n\n- Track rates at https://cme.example/fw\n- [FRED](https://fred.example)\n",
+        "Rates rose [1]. Jobs fell [2].\n\n" + links + "\nMore prose after the list.\n",
+        "Rates rose [1]. Jobs fell [2].\n\n1. [CME](https://cme.example/fw)\n- [FRED](https://fred.example)\n",
+    ):
+        assert scan_markdown(text).references is None, text
+
+
 @pytest.mark.parametrize("line", [
     "Sources: [Reuters](https://r.example.com/a), [AP](https://ap.example.com/b)\n",
     "**Sources:** https://r.example.com/a; https://ap.example.com/b\n",
