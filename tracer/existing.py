@@ -966,8 +966,8 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
             or text[prev[0]:prev[1]].lstrip().startswith("#")
         if blank_before and titled and not listed:
             return True        # "【1】市场规模：…" after a blank line or a heading
-    if listed or not _TWO_NUMBERS.fullmatch(raw) or not numbers[0] < numbers[-1]:
-        return False           # ("[4, 4]", "[3, 1]": no interval or pair of figures runs down)
+    if listed or not _TWO_NUMBERS.fullmatch(raw):
+        return False
     entries = ctx.entries()
     if entries and max(numbers) > max(entries) + 2:
         return True            # "[1, 10]" where the old list ends at 2: a pair of figures (a list

@@ -750,6 +750,9 @@ def test_more_written_forms_are_markers(text: str, marker: str, numbers: tuple[i
         "1. [1] Scope: the mission.\n2. [2] Design: the mirror.\n3. [3] Orbit: far away.\n",
         "Scores were drawn uniformly (from [0, 1]).",
         "Ratings used a scale (from [1, 10]).\n\n## References\n\n[1] A https://a.com\n[2] B https://b.com\n",
+        # a pair of figures past the list's end, whichever way it runs
+        "The tensor has shape [64, 32] after pooling.\n\n## References\n\n[1] A https://a.com\n[2] B https://b.com\n",
+        "The kernel is [8, 8] wide.\n\n## References\n\n[1] A https://a.com\n[2] B https://b.com\n",
         # with a references list holding 1 and 2: titled numbered lines are still labels
         "Intro.\n\n【1】市场规模：继续扩大。\n【2】增长率：保持稳定。\n\n## 参考文献\n\n[1] 甲 https://a.cn\n"
         "[2] 乙 https://b.cn\n",
