@@ -31,10 +31,12 @@ from tracer.markdown import (
     CITATION_LABEL_WORD,
     LINK_CITATION_END,
     LINK_OPEN,
+    heading_title,
     inline_regions,
     is_code_region,
     link_definitions,
     one_line_entries,
+    references_title,
 )
 from tracer.models import ExistingMarker, Layout, Record, Sentence
 from tracer.text import content_tokens, numbers
@@ -1310,7 +1312,7 @@ def _parse_entries(
     return dict(sorted(entries.items())), by_word
 
 
-_BULLET = re.compile(r"^ {0,3}[-*+•][ \t]+(?=\S)")
+_BULLET = re.compile(r"^[-*+•][ \t]+(?=\S)")   # a top-level item (a nested one is part of it)
 _GIVES_LINK = re.compile(rf"https?://|\bwww\.|{LINK_OPEN}", re.IGNORECASE)
 
 
@@ -1319,6 +1321,9 @@ def _bullets_numbered(section: str) -> str:
     no numbered entry: its items numbered in order ("1. [Reuters](https://…)"), as the body's
     "[1]", "[2]" cite them. Any other section as it is."""
     lines = section.splitlines()
+    title = next((line for line in lines if line.strip()), "")
+    if references_title(heading_title(title)) in ("further reading", "further readings"):
+        return section         # more reading, in no order the body's numbers follow
     bullets = [k for k, line in enumerate(lines) if _BULLET.match(line)]
     numbered = (_REF_LINE, _LABELLED_ENTRY, _BARE_LABELLED_ENTRY, _TABLE_ROW)
     if not bullets or any(p.match(line) for line in lines for p in numbered) \

@@ -211,12 +211,12 @@ def heading_title(line: str) -> str:
 
 def is_references_title(title: str) -> bool:
     """True when a heading's text names a references section ("5. References:", "参考文献：")."""
-    return _references_title(title) is not None
+    return references_title(title) is not None
 
 
-def _references_title(title: str) -> str | None:
-    """The references title a heading's text names, normalised ("5. References:" gives
-    "references"), or None."""
+def references_title(title: str) -> str | None:
+    """The references title a heading's text names, normalised ("5. References:" and "**Further
+    Reading**" give "references" and "further reading"), or None."""
     s = _INVISIBLE.sub("", title).strip().strip("*_ \t").strip()
     if len(s) > 120:
         return None                            # a sentence, not a title (and no regex runs over it)
@@ -651,7 +651,14 @@ def _trailing_definitions(
                 a <= m.start() and m.end() <= b for a, b in groups):
             return None    # (but in "([Wikipedia][1])", ChatGPT's citation, the label is a citation's)
     if bullets:
-        dotted = set(range(1, bullets + 1))   # "- [Reuters](https://…)": the body's "[1]" cites the first
+        # "- [Reuters](https://…)": the body's "[1]" cites the first; only a list set apart from the
+        # body's prose by a rule, or by a blank line after a sentence's end or a citation, not one
+        # under a label ("**Next steps**", "Tools we used") or another list ("2. [AP](https://…)")
+        ruled = any(lines[x].text.strip() for x in range(k + 1, first))
+        if k >= 0 and not ruled and not (_SENTENCE_END.search(lines[k].text)
+                                         or _ENDS_CITING.search(lines[k].text)):
+            return None
+        dotted = set(range(1, bullets + 1))
     if dotted:
         # a numbered list of links ends many reports as more reading; it is their references when
         # the body cites half its numbers or more in brackets (outside code), and no number past
@@ -677,7 +684,8 @@ def _link_entry(entry: str) -> bool:
 
 # "- [Reuters](https://…)", "* Title https://…": a bulleted list's entry (cut only when the body
 # cites its items by their place in it, as a numbered list's)
-_BULLET_ENTRY = re.compile(r"^ {0,3}[-*+•][ \t]+(?=\S)")
+_BULLET_ENTRY = re.compile(r"^[-*+•][ \t]+(?=\S)")   # top-level: a nested item is part of the one above
+_ENDS_CITING = re.compile(r"[\]】][ \t]*$")
 
 
 def _is_dotted(line: str) -> bool:
@@ -1057,7 +1065,7 @@ def _heading_level(lines: list[_Line], j: int) -> int:
 def _accepted(entries: int, prose: int, data: int, plain: bool, lines: list[_Line], c: int,
               end: int) -> int | None:
     """`end` when what the section under line c holds makes it a references section, else None."""
-    if data * 2 > entries and _references_title(heading_title(lines[c].text)) in _LOOSE_TITLES:
+    if data * 2 > entries and references_title(heading_title(lines[c].text)) in _LOOSE_TITLES:
         return None            # "## Sources" over "- Coal: 55.3% of supply", "## 引用" over quotations
     if plain:
         return end if entries > 0 and prose == 0 else None
@@ -1392,6 +1400,6 @@ def _trim_url(text: str, s: int, e: int) -> int:
     return e
 
 
-__all__ = ["scan_markdown", "is_references_title", "LINK_OPEN", "one_line_entries",
+__all__ = ["scan_markdown", "is_references_title", "references_title", "LINK_OPEN", "one_line_entries",
            "heading_title", "unclosed_block", "inline_regions", "table_line_regions",
            "is_code_region", "link_definitions"]

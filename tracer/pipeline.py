@@ -305,8 +305,9 @@ def trace(
 
     with timer.stage("render"):
         by_id = {s.id: s for s in sentences}
-        pointers = {m.sentence for m in old_markers   # "See [2] for details.": asked of a few only
-                    if m.narrative and m.sentence in by_id and existing_stage.is_pointer(by_id[m.sentence])}
+        # "See [2] for details.": asked once of each sentence that names a source
+        named = {m.sentence for m in old_markers if m.narrative and m.sentence in by_id}
+        pointers = {sid for sid in named if existing_stage.is_pointer(by_id[sid])}
         out = render.render_report(
             report, layout, sentences, chosen, old_markers, resolved, recs, options, lang,
             pointers=pointers,

@@ -851,8 +851,14 @@ def test_numbers_resolve_through_a_bulleted_list_of_links_by_place() -> None:
         layout = scan_markdown(text)
         resolved = resolve_existing(find(text), text[layout.body_end:], recs)
         assert [resolved[n] for n in (1, 2)] == [1, 0], refs
+        # a nested item is part of the one above it
+        nested = refs.replace("\n", "\n  - [Mirror](https://mirror.example/y)\n", 1)
+        resolved = resolve_existing(find(text), nested, recs)
+        assert [resolved[n] for n in (1, 2)] == [1, 0], nested
     for refs in ("- [Beta](https://b.com/y)\n- A book about costs\n",
-                 "- [Beta](https://b.com/y)\n2. [Alpha](https://a.com/x)\n"):
+                 "- [Beta](https://b.com/y)\n2. [Alpha](https://a.com/x)\n",
+                 # more reading, in no order the body's numbers follow (a helper's review)
+                 "**Further reading**\n\n- [Beta](https://b.com/y)\n- [Alpha](https://a.com/x)\n"):
         assert parse_reference_entries(refs).get(1) is None, refs
 
 

@@ -742,8 +742,18 @@ def test_a_last_bulleted_list_of_links_the_body_cites_by_place_is_the_references
         "Rates rose [1]. Jobs fell [2].\n\n- Track rates at https://cme.example/fw\n- [FRED](https://fred.example)\n",
         "Rates rose [1]. Jobs fell [2].\n\n" + links + "\nMore prose after the list.\n",
         "Rates rose [1]. Jobs fell [2].\n\n1. [CME](https://cme.example/fw)\n- [FRED](https://fred.example)\n",
+        # under a label, or under another list: the body's (a helper's review)
+        "Rates rose [1]. Jobs fell [2].\n\n**Next steps**\n\n- Download the [data](https://d.example/x)\n"
+        "- Read the [method](https://m.example/y)\n",
+        "Rates rose [1]. Jobs fell [2].\n\nTools we used\n\n" + links,
+        "Rates rose [1]. Jobs fell [2].\n\n1. [Reuters](https://r.example/a)\n2. [AP](https://ap.example/b)\n\n"
+        + links,
     ):
         assert scan_markdown(text).references is None, text
+    # a nested item is part of the one above it
+    nested = ("Rates rose [1]. Jobs fell [2].\n\n- [CME](https://cme.example/fw)\n"
+              "  - [mirror](https://m.example/fw)\n- [FRED](https://fred.example)\n")
+    assert scan_markdown(nested).references == (nested.index("- [CME]"), len(nested))
 
 
 @pytest.mark.parametrize("line", [
