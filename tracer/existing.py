@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from tracer.markdown import (
     ATTRIBUTION_TAIL,
+    BULLET_ITEM,
     CITATION_CUE,
     CITATION_LABEL_WORD,
     LINK_CITATION_END,
@@ -1312,7 +1313,6 @@ def _parse_entries(
     return dict(sorted(entries.items())), by_word
 
 
-_BULLET = re.compile(r"^[-*+•][ \t]+(?=\S)")   # a top-level item (a nested one is part of it)
 _GIVES_LINK = re.compile(rf"https?://|\bwww\.|{LINK_OPEN}", re.IGNORECASE)
 
 
@@ -1324,13 +1324,13 @@ def _bullets_numbered(section: str) -> str:
     title = next((line for line in lines if line.strip()), "")
     if references_title(heading_title(title)) in ("further reading", "further readings"):
         return section         # more reading, in no order the body's numbers follow
-    bullets = [k for k, line in enumerate(lines) if _BULLET.match(line)]
+    bullets = [k for k, line in enumerate(lines) if BULLET_ITEM.match(line)]
     numbered = (_REF_LINE, _LABELLED_ENTRY, _BARE_LABELLED_ENTRY, _TABLE_ROW)
     if not bullets or any(p.match(line) for line in lines for p in numbered) \
             or not all(_GIVES_LINK.search(lines[k]) for k in bullets):
         return section
     for n, k in enumerate(bullets, 1):
-        lines[k] = _BULLET.sub(f"{n}. ", lines[k], count=1)
+        lines[k] = BULLET_ITEM.sub(f"{n}. ", lines[k], count=1)
     return "\n".join(lines)
 
 

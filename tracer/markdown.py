@@ -594,7 +594,7 @@ def _trailing_definitions(
                 head -= 1
             entry = "".join(ln.text for ln in lines[head:k + 1]) if k >= 0 else ""
             if below or k < 0 or not (_TRAILING_ENTRY.match(lines[head].text)
-                                      or (bullets and _BULLET_ENTRY.match(lines[head].text))) or not (
+                                      or (bullets and BULLET_ITEM.match(lines[head].text))) or not (
                     _NUMBERED_DEF.match(entry) or _FOOTNOTE_DEF.match(entry) or _SOURCE_LINK.search(entry)) \
                     or (first is not None and bool(dotted) != _is_dotted(lines[head].text)):
                 break                    # the list's first block starts below this blank line
@@ -606,7 +606,7 @@ def _trailing_definitions(
         fm = _FOOTNOTE_DEF.match(t)
         bm = None if dm or fm else _BRACKET_ENTRY.match(t)
         om = None if dm or fm or bm else _DOTTED_ENTRY.match(t)
-        um = None if dm or fm or bm or om else _BULLET_ENTRY.match(t)
+        um = None if dm or fm or bm or om else BULLET_ITEM.match(t)
         if first is not None and (dm or fm or bm or om or um) and (bool(dotted) != bool(om)
                                                                    or bool(bullets) != bool(um)):
             break                        # one kind of entry per list
@@ -684,7 +684,8 @@ def _link_entry(entry: str) -> bool:
 
 # "- [Reuters](https://…)", "* Title https://…": a bulleted list's entry (cut only when the body
 # cites its items by their place in it, as a numbered list's)
-_BULLET_ENTRY = re.compile(r"^[-*+•][ \t]+(?=\S)")   # top-level: a nested item is part of the one above
+#: a top-level bullet item's opening ("- ", "* ", "• "): a nested item is part of the one above it
+BULLET_ITEM = re.compile(r"^[-*+•][ \t]+(?=\S)")
 _ENDS_CITING = re.compile(r"[\]】][ \t]*$")
 
 
@@ -1401,6 +1402,6 @@ def _trim_url(text: str, s: int, e: int) -> int:
     return e
 
 
-__all__ = ["scan_markdown", "is_references_title", "references_title", "LINK_OPEN", "one_line_entries",
-           "heading_title", "unclosed_block", "inline_regions", "table_line_regions",
+__all__ = ["scan_markdown", "is_references_title", "references_title", "LINK_OPEN", "BULLET_ITEM",
+           "one_line_entries", "heading_title", "unclosed_block", "inline_regions", "table_line_regions",
            "is_code_region", "link_definitions"]
