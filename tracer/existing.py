@@ -51,6 +51,8 @@ _NUM = r"\d{1,4}"
 _DASH = r"(?:[-–—~～‐‑‒−－]|至)"
 _SEP = rf"\s*(?:[,，、;；]|{_DASH})\s*"
 _NUM_LIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
+# a number list in square brackets, as typed with a space inside ("[ 1 ]", "[ 1, 2 ]") or not
+_PLAIN = rf"\[[ \t]?{_NUM_LIST}[ \t]?\]"
 _PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
 # a source's number under a label word: "[ref1]", "[Ref. 2]", "[doc1]", "[来源2]", "【参考3】", the word
 # again before each number ("[Source 2, Source 3]", "【来源2、来源3】", "[ref1-ref3]", "[Source #1]"),
@@ -70,7 +72,7 @@ _SOURCE_NOTE = re.compile(
     rf"(?:(?:{_SEP}|[ \t]*+,?[ \t]*+(?:and|&|和|与)[ \t]*+){_LABEL_AGAIN}?#?{_NUM})*"
     rf"(?:{_PAGES})?[ \t]*+[)）]")
 # a number list in any bracket an author uses for citations ("（详见【1】）" wraps one too)
-_BRACKETED = (rf"(?:\[{_NUM_LIST}\]|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
+_BRACKETED = (rf"(?:{_PLAIN}|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
               rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］|\[{_NUM}(?::{_NUM})?†[^\[\]†\n]{{0,60}}\])")
 _CUE = CITATION_CUE
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
@@ -141,7 +143,7 @@ _ONE = (
     rf"|{_LINK_GROUP}"
     rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"
     rf"|\^\[{_NUM_LIST}\](?!\()"
-    rf"|\[{_NUM_LIST}\](?!\()"
+    rf"|{_PLAIN}(?!\()"
 
 )
 # Atomic: the items between the tags split one way only. Tried every way ("1,2" as one list or
@@ -212,7 +214,13 @@ def _numbers(marker: str) -> tuple[int, ...]:
 def _numbered(raw: str) -> bool:
     """Whether the marker is a bracketed number, bare or under a label word ("[1]", "【2】", "[ref1]"):
     such a number may label a heading, a row or a list entry rather than cite."""
-    return raw[0] in "[【［〔" and (raw[1:2].isdigit() or bool(_LABELLED_HEAD.match(raw)))
+    return raw[0] in "[【［〔" and (_opens_with_digit(raw) or bool(_LABELLED_HEAD.match(raw)))
+
+
+def _opens_with_digit(raw: str) -> bool:
+    """Whether a digit follows the marker's opening bracket, a space or tab between them or not
+    ("[1]", "[ 1 ]")."""
+    return raw[1:3].lstrip(" \t")[:1].isdigit()
 
 
 def _unwrapped(marker: str) -> str:
@@ -426,7 +434,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
-            elif raw[0] == "[" and raw[1:2].isdigit() and (s == index_end or (
+            elif raw[0] == "[" and _opens_with_digit(raw) and (s == index_end or (
                     0 in numbers and s > 0 and text[s - 1].isascii()
                     and (text[s - 1].isalpha() or text[s - 1] == "_") and 0 not in ctx.entries())):
                 index_end = e          # "list[0]", "M[0][1]": an index (after a digit, a bracket or
@@ -1164,7 +1172,8 @@ def _sentence_of(
 
 _REF_LINE = re.compile(
     r"^[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__|\*(?=[\[【［〔(（\d])|_)?"     # "**[1]** …", "**1.** …"
-    r"(?:\\?\[\^?(\d{1,4})\^?\\?\]:?|[【［〔](\d{1,4})[】］〕]|(\d{1,4})[.)、]|[(（](\d{1,4})[)）]|([①-⑳]))"
+    r"(?:\\?\[[ \t]?\^?(\d{1,4})\^?[ \t]?\\?\]:?|[【［〔](\d{1,4})[】］〕]|(\d{1,4})[.)、]"
+    r"|[(（](\d{1,4})[)）]|([①-⑳]))"
     r"(?:\*\*|__|\*|_)?[ \t]*(.*)$"
 )
 _LABELLED_ENTRY = re.compile(

@@ -146,7 +146,8 @@ _CITE_INNER = re.compile(rf"\^?[\d\s,，、;；\-–—~～‐‑‒−－至]+"
                          rf"|\d{{1,4}}(?::\d{{1,4}})?†[^\[\]†\n]{{0,60}}")
 # a line that looks like an entry of a references list
 _REF_ENTRY = re.compile(
-    r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*|\\?\[\^?[\w.-]+\\?\]|[【［〔]\d+[】］〕]|[（(]\d+[)）]"
+    r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*|\\?\[\^?[\w.-]+\\?\]|\[[ \t]\d{1,4}[ \t]?\]"
+    r"|[【［〔]\d+[】］〕]|[（(]\d+[)）]"
     r"|\^\d+|[①-⑳]|\\?" + _LABELLED_NUMBER + ")"
 )
 #: A link's "](" (not a chat app's marker shaped like one: ChatGPT's ']({"attribution":…})' tail, Grok's
@@ -154,7 +155,7 @@ _REF_ENTRY = re.compile(
 LINK_OPEN = r"\]\((?!\{|grok_render|(?:start|end)_span\))"
 _STRONG_REF = re.compile(
     rf"(?:https?://|www\.|{LINK_OPEN}|doi\.org|\bdoi:|arxiv"
-    r"|^[ \t]*(?:\\?\[\^?\d+\\?\]|[【［〔]\d+[】］〕]))",
+    r"|^[ \t]*(?:\\?\[[ \t]?\^?\d+[ \t]?\\?\]|[【［〔]\d+[】］〕]))",
     re.IGNORECASE,
 )
 # an unnumbered citation line: 'Reuters, "Tesla deliveries", Jan 2024.' / 《报告》，国家统计局，2023
@@ -496,9 +497,11 @@ _ESCAPED_ENTRY = re.compile(r"^ {0,3}\\\[\d{1,4}\\\][ \t]+\S")
 _MAX_CLOSING_BLOCKS = 16   # closing paragraphs and sections read after a headingless list
 # a headingless list's entry: "[1] Title. https://…", "【1】标题 https://…"; `_TRAILING_ENTRY`: a
 # line that opens one, a footnote definition included
-_BRACKET_ENTRY = re.compile(r"^ {0,3}(?:\\?\[(\d{1,4})\\?\](?!:)|[【［〔](\d{1,4})[】］〕])[ \t]*\S")
+_BRACKET_ENTRY = re.compile(
+    r"^ {0,3}(?:\\?\[[ \t]?(\d{1,4})[ \t]?\\?\](?!:)|[【［〔](\d{1,4})[】］〕])[ \t]*\S")
 _TRAILING_ENTRY = re.compile(
-    r"^ {0,3}(?:\\?\[\d{1,4}\\?\]|[【［〔]\d{1,4}[】］〕]|\[\^[\w.-]{1,40}\]:|\d{1,4}(?:[.)][ \t]|、))")
+    r"^ {0,3}(?:\\?\[[ \t]?\d{1,4}[ \t]?\\?\]|[【［〔]\d{1,4}[】］〕]|\[\^[\w.-]{1,40}\]:"
+    r"|\d{1,4}(?:[.)][ \t]|、))")
 # "1. Title. https://…", "1、标题 https://…": a numbered list's entry (cut only when the body cites
 # its numbers)
 _DOTTED_ENTRY = re.compile(r"^ {0,3}(\d{1,4})(?:[.)][ \t]+|、[ \t]*)(?=\S)")
@@ -512,7 +515,8 @@ _STEP_BEFORE_LINK = re.compile(
     re.IGNORECASE)
 _LINK_TAIL = 2048   # the end of an entry these are tried on: a link is shorter, and the search stays linear
 # the numbers a body cites in brackets: "[1]", "[1, 2]", "【2-3】" (not "[2](url)", a link)
-_BODY_MARKER = re.compile(r"[\[【［〔](\d{1,4}(?:[ \t]*[,，、\-–][ \t]*\d{1,4}){0,20})[\]】］〕](?!\()")
+_BODY_MARKER = re.compile(
+    r"[\[【［〔][ \t]?(\d{1,4}(?:[ \t]*[,，、\-–][ \t]*\d{1,4}){0,20})[ \t]?[\]】］〕](?!\()")
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 # a parenthesis of reference links only: "([Wikipedia][1])", "([a.com][1], [b.org][2])"
 _REF_ITEM = r"\[[^\[\]\n]{1,80}\]\[\d{1,4}\]"

@@ -42,6 +42,11 @@ def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
         ("[1, 3－4]", (1, 3, 4)),
         ("【1】", (1,)),
         ("【1，2】", (1, 2)),
+        # typed with a space inside the brackets
+        (" [ 1 ]", (1,)),
+        (" [ 1, 2 ]", (1, 2)),
+        ("[ 2]", (2,)),
+        (" ([ 1 ])", (1,)),
         ("[^1]", (1,)),
         ("[citation:3]", (3,)),
         ("[[1]](https://a.com/x)", (-1,)),   # its URL's own number
@@ -744,6 +749,9 @@ def test_more_written_forms_are_markers(text: str, marker: str, numbers: tuple[i
         "每个样本的评分范围为【1，5】之间。",
         "Rate each item on a scale of [1-5].",
         "Probabilities lie in [0, 1].",
+        "Probabilities lie in [ 0, 1 ].",
+        "Each answer was rated on a scale of [ 1, 5 ] by two annotators.",
+        "## [ 1 ] Introduction\n\nSome text here.",
         "**[1] Introduction**\n\nThe market grew.\n",
         "[1] Introduction\n----------------\n\nThe market grew.\n",
         "| Index | Task |\n|---|---|\n| [1] | Install |\n| [2] | Run |\n",
@@ -936,6 +944,12 @@ _BRIDGE = "The Wuhan Yangtze River Bridge opened to traffic in 1957"
     ("Intro.\n\n（[2]） Exports of cars rose to 4.91 million units in 2023, see [the data](https://a.example/car)."
      "\n\n## References\n\n[1] Wuhan bridge https://b.example/bridge\n[2] Car sales https://a.example/car\n",
      "Exports of cars", "（[2]）"),
+    # markers and a list typed with a space inside the brackets resolve as "[2]" and "[2] …" do
+    ("Exports of cars rose to 4.91 million units in 2023 [ 2 ]. The Wuhan Yangtze River Bridge opened to "
+     "traffic in 1957 [ 1 ].\n\n## References\n\n[ 1 ] Wuhan bridge https://b.example/bridge\n"
+     "[ 2 ] Car sales https://a.example/car\n", "in 2023 [1]. The Wuhan", "[ 2 ]"),
+    ("Exports of cars rose to 4.91 million units in 2023 [ 2 ].\n\n[ 1 ] Wuhan bridge https://b.example/bridge\n"
+     "[ 2 ] Car sales https://a.example/car\n", "in 2023 [1].", "[ 2 ]"),
     # a colon inside a marker is no title's
     ("[3] and [Source: 2] report that the Wuhan Yangtze River Bridge opened to traffic in 1957.", "", ""),
 ])
