@@ -100,6 +100,7 @@ _REF_TITLES = frozenset(
         "references and sources", "sources and references", "参考文献", "参考资料", "参考文章",
         "参考来源", "引用", "引用来源", "来源", "资料来源", "信息来源", "数据来源", "参考链接",
         "引用文献", "参考", "reference links", "source links", "引文", "文献", "参考书目",
+        "参考网址", "参考网站", "参考出处", "文献来源", "引用资料", "引用链接",
     }
 )
 # titles that head other lists too ("## Sources" over data points, "## 引用" over famous quotes): a
@@ -115,6 +116,11 @@ _TITLE_MODIFIERS = re.compile(r"^主要|(?:列表|清单|目录)$|\s*[（(](?!�
                               r"|\s+(?:used|cited|consulted|referenced)$")
 _CHAPTER = re.compile(r"^第[一二三四五六七八九十百\d]{1,4}(?:章|节|部分|篇)\s*[:：.、]?\s*")
 _CJK_SPACED = re.compile(r"(?<=[\u4e00-\u9fff])[ \t\u3000]+(?=[\u4e00-\u9fff])")
+# headings over notes or links, and over an author's references list too: "## Notes" holding
+# "1. Title. https://…" entries the body cites as "[1]" (`notes_title`)
+_NOTES_TITLES = frozenset({"notes", "endnotes", "footnotes", "links", "useful links", "related links",
+                           "注释", "注", "脚注", "尾注", "相关链接", "链接", "延伸阅读", "扩展阅读",
+                           "相关阅读"})
 _REF_COMPANIONS = frozenset(
     {"notes", "links", "data", "further reading", "延伸阅读", "相关链接", "注释", "资料", "说明"}
 )
@@ -215,9 +221,10 @@ def is_references_title(title: str) -> bool:
     return references_title(title) is not None
 
 
-def references_title(title: str) -> str | None:
-    """The references title a heading's text names, normalised ("5. References:" and "**Further
-    Reading**" give "references" and "further reading"), or None."""
+def _title_words(title: str) -> str | None:
+    """A heading's text without what decorates it: invisible characters, emphasis, a leading emoji,
+    "Appendix:", spaces between Chinese characters, its numbering or chapter, a trailing colon;
+    casefolded. None for a sentence (over 120 characters)."""
     s = _INVISIBLE.sub("", title).strip().strip("*_ \t").strip()
     if len(s) > 120:
         return None                            # a sentence, not a title (and no regex runs over it)
@@ -226,7 +233,22 @@ def references_title(title: str) -> str | None:
     s = _CJK_SPACED.sub("", s)                # "参 考 文 献"
     s = _NUMBERING.sub("", s, count=1)
     s = _CHAPTER.sub("", s, count=1)          # "第七章 参考文献"
-    s = s.strip().strip("*_ \t").rstrip(":：").strip().strip("*_").strip().casefold()
+    return s.strip().strip("*_ \t").rstrip(":：").strip().strip("*_").strip().casefold()
+
+
+def notes_title(title: str) -> bool:
+    """Whether a heading's text names notes or links ("## Notes", "## 相关链接"): a section that
+    is the references only when what it holds is a list of sources the body cites by number
+    (`_trailing_definitions`), where a `references_title` heads one whatever the body cites."""
+    return _title_words(title) in _NOTES_TITLES
+
+
+def references_title(title: str) -> str | None:
+    """The references title a heading's text names, normalised ("5. References:" and "**Further
+    Reading**" give "references" and "further reading"), or None."""
+    s = _title_words(title)
+    if s is None:
+        return None
     if s in _REF_TITLES:
         return s
     bare = _TITLE_MODIFIERS.sub("", s).strip()
@@ -640,8 +662,11 @@ def _trailing_definitions(
     k = j
     while k >= 0 and blank_or_rule(k):
         k -= 1
-    if k in heading_lines:
+    notes = k if k in heading_lines and notes_title(heading_title(lines[k].text)) else None
+    if k in heading_lines and notes is None:
         return None                      # a heading's own list, which `_section_end` did not take
+    # ... but under "## Notes" or "## 相关链接" the list is the references, heading and all, when the
+    # body cites it as it would cite one without a heading
     body = text[: lines[first].start]
     if numbered and len(numbered) < 2 and not any(
             re.search(rf"[\[【［〔]{n}[\]】］〕]", body) for n in numbered):
@@ -659,7 +684,7 @@ def _trailing_definitions(
         # body's prose by a rule, or by a blank line after a sentence's end or a citation, not one
         # under a label ("**Next steps**", "Tools we used") or another list ("2. [AP](https://…)")
         ruled = any(lines[x].text.strip() for x in range(k + 1, first))
-        if k >= 0 and not ruled and not (_SENTENCE_END.search(lines[k].text)
+        if k >= 0 and notes is None and not ruled and not (_SENTENCE_END.search(lines[k].text)
                                          or _ENDS_CITING.search(lines[k].text)):
             return None
         dotted = set(range(1, bullets + 1))
@@ -667,7 +692,7 @@ def _trailing_definitions(
         # a numbered list of links ends many reports as more reading; it is their references when
         # the body cites half its numbers or more in brackets (outside code), and no number past
         # it, and no line introduces it ("These sites are useful:")
-        if k >= 0 and lines[k].text.rstrip().rstrip("*_").endswith((":", "：")):
+        if k >= 0 and notes is None and lines[k].text.rstrip().rstrip("*_").endswith((":", "：")):
             return None
         plain = list(body)
         for a, b in blocks:
@@ -677,7 +702,7 @@ def _trailing_definitions(
                  for n in _bracket_numbers(m.group(1)) if n < 1000}   # not "[2020]"
         if 2 * len(cited & dotted) < len(dotted) or max(cited) > max(dotted):
             return None
-    return first, end
+    return (first if notes is None else notes), end
 
 
 def _link_entry(entry: str) -> bool:

@@ -756,6 +756,31 @@ def test_a_last_bulleted_list_of_links_the_body_cites_by_place_is_the_references
     assert scan_markdown(nested).references == (nested.index("- [CME]"), len(nested))
 
 
+@pytest.mark.parametrize("heading",
+                         ["## Notes", "## Endnotes", "### 相关链接", "## 注释", "## 4. Useful links"])
+def test_a_list_of_sources_under_a_notes_heading_that_the_body_cites_is_the_references(heading: str) -> None:
+    """Under "## Notes" or "## 相关链接" (no references title) the list is the references, heading
+    and all, where the same list without the heading would be: the body cites its numbers; not
+    where it cites none of them, or the entries are notes without a source link."""
+    body = "Rates rose [1]. Jobs fell [2].\n\n"
+    for entries in ("1. CME FedWatch - https://cme.example/fw\n2. FRED - https://fred.example\n",
+                    "[1] CME FedWatch https://cme.example/fw\n[2] FRED https://fred.example\n",
+                    "- [CME FedWatch](https://cme.example/fw)\n- [FRED](https://fred.example)\n"):
+        text = f"{body}{heading}\n\n{entries}"
+        assert scan_markdown(text).references == (len(body), len(text)), text
+    for text in (f"Rates rose. Jobs fell.\n\n{heading}\n\n1. CME - https://cme.example/fw\n"
+                 "2. FRED - https://fred.example\n",
+                 f"{body}{heading}\n\n1. The rate is the target's midpoint.\n2. Jobs are nonfarm payrolls.\n",
+                 f"{body}## Results\n\n1. CME - https://cme.example/fw\n2. FRED - https://fred.example\n"):
+        assert scan_markdown(text).references is None, text
+
+
+@pytest.mark.parametrize("heading", ["## 参考网址", "## 参考网站", "## 文献来源", "**引用资料**"])
+def test_more_chinese_references_titles(heading: str) -> None:
+    text = f"利率上升。\n\n{heading}\n\n- 联储 https://cme.example/fw\n"
+    assert scan_markdown(text).references == (text.index(heading), len(text))
+
+
 @pytest.mark.parametrize("line", [
     "Sources: [Reuters](https://r.example.com/a), [AP](https://ap.example.com/b)\n",
     "**Sources:** https://r.example.com/a; https://ap.example.com/b\n",
