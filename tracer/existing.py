@@ -1401,11 +1401,20 @@ _FOOTNOTE_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?\\?\[\^")
 _GBT_TYPE = re.compile(r"\s*\[(?:[A-Z]{1,2})(?:/OL)?\]\s*$")
 
 
+# a site or a year in brackets after an entry's title: "Apple sales (apple.com)", "Tesla (2024)"
+_TITLE_TAIL = re.compile(r"[ \t]*[(（](?:(?:[\w-]{1,63}\.)+[a-z]{2,24}|(?:19|20)\d\d)[)）][ \t.]*\Z",
+                         re.IGNORECASE)
+# a URL written without its scheme in an entry: "apple.com/newsroom", "a.org/x" (MLA drops it)
+_SCHEMELESS = re.compile(r"(?<![\w@/.:-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,24}/[^\s<>\"'`)\]]*", re.IGNORECASE)
+
+
 def _title_candidates(plain: str) -> Iterable[str]:
     s = plain.strip().strip('"“”').strip()
     if not s:
         return
     yield s
+    if (tail := _TITLE_TAIL.search(s)) is not None and tail.start() > 0:
+        yield s[:tail.start()]
     for q in re.findall(r"《([^》]+)》|[\"“]([^\"”]+)[\"”]", s):
         yield q[0] or q[1]
     for part in re.split(r" - | — | \| |，|, |\. |。", s):
@@ -1413,6 +1422,18 @@ def _title_candidates(plain: str) -> Iterable[str]:
         # a part must be title-sized: "Tesla" or "News" from "Tesla, Inc. … News" names no record
         if part != s and len(part) >= (4 if _CJK.search(part) else 10):
             yield part
+
+
+def _loose_key(canonical: str) -> str | None:
+    """A canonical http(s) URL without its scheme and a leading "www.", or None for another kind."""
+    low = canonical[:8].lower()
+    if low.startswith("https://"):
+        rest = canonical[8:]
+    elif low.startswith("http://"):
+        rest = canonical[7:]
+    else:
+        return None
+    return rest[4:] if rest[:4].lower() == "www." else rest
 
 
 def resolve_existing(
@@ -1441,9 +1462,16 @@ def resolve_existing(
     for t, poses in cut.items():
         if len(poses) == 1:
             by_title.setdefault(t, min(poses))
+    # then the same page under the other scheme or without "www." ("http://a.org/x" for the
+    # record's "https://www.a.org/x"), as an author copies a link: one record's page, the first's
+    loose: dict[str, int] = {}
+    for pos, rec in enumerate(recs):
+        if (lk := _loose_key(canon(rec.url))) is not None:
+            loose.setdefault(lk, pos)
     entries = parse_reference_entries(removed_references)
 
     def by_urls(urls: Iterable[str]) -> int | None:
+        keys = []
         for u in urls:
             u = u.strip()
             if not u:
@@ -1453,7 +1481,8 @@ def resolve_existing(
             hit = by_url.get(canon(u))
             if hit is not None:
                 return hit
-        return None
+            keys.append(_loose_key(canon(u)))
+        return next((loose[k] for k in keys if k is not None and k in loose), None)
 
     entry_hit: dict[int, int | None] = {}  # each entry is read once, however many markers cite it
 
@@ -1463,6 +1492,9 @@ def resolve_existing(
             hit = by_urls(urls)
             if hit is None and not urls:  # an entry's own url says what it was: no title guess
                 hit = next((by_title[t] for t in map(_norm_title, titles) if t in by_title), None)
+                if hit is None and titles:    # "\"Apple sales.\" *Apple*, 2023, a.org/x."
+                    hit = by_urls("https://" + u.group(0).rstrip(".,;:")
+                                  for u in _SCHEMELESS.finditer(titles[0]))
             entry_hit[n] = hit
         return entry_hit[n]
 

@@ -1111,7 +1111,10 @@ _DATA_ENTRY = re.compile(
     r"|[“\"「『][^\n]{3,}?[。！？.!?…][”\"」』][ \t]*[—–-]{1,2})")
 _BIB = re.compile(
     r"《|\bet al\b|\bretrieved\b|\baccessed\b|访问|检索|出版社|\[[JMRDCNZ]\]|[(（](?:19|20)\d\d[a-z]?[)）]"
-    r"|\b(?:vol|pp|no|ed|eds)\.|\bdoi\b|\bisbn\b|\bjournal\b|\bproceedings\b|\bpress\b",
+    r"|\b(?:vol|pp|no|ed|eds)\.|\bdoi\b|\bisbn\b|\bjournal\b|\bproceedings\b|\bpress\b"
+    # MLA's and Chicago's quoted title, its period inside the quotes ('"Apple sales." *Apple*, 2023,'),
+    # and a URL written without its scheme ("apple.com/newsroom")
+    r"|[“\"][^\"“”\n]{1,200}[.,!?][”\"]|(?<![\w@/.:-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,24}/[^\s/]",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")

@@ -775,6 +775,15 @@ def test_a_list_of_sources_under_a_notes_heading_that_the_body_cites_is_the_refe
         assert scan_markdown(text).references is None, text
 
 
+def test_a_list_of_mla_entries_is_a_references_list() -> None:
+    """'1. "Apple sales." *Apple*, 2023, apple.example.com/x.': a quoted title with its period inside
+    and a URL without its scheme make an entry, not a sentence."""
+    body = "Apple sold 230 million iPhones [1]. Tesla delivered 1.8 million [2].\n\n"
+    text = (body + '## Works Cited\n\n1. "Apple sales." *Apple*, 2023, apple.example.com/x.\n'
+            '2. "Tesla reports deliveries." *Tesla*, 2 Jan. 2024, tesla.example.com/ir/deliveries.\n')
+    assert scan_markdown(text).references == (len(body), len(text))
+
+
 @pytest.mark.parametrize("heading", ["## 参考网址", "## 参考网站", "## 文献来源", "**引用资料**"])
 def test_more_chinese_references_titles(heading: str) -> None:
     text = f"利率上升。\n\n{heading}\n\n- 联储 https://cme.example/fw\n"
