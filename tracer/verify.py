@@ -186,6 +186,8 @@ class _Claim:
     expansions: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # figures a near value states too: hedged ("约300万", "about $10 billion") or rounded ("62%")
     approx: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # whole figures the claim writes in words only ("千三年"): a record may write them so, year-like or not
+    in_words: frozenset[str] = frozenset()
 
     @property
     def figures_only(self) -> bool:
@@ -483,7 +485,7 @@ class Verifier:
             if not missing:
                 return stated | written, units
         # a figure in other units may be stated in words ("1.5 km": "fifteen hundred metres")
-        words = any(_may_be_in_words(v) or v in c.units for v in missing)
+        words = any(_may_be_in_words(v) or v in c.units or v in c.in_words for v in missing)
         dates = any(v.startswith("d:") and self._has_year(record, v.split("-", 1)[0][2:]) for v in missing)
         if words and units is not None:
             units = self._units_with_spelled(record)
@@ -669,6 +671,8 @@ class Verifier:
                 numbers=claimed,
                 units=units,
                 approx=approximate_figures(text) if claimed else {},
+                in_words=frozenset(v for v in claimed if v.isdigit()) - stated_numbers(text)
+                if claimed else frozenset(),
                 entities=frozenset(e.lower() for e in _CAPITALISED.findall(text)),
                 negated=bool(_NEGATION.search(text)),
                 acronyms=tuple((a, t[0]) for a in acronyms(text) if len(t := content_tokens(a)) == 1),

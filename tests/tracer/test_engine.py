@@ -221,6 +221,7 @@ _FIGURES = st.lists(
 @example("The RTX4090 has 24 GB.", "The rtx 4090 has 24 GB.")  # a code, spaced
 @example("The RTX 4090 has 24 GB.", "The RTX4090 has 24 GB.")  # a number, glued to a code
 @example("It lasted 6 years.", "The km6 route.")  # ... which states no figure with units
+@example("千三年", "千三")  # a year-like figure the claim writes in words, as the record does
 def test_verifier_reads_records_lazily_with_the_full_readings_answer(claim: str, record: str) -> None:
     """The verifier reads a record's words, digit-only dates and codes only when its digits
     leave a claim's figure unstated; what it reports unstated is what reading everything reports."""
