@@ -84,6 +84,7 @@ def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
         (" (ref. 1)", (1,)),
         (" (Source: 1, 2)", (1, 2)),
         ("（来源：2）", (2,)),
+        ("（参考资料：2）", (2,)),
         ("[1†source]", (1,)),
         ("[2:0†L10-L20]", (2,)),
         # the label again before each number, a page, full-width brackets, a cue with its brackets
