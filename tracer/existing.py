@@ -63,7 +63,8 @@ _LABELLED = rf"{_LABEL_AGAIN}{_LABELLED_NUMS}(?:{_PAGES})?"
 # ... and in parentheses only what cannot be a name: "(ref. 2)", "(Source: 1, 2)", "（来源：2）",
 # "(Ref. 2; Ref. 1)", not "(Source 1)", a well's name
 _LABELLED_PAREN = (rf"[(（][ \t]*+(?:(?i:refs?\.?|references?)[ \t]*+(?:[:：][ \t]*+)?"
-                   rf"|(?:(?i:sources?)|来源|参考文献|参考资料|出处)[ \t]*+[:：][ \t]*+){_LABELLED_NUMS}(?:{_PAGES})?"
+                   rf"|(?:(?i:sources?)|来源|参考文献|参考资料|出处)[ \t]*+[:：][ \t]*+)"
+                   rf"{_LABELLED_NUMS}(?:{_PAGES})?"
                    rf"[ \t]*+[)）]")
 # ... and "(Source 1)", "(Sources 1 and 2)", "（来源1）", "(doc 3)" where the cut references list labels its
 # entries so ("Source 1: …", "[Source 1] …"), and only there (`_candidates`)
