@@ -535,6 +535,9 @@ _STEP_BEFORE_LINK = re.compile(
     r"\b(?:at|on|to|from|via|visit|see|in|into|under|through|using|with|here|click|open|go)[ \t]*"
     + _END_LINK,
     re.IGNORECASE)
+_OPENS_WITH_LINK = re.compile(
+    r"[ \t]*(?:[-*+•]|\d{1,4}[.)、])[ \t]*(?:\*\*|__)?(?:\[[^\[\]\n]{1,200}\]\((?:https?://|www\.)[^()\s]{1,2000}\)"
+    r"|(?:https?://|www\.)[^\s<>]{1,2000})(?:\*\*|__)?(?:[ \t]+(?:[-–—|]|--)|[ \t]*[:：])[ \t]+\S")
 _LINK_TAIL = 2048   # the end of an entry these are tried on: a link is shorter, and the search stays linear
 # the numbers a body cites in brackets: "[1]", "[1, 2]", "【2-3】" (not "[2](url)", a link)
 _BODY_MARKER = re.compile(
@@ -706,9 +709,12 @@ def _trailing_definitions(
 
 
 def _link_entry(entry: str) -> bool:
-    """Whether a numbered line's link ends it, with no word before it that makes it a step."""
+    """Whether a numbered line's link ends it, with no word before it that makes it a step, or
+    opens it, a dash or colon and what the source is after it ("1. [Reuters](https://…) – Tesla's
+    deliveries", "- [FRED](https://…): rates")."""
     tail = entry[-_LINK_TAIL:]
-    return bool(_ENDS_WITH_LINK.search(tail)) and not _STEP_BEFORE_LINK.search(tail)
+    return (bool(_ENDS_WITH_LINK.search(tail)) and not _STEP_BEFORE_LINK.search(tail)) \
+        or bool(_OPENS_WITH_LINK.match(entry))
 
 
 # "- [Reuters](https://…)", "* Title https://…": a bulleted list's entry (cut only when the body

@@ -775,6 +775,25 @@ def test_a_list_of_sources_under_a_notes_heading_that_the_body_cites_is_the_refe
         assert scan_markdown(text).references is None, text
 
 
+@pytest.mark.parametrize("entries", [
+    "- [CME FedWatch](https://cme.example/fw) – rate odds by meeting\n"
+    "- [FRED](https://fred.example) — payrolls\n",
+    "- [CME FedWatch](https://cme.example/fw): rate odds by meeting\n"
+    "- [FRED](https://fred.example): payrolls\n",
+    "1. [CME FedWatch](https://cme.example/fw) - rate odds\n2. **[FRED](https://fred.example)** | payrolls\n",
+    "1. https://cme.example/fw – rate odds\n2. https://fred.example – payrolls\n",
+])
+def test_a_last_list_of_links_each_with_what_it_is_after_a_dash_is_the_references(entries: str) -> None:
+    """An entry that opens with its link and says what the source is after a dash or a colon is an
+    entry, as one that ends with its link is; a step's link is followed by no such separator."""
+    body = "Rates rose [1]. Jobs fell [2].\n\n"
+    text = body + entries
+    assert scan_markdown(text).references == (len(body), len(text)), text
+    steps = (body + "1. [Download](https://d.example/x) and install it.\n"
+             "2. [Sign in](https://s.example/y) first.\n")
+    assert scan_markdown(steps).references is None
+
+
 def test_a_list_of_mla_entries_is_a_references_list() -> None:
     """'1. "Apple sales." *Apple*, 2023, apple.example.com/x.': a quoted title with its period inside
     and a URL without its scheme make an entry, not a sentence."""
