@@ -166,7 +166,10 @@ _NO_PARENS = str.maketrans("()（）#", "     ")
 _LABEL_WORDS = re.compile(rf"{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?")
 
 _NUMS_IN = re.compile(rf"{_NUM}(?:\s*{_DASH}\s*{_NUM})?")
-_PAGES_IN = re.compile(_PAGES)
+# (as a search: only a blank run's first blank starts a match, or a marker with a long run of
+# spaces in it is scanned from each of them)
+_PAGES_IN = re.compile(r"(?<![ \t])[ \t]*+[,，:][ \t]*+(?:pp?\.|pages?|S\.)[ \t]*+\d{1,5}"
+                       r"(?:[ \t]*+[-–—][ \t]*+\d{1,5})?")
 _URL_IN = re.compile(r"\((" + _URL + r")\)")
 _JIUWEN = re.compile(rf"\[source_tracer_result\]\[({_TITLE})\](?:\(({_URL})\))?")
 _LINK_GROUP_RE = re.compile(_LINK_GROUP)
@@ -1202,6 +1205,7 @@ def _canon_fn() -> Callable[[str], str]:
 
 # a page title's site name after it: "比亚迪销量创新高_新浪财经_新浪网", "…|网易汽车", "… - 知乎"
 _SITE_SEP = re.compile(r"\s*(?:_|\||｜| - | — | – )\s*")
+_MAX_SITE_PARTS = 3      # the parts a site's name takes at most
 
 
 def _site_suffixed(title: str) -> list[str]:
@@ -1209,7 +1213,9 @@ def _site_suffixed(title: str) -> list[str]:
     "A_B", then "A"); only title-sized parts."""
     parts = _SITE_SEP.split(title.strip())
     out = []
-    for k in range(len(parts) - 1, 0, -1):
+    # a site's name is one to three parts at the end ("_新浪财经_新浪网"): cutting more, a title of
+    # thousands of parts ("a_a_a_…") would join thousands of prefixes, each as long as the title
+    for k in range(len(parts) - 1, max(0, len(parts) - 1 - _MAX_SITE_PARTS), -1):
         if any(ch.isdigit() for ch in parts[k]):
             break                        # "Quarterly results - Q1 2023": no site's name
         text = " ".join(parts[:k]).strip()
@@ -1399,12 +1405,15 @@ def _html_list_lines(text: str) -> str:
 _FOOTNOTE_LINE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?\\?\[\^")
 
 # the document-type code a GB/T 7714 entry puts after its title: "报告[R]", "文章[J]", "网页[EB/OL]"
-_GBT_TYPE = re.compile(r"\s*\[(?:[A-Z]{1,2})(?:/OL)?\]\s*$")
+_GBT_TYPE = re.compile(r"(?<!\s)\s*+\[(?:[A-Z]{1,2})(?:/OL)?\]\s*+$")
+# a title in quotes or 《》 inside an entry (an opener stops the scan of the one before it: an entry of
+# unclosed openers is read in linear time)
+_QUOTED_TITLE = re.compile(r"《([^》《]+)》|[\"“]([^\"”“]+)[\"”]")
 
 
 # a site or a year in brackets after an entry's title: "Apple sales (apple.com)", "Tesla (2024)"
-_TITLE_TAIL = re.compile(r"[ \t]*[(（](?:(?:[\w-]{1,63}\.)+[a-z]{2,24}|(?:19|20)\d\d)[)）][ \t.]*\Z",
-                         re.IGNORECASE)
+_TITLE_TAIL = re.compile(
+    r"(?<![ \t])[ \t]*+[(（](?:(?:[\w-]{1,63}\.)+[a-z]{2,24}|(?:19|20)\d\d)[)）][ \t.]*+\Z", re.IGNORECASE)
 # a URL written without its scheme in an entry: "apple.com/newsroom", "a.org/x" (MLA drops it)
 _SCHEMELESS = re.compile(r"(?<![\w@/.:-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,24}/[^\s<>\"'`)\]]*", re.IGNORECASE)
 
@@ -1416,7 +1425,7 @@ def _title_candidates(plain: str) -> Iterable[str]:
     yield s
     if (tail := _TITLE_TAIL.search(s)) is not None and tail.start() > 0:
         yield s[:tail.start()]
-    for q in re.findall(r"《([^》]+)》|[\"“]([^\"”]+)[\"”]", s):
+    for q in _QUOTED_TITLE.findall(s):
         yield q[0] or q[1]
     for part in re.split(r" - | — | \| |，|, |\. |。", s):
         part = _GBT_TYPE.sub("", part.strip()).strip().strip('"“”*_').strip()

@@ -148,7 +148,7 @@ _LABELLED_NUMBER = rf"[\[【]{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?\d{{1,4
 # (its label is a citation's, defined by the references list), even where the list defines it
 _CITE_LABEL = re.compile(rf"\d{{1,4}}|{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?\d{{1,4}}")
 _CITE_INNER = re.compile(rf"\^?[\d\s,，、;；\-–—~～‐‑‒−－至]+"
-                         rf"|{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?[\d ,，\-–]+"
+                         rf"|{CITATION_LABEL_WORD}[ \t]*+(?:[:：][ \t]*+)?[\d ,，\-–]+"
                          rf"|\d{{1,4}}(?::\d{{1,4}})?†[^\[\]†\n]{{0,60}}")
 # a line that looks like an entry of a references list
 _REF_ENTRY = re.compile(
@@ -728,10 +728,13 @@ def _is_dotted(line: str) -> bool:
     return bool(_DOTTED_ENTRY.match(line)) and not _BRACKET_ENTRY.match(line)
 
 
+_LIST_SEP = re.compile(r"(?<![ \t])[ \t]*+[,，、][ \t]*+")   # only a run's first blank starts a split
+
+
 def _bracket_numbers(inner: str) -> set[int]:
     """The numbers of a bracket's list: "1, 3" gives {1, 3}, "2-4" {2, 3, 4} (short ranges only)."""
     out: set[int] = set()
-    for part in re.split(r"[ \t]*[,，、][ \t]*", inner):
+    for part in _LIST_SEP.split(inner):
         lo, _, hi = part.partition("-") if "-" in part else part.partition("–")
         if hi and lo.strip().isdigit() and hi.strip().isdigit() and 0 <= int(hi) - int(lo) <= 50:
             out.update(range(int(lo), int(hi) + 1))

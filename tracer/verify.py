@@ -74,7 +74,9 @@ _EMPHASIS = re.compile(
 _STAR_EMPHASIS = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]{1,300}?)(?<=[^\s*\\])\*(?![\w*])")
 # emoji, their joiners and variation selectors: "across 👍", "🚀 Launch"
 _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200D]")
-_TRAILING_PUNCT = re.compile(r"[\s.!?;:,。！？；：，…\"'”’)）\]]+$")
+# (a run's first character only starts a match: tried from each character of a long run of commas or
+# quotes inside a sentence, the search was quadratic)
+_TRAILING_PUNCT = re.compile(r"(?<![\s.!?;:,。！？；：，…\"'”’)）\]])[\s.!?;:,。！？；：，…\"'”’)）\]]++$")
 # End of a record sentence: terminal punctuation (with closing quotes) before space, or a line break.
 _SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"'”’)）\]]*+(?=\s|$)|[。！？]++[”’）」』]*+|\n++")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z\u00c0-\u024f]+(?:\s+[A-Z][a-zA-Z]+)*)")
@@ -372,7 +374,7 @@ _CODE_FIGURE = re.compile(r"\b[A-Za-z]+-\d+\b")
 _NOT_A_NAME = re.compile(r"\d+|年度|季度|[年月日号]|\b(?:Q[1-4]|H[12]|FY)\b")
 # what a company's name adds that a page about it often leaves out ("Apple Inc.": "Apple")
 _NAME_SUFFIX = re.compile(
-    r"[,\s]+(?:Inc|Corp|Corporation|Co|Company|Ltd|Limited|PLC|LLC|Group|Holdings|AG|SA|SE|NV|N\.V|GmbH)\.?$"
+    r"(?<![,\s])[,\s]++(?:Inc|Corp|Corporation|Co|Company|Ltd|Limited|PLC|LLC|Group|Holdings|AG|SA|SE|NV|N\.V|GmbH)\.?$"
     r"|(?:股份)?有限公司$|集团$|公司$", re.IGNORECASE)
 
 

@@ -54,6 +54,11 @@ def _long_sentences(n: int) -> str:
 
 
 
+def _cited(entry: str) -> str:
+    """A report citing [1], its references list's one entry `entry`."""
+    return P + "The tower is tall [1].\n\n## References\n\n[1] " + entry + "\n"
+
+
 def _report(build: Callable[[int], str]) -> Gen:
     return lambda n: (build(n), REC)
 
@@ -129,6 +134,29 @@ CASES: dict[str, tuple[Gen, int]] = {
     "a references list, then n headings": (_report(lambda n: P + "\n## References\n[1] A https://a.com\n"
                                                    + "".join(f"## Part {i}\n- https://x{i}.com\n"
                                                              for i in range(n))), 2_000),
+    # (the 32nd session's regex hunt, /tmp/h1 of a helper: each was quadratic, 2-20 s at 8-32 KB)
+    "a table row's subject with a run of spaces, its citation kept": (_report(
+        lambda n: P + "| Company | Phones sold |\n|---|---|\n| Apple" + " " * n
+        + "Orchard | 10 million [1] |\n\n## References\n\n[1] https://a.example/1\n"), 4_000),
+    "a references entry of opening quotes": (_report(lambda n: _cited("x" + "“" * n + "x")), 4_000),
+    "a references entry of 《": (_report(lambda n: _cited("x" + "《" * n + "x")), 4_000),
+    "a references entry with a run of ideographic spaces": (
+        _report(lambda n: _cited("Tower" + "\u3000" * n + "x")), 8_000),
+    "a references entry with a run of spaces and tabs": (
+        _report(lambda n: _cited("Tower" + " \t" * (n // 2) + "x")), 8_000),
+    "'[1' + spaces + '-2]' before a numbered list of links": (lambda n: (
+        P + "The tower is tall [1" + " " * n
+        + "-2].\n\n1. Eiffel https://a.example/1\n2. Other https://b.example/2\n",
+        [*REC, {"url": "https://b.example/2", "title": "B", "content": "Other text about towers."}]), 8_000),
+    "'[Source' + spaces + '1x][1]' with a '[1]:' definition": (_report(
+        lambda n: P + "The tower is tall [Source" + " " * n + "1x][1].\n\n[1]: https://a.example/1\n"),
+        8_000),
+    "a sentence with a run of ',;' inside": (
+        _report(lambda n: P + S + ",;" * (n // 2) + " indeed.\n"), 8_000),
+    "n records titled 'a_a_…' (4,000 characters), one old marker": (lambda n: (
+        P + "The tower is tall [1].\n",
+        [*REC, *({"url": f"https://s.example/{i}", "title": "a_" * 2000,
+                  "content": f"Page {i} about towers."} for i in range(n))]), 25),
     # verification
     "sentences of 1,200 characters": (lambda n: (_long_sentences(n), _prose_records(8, 3_000)), 6_000),
     "a new code per sentence, 8 large records": (

@@ -11,12 +11,28 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.DOTALL)
+_FENCE_INFO = re.compile(r"[A-Za-z0-9_-]*+[ \t]*+\n?")   # after a fence's "```": its language, its newline
 _MAX_REPLY_CHARS = 1_000_000
 _MAX_STARTS = 200  # "{" positions tried amid prose: each try may read to the end of the reply
 # characters the tries may read in all: a reply of unclosed objects ('{"a":[1,{"a":[1,…') makes
 # every try read to its end, 200 of them 2 s of CPU in the event loop, past the call's deadline
 _MAX_SCANNED = 2_000_000
+
+
+def _fenced(text: str) -> list[str]:
+    """What each fenced block of a reply holds ("```json\n{…}\n```"), in order, in linear time (a
+    lazy regex read a reply of backticks with no closing fence from each of them: quadratic)."""
+    out: list[str] = []
+    at = text.find("```")
+    while at >= 0:
+        info = _FENCE_INFO.match(text, at + 3)
+        start = info.end() if info else at + 3
+        end = text.find("```", start)
+        if end < 0:
+            break
+        out.append(text[start:end])
+        at = text.find("```", end + 3)
+    return out
 
 
 def without_drafts(text: str) -> str:
@@ -47,7 +63,7 @@ def extract_json_object(text: str, key: str) -> dict[str, object] | None:
     # drafts first (a long one would push the answer past the cap), then the start is enough:
     # far over any output cap
     text = without_drafts(text)[:_MAX_REPLY_CHARS]
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
+    candidates = [*_fenced(text), text]
     decoder = json.JSONDecoder()
     scanned = 0
     for chunk in candidates:
