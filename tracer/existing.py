@@ -583,6 +583,9 @@ SUBJECT_VERB = re.compile(
     r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
     r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)"
     r"|" + _REMNANT_SEP + r"(?:报道|显示|表明|认为|提出|发现|统计))")
+# a reporting verb and its comma right after a marker opening a line ("[2]显示，…"): the source
+# is the line's subject, no label of it
+_REPORTS = re.compile(r"[ \t]*(?:报道|显示|表明|认为|提出|发现|统计|指出)[，,：:]")
 _WORD_AFTER = re.compile(r"[^\W_]")
 _RUN_GAP = re.compile(r"[ \t]*" + _RUN_SEP + r"\Z", re.IGNORECASE)
 _GAP = re.compile(r"[ \t]*" + _SUBJECT_SEP, re.IGNORECASE)
@@ -832,7 +835,7 @@ _RUN_ON = r"(?:[,，、;；]|(?:和|及|与|或|and|or|&)[ \t]*[\[【［〔(（]
 _RUN_NEXT = re.compile(r"[ \t]*+" + _RUN_ON)
 _NUMBER_LABEL = re.compile(
     r"[ \t]*(?:(?:[-*+>]|\d{1,9}[.)])[ \t]+)?(?:[\[【［〔]"
-    r"(?:[ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?)?(\d{1,4})[ \t]*[\]】］〕]"
+    r"(?:[ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?|[ \t])?(\d{1,4})[ \t]*[\]】］〕]"
     # or in parentheses under a label word: "(Source 1) Municipal well: …"
     r"|[(（][ \t]*" + CITATION_LABEL_WORD + r"[ \t]*(?:[:：][ \t]*)?(\d{1,4})[ \t]*[)）])(?P<close>)[ \t]*"
     r"(?!" + _RUN_ON + r")[^\s.,;:!?。，；：！？\[【]")
@@ -961,19 +964,21 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
         return True            # "[0, 1]": no citation is numbered 0
     listed = bool(numbers) and set(numbers) <= ctx.entries()   # the old list holds it
     if first and first not in ".,;:!?。，；：！？[【" and len(numbers) == 1 and not _RUN_NEXT.match(text, e) \
-            and not SUBJECT_VERB.match(text, e, min(le, e + 20)) and _opens_line(text, s):
+            and not SUBJECT_VERB.match(text, e, min(le, e + 20)) \
+            and not _REPORTS.match(text, e, min(le, e + 20)) and _opens_line(text, s):
         n = numbers[0]
         prev = ctx.line(ls - 1) if ls > 0 else None
         nxt = ctx.line(le + 1) if le < len(text) else None
         titled = _titled(text, m.start(1) if m else e, le)
         entries = ctx.entries()
-        # a neighbour numbered n - 1 or n + 1 makes a run; without titles, only one the old list
-        # does not give either ("- [2] shows …\n- [3] shows …" under a list ending at 2 is two
-        # citations, the second a number past the list, as "[2]" is one)
-        run = any(k == n + step and (titled or k not in entries)
+        # a neighbour numbered n - 1 or n + 1 makes a run; without titles, only where the old list
+        # does not give both numbers ("[1] Open the dashboard.\n[2] Export …" under a list of one
+        # entry, a trace's own output, numbers steps; "- [1] reports that …\n- [2] finds …" under
+        # a list of two cites them)
+        run = any(k == n + step and (titled or k not in entries or not listed)
                   for step, line in ((-1, prev), (1, nxt)) if line is not None
                   for k in (_label_number(text, *line),))
-        if run and (titled or (not listed and raw[0] not in "(（")):
+        if run and (titled or raw[0] not in "(（"):
             return True        # a run of numbered lines: "【1】市场规模：…\n【2】增长率：…" ("- [1] reports
             # that …\n- [2] finds …" cites the sources the old list gives those numbers; "(ref. 1)"
             # labels a run only with titles: with none it is a citation, whatever the list)

@@ -967,6 +967,14 @@ _BRIDGE = "The Wuhan Yangtze River Bridge opened to traffic in 1957"
      "[ 2 ] Car sales https://a.example/car\n", "in 2023 [1]. The Wuhan", "[ 2 ]"),
     ("Exports of cars rose to 4.91 million units in 2023 [ 2 ].\n\n[ 1 ] Wuhan bridge https://b.example/bridge\n"
      "[ 2 ] Car sales https://a.example/car\n", "in 2023 [1].", "[ 2 ]"),
+    # a run of numbered steps stays one whether or not the new list gives its first numbers (the
+    # trace's own output, traced again, has a list of one entry), spaced or not
+    (f"{_BRIDGE}.\n\nTo export the data:\n\n[1] Open the dashboard.\n[2] Export the table as CSV.\n"
+     "[3] Upload it to the shared drive.\n", "[1] Open the dashboard.\n[2] Export", ""),
+    (f"{_BRIDGE}.\n\nTo export the data:\n\n[ 1 ] Open the dashboard.\n[ 2 ] Export the table as CSV.\n",
+     "[ 1 ] Open the dashboard.\n[ 2 ] Export", ""),
+    ("2024年新能源汽车销量达到1286.6万辆。\n\n[ 1 ] 市场规模：继续扩大\n[ 2 ] 增长率：保持稳定\n",
+     "[ 1 ] 市场规模：继续扩大\n[ 2 ] 增长率", ""),
     # a colon inside a marker is no title's
     ("[3] and [Source: 2] report that the Wuhan Yangtze River Bridge opened to traffic in 1957.", "", ""),
 ])
