@@ -1120,12 +1120,13 @@ _DATA_ENTRY = re.compile(
     r"|[“\"「『][^\n]{3,}?[。！？.!?…][”\"」』][ \t]*[—–-]{1,2})")
 _BIB = re.compile(
     r"《|\bet al\b|\bretrieved\b|\baccessed\b|访问|检索|出版社|\[[JMRDCNZ]\]|[(（](?:19|20)\d\d[a-z]?[)）]"
-    r"|\b(?:vol|pp|no|ed|eds)\.|\bdoi\b|\bisbn\b|\bjournal\b|\bproceedings\b|\bpress\b"
-    # MLA's and Chicago's quoted title, its period inside the quotes ('"Apple sales." *Apple*, 2023,'),
-    # and a URL written without its scheme ("apple.com/newsroom")
-    r"|[“\"][^\"“”\n]{1,200}[.,!?][”\"]|(?<![\w@/.:-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,24}/[^\s/]",
+    r"|\b(?:vol|pp|no|ed|eds)\.|\bdoi\b|\bisbn\b|\bjournal\b|\bproceedings\b|\bpress\b",
     re.IGNORECASE,
 )
+# MLA's entry: a quoted title, its period inside the quotes, and at its end a URL without its scheme
+# ('"Apple sales." *Apple*, 2023, apple.com/newsroom.'); either alone is common in prose
+_MLA_TITLE = re.compile(r"[“\"][^\"“”\n]{1,200}[.,!?][”\"]")
+_ENDS_WITH_BARE_URL = re.compile(r"(?<![\w@/.:-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,24}/[^\s]*\Z", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 
@@ -1136,7 +1137,7 @@ def _prose_like(line: str) -> bool:
     "Smith, J. (2020). The oceans. Journal of Climate, 12(3)." and "《报告》，国家统计局，2023" do not.
     """
     t = _LEAD.sub("", line, count=1).strip()
-    if _BIB.search(t):
+    if _BIB.search(t) or (_ENDS_WITH_BARE_URL.search(t[-300:].rstrip(" .")) and _MLA_TITLE.search(t)):
         return False
     t = t.rstrip("*_”’\"'）)」』 ")
     if t.endswith(("。", "！", "？")):

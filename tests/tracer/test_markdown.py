@@ -803,6 +803,23 @@ def test_a_list_of_mla_entries_is_a_references_list() -> None:
     assert scan_markdown(text).references == (len(body), len(text))
 
 
+@pytest.mark.parametrize("line", [
+    'We collected figures from the IEA\'s "Global EV Outlook," and checked them against https://www.iea.org/data.',
+    "Our scraper, written in Node.js/Express, pulled the figures from https://www.iea.org/data every night.",
+    "Monthly figures were pulled from www.iea.org/data and checked against the makers' releases.",
+])
+def test_a_section_of_prose_after_the_references_stays_the_reports(line: str) -> None:
+    """A quotation with its comma inside the quotes, "Node.js/Express", or a URL without its scheme
+    make no line a bibliography entry (cut as one more source under another heading): only an MLA
+    entry's quoted title and a bare URL at its end do."""
+    refs = ("## References\n\n1. Tesla deliveries fall in 2024 - https://r.example/t\n"
+            "2. BYD overtakes Tesla - https://b.example/b\n\n")
+    text = ("Tesla delivered 1.79 million [1]. BYD sold 4.27 million [2].\n\n" + refs + "## Methodology\n\n"
+            + line + "\n")
+    cut = scan_markdown(text).references
+    assert cut is None or cut[1] <= text.index("## Methodology"), cut
+
+
 @pytest.mark.parametrize("heading", ["## 参考网址", "## 参考网站", "## 文献来源", "**引用资料**"])
 def test_more_chinese_references_titles(heading: str) -> None:
     text = f"利率上升。\n\n{heading}\n\n- 联储 https://cme.example/fw\n"
