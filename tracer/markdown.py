@@ -611,6 +611,7 @@ def _trailing_definitions(
     numbered: set[str] = set()           # the "[1] Title. url" entries' numbers
     dotted: set[int] = set()             # the "1. Title. url" entries' numbers
     bullets = 0                          # the "- [Title](url)" entries: numbered 1, 2, … in order
+    notelike = False                     # a "[1]" entry or a footnote that may be a note, not a source
     below = ""                           # continuation lines under the definition above them
     while j >= 0:
         t = lines[j].text
@@ -644,8 +645,10 @@ def _trailing_definitions(
                 return None              # a footnote that is a note, not a source
             if dm:
                 labels.add(dm.group(1))
+            notelike = notelike or bool(fm)
         elif bm and _SOURCE_LINK.search(t + below):
             numbered.add(bm.group(1) or bm.group(2))
+            notelike = notelike or _prose_like(t) or not _link_entry((t + below).rstrip())
         elif om and _SOURCE_LINK.search(t + below) and not _prose_like(t) \
                 and _link_entry((t + below).rstrip()):
             dotted.add(int(om.group(1)))   # not "1. Go to https://… and sign in.", "2. Pay at https://…"
@@ -668,8 +671,17 @@ def _trailing_definitions(
     notes = k if k in heading_lines and notes_title(heading_title(lines[k].text)) else None
     if k in heading_lines and notes is None:
         return None                      # a heading's own list, which `_section_end` did not take
-    # ... but under "## Notes" or "## 相关链接" the list is the references, heading and all, when the
-    # body cites it as it would cite one without a heading
+    # ... but under "## Notes" or "## 相关链接" the list is the references, heading and all, when
+    # each entry is a source (its link ends it, or opens it before what the source is), the body
+    # cites half its numbers, and the body lists no sources of its own ("[1] Title https://…"
+    # above, then "## Related links": the later list is more reading)
+    if notes is not None:
+        if notelike or any((_BRACKET_ENTRY.match(ln.text) or _NUMBERED_DEF.match(ln.text))
+                           and _SOURCE_LINK.search(ln.text) for ln in lines[:k]):
+            return None
+        dotted = dotted or {int(n) for n in numbered} or {int(x) for x in labels if x.isdigit()}
+        if not dotted and not bullets:
+            return None
     body = text[: lines[first].start]
     if numbered and len(numbered) < 2 and not any(
             re.search(rf"[\[【［〔]{n}[\]】］〕]", body) for n in numbered):
