@@ -777,7 +777,8 @@ def test_a_list_of_sources_under_a_notes_heading_that_the_body_cites_is_the_refe
                  f"Rates rose. Jobs fell.\n\n{heading}\n\n[1] CME https://cme.example/fw\n"
                  "[2] FRED https://fred.example\n",
                  f"{body}{heading}\n\n[1] The rate is the midpoint of the target range; see "
-                 "https://cme.example/fw for the odds.\n[2] Payrolls exclude farm workers (https://fred.example) and are revised.\n",
+                 "https://cme.example/fw for the odds.\n"
+                 "[2] Payrolls exclude farm workers (https://fred.example) and are revised.\n",
                  f"Rates rose [^1].\n\n{heading}\n\n[^1]: [CME FedWatch](https://cme.example/fw)\n",
                  f"{body}[1] CME https://cme.example/fw\n[2] FRED https://fred.example\n\n{heading}\n\n"
                  "- [CME data](https://cme.example/data) – odds\n- [BLS](https://bls.example) – payrolls\n"):
