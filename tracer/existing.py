@@ -24,6 +24,7 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
+from urllib.parse import urlsplit
 
 from tracer.markdown import (
     ATTRIBUTION_TAIL,
@@ -1416,9 +1417,9 @@ _GBT_TYPE = re.compile(r"(?<!\s)\s*+\[(?:[A-Z]{1,2})(?:/OL)?\]\s*+$")
 _QUOTED_TITLE = re.compile(r"《([^》《]+)》|[\"“]([^\"”“]+)[\"”]")
 
 
-# a site or a year in brackets after an entry's title: "Apple sales (apple.com)", "Tesla (2024)"
-_TITLE_TAIL = re.compile(
-    r"(?<![ \t])[ \t]*+[(（](?:(?:[\w-]{1,63}\.)+[a-z]{2,24}|(?:19|20)\d\d)[)）][ \t.]*+\Z", re.IGNORECASE)
+# a site in brackets after an entry's title: "Apple sales (apple.com)"
+_TITLE_SITE = re.compile(
+    r"(?<![ \t])[ \t]*+[(（]((?:[\w-]{1,63}\.)+[a-z]{2,24})[)）][ \t.]*+\Z", re.IGNORECASE)
 # a URL written without its scheme in an entry: "apple.com/newsroom", "a.org/x" (MLA drops it)
 _SCHEMELESS = re.compile(r"(?<![\w@/.:-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,24}/[^\s<>\"'`)\]]*", re.IGNORECASE)
 
@@ -1428,8 +1429,6 @@ def _title_candidates(plain: str) -> Iterable[str]:
     if not s:
         return
     yield s
-    if (tail := _TITLE_TAIL.search(s)) is not None and tail.start() > 0:
-        yield s[:tail.start()]
     for q in _QUOTED_TITLE.findall(s):
         yield q[0] or q[1]
     for part in re.split(r" - | — | \| |，|, |\. |。", s):
@@ -1437,6 +1436,16 @@ def _title_candidates(plain: str) -> Iterable[str]:
         # a part must be title-sized: "Tesla" or "News" from "Tesla, Inc. … News" names no record
         if part != s and len(part) >= (4 if _CJK.search(part) else 10):
             yield part
+
+
+def _on_site(url: str, site: str) -> bool:
+    """Whether the URL's host is the site or one of its subdomains ("www.apple.com" is on "apple.com")."""
+    try:
+        host = (urlsplit(url).hostname or "") if "//" in url else ""
+    except ValueError:             # "https://[bad" : no host to be on
+        return False
+    site = site.casefold().removeprefix("www.")
+    return host == site or host.endswith("." + site)
 
 
 def _loose_key(canonical: str) -> str | None:
@@ -1507,6 +1516,11 @@ def resolve_existing(
             hit = by_urls(urls)
             if hit is None and not urls:  # an entry's own url says what it was: no title guess
                 hit = next((by_title[t] for t in map(_norm_title, titles) if t in by_title), None)
+                if hit is None and titles and (site := _TITLE_SITE.search(titles[0])) is not None:
+                    # "Apple sales (apple.com)": the title, from a record on that site only
+                    pos = by_title.get(_norm_title(titles[0][:site.start()]))
+                    if pos is not None and _on_site(recs[pos].url, site.group(1)):
+                        hit = pos
                 if hit is None and titles:    # "\"Apple sales.\" *Apple*, 2023, a.org/x."
                     hit = by_urls("https://" + u.group(0).rstrip(".,;:")
                                   for u in _SCHEMELESS.finditer(titles[0]))

@@ -288,15 +288,18 @@ def test_resolve_through_references(refs: str) -> None:
 
 def test_an_entrys_url_under_the_other_scheme_or_without_www_resolves_to_the_records_page() -> None:
     """An author copies "http://" for the record's "https://", or drops "www.": the same page.
-    A URL written without its scheme (MLA) resolves so too, and a site or a year in brackets after
-    a title is no part of it; another path, or another site's, is still no record."""
+    A URL written without its scheme (MLA) resolves so too, and a site in brackets after a title is
+    no part of it (on that site); another path, or another site's, is still no record."""
     recs = [rec(0, "https://a.example.org/x", "Apple sales"), rec(1, "https://www.b.example.org/y", "Tesla")]
     for refs in ("## References\n[1] Apple annual http://a.example.org/x\n[2] Tesla deliveries https://b.example.org/y\n",
                  "## References\n[1] Apple annual www.a.example.org/x/\n[2] Tesla deliveries http://www.b.example.org/y\n",
                  '## Works Cited\n1. "Apple sales." *Apple*, 2023, a.example.org/x.\n'
                  '2. "Tesla deliveries." *Tesla*, 2023, b.example.org/y.\n',
-                 "## References\n1. Apple sales (a.example.org)\n2. Tesla (2024)\n"):
+                 "## References\n1. Apple sales (a.example.org)\n2. Tesla (b.example.org)\n"):
         assert resolve_existing(markers(1, 2), refs, recs) == {1: 0, 2: 1}, refs
+    # a site in brackets names the record's only when the record is on it; a year names no record
+    refs = "## References\n1. Apple sales (c.example.org)\n2. Tesla (2024)\n"
+    assert resolve_existing(markers(1, 2), refs, recs) == {1: None, 2: None}
     refs = ("## References\n[1] Apple annual http://a.example.org/z\n[2] Tesla https://c.example.org/y\n"
             "[3] Apple annual, 2023, a.example.org/z.\n")
     assert resolve_existing(markers(1, 2, 3), refs, recs) == {1: None, 2: None, 3: None}
