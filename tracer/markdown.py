@@ -713,8 +713,9 @@ def _trailing_definitions(
         for a, b in blocks:
             if b <= len(plain):
                 plain[a:b] = " " * (b - a)
+        # not "[2020]", a year, nor "[0, 1]", an interval (no citation is numbered 0)
         cited = {n for m in _BODY_MARKER.finditer(_CODE_SPAN.sub(" ", "".join(plain)))
-                 for n in _bracket_numbers(m.group(1)) if n < 1000}   # not "[2020]"
+                 for ns in (_bracket_numbers(m.group(1)),) if 0 not in ns for n in ns if n < 1000}
         if 2 * len(cited & dotted) < len(dotted) or max(cited) > max(dotted):
             return None
     return (first if notes is None else notes), end

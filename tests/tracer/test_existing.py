@@ -770,6 +770,11 @@ def test_more_written_forms_are_markers(text: str, marker: str, numbers: tuple[i
         "Rate each item on a scale of [1-5].",
         "Probabilities lie in [0, 1].",
         "Probabilities lie in [ 0, 1 ].",
+        # spaced, a bracket is a marker only where the cut list gives its numbers (a helper's review)
+        "Press [ 1 ] on the keypad to start.",
+        "The weight vector starts at [ 1, 1 ] and converges.",
+        "在弹出的菜单中输入 [ 1 ] 并回车。",
+        "Press [ 3 ] to skip.\n\n## References\n\n[1] A https://a.com/x\n[2] B https://b.com\n",
         "Each answer was rated on a scale of [ 1, 5 ] by two annotators.",
         "## [ 1 ] Introduction\n\nSome text here.",
         "**[1] Introduction**\n\nThe market grew.\n",
@@ -978,6 +983,9 @@ _BRIDGE = "The Wuhan Yangtze River Bridge opened to traffic in 1957"
      "[ 1 ] Open the dashboard.\n[ 2 ] Export", ""),
     ("2024年新能源汽车销量达到1286.6万辆。\n\n[ 1 ] 市场规模：继续扩大\n[ 2 ] 增长率：保持稳定\n",
      "[ 1 ] 市场规模：继续扩大\n[ 2 ] 增长率", ""),
+    # a line of a label and a URL right after it is an entry of a list not cut, spaced or not
+    (f"{_BRIDGE} [3].\n\n[ 1 ] http://iea.example/ev-outlook\n", "[ 1 ] http://iea.example", ""),
+    (f"{_BRIDGE} [3].\n\n[1] http://iea.example/ev-outlook\n", "[1] http://iea.example", ""),
     # a colon inside a marker is no title's
     ("[3] and [Source: 2] report that the Wuhan Yangtze River Bridge opened to traffic in 1957.", "", ""),
 ])

@@ -738,6 +738,7 @@ def test_a_last_bulleted_list_of_links_the_body_cites_by_place_is_the_references
     for text in (
         "Rates rose. Jobs fell.\n\n" + links,                                      # nothing cited
         "Rates rose [1]. Jobs fell [3].\n\n" + links,                              # [3] past it
+        "Scores lie in [0, 1]. Jobs fell.\n\n" + links,                           # an interval
         "Rates rose [1]. Jobs fell [2].\n\nThese sites are useful:\n\n" + links,  # introduced
         "Rates rose [1]. Jobs fell [2].\n\n- Track rates at https://cme.example/fw\n- [FRED](https://fred.example)\n",
         "Rates rose [1]. Jobs fell [2].\n\n" + links + "\nMore prose after the list.\n",
