@@ -54,7 +54,6 @@ _SEP = rf"\s*(?:[,，、;；]|{_DASH})\s*"
 _NUM_LIST = rf"{_NUM}(?:{_SEP}{_NUM})*"
 # a number list in square brackets, as typed with a space inside ("[ 1 ]", "[ 1, 2 ]") or not
 _PLAIN = rf"\[[ \t]?{_NUM_LIST}[ \t]?\]"
-_SPACED = re.compile(rf"\[[ \t]{_NUM_LIST}[ \t]?\]|\[{_NUM_LIST}[ \t]\]")
 _PAGES = r"[ \t]*[,，:][ \t]*(?:pp?\.|pages?|S\.)[ \t]*\d{1,5}(?:[ \t]*[-–—][ \t]*\d{1,5})?"
 # a source's number under a label word: "[ref1]", "[Ref. 2]", "[doc1]", "[来源2]", "【参考3】", the word
 # again before each number ("[Source 2, Source 3]", "【来源2、来源3】", "[ref1-ref3]", "[Source #1]"),
@@ -440,9 +439,6 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 numbers = (jiuwen_ids.setdefault("link:" + label, -(len(jiuwen_ids) + 1)),)
             elif not _plausible(text, s, e, numbers, raw):
                 continue
-            elif _SPACED.fullmatch(bare) and not set(numbers) <= ctx.entries():
-                continue               # "press [ 1 ] on the keypad", "[ 1, 1 ]": spaced, a marker only
-                # where the cut references list gives its numbers
             elif raw[0] == "[" and _opens_with_digit(raw) and (s == index_end or (
                     0 in numbers and s > 0 and text[s - 1].isascii()
                     and (text[s - 1].isalpha() or text[s - 1] == "_") and 0 not in ctx.entries())):

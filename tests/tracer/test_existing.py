@@ -770,11 +770,6 @@ def test_more_written_forms_are_markers(text: str, marker: str, numbers: tuple[i
         "Rate each item on a scale of [1-5].",
         "Probabilities lie in [0, 1].",
         "Probabilities lie in [ 0, 1 ].",
-        # spaced, a bracket is a marker only where the cut list gives its numbers (a helper's review)
-        "Press [ 1 ] on the keypad to start.",
-        "The weight vector starts at [ 1, 1 ] and converges.",
-        "在弹出的菜单中输入 [ 1 ] 并回车。",
-        "Press [ 3 ] to skip.\n\n## References\n\n[1] A https://a.com/x\n[2] B https://b.com\n",
         "Each answer was rated on a scale of [ 1, 5 ] by two annotators.",
         "## [ 1 ] Introduction\n\nSome text here.",
         "**[1] Introduction**\n\nThe market grew.\n",
