@@ -981,8 +981,11 @@ def _section_end(
             continue
         if j in heading_lines:
             under_other_heading = not is_references_title(heading_title(t))
-            if not under_other_heading and prose and not entries and _heading_level(lines, j) <= level:
+            if not under_other_heading and _heading_level(lines, j) <= level and (
+                    (prose and not entries) or _accepted(entries, prose, data, plain, lines, c, j) is None):
                 return None           # "## Sources" over prose, then "## References": the later one's
+                # (so too when what it holds so far would be no references section on its own: the
+                # output, traced again, is read as the input was)
             # a sub-heading groups entries ("### Company" under "## Sources"); a heading of the
             # references heading's level or above that is no references title opens more report,
             # so only source lines that read as no sentence are entries under it

@@ -805,6 +805,17 @@ def test_a_last_list_of_links_each_with_what_it_is_after_a_dash_is_the_reference
     assert scan_markdown(steps).references is None
 
 
+def test_a_sources_section_that_is_no_list_stays_before_a_later_references_list() -> None:
+    """"## Sources" over descriptions of data sources is no references list on its own, so a
+    "## References" list after it (the trace's own, on a second trace) is cut alone."""
+    sources = ("## Sources\n\n- Company filings: Tesla's quarterly \"Production and Deliveries\" release.\n"
+               "- Industry data: the IEA's annual outlook.\n")
+    text = "Tesla delivered 1.79 million vehicles [1].\n\n" + sources
+    assert scan_markdown(text).references is None
+    text += "\n## References\n\n[1] [Tesla deliveries](https://r.example/t)\n"
+    assert scan_markdown(text).references == (text.index("## References"), len(text))
+
+
 def test_a_list_of_mla_entries_is_a_references_list() -> None:
     """'1. "Apple sales." *Apple*, 2023, apple.example.com/x.': a quoted title with its period inside
     and a URL without its scheme make an entry, not a sentence."""
