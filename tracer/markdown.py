@@ -532,7 +532,8 @@ _END_LINK = (r"(?:(?:https?://|www\.)[^\s<>]+|\[[^\[\]\n]*\]\([^()\s]*(?:\([^()\
              r"|<https?://[^<>\s]+>)[ \t.,;。，；)）*_]*$")
 _ENDS_WITH_LINK = re.compile(_END_LINK)
 _STEP_BEFORE_LINK = re.compile(
-    r"\b(?:at|on|to|from|via|visit|see|in|into|under|through|using|with|here|click|open|go)[ \t]*"
+    r"(?:\b(?:at|on|to|from|via|visit|see|in|into|under|through|using|with|here|click|open|go)"
+    r"|详见|参见|请见|见|访问|登录|点击|前往)[ \t]*[:：]?[ \t]*"
     + _END_LINK,
     re.IGNORECASE)
 _OPENS_WITH_LINK = re.compile(

@@ -781,6 +781,8 @@ def test_a_list_of_sources_under_a_notes_heading_that_the_body_cites_is_the_refe
                  "https://cme.example/fw for the odds.\n"
                  "[2] Payrolls exclude farm workers (https://fred.example) and are revised.\n",
                  f"Rates rose [^1].\n\n{heading}\n\n[^1]: [CME FedWatch](https://cme.example/fw)\n",
+                 f"{body}{heading}\n\n[1] 此处为批发口径，零售口径约为1090万辆，详见 https://cme.example/fw\n"
+                 "[2] 含插电混动车型，见 https://fred.example\n",
                  f"{body}[1] CME https://cme.example/fw\n[2] FRED https://fred.example\n\n{heading}\n\n"
                  "- [CME data](https://cme.example/data) – odds\n- [BLS](https://bls.example) – payrolls\n"):
         assert scan_markdown(text).references is None, text
