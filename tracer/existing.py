@@ -33,6 +33,7 @@ from tracer.markdown import (
     CITATION_LABEL_WORD,
     LINK_CITATION_END,
     LINK_OPEN,
+    SCHEMELESS_URL,
     heading_title,
     inline_regions,
     is_code_region,
@@ -578,15 +579,16 @@ _NARRATIVE_AFTER = re.compile(
 _REMNANT_SEP = (_LEFT_SEPS + r"(?:[，,、；;][ \t]*|(?:和|及|与|或)[ \t]*"
                 r"|(?:and|or|&)(?:[ \t]{2,}|[ \t]+(?=[\u4e00-\u9fff])))")
 _SUBJECT_SEP = _REMNANT_SEP + "?"
+_ZH_REPORTING = r"(?:报道|显示|表明|认为|提出|发现|统计)"   # what a source does after a separator
 SUBJECT_VERB = re.compile(
     r"[ \t]*(?:" + _SUBJECT_SEP + r"(?:所述|所示|所言|所说|中提到|中指出|指出"
     r"|" + ZH_SOURCE_WORK +
     r"|(?:shows?|showed|found|finds|reports?|reported|notes?|noted|argues?|argued|suggests?|suggested"
     r"|states?|stated|describes?|described|estimates?|estimated|claims?|claimed)\b)"
-    r"|" + _REMNANT_SEP + r"(?:报道|显示|表明|认为|提出|发现|统计))")
-# a reporting verb and its comma right after a marker opening a line ("[2]显示，…"): the source
-# is the line's subject, no label of it
-_REPORTS = re.compile(r"[ \t]*(?:报道|显示|表明|认为|提出|发现|统计|指出)[，,：:]")
+    r"|" + _REMNANT_SEP + _ZH_REPORTING + ")")
+# ... and right after a marker opening a line, with its comma ("[2]显示，…"): the source is the
+# line's subject, no label of it
+_REPORTS = re.compile(r"[ \t]*(?:" + _ZH_REPORTING + r"|指出)[，,：:]")
 _WORD_AFTER = re.compile(r"[^\W_]")
 _RUN_GAP = re.compile(r"[ \t]*" + _RUN_SEP + r"\Z", re.IGNORECASE)
 _GAP = re.compile(r"[ \t]*" + _SUBJECT_SEP, re.IGNORECASE)
@@ -1420,8 +1422,7 @@ _QUOTED_TITLE = re.compile(r"《([^》《]+)》|[\"“]([^\"”“]+)[\"”]")
 # a site in brackets after an entry's title: "Apple sales (apple.com)"
 _TITLE_SITE = re.compile(
     r"(?<![ \t])[ \t]*+[(（]((?:[\w-]{1,63}\.)+[a-z]{2,24})[)）][ \t.]*+\Z", re.IGNORECASE)
-# a URL written without its scheme in an entry: "apple.com/newsroom", "a.org/x" (MLA drops it)
-_SCHEMELESS = re.compile(r"(?<![\w@/.:-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,24}/[^\s<>\"'`)\]]*", re.IGNORECASE)
+_SCHEMELESS = re.compile(SCHEMELESS_URL, re.IGNORECASE)
 
 
 def _title_candidates(plain: str) -> Iterable[str]:

@@ -1140,10 +1140,12 @@ _BIB = re.compile(
     r"|\b(?:vol|pp|no|ed|eds)\.|\bdoi\b|\bisbn\b|\bjournal\b|\bproceedings\b|\bpress\b",
     re.IGNORECASE,
 )
+#: A URL written without its scheme: "apple.com/newsroom", "a.org/x" (MLA's entries drop it).
+SCHEMELESS_URL = r"(?<![\w@/.:-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,24}/[^\s<>\"'`)\]]*"
 # MLA's entry: a quoted title, its period inside the quotes, and at its end a URL without its scheme
 # ('"Apple sales." *Apple*, 2023, apple.com/newsroom.'); either alone is common in prose
 _MLA_TITLE = re.compile(r"[“\"][^\"“”\n]{1,200}[.,!?][”\"]")
-_ENDS_WITH_BARE_URL = re.compile(r"(?<![\w@/.:-])(?:[a-z0-9-]{1,63}\.)+[a-z]{2,24}/[^\s]*\Z", re.IGNORECASE)
+_ENDS_WITH_BARE_URL = re.compile(SCHEMELESS_URL + r"\Z", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 
