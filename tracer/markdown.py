@@ -121,6 +121,8 @@ _CJK_SPACED = re.compile(r"(?<=[\u4e00-\u9fff])[ \t\u3000]+(?=[\u4e00-\u9fff])")
 _NOTES_TITLES = frozenset({"notes", "endnotes", "footnotes", "links", "useful links", "related links",
                            "注释", "注", "脚注", "尾注", "相关链接", "链接", "延伸阅读", "扩展阅读",
                            "相关阅读"})
+_LINKS_TITLES = frozenset({"links", "useful links", "related links", "相关链接", "链接", "延伸阅读",
+                           "扩展阅读", "相关阅读"})
 _REF_COMPANIONS = frozenset(
     {"notes", "links", "data", "further reading", "延伸阅读", "相关链接", "注释", "资料", "说明"}
 )
@@ -992,11 +994,15 @@ def _section_end(
             # so only source lines that read as no sentence are entries under it
             deeper = _heading_level(lines, j) > level
             prev_entry = False
-            if under_other_heading and entries and _closing_title(heading_title(t)):
+            more_reading = under_other_heading and _heading_level(lines, j) <= level \
+                and _title_words(heading_title(t)) in _LINKS_TITLES
+            if under_other_heading and entries and (more_reading or _closing_title(heading_title(t))):
                 if after is None:
                     after = _what_follows(lines)
                 strong_after, marked_after = after[j]
-                if not strong_after and not marked_after:
+                # (more reading, "## Useful links" after the list, stays the report's too, links and
+                # all: they are no sources the body cites)
+                if not marked_after and (more_reading or not strong_after):
                     # the lines after the last entry stay with the closing matter: only the prose
                     # among the entries counts (so the output, traced again, is read the same)
                     return _accepted(entries, prose_at_last, data, plain, lines, c, last_entry + 1)

@@ -818,6 +818,26 @@ def test_a_sources_section_that_is_no_list_stays_before_a_later_references_list(
     assert scan_markdown(text).references == (text.index("## References"), len(text))
 
 
+@pytest.mark.parametrize("heading", ["## Useful links", "## 相关链接", "## 延伸阅读"])
+def test_more_reading_after_the_references_stays_the_reports(heading: str) -> None:
+    """"## Useful links" after the references list is more reading, no source the body cites: it
+    stays in the report, after the new list, and a second trace reads it the same."""
+    from tracer import trace
+
+    refs = "## References\n\n[1] Wuhan bridge https://b.example/bridge\n"
+    more = f"{heading}\n\n- [CME FedWatch](https://cme.example/fw)\n- [FRED](https://fred.example)\n"
+    text = "The Wuhan Yangtze River Bridge opened to traffic in 1957 [1].\n\n" + refs + "\n" + more
+    assert scan_markdown(text).references == (text.index(refs), text.index(refs) + len(refs))
+    records = [{"url": "https://b.example/bridge", "title": "Wuhan bridge",
+                "content": "The Wuhan Yangtze River Bridge opened to traffic in 1957."}]
+    once = trace(text, records)
+    assert once.report.endswith(more) and once.removed_references == refs, once.report
+    assert trace(once.report, records).report == once.report
+    # ... but a list that cites on under it is still the section's
+    cited = text.replace("(https://fred.example)", "(https://fred.example) [1]")
+    assert scan_markdown(cited).references is None or scan_markdown(cited).references[1] == len(cited)
+
+
 def test_a_list_of_mla_entries_is_a_references_list() -> None:
     """'1. "Apple sales." *Apple*, 2023, apple.example.com/x.': a quoted title with its period inside
     and a URL without its scheme make an entry, not a sentence."""
