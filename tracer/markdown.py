@@ -116,13 +116,12 @@ _TITLE_MODIFIERS = re.compile(r"^主要|(?:列表|清单|目录)$|\s*[（(](?!�
                               r"|\s+(?:used|cited|consulted|referenced)$")
 _CHAPTER = re.compile(r"^第[一二三四五六七八九十百\d]{1,4}(?:章|节|部分|篇)\s*[:：.、]?\s*")
 _CJK_SPACED = re.compile(r"(?<=[\u4e00-\u9fff])[ \t\u3000]+(?=[\u4e00-\u9fff])")
-# headings over notes or links, and over an author's references list too: "## Notes" holding
-# "1. Title. https://…" entries the body cites as "[1]" (`notes_title`)
-_NOTES_TITLES = frozenset({"notes", "endnotes", "footnotes", "links", "useful links", "related links",
-                           "注释", "注", "脚注", "尾注", "相关链接", "链接", "延伸阅读", "扩展阅读",
-                           "相关阅读"})
+# headings over more reading: after the references list, such a section stays the report's
 _LINKS_TITLES = frozenset({"links", "useful links", "related links", "相关链接", "链接", "延伸阅读",
                            "扩展阅读", "相关阅读"})
+# headings over notes or links, and over an author's references list too: "## Notes" holding
+# "1. Title. https://…" entries the body cites as "[1]" (`notes_title`)
+_NOTES_TITLES = _LINKS_TITLES | {"notes", "endnotes", "footnotes", "注释", "注", "脚注", "尾注"}
 _REF_COMPANIONS = frozenset(
     {"notes", "links", "data", "further reading", "延伸阅读", "相关链接", "注释", "资料", "说明"}
 )
