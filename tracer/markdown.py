@@ -686,7 +686,7 @@ def _trailing_definitions(
             return None
     body = text[: lines[first].start]
     if numbered and len(numbered) < 2 and not any(
-            re.search(rf"[\[【［〔]{n}[\]】］〕]", body) for n in numbered):
+            re.search(rf"[\[【［〔][ \t]?{n}[ \t]?[\]】］〕]", body) for n in numbered):
         return None
     groups = [(g.start(), g.end()) for g in _REF_GROUP.finditer(body)
               if LINK_CITATION_END.match(body, g.end())

@@ -835,7 +835,12 @@ def test_more_reading_after_the_references_stays_the_reports(heading: str) -> No
     assert trace(once.report, records).report == once.report
     # ... but a list that cites on under it is still the section's
     cited = text.replace("(https://fred.example)", "(https://fred.example) [1]")
-    assert scan_markdown(cited).references is None or scan_markdown(cited).references[1] == len(cited)
+    assert scan_markdown(cited).references == (cited.index(refs), len(cited))
+
+
+def test_one_spaced_entry_the_body_cites_spaced_is_the_references() -> None:
+    text = "Fact [ 1 ].\n\n[ 1 ] Title https://a.example/x\n"
+    assert scan_markdown(text).references == (text.index("[ 1 ] Title"), len(text))
 
 
 def test_a_list_of_mla_entries_is_a_references_list() -> None:
