@@ -1452,6 +1452,107 @@ def _element_closes(text: str, start: int, end: int
     return closes, opens, [m.start() for m in _BLANK_LINE.finditer(text, start, end)]
 
 
+# titles of more reading, not of the body's sources: such a section mid-report stays where it is
+_READING_TITLES = frozenset({"further reading", "further readings"})
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A report whose references section sits before more of the report ("## References", its
+    entries, then "## Findings"), rearranged so that it can be traced as any report is: `text` is
+    the report without the section, then a blank line, then the section, where `layout` cuts it.
+    `original` maps an offset of `text` back to the report's."""
+
+    text: str
+    layout: Layout
+    start: int          # the section in the report: [start, end)
+    end: int
+    tail: int           # characters of the report after the section
+
+    def original(self, p: int, *, end: bool = False) -> int:
+        """The report's offset for `text`'s offset `p` (`end`: `p` ends a span)."""
+        if p < self.start or (end and p == self.start):
+            return p
+        if p <= self.start + self.tail:
+            return p + self.end - self.start
+        moved_at = len(self.text) - (self.end - self.start)
+        if p < moved_at:                       # the separator: the report's end
+            return self.end + self.tail
+        return self.start + p - moved_at
+
+
+def misplaced_references(text: str, layout: Layout) -> Moved | None:
+    """A references section with more of the report after it, read as if it were at the end.
+
+    Only when the scan found no trailing section, the section is under a markdown heading (`#`…)
+    that is the report's only references title (several: per-section source lists, which stay),
+    not "Further reading", a heading at its level or above follows it, and moved to the end of the
+    report it is cut whole, by the same rules as any trailing section (every line an entry, or
+    tolerated prose). The text around it is kept byte for byte; only the section moves."""
+    if layout.references is not None or not layout.headings:
+        return None
+    found: list[tuple[int, int, int]] = []      # (heading start, heading line end, level)
+    for hs, he in layout.headings:
+        m = _ATX.match(text[hs:he].rstrip("\r\n"))
+        title = references_title(heading_title(text[hs:he].rstrip("\r\n")))
+        if title is not None:
+            if m is None or title in _READING_TITLES:
+                return None
+            found.append((hs, he, len(m.group(1))))
+    if len(found) != 1:
+        return None
+    hs, _, level = found[0]
+    after = None
+    for s2, e2 in layout.headings:
+        m = _ATX.match(text[s2:e2].rstrip("\r\n"))
+        if s2 > hs and m is not None and len(m.group(1)) <= level:
+            after = s2
+            break
+    if after is None:
+        return None
+    # no other line names a references list ("**Sources**", "References:") outside code
+    protected = layout.protected
+    for line in _split_lines(text):
+        t = line.text
+        if not t.strip() or len(t) > 60 or line.start == hs:
+            continue
+        k = bisect.bisect_right(protected, (line.start, len(text) + 1)) - 1
+        if k >= 0 and protected[k][0] <= line.start < protected[k][1]:
+            continue
+        if is_references_title(heading_title(t)):
+            return None
+    end = after                                 # with the blank lines under it
+    # every line under it a source (a URL, link, DOI) that reads as no sentence, or a line going on
+    # one, or a deeper heading grouping them: what is read more loosely at the report's end (a
+    # note, a line of prose) may be the report's own here
+    entries, prev = 0, False
+    for line in _split_lines(text[hs:end])[1:]:
+        t = line.text
+        if not t.strip():
+            prev = False
+        elif _ATX.match(t):
+            prev = False
+        elif prev and t[:1] in (" ", "\t"):
+            continue
+        elif _STRONG_REF.search(t) and not _prose_like(t):
+            entries, prev = entries + 1, True
+        else:
+            return None
+    if not entries:
+        return None
+    body = text[:hs] + text[end:]
+    nl = "\r\n" if "\r\n" in text else "\n"
+    stripped = body.rstrip("\r\n")
+    sep = body[len(stripped):]
+    sep = "" if sep.count("\n") >= 2 else (nl if sep else nl + nl)
+    moved = body + sep + text[hs:end]
+    lay = scan_markdown(moved)
+    at = len(body) + len(sep)
+    if lay.references is None or lay.references[0] != at or moved[lay.references[1]:].strip():
+        return None
+    return Moved(moved, lay, hs, end, len(text) - end)
+
+
 def _trim_url(text: str, s: int, e: int) -> int:
     """Drop trailing punctuation and unbalanced closing brackets from a bare URL."""
     opened = {")": text.count("(", s, e), "]": text.count("[", s, e)}
@@ -1470,4 +1571,4 @@ def _trim_url(text: str, s: int, e: int) -> int:
 
 __all__ = ["scan_markdown", "is_references_title", "references_title", "LINK_OPEN", "BULLET_ITEM",
            "one_line_entries", "heading_title", "unclosed_block", "inline_regions", "table_line_regions",
-           "is_code_region", "link_definitions"]
+           "is_code_region", "link_definitions", "Moved", "misplaced_references"]

@@ -151,6 +151,12 @@ def trace(
 
     with timer.stage("markdown"):
         layout = markdown.scan_markdown(report)
+        # a references section before more of the report is traced from the report's end, and
+        # every offset the trace reports mapped back (the text around the section is the same)
+        moved = markdown.misplaced_references(report, layout)
+        original, mapped_from = report, len(warnings)
+        if moved is not None:
+            report, layout = moved.text, moved.layout
         removed = report[layout.references[0]:layout.references[1]] if layout.references else ""
 
     head = report[: min(layout.body_end, 20_000)]  # as much of the body as either looks at
@@ -342,6 +348,12 @@ def trace(
 
     unsupported = tuple(Unsupported(s.text, s.start, s.end, _unsupported_reason(bool(recs), near.get(s.id)),
                                     near.get(s.id)) for s in left)
+    warnings.extend(out.warnings)
+    if moved is not None:
+        citations, unsupported, warnings = _moved_back(moved, citations, unsupported, warnings, mapped_from)
+        if out.report == report:
+            out = replace(out, report=original)
+        report = original
     if not out.references and out.report == report:
         removed = ""  # nothing cited: the report comes back byte-identical, its section included
     stats.unsupported = len(unsupported)
@@ -355,9 +367,30 @@ def trace(
         unsupported=unsupported,
         removed_references=removed,
         stats=stats,
-        warnings=(*warnings, *out.warnings),
+        warnings=tuple(warnings),
         degraded=degraded,
         mode=mode_used,
+    )
+
+
+_OFFSET = re.compile(r"(?<=offset )\d+|(?<=sentence at )(\d+)\.\.(\d+)")
+
+
+def _moved_back(
+    moved: markdown.Moved, citations: tuple[Citation, ...], unsupported: tuple[Unsupported, ...],
+    warnings: list[str], since: int,
+) -> tuple[tuple[Citation, ...], tuple[Unsupported, ...], list[str]]:
+    """Spans and the offsets warnings name, from the rearranged report back to the report's own."""
+    def offsets(m: re.Match[str]) -> str:
+        if m.group(1) is None:
+            return str(moved.original(int(m.group(0))))
+        return f"{moved.original(int(m.group(1)))}..{moved.original(int(m.group(2)), end=True)}"
+
+    back = moved.original
+    return (
+        tuple(replace(c, start=back(c.start), end=back(c.end, end=True)) for c in citations),
+        tuple(replace(u, start=back(u.start), end=back(u.end, end=True)) for u in unsupported),
+        [*warnings[:since], *(_OFFSET.sub(offsets, w) for w in warnings[since:])],
     )
 
 

@@ -1,0 +1,136 @@
+"""A references section with more of the report after it ("## References", its entries, then
+"## Findings"): traced as if it stood at the report's end, every offset mapped back."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tracer import TraceOptions, trace
+from tracer.existing import strip_markers
+from tracer.markdown import misplaced_references, scan_markdown
+
+RECORDS = [
+    {"url": "https://a.example/hubble", "title": "Hubble facts",
+     "content": "Hubble has made more than 1.5 million observations since its launch in 1990."},
+    {"url": "https://b.example/webb", "title": "Webb",
+     "content": "The James Webb Space Telescope launched on 25 December 2021 from French Guiana. "
+                "Webb orbits the Sun at the second Lagrange point, 1.5 million km from Earth."},
+]
+
+BEFORE = ("# Telescopes\n\n"
+          "The James Webb Space Telescope launched on 25 December 2021 [2]. "
+          "Hubble has made more than 1.5 million observations [1].\n\n")
+SECTION = ("## References\n\n"
+           "[1] Hubble facts. https://a.example/hubble\n"
+           "[2] Webb. https://b.example/webb\n\n")
+AFTER = ("## Findings\n\n"
+         "Webb orbits the Sun at the second Lagrange point, 1.5 million km from Earth [2].\n")
+REPORT = BEFORE + SECTION + AFTER
+
+
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+def test_the_section_is_cut_and_the_text_after_it_is_traced(existing: str) -> None:
+    out = trace(REPORT, RECORDS, TraceOptions(existing=existing))
+    assert out.removed_references == SECTION
+    body, _, refs = out.report.partition("## References\n")
+    # the text around the section, markers aside, byte for byte and in its order
+    assert strip_markers(body).rstrip() == strip_markers(BEFORE + AFTER).rstrip()
+    assert "[1] [Webb](https://b.example/webb)" in refs and "[2] [Hubble facts](https://a.example/hubble)" in refs
+    assert "## References" not in body and out.report.count("https://") == 2
+    # every span is the report's own: the sentences after the section included
+    cited = {REPORT[c.start:c.end]: [s.number for s in c.sources] for c in out.citations}
+    assert cited == {
+        "The James Webb Space Telescope launched on 25 December 2021 [2].": [1],
+        "Hubble has made more than 1.5 million observations [1].": [2],
+        "Webb orbits the Sun at the second Lagrange point, 1.5 million km from Earth [2].": [1],
+    }
+    assert "Earth [1].\n" in out.report
+    # traced again, it is the same report (its list is now at the end)
+    again = trace(out.report, RECORDS, TraceOptions(existing=existing))
+    assert again.report == out.report
+
+
+def test_an_old_marker_after_the_section_is_named_at_its_own_offset() -> None:
+    report = BEFORE + SECTION + AFTER + "\nMars has two moons [7].\n"
+    out = trace(report, RECORDS, TraceOptions(existing="keep"))
+    named = [w for w in out.warnings if "'[7]'" in w]
+    assert len(named) == 1, out.warnings
+    at = int(re.search(r"offset (\d+)", named[0]).group(1))  # type: ignore[union-attr]
+    assert report[at:at + 3] == "[7]"
+    (gap,) = [u for u in out.unsupported if "Mars" in u.sentence]
+    assert report[gap.start:gap.end] == "Mars has two moons [7]."
+
+
+def test_an_unsupported_sentence_after_the_section_keeps_its_span() -> None:
+    report = BEFORE + SECTION + AFTER + "\nSaturn's rings are made of ice and rock and dust.\n"
+    out = trace(report, RECORDS)
+    (gap,) = [u for u in out.unsupported if "Saturn" in u.sentence]
+    assert report[gap.start:gap.end] == "Saturn's rings are made of ice and rock and dust."
+
+
+def test_nothing_to_cite_gives_the_report_back_as_it_came() -> None:
+    records = [{"url": "https://c.example/mars", "title": "Mars", "content": "Mars has two small moons."}]
+    report = BEFORE.replace(" [2]", "").replace(" [1]", "") + SECTION + AFTER.replace(" [2]", "")
+    out = trace(report, records, TraceOptions(existing="keep"))
+    assert out.report == report and not out.citations and out.removed_references == ""
+
+
+def test_crlf_and_chinese() -> None:
+    records = [{"url": "https://caam.example/2024", "title": "汽车工业",
+                "content": "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。新能源汽车渗透率达到40.9%。"}]
+    report = ("# 新能源汽车\r\n\r\n2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%[1]。\r\n\r\n"
+              "## 参考文献\r\n\r\n[1] 汽车工业 https://caam.example/2024\r\n\r\n"
+              "## 五、结论\r\n\r\n新能源汽车渗透率达到40.9%[1]。\r\n")
+    out = trace(report, records, TraceOptions(existing="replace"))
+    assert out.removed_references == "## 参考文献\r\n\r\n[1] 汽车工业 https://caam.example/2024\r\n\r\n"
+    assert out.report.index("## 五、结论") < out.report.index("## 参考文献")
+    assert [report[c.start:c.end] for c in out.citations] == [
+        "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%[1]。", "新能源汽车渗透率达到40.9%[1]。"]
+    assert "\n" not in out.report.replace("\r\n", "")
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        # one source list per section: each stays the section's
+        "## Webb\n\nWebb launched in 2021 [1].\n\n### Sources\n\n[1] Webb https://b.example/webb\n\n"
+        "## Hubble\n\nHubble launched in 1990 [1].\n\n### Sources\n\n[1] Hubble https://a.example/hubble\n",
+        "## Webb\n\nWebb launched in 2021 [1].\n\n## Sources\n\n[1] Webb https://b.example/webb\n\n"
+        "## Hubble\n\nHubble launched in 1990 [2].\n\n**Sources**\n\n[2] Hubble https://a.example/hubble\n",
+        # more reading, not the body's sources
+        "Webb launched in 2021.\n\n## Further reading\n\n- https://b.example/webb\n\n## Findings\n\nIt works.\n",
+        # the last section: a trailing section the scan did not cut stays so
+        "Webb launched in 2021 [1].\n\n## Sources\n\nWe read what NASA publishes, mostly its press pages.\n",
+        # prose under the title: a section of the report
+        "Intro.\n\n## Sources\n\nWe read every filing that the companies published in 2023, and then we read "
+        "the press coverage.\n\n## Findings\n\nRevenue rose.\n",
+        # a closing line under the entries: not the whole section is a list of sources
+        "Intro.\n\n## Sources\n[1] A https://a.com\n[2] B https://b.com\n\n*All figures in US dollars.*\n\n"
+        "## Findings\n\nRevenue rose.\n",
+        # a deeper heading after it is part of it, and nothing at its level or above follows
+        "# Report\n\nIntro [1].\n\n## References\n\n[1] A https://a.com\n\n### Web\n\n[2] B https://b.com\n",
+        # inside code it is no heading
+        "Intro.\n\n```\n## References\n[1] A https://a.com\n```\n\n## Findings\n\nRevenue rose.\n",
+    ],
+)
+def test_what_is_not_moved(report: str) -> None:
+    assert misplaced_references(report, scan_markdown(report)) is None
+
+
+def test_offsets_map_back_to_the_report() -> None:
+    moved = misplaced_references(REPORT, scan_markdown(REPORT))
+    assert moved is not None
+    assert (moved.start, moved.end) == (len(BEFORE), len(BEFORE) + len(SECTION))
+    assert moved.text == BEFORE + AFTER + "\n" + SECTION
+    assert moved.layout.references is not None and moved.text[moved.layout.references[0]:] == SECTION
+    for p in range(len(moved.text)):
+        q = moved.original(p)
+        if p < len(BEFORE) + len(AFTER):
+            assert REPORT[q] == moved.text[p]
+        elif p >= len(moved.text) - len(SECTION):
+            assert REPORT[q] == moved.text[p] and moved.start <= q < moved.end
+    # a span that ends where the section started ends there, not after it
+    assert moved.original(len(BEFORE), end=True) == len(BEFORE)
+    assert moved.original(len(BEFORE) + len(AFTER), end=True) == len(REPORT)
