@@ -1452,6 +1452,14 @@ def _element_closes(text: str, start: int, end: int
     return closes, opens, [m.start() for m in _BLANK_LINE.finditer(text, start, end)]
 
 
+# "Source: [Title](https://…)", "来源：…": a line that gives a paragraph's source
+_SOURCE_LABEL = re.compile(
+    r"^[ \t>*_]*(?:sources?|references?|来源|资料来源|数据来源|参考|出处)[ \t*_]*[:：]", re.IGNORECASE)
+_LINK_OPENS = ("http", "[", "<", "www.")
+# a link or a URL, taken out of a line to read what it says around them
+_LINK_OR_URL = re.compile(r"\[[^\[\]\n]*\]\([^()\s]*\)|<?(?:https?://|www\.)[^\s<>]+>?")
+# a line that gives a source: a URL, a link, a DOI
+_SOURCE_LINK = re.compile(rf"https?://|www\.|{LINK_OPEN}|doi\.org|\bdoi:|arxiv", re.IGNORECASE)
 # titles of more reading, not of the body's sources: such a section mid-report stays where it is
 _READING_TITLES = frozenset({"further reading", "further readings"})
 
@@ -1484,24 +1492,27 @@ class Moved:
 def misplaced_references(text: str, layout: Layout) -> Moved | None:
     """A references section with more of the report after it, read as if it were at the end.
 
-    Only when the scan found no trailing section, the section is under a markdown heading (`#`…)
-    that is the report's only references title (several: per-section source lists, which stay),
-    not "Further reading", a heading at its level or above follows it, and moved to the end of the
-    report it is cut whole, by the same rules as any trailing section (every line an entry, or
-    tolerated prose). The text around it is kept byte for byte; only the section moves."""
+    Only when the scan found no trailing section; the section is under a markdown heading (`#`…)
+    that is the report's only references title, not "Further reading", and a heading at its level
+    or above follows it; every line under it gives a source (a URL, link or DOI) and reads as no
+    sentence, no figure under a label, no quotation and no step (one lead-in line ending in a colon
+    aside); no other line of the report gives a source so (one list of sources per section stays
+    in each section); under a title that heads other lists too ("Sources", "来源") the rest of the
+    report cites its numbers; and moved to the end of the report it is cut whole, by the same rules
+    as any trailing section. The text around it is kept byte for byte; only the section moves."""
     if layout.references is not None or not layout.headings:
         return None
-    found: list[tuple[int, int, int]] = []      # (heading start, heading line end, level)
+    found: list[tuple[int, str, int]] = []      # (heading start, title, level)
     for hs, he in layout.headings:
         m = _ATX.match(text[hs:he].rstrip("\r\n"))
         title = references_title(heading_title(text[hs:he].rstrip("\r\n")))
         if title is not None:
             if m is None or title in _READING_TITLES:
                 return None
-            found.append((hs, he, len(m.group(1))))
+            found.append((hs, title, len(m.group(1))))
     if len(found) != 1:
         return None
-    hs, _, level = found[0]
+    hs, title, level = found[0]
     after = None
     for s2, e2 in layout.headings:
         m = _ATX.match(text[s2:e2].rstrip("\r\n"))
@@ -1510,37 +1521,62 @@ def misplaced_references(text: str, layout: Layout) -> Moved | None:
             break
     if after is None:
         return None
-    # no other line names a references list ("**Sources**", "References:") outside code
-    protected = layout.protected
-    for line in _split_lines(text):
-        t = line.text
-        if not t.strip() or len(t) > 60 or line.start == hs:
-            continue
-        k = bisect.bisect_right(protected, (line.start, len(text) + 1)) - 1
-        if k >= 0 and protected[k][0] <= line.start < protected[k][1]:
-            continue
-        if is_references_title(heading_title(t)):
-            return None
-    end = after                                 # with the blank lines under it
-    # every line under it a source (a URL, link, DOI) that reads as no sentence, or a line going on
-    # one, or a deeper heading grouping them: what is read more loosely at the report's end (a
-    # note, a line of prose) may be the report's own here
-    entries, prev = 0, False
-    for line in _split_lines(text[hs:end])[1:]:
-        t = line.text
+    lines = _split_lines(text)
+    first = bisect.bisect_left([ln.start for ln in lines], hs)
+    # under it: entries, lines going on them, deeper headings grouping them, one lead-in line; a
+    # rule after the last entry ("---" before the next section) stays the report's, with what follows
+    entries, prev, lead, rule = 0, False, False, -1
+    for ln in lines[first + 1:]:
+        if ln.start >= after:
+            break
+        t = ln.text
         if not t.strip():
             prev = False
+        elif _THEMATIC.match(t):
+            if not entries:
+                return None
+            prev, rule = False, ln.start if rule < 0 else rule
         elif _ATX.match(t):
-            prev = False
+            prev, rule = False, -1
         elif prev and t[:1] in (" ", "\t"):
-            continue
-        elif _STRONG_REF.search(t) and not _prose_like(t):
-            entries, prev = entries + 1, True
+            rule = -1
+        elif _SOURCE_LINK.search(t) and not _prose_like(t) and not _STEP_BEFORE_LINK.search(t) \
+                and not (_DATA_ENTRY.match(t) and not _BIB.search(t)):
+            entries, prev, rule = entries + 1, True, -1
+        elif not entries and not lead and len(t) <= 120 and t.rstrip().rstrip("*_").endswith((":", "：")):
+            lead = True
         else:
             return None
     if not entries:
         return None
+    end = rule if rule >= 0 else after
+    # no other line names a references list ("**Sources**", "References:") outside code, or gives
+    # a source as an entry does (a section's own "[1] Title https://…", "Source: [Title](https://…)")
+    protected = layout.protected
+    starts = [p[0] for p in protected]
+    headings = {h[0] for h in layout.headings}
+    for ln in lines:
+        t = ln.text
+        if hs <= ln.start < end or not t.strip():
+            continue
+        opens = _REF_ENTRY.match(t) or _SOURCE_LABEL.match(t) or t.lstrip().startswith(_LINK_OPENS)
+        if opens and _SOURCE_LINK.search(t) and not _prose_like(t) \
+                and not _prose_like(_LINK_OR_URL.sub("", t).rstrip(" \t()（）;；,，、")):
+            return None  # (not a sentence with its links: "1. Webb launched in 2021 ([NASA](https://…)).")
+        k = bisect.bisect_right(starts, ln.start) - 1
+        code = k >= 0 and ln.start < protected[k][1] and ln.start not in headings
+        if len(t) <= 60 and not code and is_references_title(heading_title(t)):
+            return None
     body = text[:hs] + text[end:]
+    if title in _LOOSE_TITLES:
+        # "## Sources" also heads lists of figures, quotations, tools: the rest must cite this one
+        plain = list(text)
+        for a, b in protected:
+            plain[a:b] = " " * (b - a)
+        rest = _CODE_SPAN.sub(" ", "".join(plain[:hs] + plain[end:]))
+        cited = (n for m in _BODY_MARKER.finditer(rest) for n in _bracket_numbers(m.group(1)))
+        if not any(1 <= n <= entries for n in cited):
+            return None
     nl = "\r\n" if "\r\n" in text else "\n"
     stripped = body.rstrip("\r\n")
     sep = body[len(stripped):]

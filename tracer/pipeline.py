@@ -373,7 +373,8 @@ def trace(
     )
 
 
-_OFFSET = re.compile(r"(?<=offset )\d+|(?<=sentence at )(\d+)\.\.(\d+)")
+# where a warning names an offset of the report (its first such phrase: quoted text comes after)
+_OFFSET = re.compile(r"(?<=at offset )\d+|(?<=on the sentence at )(\d+)\.\.(\d+)")
 
 
 def _moved_back(
@@ -390,7 +391,7 @@ def _moved_back(
     return (
         tuple(replace(c, start=back(c.start), end=back(c.end, end=True)) for c in citations),
         tuple(replace(u, start=back(u.start), end=back(u.end, end=True)) for u in unsupported),
-        [*warnings[:since], *(_OFFSET.sub(offsets, w) for w in warnings[since:])],
+        [*warnings[:since], *(_OFFSET.sub(offsets, w, count=1) for w in warnings[since:])],
     )
 
 

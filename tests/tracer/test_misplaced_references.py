@@ -111,6 +111,26 @@ def test_crlf_and_chinese() -> None:
         "## Findings\n\nRevenue rose.\n",
         # a deeper heading after it is part of it, and nothing at its level or above follows
         "# Report\n\nIntro [1].\n\n## References\n\n[1] A https://a.com\n\n### Web\n\n[2] B https://b.com\n",
+        # a section's own list without a heading: the other section's list is not moved over it
+        "## Webb\n\nWebb launched in 2021 [1].\n\n### Sources\n\n[1] Webb https://b.example/webb\n\n"
+        "## Hubble\n\nHubble launched in 1990 [1].\n\n[1] Hubble facts https://a.example/hubble\n\n"
+        "## Outlook\n\nBoth work.\n",
+        "## Webb\n\nWebb launched in 2021 [1].\n\n### Sources\n\n[1] Webb https://b.example/webb\n\n"
+        "## Hubble\n\nHubble launched in 1990.\n\nSource: [Hubble facts](https://a.example/hubble)\n\n"
+        "## Outlook\n\nBoth work.\n",
+        # under "Sources", lists of the report's own that give links: the rest cites none of it
+        "# Comparison\n\nWe compare two vendors.\n\n## Sources\n\n- Vendor A is cheaper: https://a.example/p\n"
+        "- Vendor B is faster: https://b.example/b\n\n## Recommendation\n\nPick A.\n",
+        # figures under a label, quotations, steps: the report's own, whatever the title
+        "Intro [1].\n\n## References\n\n- Coal: 55.3% of supply in 2023 (https://iea.example/coal)\n"
+        "- Gas: 8.5% of supply in 2023 (https://iea.example/gas)\n\n## Findings\n\nCoal still dominates.\n",
+        "Intro [1].\n\n## 参考资料\n\n- 煤炭：2023年占比55.3%（https://nea.example/coal）\n\n## 结论\n\n煤炭仍占主导。\n",
+        "Intro [1].\n\n## References\n\n- “AI is the new electricity.” — Andrew Ng, https://x.example/ng\n"
+        "\n## Findings\n\nIt is.\n",
+        "Intro [1].\n\n## References\n\n1. Go to https://console.example and sign in\n"
+        "2. Download the data from https://data.example\n\n## Findings\n\nIt rose.\n",
+        # a rule with nothing before it under the heading
+        "Intro [1].\n\n## References\n\n---\n\n[1] A https://a.com\n\n## Findings\n\nIt rose.\n",
         # inside code it is no heading
         "Intro.\n\n```\n## References\n[1] A https://a.com\n```\n\n## Findings\n\nRevenue rose.\n",
     ],
@@ -134,3 +154,36 @@ def test_offsets_map_back_to_the_report() -> None:
     # a span that ends where the section started ends there, not after it
     assert moved.original(len(BEFORE), end=True) == len(BEFORE)
     assert moved.original(len(BEFORE) + len(AFTER), end=True) == len(REPORT)
+
+
+def test_a_warning_maps_the_offset_it_names_and_not_a_number_it_quotes() -> None:
+    report = BEFORE + SECTION + AFTER + "\nAs [7] shows, the clock at offset 250 ms was fixed.\n"
+    out = trace(report, RECORDS, TraceOptions(existing="replace"))
+    (named,) = [w for w in out.warnings if "'[7]'" in w]
+    at = int(re.search(r"at offset (\d+)", named).group(1))  # type: ignore[union-attr]
+    assert report[at:at + 3] == "[7]"
+    assert "the clock at offset 250 ms" in named
+
+
+@pytest.mark.parametrize(
+    ("section", "after"),
+    [
+        # a rule between the entries and the next section stays the report's
+        ("## References\n\n[1] Hubble facts. https://a.example/hubble\n[2] Webb. https://b.example/webb\n\n",
+         "---\n\n" + AFTER),
+        # a lead-in line over the entries
+        ("## References\n\nThe following sources were consulted:\n\n[1] Hubble facts. https://a.example/hubble\n"
+         "[2] Webb. https://b.example/webb\n\n", AFTER),
+        # "Sources" that the rest of the report cites by number
+        ("## Sources\n\n1. [Hubble facts](https://a.example/hubble)\n2. [Webb](https://b.example/webb)\n\n", AFTER),
+    ],
+)
+def test_more_forms_are_moved(section: str, after: str) -> None:
+    report = BEFORE + section + after
+    moved = misplaced_references(report, scan_markdown(report))
+    assert moved is not None and report[moved.start:moved.end] == section
+    out = trace(report, RECORDS, TraceOptions(existing="keep"))
+    assert out.removed_references == section
+    body = out.report.partition("## References\n")[0]
+    assert strip_markers(body).rstrip() == strip_markers(BEFORE + after).rstrip()
+    assert trace(out.report, RECORDS, TraceOptions(existing="keep")).report == out.report
