@@ -1452,14 +1452,26 @@ def _element_closes(text: str, start: int, end: int
     return closes, opens, [m.start() for m in _BLANK_LINE.finditer(text, start, end)]
 
 
+# --- a references section before more report (`misplaced_references`) ------------------------------
+# words that name sources, in a heading or a label anywhere else ("### Hubble sources", "本节参考资料",
+# "**Sources for this section:**"): a list of the report's own there, so nothing is moved
+_SOURCE_WORDS = re.compile(r"\b(?:sources?|references?|bibliography|citations?|works cited)\b"
+                           r"|参考|来源|文献|出处|引用", re.IGNORECASE)
+# a link or a URL, taken out of a line to read what it says around them
+_LINK_OR_URL = re.compile(r"\[[^\[\]\n]*\]\([^()\s]*\)|<?(?:https?://|www\.)[^\s<>]+>?")
+# links in parentheses that hold nothing else: a sentence's link citation, "… in 1990 ([NASA](https://…))."
+_PAREN_LINKS = re.compile(r"(?<!\])[(（][ \t]*(?:(?:\[[^\[\]\n]*\]\([^()\s]*\)|<?(?:https?://|www\.)[^\s<>()（）]+>?)"
+                          r"[ \t]*[,;，；、]?[ \t]*)+[)）]")
+# a line that gives a source: a URL, a link, a DOI
+_SOURCE_LINK = re.compile(rf"https?://|www\.|{LINK_OPEN}|doi\.org|\bdoi:|arxiv", re.IGNORECASE)
 # "Source: [Title](https://…)", "来源：…": a line that gives a paragraph's source
 _SOURCE_LABEL = re.compile(
     r"^[ \t>*_]*(?:sources?|references?|来源|资料来源|数据来源|参考|出处)[ \t*_]*[:：]", re.IGNORECASE)
-_LINK_OPENS = ("http", "[", "<", "www.")
-# a link or a URL, taken out of a line to read what it says around them
-_LINK_OR_URL = re.compile(r"\[[^\[\]\n]*\]\([^()\s]*\)|<?(?:https?://|www\.)[^\s<>]+>?")
-# a line that gives a source: a URL, a link, a DOI
-_SOURCE_LINK = re.compile(rf"https?://|www\.|{LINK_OPEN}|doi\.org|\bdoi:|arxiv", re.IGNORECASE)
+# a line opening as an entry does: a bullet, a number, a bracketed number, a superscript, a link
+_ENTRY_OPENING = re.compile(r"[ \t>]*(?:[-*+•][ \t]|\d{1,4}[.)、]|[\[【［〔(（<]|[¹²³⁴⁵⁶⁷⁸⁹⁰]|https?://|www\.)")
+# a figure under a short label, "- Revenue: $96.8 billion in 2023 (https://…)": the report's own data
+_LABELLED_FIGURE = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*)?[^:：\n]{1,30}[:：][ \t]*"
+                              r"(?:US\$|\$|€|£|¥|￥|RMB)?[ \t]*\d")
 # titles of more reading, not of the body's sources: such a section mid-report stays where it is
 _READING_TITLES = frozenset({"further reading", "further readings"})
 
@@ -1492,41 +1504,70 @@ class Moved:
 def misplaced_references(text: str, layout: Layout) -> Moved | None:
     """A references section with more of the report after it, read as if it were at the end.
 
-    Only when the scan found no trailing section; the section is under a markdown heading (`#`…)
-    that is the report's only references title, not "Further reading", and a heading at its level
-    or above follows it; every line under it gives a source (a URL, link or DOI) and reads as no
-    sentence, no figure under a label, no quotation and no step (one lead-in line ending in a colon
-    aside); no other line of the report gives a source so (one list of sources per section stays
-    in each section); under a title that heads other lists too ("Sources", "来源") the rest of the
-    report cites its numbers; and moved to the end of the report it is cut whole, by the same rules
-    as any trailing section. The text around it is kept byte for byte; only the section moves."""
+    Leans to leaving it where it is: moved, it also resolves the old markers of the whole report,
+    so a list that may be one section's own, or the report's content, stays. See
+    docs/segmentation.md ("A references section before more report") for the rules. The text
+    around it is kept byte for byte; only the section moves."""
     if layout.references is not None or not layout.headings:
         return None
     found: list[tuple[int, str, int]] = []      # (heading start, title, level)
     for hs, he in layout.headings:
-        m = _ATX.match(text[hs:he].rstrip("\r\n"))
-        title = references_title(heading_title(text[hs:he].rstrip("\r\n")))
+        line = text[hs:he].rstrip("\r\n")
+        title = references_title(heading_title(line))
         if title is not None:
+            m = _ATX.match(line)
             if m is None or title in _READING_TITLES:
                 return None
             found.append((hs, title, len(m.group(1))))
     if len(found) != 1:
         return None
     hs, title, level = found[0]
-    after = None
-    for s2, e2 in layout.headings:
-        m = _ATX.match(text[s2:e2].rstrip("\r\n"))
-        if s2 > hs and m is not None and len(m.group(1)) <= level:
-            after = s2
-            break
+    # the next section, at the same level: "### References" closing one "## …" section is its own
+    after = next((s2 for s2, e2 in layout.headings if s2 > hs), None)
     if after is None:
+        return None
+    nm = _ATX.match(text[after:text.find("\n", after) if "\n" in text[after:] else len(text)].rstrip("\r"))
+    if nm is None or len(nm.group(1)) != level:
         return None
     lines = _split_lines(text)
     first = bisect.bisect_left([ln.start for ln in lines], hs)
-    # under it: entries, lines going on them, deeper headings grouping them, one lead-in line; a
-    # rule after the last entry ("---" before the next section) stays the report's, with what follows
+    section = _section_lines(text, lines[first + 1:], after, hs)
+    if section is None:
+        return None
+    entries, end = section
+    if not _rest_lists_no_sources(text, lines, layout, hs, end):
+        return None
+    body = text[:hs] + text[end:]
+    if title in _LOOSE_TITLES:
+        # "## Sources" also heads lists of figures, quotations, tools: the rest cites half of this one
+        plain = list(text)
+        for a, b in layout.protected:
+            plain[a:b] = " " * (b - a)
+        rest = _CODE_SPAN.sub(" ", "".join(plain[:hs] + plain[end:]))
+        cited = {n for m in _BODY_MARKER.finditer(rest) for n in _bracket_numbers(m.group(1))}
+        if 2 * len(cited & set(range(1, entries + 1))) < entries:
+            return None
+    nl = "\r\n" if "\r\n" in text else "\n"
+    stripped = body.rstrip("\r\n")
+    sep = body[len(stripped):]
+    sep = "" if sep.count("\n") >= 2 else (nl if sep else nl + nl)
+    moved = body + sep + text[hs:end]
+    lay = scan_markdown(moved)
+    at = len(body) + len(sep)
+    if lay.references is None or lay.references[0] != at or moved[lay.references[1]:].strip():
+        return None
+    return Moved(moved, lay, hs, end, len(text) - end)
+
+
+def _section_lines(text: str, lines: list[_Line], after: int, hs: int) -> tuple[int, int] | None:
+    """(entries, end) of the section under a references heading, up to `after`, when every line
+    under it gives a source (a URL, link, DOI) and reads as no sentence, figure, quotation or step,
+    or goes on the line above it, or is a deeper heading; one lead-in line that names sources may
+    open it ("The following sources were consulted:"). A rule after the last entry stays the
+    report's, with what follows, when a blank line stands before the heading (else the rule would
+    underline the paragraph above it as a heading). None when it is no such section."""
     entries, prev, lead, rule = 0, False, False, -1
-    for ln in lines[first + 1:]:
+    for ln in lines:
         if ln.start >= after:
             break
         t = ln.text
@@ -1541,52 +1582,54 @@ def misplaced_references(text: str, layout: Layout) -> Moved | None:
         elif prev and t[:1] in (" ", "\t"):
             rule = -1
         elif _SOURCE_LINK.search(t) and not _prose_like(t) and not _STEP_BEFORE_LINK.search(t) \
-                and not (_DATA_ENTRY.match(t) and not _BIB.search(t)):
+                and not (_DATA_ENTRY.match(t) and not _BIB.search(t)) and not _LABELLED_FIGURE.match(t):
             entries, prev, rule = entries + 1, True, -1
-        elif not entries and not lead and len(t) <= 120 and t.rstrip().rstrip("*_").endswith((":", "：")):
+        elif not entries and not lead and len(t) <= 120 and _SOURCE_WORDS.search(t) \
+                and t.rstrip().rstrip("*_").endswith((":", "：")):
             lead = True
         else:
             return None
     if not entries:
         return None
-    end = rule if rule >= 0 else after
-    # no other line names a references list ("**Sources**", "References:") outside code, or gives
-    # a source as an entry does (a section's own "[1] Title https://…", "Source: [Title](https://…)")
-    protected = layout.protected
-    starts = [p[0] for p in protected]
+    blank_before = hs == 0 or text.endswith(("\n\n", "\n\r\n"), 0, hs)
+    return entries, (rule if rule >= 0 and blank_before else after)
+
+
+def _rest_lists_no_sources(text: str, lines: list[_Line], layout: Layout, hs: int, end: int) -> bool:
+    """Whether no line outside [hs, end) gives a source as an entry of a list does ("[1] Title
+    https://…", "- [Reuters](https://…) — what it says", "Source: https://…", "[1] Reuters,
+    \"Tesla deliveries\", 2024."), names sources in a heading or a label ("### Hubble sources",
+    "**Sources for this section:**"), or defines a link label the report links through: then
+    the section may be one section's own list, and its numbers the report's other markers' too."""
     headings = {h[0] for h in layout.headings}
+    labels: set[str] = set()
     for ln in lines:
         t = ln.text
-        if hs <= ln.start < end or not t.strip():
+        if not t.strip():
             continue
-        opens = _REF_ENTRY.match(t) or _SOURCE_LABEL.match(t) or t.lstrip().startswith(_LINK_OPENS)
-        if opens and _SOURCE_LINK.search(t) and not _prose_like(t) \
-                and not _prose_like(_LINK_OR_URL.sub("", t).rstrip(" \t()（）;；,，、")):
-            return None  # (not a sentence with its links: "1. Webb launched in 2021 ([NASA](https://…)).")
-        k = bisect.bisect_right(starts, ln.start) - 1
-        code = k >= 0 and ln.start < protected[k][1] and ln.start not in headings
-        if len(t) <= 60 and not code and is_references_title(heading_title(t)):
-            return None
-    body = text[:hs] + text[end:]
-    if title in _LOOSE_TITLES:
-        # "## Sources" also heads lists of figures, quotations, tools: the rest must cite this one
-        plain = list(text)
-        for a, b in protected:
-            plain[a:b] = " " * (b - a)
-        rest = _CODE_SPAN.sub(" ", "".join(plain[:hs] + plain[end:]))
-        cited = (n for m in _BODY_MARKER.finditer(rest) for n in _bracket_numbers(m.group(1)))
-        if not any(1 <= n <= entries for n in cited):
-            return None
-    nl = "\r\n" if "\r\n" in text else "\n"
-    stripped = body.rstrip("\r\n")
-    sep = body[len(stripped):]
-    sep = "" if sep.count("\n") >= 2 else (nl if sep else nl + nl)
-    moved = body + sep + text[hs:end]
-    lay = scan_markdown(moved)
-    at = len(body) + len(sep)
-    if lay.references is None or lay.references[0] != at or moved[lay.references[1]:].strip():
-        return None
-    return Moved(moved, lay, hs, end, len(text) - end)
+        if hs <= ln.start < end:
+            if (d := _LINK_DEF.match(t)) is not None:
+                labels.add(d.group(1).casefold())
+            continue
+        label = len(t) <= 80 and (bool(_BOLD_LINE.match(t)) or t.rstrip().endswith((":", "："))) \
+            or (len(t.strip()) <= 24 and not _SENTENCE_END.search(t))     # "本节参考资料"
+        if (ln.start in headings or label) and _SOURCE_WORDS.search(heading_title(t)):
+            return False
+        opens = bool(_ENTRY_OPENING.match(t)) or bool(_SOURCE_LABEL.match(t))
+        if _SOURCE_LINK.search(_PAREN_LINKS.sub("", t)):
+            # a link that is no sentence's citation in parentheses
+            said = _LINK_OR_URL.sub("", t).rstrip(" \t()（）;；,，、")
+            if opens or not (_prose_like(t) or _prose_like(said)):
+                return False
+        elif opens and _BRACKET_ENTRY.match(t) and (_CITATION_HINT.search(t) or _BIB.search(t)) \
+                and not _prose_like(t):
+            return False                        # "[1] Reuters, \"Tesla deliveries\", 2024."
+    if labels:
+        rest = text[:hs] + text[end:]
+        if any(f"][{lab}]" in rest.casefold() or (not lab.isdigit() and f"[{lab}]" in rest.casefold())
+               for lab in labels):
+            return False                        # "[Webb][webb]": the author's own link definitions
+    return True
 
 
 def _trim_url(text: str, s: int, e: int) -> int:

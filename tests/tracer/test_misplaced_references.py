@@ -37,7 +37,8 @@ def test_the_section_is_cut_and_the_text_after_it_is_traced(existing: str) -> No
     body, _, refs = out.report.partition("## References\n")
     # the text around the section, markers aside, byte for byte and in its order
     assert strip_markers(body).rstrip() == strip_markers(BEFORE + AFTER).rstrip()
-    assert "[1] [Webb](https://b.example/webb)" in refs and "[2] [Hubble facts](https://a.example/hubble)" in refs
+    assert "[1] [Webb](https://b.example/webb)" in refs
+    assert "[2] [Hubble facts](https://a.example/hubble)" in refs
     assert "## References" not in body and out.report.count("https://") == 2
     # every span is the report's own: the sentences after the section included
     cited = {REPORT[c.start:c.end]: [s.number for s in c.sources] for c in out.citations}
@@ -79,7 +80,8 @@ def test_nothing_to_cite_gives_the_report_back_as_it_came() -> None:
 
 def test_crlf_and_chinese() -> None:
     records = [{"url": "https://caam.example/2024", "title": "汽车工业",
-                "content": "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。新能源汽车渗透率达到40.9%。"}]
+                "content": "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。"
+                           "新能源汽车渗透率达到40.9%。"}]
     report = ("# 新能源汽车\r\n\r\n2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%[1]。\r\n\r\n"
               "## 参考文献\r\n\r\n[1] 汽车工业 https://caam.example/2024\r\n\r\n"
               "## 五、结论\r\n\r\n新能源汽车渗透率达到40.9%[1]。\r\n")
@@ -91,6 +93,10 @@ def test_crlf_and_chinese() -> None:
     assert "\n" not in out.report.replace("\r\n", "")
 
 
+H = "# Space\n\nHubble has made more than 1.5 million observations [1].\n\n"
+REFS = "## References\n\n[1] Hubble facts. https://a.example/hubble\n[2] Webb. https://b.example/webb\n\n"
+
+
 @pytest.mark.parametrize(
     "report",
     [
@@ -100,7 +106,8 @@ def test_crlf_and_chinese() -> None:
         "## Webb\n\nWebb launched in 2021 [1].\n\n## Sources\n\n[1] Webb https://b.example/webb\n\n"
         "## Hubble\n\nHubble launched in 1990 [2].\n\n**Sources**\n\n[2] Hubble https://a.example/hubble\n",
         # more reading, not the body's sources
-        "Webb launched in 2021.\n\n## Further reading\n\n- https://b.example/webb\n\n## Findings\n\nIt works.\n",
+        "Webb launched in 2021.\n\n## Further reading\n\n- https://b.example/webb\n\n"
+        "## Findings\n\nIt works.\n",
         # the last section: a trailing section the scan did not cut stays so
         "Webb launched in 2021 [1].\n\n## Sources\n\nWe read what NASA publishes, mostly its press pages.\n",
         # prose under the title: a section of the report
@@ -124,13 +131,48 @@ def test_crlf_and_chinese() -> None:
         # figures under a label, quotations, steps: the report's own, whatever the title
         "Intro [1].\n\n## References\n\n- Coal: 55.3% of supply in 2023 (https://iea.example/coal)\n"
         "- Gas: 8.5% of supply in 2023 (https://iea.example/gas)\n\n## Findings\n\nCoal still dominates.\n",
-        "Intro [1].\n\n## 参考资料\n\n- 煤炭：2023年占比55.3%（https://nea.example/coal）\n\n## 结论\n\n煤炭仍占主导。\n",
+        "Intro [1].\n\n## 参考资料\n\n- 煤炭：2023年占比55.3%（https://nea.example/coal）\n\n"
+        "## 结论\n\n煤炭仍占主导。\n",
         "Intro [1].\n\n## References\n\n- “AI is the new electricity.” — Andrew Ng, https://x.example/ng\n"
         "\n## Findings\n\nIt is.\n",
         "Intro [1].\n\n## References\n\n1. Go to https://console.example and sign in\n"
         "2. Download the data from https://data.example\n\n## Findings\n\nIt rose.\n",
         # a rule with nothing before it under the heading
         "Intro [1].\n\n## References\n\n---\n\n[1] A https://a.com\n\n## Findings\n\nIt rose.\n",
+        # one section's own list, in the shapes writers give them: the moved list would resolve
+        # the other section's markers
+        *(H + REFS + "## Tesla\n\nTesla delivered 1.8 million cars in 2023 [1]. BYD sold 3 million [2].\n\n"
+          + own + "## Outlook\n\nBoth work [2].\n" for own in (
+              "- [Reuters](https://reuters.example/t) — Tesla delivered 1.81 million vehicles in 2023.\n"
+              "- [CNBC](https://cnbc.example/b) — BYD sold 3 million cars.\n\n",
+              "1. 路透社：特斯拉2023年交付181万辆。https://reuters.example/t\n2. CNBC：比亚迪售出300万辆。https://cnbc.example/b\n\n",
+              "[1] Tesla delivered 1.81 million vehicles in 2023, Reuters reports. https://reuters.example/t\n\n",
+              '[1] Reuters, "Tesla deliveries", 2 January 2024.\n\n',
+              "**Sources for this section:**\n\n- Reuters, Tesla deliveries, January 2024\n\n",
+              "本节参考资料\n\n- 路透社，特斯拉交付量\n\n",
+              "¹ Reuters, Tesla deliveries https://reuters.example/t\n\n",
+          )),
+        # "### References" closing one "## …" section is that section's
+        "## Webb\n\nThe James Webb Space Telescope launched on 25 December 2021 [1].\n\n### References\n\n"
+        "[1] Webb. https://b.example/webb\n\n## Hubble\n\n"
+        "Hubble has made more than 1.5 million observations [1].\n",
+        # the author's link definitions, which the report links through
+        "# T\n\nHubble has made more than 1.5 million observations [1].\n\n## References\n\n"
+        "[hubble]: https://a.example/hubble\n[webb]: https://b.example/webb\n\n"
+        "## Findings\n\nSee [Webb][webb].\n",
+        "# T\n\nHubble has made more than 1.5 million observations.\n\n## References\n\n"
+        "[1]: https://a.example/hubble\n[2]: https://b.example/webb\n\n"
+        "## Findings\n\nSee the [Webb page][2].\n",
+        # figures under a label, with no percent; a lead-in that names no sources
+        "# Tesla\n\nTesla's revenue grew to $96.8 billion in 2023 [1].\n\n## References\n\n"
+        "- Revenue: $96.8 billion in 2023 (https://ir.tesla.example/10k)\n"
+        "- Deliveries: 1.81 million vehicles (https://ir.tesla.example/q4)\n\n## Outlook\n\nGrowth slows.\n",
+        "# Jobs\n\nPayrolls rose by 200,000 in May [1].\n\n## References\n\nTools we used:\n\n"
+        "- [pandas](https://pandas.pydata.org)\n- [FRED](https://fred.example)\n\n"
+        "## Findings\n\nHiring was broad.\n",
+        # "Sources" cited for one of its four entries
+        "Intro [1].\n\n## Sources\n\n- [A](https://a.example)\n- [B](https://b.example)\n- [C](https://c.example)\n"
+        "- [D](https://d.example)\n\n## Findings\n\nIt rose.\n",
         # inside code it is no heading
         "Intro.\n\n```\n## References\n[1] A https://a.com\n```\n\n## Findings\n\nRevenue rose.\n",
     ],
@@ -175,7 +217,8 @@ def test_a_warning_maps_the_offset_it_names_and_not_a_number_it_quotes() -> None
         ("## References\n\nThe following sources were consulted:\n\n[1] Hubble facts. https://a.example/hubble\n"
          "[2] Webb. https://b.example/webb\n\n", AFTER),
         # "Sources" that the rest of the report cites by number
-        ("## Sources\n\n1. [Hubble facts](https://a.example/hubble)\n2. [Webb](https://b.example/webb)\n\n", AFTER),
+        ("## Sources\n\n1. [Hubble facts](https://a.example/hubble)\n"
+         "2. [Webb](https://b.example/webb)\n\n", AFTER),
     ],
 )
 def test_more_forms_are_moved(section: str, after: str) -> None:
@@ -187,3 +230,17 @@ def test_more_forms_are_moved(section: str, after: str) -> None:
     body = out.report.partition("## References\n")[0]
     assert strip_markers(body).rstrip() == strip_markers(BEFORE + after).rstrip()
     assert trace(out.report, RECORDS, TraceOptions(existing="keep")).report == out.report
+
+
+def test_a_rule_kept_in_the_report_never_underlines_the_paragraph_above_the_section() -> None:
+    # no blank line before the heading: "…[1].\n---" would make the paragraph a heading, so the
+    # rule goes with the section
+    report = ("Hubble has made more than 1.5 million observations [1].\n## References\n\n"
+              "[1] Hubble facts. https://a.example/hubble\n\n---\n\n## Findings\n\n"
+              "Webb orbits the Sun at the second Lagrange point, 1.5 million km from Earth.\n")
+    out = trace(report, RECORDS, TraceOptions(existing="replace"))
+    assert out.removed_references == "## References\n\n[1] Hubble facts. https://a.example/hubble\n\n---\n\n"
+    assert [report[c.start:c.end] for c in out.citations] == [
+        "Hubble has made more than 1.5 million observations [1].",
+        "Webb orbits the Sun at the second Lagrange point, 1.5 million km from Earth."]
+    assert not scan_markdown(out.report).headings[0][0] == 0
