@@ -93,6 +93,14 @@ CASES: dict[str, tuple[Gen, int]] = {
     "one entry cited by every line": (_report(
         lambda n: "".join(f"Fact number {i} here [1].\n" for i in range(n))
         + "\n## References\n\n1. Some title\n" + "   t\n" * n), 2_000),
+    # a references section before more report: cut, and the report after it traced
+    "n entries before n cited lines of more report": (_report(
+        lambda n: P + "\n## References\n\n"
+        + "".join(f"[{i}] T{i} https://x.example/{i}\n" for i in range(1, n + 1))
+        + "\n## Findings\n\n" + "".join(f"Fact number {i} here [{i}].\n" for i in range(1, n + 1))), 1_000),
+    "a references heading over n short lines before more report": (_report(
+        lambda n: P + "\n## References\n\n" + "".join(f"[{i}] T{i} https://x.example/{i}\n" for i in range(n))
+        + "a\n" * n + "\n## Findings\n\nIt rose.\n"), 4_000),
     "sentences before a bracketed label": (_report(lambda n: (S + "【a】. ") * n), 2_000),
     "'([1]' and a run of spaces": (
         _report(lambda n: P + "Revenue rose in 2023 ([1]" + " " * n + "x.\n"), 16_000),
