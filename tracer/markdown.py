@@ -1235,6 +1235,32 @@ def link_definitions(text: str, layout: Layout) -> dict[str, str]:
     return out
 
 
+def kept_definitions(text: str, layout: Layout) -> list[str]:
+    """The link reference definitions of the cut references section that the body links through
+    by a label of words ("See [Webb][webb]", "[Hubble]" with "[webb]: https://…" in the list):
+    the author's links, not citations (a numbered label, "[1]: https://…", is one), each with
+    its indented continuation lines, verbatim. They come back after the new references list, so
+    the body's links still resolve."""
+    if layout.references is None or "]:" not in text:
+        return []
+    start, end = layout.references
+    body = text[:layout.body_end].casefold()
+    out: list[str] = []
+    lines = _split_lines(text[start:end])
+    for i, ln in enumerate(lines):
+        m = _LINK_DEF.match(ln.text)
+        if m is None:
+            continue
+        label = " ".join(m.group(1).split()).casefold()
+        if label.startswith("^") or label.replace(" ", "").isdigit() or f"[{label}]" not in body:
+            continue
+        j = i
+        while j + 1 < len(lines) and lines[j + 1].text.strip() and _INDENTED.match(lines[j + 1].text):
+            j += 1
+        out.append("\n".join(x.text for x in lines[i:j + 1]))
+    return out
+
+
 def inline_regions(text: str, start: int, end: int, link_labels: frozenset[str] | set[str]) -> list[Span]:
     """Inline regions (code spans, links, URLs, math, HTML) in text[start:end], such as a heading.
 
@@ -1650,4 +1676,4 @@ def _trim_url(text: str, s: int, e: int) -> int:
 
 __all__ = ["scan_markdown", "is_references_title", "references_title", "LINK_OPEN", "BULLET_ITEM",
            "one_line_entries", "heading_title", "unclosed_block", "inline_regions", "table_line_regions",
-           "is_code_region", "link_definitions", "Moved", "misplaced_references"]
+           "is_code_region", "link_definitions", "Moved", "misplaced_references", "kept_definitions"]

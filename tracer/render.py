@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from tracer.errors import InvalidInputError
 from tracer.existing import SUBJECT_VERB, _footnote_definitions, strip_markers
-from tracer.markdown import link_definitions, open_table_rows, unclosed_block
+from tracer.markdown import kept_definitions, link_definitions, open_table_rows, unclosed_block
 from tracer.models import (
     Candidate,
     Citation,
@@ -821,14 +821,19 @@ def _closing(report: str, layout: Layout, before: str) -> str:
     """The report's closing matter after its references section (a disclaimer, an appendix, an
     AI notice: `Layout.references` ends before it), verbatim, after a blank line that keeps it
     from joining the text `before` it ("---" under a list line would underline a heading)."""
-    if layout.references is None or layout.references[1] >= len(report):
-        return ""
-    tail = report[layout.references[1]:]
-    if not tail.strip():
+    if layout.references is None:
         return ""
     nl = "\r\n" if "\r\n" in report else "\n"
+    # the author's link definitions the body links through ("[Webb][webb]"), verbatim
+    kept = nl.join(kept_definitions(report, layout))
+    if kept:
+        kept = _separator(before, nl) + kept + nl
+        before += kept
+    tail = report[layout.references[1]:]
+    if not tail.strip():
+        return kept
     lead = len(tail) - len(tail.lstrip("\r\n"))
-    return _separator(before, nl) + tail[lead:]
+    return kept + _separator(before, nl) + tail[lead:]
 
 
 def _uncited(report: str, layout: Layout, body: str, deletions: list[Span], keep: bool,
