@@ -1238,7 +1238,8 @@ def link_definitions(text: str, layout: Layout) -> dict[str, str]:
 def kept_definitions(text: str, layout: Layout) -> list[str]:
     """The link reference definitions of the cut references section that the body links through
     by a label of words ("See [Webb][webb]", "[Hubble]" with "[webb]: https://…" in the list):
-    the author's links, not citations (a numbered label, "[1]: https://…", is one), each with
+    the author's links, not citations (a numbered label, "[1]: https://…" or "[Source 1]: …", is
+    one), each with
     its indented continuation lines, verbatim. They come back after the new references list, so
     the body's links still resolve."""
     if layout.references is None or "]:" not in text:
@@ -1252,7 +1253,7 @@ def kept_definitions(text: str, layout: Layout) -> list[str]:
         if m is None:
             continue
         label = " ".join(m.group(1).split()).casefold()
-        if label.startswith("^") or label.replace(" ", "").isdigit() or f"[{label}]" not in body:
+        if label.startswith("^") or _CITE_LABEL.fullmatch(label) or f"[{label}]" not in body:
             continue
         j = i
         while j + 1 < len(lines) and lines[j + 1].text.strip() and _INDENTED.match(lines[j + 1].text):

@@ -269,3 +269,10 @@ def test_link_definitions_come_back_before_closing_matter_and_when_nothing_is_ci
     out = trace(uncited, RECORDS, TraceOptions(existing="replace"))
     assert out.report == ("# T\n\nSaturn has rings . See [Webb][webb] and [Hubble].\n\n"
                           "[hubble]: https://a.example/hubble\n[webb]: https://b.example/webb\n")
+
+
+def test_a_labelled_citation_definition_is_a_citation_not_a_link_to_keep() -> None:
+    report = ("Hubble has made more than 1.5 million observations [Source 1].\n\n## References\n\n"
+              "[Source 1]: Hubble facts https://a.example/hubble\n")
+    out = trace(report, RECORDS, TraceOptions(existing="keep"))
+    assert out.report.endswith("## References\n\n[1] [Hubble facts](https://a.example/hubble)\n")
