@@ -1235,30 +1235,55 @@ def link_definitions(text: str, layout: Layout) -> dict[str, str]:
     return out
 
 
+# a reference link's label: "[Webb page][2]" gives "2"
+_REF_LINK_LABEL = re.compile(r"\]\[([^\[\]]{1,999})\]")
+_LABEL_SPACE = re.compile(r"[ \t\r\n]+")
+# a bracketed label anywhere in a text (a link's text, a reference link's label, a shortcut), one pass
+_BRACKETED = re.compile(r"(?<!\\)\[([^\[\]]{1,999})\]")
+# a label that numbers a citation: "1", "Source 1", "web:1", "citation:1", "doc1", "^1" (not "jwst-2")
+_NUMBERING_LABEL = re.compile(
+    rf"\^?(?:{CITATION_LABEL_WORD}|(?i:web|citation|cite|page|attached_file))?[ \t]*[:：.]?[ \t]*\d{{1,4}}")
+
+
+def _label(raw: str) -> str:
+    """A link label as CommonMark matches it: spaces, tabs and line breaks collapsed, case folded."""
+    return _LABEL_SPACE.sub(" ", raw).strip().casefold()
+
+
+def _labels_in(text: str) -> set[str]:
+    """Every bracketed label of `text`, normalised (`_label`): what a definition could serve."""
+    return {_label(m.group(1)) for m in _BRACKETED.finditer(text)}
+
+
 def kept_definitions(text: str, layout: Layout) -> list[str]:
-    """The link reference definitions of the cut references section that the body links through
-    by a label of words ("See [Webb][webb]", "[Hubble]" with "[webb]: https://…" in the list):
-    the author's links, not citations (a numbered label, "[1]: https://…" or "[Source 1]: …", is
-    one), each with
-    its indented continuation lines, verbatim. They come back after the new references list, so
-    the body's links still resolve."""
+    """The link reference definitions of the cut references section that the rest of the report
+    links through by a label of words ("See [Webb][webb]", "[Hubble]" with "[webb]: https://…" in
+    the list): the author's links, not citations (a numbering label, "[1]: https://…", "[Source
+    1]: …", "[web:1]: …", is one). Each verbatim, with the lines it goes on to (a title, or its
+    URL after a bare "[webb]:"). They come back after the new references list, so the report's
+    links still resolve."""
     if layout.references is None or "]:" not in text:
         return []
     start, end = layout.references
-    body = text[:layout.body_end].casefold()
-    out: list[str] = []
     lines = _split_lines(text[start:end])
-    for i, ln in enumerate(lines):
-        m = _LINK_DEF.match(ln.text)
-        if m is None:
-            continue
-        label = " ".join(m.group(1).split()).casefold()
-        if label.startswith("^") or _CITE_LABEL.fullmatch(label) or f"[{label}]" not in body:
+    found = [(i, m) for i, ln in enumerate(lines) if (m := _LINK_DEF.match(ln.text)) is not None]
+    if not found:
+        return []
+    used = _labels_in(text[:start] + text[end:])
+    out: list[str] = []
+    for i, m in found:
+        label = _label(m.group(1))
+        if _NUMBERING_LABEL.fullmatch(label) or label not in used:
             continue
         j = i
-        while j + 1 < len(lines) and lines[j + 1].text.strip() and _INDENTED.match(lines[j + 1].text):
+        bare = not lines[i].text[m.end():].strip()        # "[webb]:" with its URL below
+        while j + 1 < len(lines):
+            nxt = lines[j + 1].text
+            if not nxt.strip() or _LINK_DEF.match(nxt) or not (
+                    _INDENTED.match(nxt) or (bare and j == i) or (j <= i + 1 and nxt.lstrip()[:1] in "\"'(")):
+                break
             j += 1
-        out.append("\n".join(x.text for x in lines[i:j + 1]))
+        out.append(text[start + lines[i].start:start + lines[j].end])
     return out
 
 
@@ -1636,7 +1661,7 @@ def _rest_lists_no_sources(text: str, lines: list[_Line], layout: Layout, hs: in
             continue
         if hs <= ln.start < end:
             if (d := _LINK_DEF.match(t)) is not None:
-                labels.add(d.group(1).casefold())
+                labels.add(_label(d.group(1)))
             continue
         label = len(t) <= 80 and (bool(_BOLD_LINE.match(t)) or t.rstrip().endswith((":", "："))) \
             or (len(t.strip()) <= 24 and not _SENTENCE_END.search(t))     # "本节参考资料"
@@ -1653,8 +1678,9 @@ def _rest_lists_no_sources(text: str, lines: list[_Line], layout: Layout, hs: in
             return False                        # "[1] Reuters, \"Tesla deliveries\", 2024."
     if labels:
         rest = text[:hs] + text[end:]
-        if any(f"][{lab}]" in rest.casefold() or (not lab.isdigit() and f"[{lab}]" in rest.casefold())
-               for lab in labels):
+        used = _labels_in(rest)
+        linked = {_label(m.group(1)) for m in _REF_LINK_LABEL.finditer(rest)}
+        if any(lab in linked or (not lab.isdigit() and lab in used) for lab in labels):
             return False                        # "[Webb][webb]": the author's own link definitions
     return True
 
