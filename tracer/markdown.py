@@ -1050,7 +1050,9 @@ def _section_end(
         if under_other_heading:
             # a source line, not a sentence of more report that gives a link ("## Conclusion" /
             # "…; follow it at https://webb.nasa.gov.")
-            if (strong and (deeper or not _prose_like(t))) or continuation:
+            # (and opens as an entry does: "The James Webb Space Telescope launched on 25 December
+            # 2021 [[1]](https://…)." is more report, though most of its words are names)
+            if (strong and (deeper or (not _prose_like(t) and _opens_as_entry(t)))) or continuation:
                 entries += 1
                 prev_entry = True
                 last_entry, gap_after_entry, prose_at_last = j, False, prose
@@ -1066,6 +1068,13 @@ def _section_end(
     # closing lines after the entries stay in the report: from the line after the last entry
     end = last_entry + 1 if tail_from >= 0 else len(lines)
     return _accepted(entries, prose, data, plain, lines, c, end)
+
+
+def _opens_as_entry(line: str) -> bool:
+    """Whether a line opens as a references entry does: a bullet, a number, a bracket, a link or a
+    URL (emphasis aside)."""
+    t = line.lstrip(" \t*_>")
+    return bool(_REF_ENTRY.match(t)) or t.startswith(("http", "[", "<", "www.", "doi"))
 
 
 _HTML_LIST_TAG = re.compile(r"</?(?:ol|ul)\b[^<>]*>", re.IGNORECASE)

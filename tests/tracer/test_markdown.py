@@ -1040,3 +1040,12 @@ def test_unclosed_math_and_comment_openers_are_text_and_closed_ones_still_region
 def test_emoji_shortcodes_glued_to_chinese_text_are_inline_regions() -> None:
     text = "2023年市场规模达到1.2万亿元:tada:。\n"
     assert covered(scan_markdown(text), text, ":tada:")
+
+
+def test_a_section_after_the_entries_whose_sentence_is_mostly_names_and_gives_a_link_is_more_report() -> None:
+    # a traced output in link style: the sentence's marker is a link, and most of its words are
+    # names, but it opens as no entry does, so the section is the report's (nothing is cut)
+    text = ("Intro.\n\n## References\n\n1. [Hubble facts](https://a.example/hubble)\n"
+            "2. [Webb](https://b.example/webb)\n\n## Findings\n\n"
+            "The James Webb Space Telescope launched on 25 December 2021 [[1]](https://b.example/webb).\n")
+    assert scan_markdown(text).references is None
