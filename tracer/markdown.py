@@ -1071,10 +1071,9 @@ def _section_end(
 
 
 def _opens_as_entry(line: str) -> bool:
-    """Whether a line opens as a references entry does: a bullet, a number, a bracket, a link or a
-    URL (emphasis aside)."""
-    t = line.lstrip(" \t*_>")
-    return bool(_REF_ENTRY.match(t)) or t.startswith(("http", "[", "<", "www.", "doi"))
+    """Whether a line opens as a references entry does: a bullet, a number, a bracket, a
+    superscript, a link or a URL (emphasis aside)."""
+    return bool(_ENTRY_OPENING.match(line) or _ENTRY_OPENING.match(line.lstrip(" \t*_")))
 
 
 _HTML_LIST_TAG = re.compile(r"</?(?:ol|ul)\b[^<>]*>", re.IGNORECASE)
@@ -1529,7 +1528,8 @@ _SOURCE_LINK = re.compile(rf"https?://|www\.|{LINK_OPEN}|doi\.org|\bdoi:|arxiv",
 _SOURCE_LABEL = re.compile(
     r"^[ \t>*_]*(?:sources?|references?|来源|资料来源|数据来源|参考|出处)[ \t*_]*[:：]", re.IGNORECASE)
 # a line opening as an entry does: a bullet, a number, a bracketed number, a superscript, a link
-_ENTRY_OPENING = re.compile(r"[ \t>]*(?:[-*+•][ \t]|\d{1,4}[.)、]|[\[【［〔(（<]|[¹²³⁴⁵⁶⁷⁸⁹⁰]|https?://|www\.)")
+_ENTRY_OPENING = re.compile(r"[ \t>]*(?:[-*+•][ \t]|\d{1,4}[.)、]|[\[【［〔(（<①-⑳^]|[¹²³⁴⁵⁶⁷⁸⁹⁰]|https?://|www\.|doi)",
+                            re.IGNORECASE)
 # a figure under a short label, "- Revenue: $96.8 billion in 2023 (https://…)": the report's own data
 _LABELLED_FIGURE = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,4}[.)、][ \t]*)?[^:：\n]{1,30}[:：][ \t]*"
                               r"(?:US\$|\$|€|£|¥|￥|RMB)?[ \t]*\d")
@@ -1676,7 +1676,7 @@ def _rest_lists_no_sources(text: str, lines: list[_Line], layout: Layout, hs: in
             or (len(t.strip()) <= 24 and not _SENTENCE_END.search(t))     # "本节参考资料"
         if (ln.start in headings or label) and _SOURCE_WORDS.search(heading_title(t)):
             return False
-        opens = bool(_ENTRY_OPENING.match(t)) or bool(_SOURCE_LABEL.match(t))
+        opens = _opens_as_entry(t) or bool(_SOURCE_LABEL.match(t))
         if _SOURCE_LINK.search(_PAREN_LINKS.sub("", t)):
             # a link that is no sentence's citation in parentheses
             said = _LINK_OR_URL.sub("", t).rstrip(" \t()（）;；,，、")
