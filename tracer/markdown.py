@@ -1583,12 +1583,18 @@ def misplaced_references(text: str, layout: Layout) -> Moved | None:
     if len(found) != 1:
         return None
     hs, title, level = found[0]
-    # the next section, at the same level: "### References" closing one "## …" section is its own
-    after = next((s2 for s2, e2 in layout.headings if s2 > hs), None)
+    # the next section at its level (a deeper heading groups entries): one above it, "## Webb"
+    # after "### References", makes the list the closing of one section, its own
+    after = None
+    for s2, e2 in layout.headings:
+        if s2 > hs:
+            nm = _ATX.match(text[s2:e2].rstrip("\r\n"))
+            if nm is None or len(nm.group(1)) < level:
+                return None
+            if len(nm.group(1)) == level:
+                after = s2
+                break
     if after is None:
-        return None
-    nm = _ATX.match(text[after:text.find("\n", after) if "\n" in text[after:] else len(text)].rstrip("\r"))
-    if nm is None or len(nm.group(1)) != level:
         return None
     lines = _split_lines(text)
     first = bisect.bisect_left([ln.start for ln in lines], hs)

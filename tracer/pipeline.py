@@ -382,12 +382,13 @@ def _moved_back(
     warnings: list[str], since: int,
 ) -> tuple[tuple[Citation, ...], tuple[Unsupported, ...], list[str]]:
     """Spans and the offsets warnings name, from the rearranged report back to the report's own."""
+    back = moved.original
+
     def offsets(m: re.Match[str]) -> str:
         if m.group(1) is None:
-            return str(moved.original(int(m.group(0))))
-        return f"{moved.original(int(m.group(1)))}..{moved.original(int(m.group(2)), end=True)}"
+            return str(back(int(m.group(0))))
+        return f"{back(int(m.group(1)))}..{back(int(m.group(2)), end=True)}"
 
-    back = moved.original
     return (
         tuple(replace(c, start=back(c.start), end=back(c.end, end=True)) for c in citations),
         tuple(replace(u, start=back(u.start), end=back(u.end, end=True)) for u in unsupported),

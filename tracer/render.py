@@ -820,7 +820,8 @@ def render_report(
 def _closing(report: str, layout: Layout, before: str) -> str:
     """The report's closing matter after its references section (a disclaimer, an appendix, an
     AI notice: `Layout.references` ends before it), verbatim, after a blank line that keeps it
-    from joining the text `before` it ("---" under a list line would underline a heading)."""
+    from joining the text `before` it ("---" under a list line would underline a heading); before
+    it, the old section's link definitions the report links through (`kept_definitions`)."""
     if layout.references is None:
         return ""
     nl = "\r\n" if "\r\n" in report else "\n"

@@ -216,6 +216,9 @@ def test_a_warning_maps_the_offset_it_names_and_not_a_number_it_quotes() -> None
         # a lead-in line over the entries
         ("## References\n\nThe following sources were consulted:\n\n[1] Hubble facts. https://a.example/hubble\n"
          "[2] Webb. https://b.example/webb\n\n", AFTER),
+        # a deeper heading grouping entries is part of it
+        ("## References\n\n### Web\n\n[1] Hubble facts. https://a.example/hubble\n"
+         "[2] Webb. https://b.example/webb\n\n", AFTER),
         # "Sources" that the rest of the report cites by number
         ("## Sources\n\n1. [Hubble facts](https://a.example/hubble)\n"
          "2. [Webb](https://b.example/webb)\n\n", AFTER),
