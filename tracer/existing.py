@@ -38,6 +38,7 @@ from tracer.markdown import (
     inline_regions,
     is_code_region,
     link_definitions,
+    link_label,
     one_line_entries,
     references_title,
 )
@@ -428,7 +429,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 # "[[1]](https://byd…)" cites its URL: a number of its own, so that a "[1]" of
                 # another section (or the list) that means another source is not taken for it
                 numbers = (jiuwen_ids.setdefault("url:" + urls[0], -(len(jiuwen_ids) + 1)),)
-            labels = {" ".join(x.split()).casefold() for x in _BRACKET_LABEL.findall(bare)} \
+            labels = {link_label(x) for x in _BRACKET_LABEL.findall(bare)} \
                 if _BRACKETS_ONLY.fullmatch(bare) else set()
             if len(labels) > 1 and labels & set(link_defs):
                 continue               # "([1], [2])" with "[2]: url" in the body: the author's links

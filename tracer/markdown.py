@@ -207,6 +207,14 @@ def _atx_text(raw: str) -> str:
     return t
 
 
+_LABEL_SPACE = re.compile(r"[ \t\r\n]+")
+
+
+def link_label(raw: str) -> str:
+    """A link label as CommonMark matches it: spaces, tabs and line breaks collapsed, case folded."""
+    return _LABEL_SPACE.sub(" ", raw).strip().casefold()
+
+
 def heading_title(line: str) -> str:
     """The visible text of a heading line (ATX, setext text line or bold pseudo-heading)."""
     m = _ATX.match(line)
@@ -452,7 +460,7 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
         # link reference / footnote definitions (with indented continuation lines)
         dm = _LINK_DEF.match(t)
         if dm and para_start < 0:
-            label_lines.append((" ".join(dm.group(1).split()).casefold(), lines[i].start))
+            label_lines.append((link_label(dm.group(1)), lines[i].start))
             j = i
             while j + 1 < n and lines[j + 1].text.strip() and _INDENTED.match(lines[j + 1].text):
                 j += 1
@@ -1239,13 +1247,12 @@ def link_definitions(text: str, layout: Layout) -> dict[str, str]:
         k = bisect.bisect_right(starts, m.start(1)) - 1
         if k >= 0 and layout.protected[k][1] > m.start(1) and is_code_region(text, starts[k]):
             continue
-        out.setdefault(" ".join(m.group(1).split()).casefold(), m.group(2))
+        out.setdefault(link_label(m.group(1)), m.group(2))
     return out
 
 
 # a reference link's label: "[Webb page][2]" gives "2"
 _REF_LINK_LABEL = re.compile(r"\]\[([^\[\]]{1,999})\]")
-_LABEL_SPACE = re.compile(r"[ \t\r\n]+")
 # a bracketed label anywhere in a text (a link's text, a reference link's label, a shortcut), one pass
 _BRACKETED = re.compile(r"(?<!\\)\[([^\[\]]{1,999})\]")
 # a label that numbers a citation: "1", "Source 1", "web:1", "citation:1", "doc1", "^1" (not "jwst-2")
@@ -1253,14 +1260,9 @@ _NUMBERING_LABEL = re.compile(
     rf"\^?(?:{CITATION_LABEL_WORD}|(?i:web|citation|cite|page|attached_file))?[ \t]*[:：.]?[ \t]*\d{{1,4}}")
 
 
-def _label(raw: str) -> str:
-    """A link label as CommonMark matches it: spaces, tabs and line breaks collapsed, case folded."""
-    return _LABEL_SPACE.sub(" ", raw).strip().casefold()
-
-
 def _labels_in(text: str) -> set[str]:
     """Every bracketed label of `text`, normalised (`_label`): what a definition could serve."""
-    return {_label(m.group(1)) for m in _BRACKETED.finditer(text)}
+    return {link_label(m.group(1)) for m in _BRACKETED.finditer(text)}
 
 
 def kept_definitions(text: str, layout: Layout) -> list[str]:
@@ -1280,7 +1282,7 @@ def kept_definitions(text: str, layout: Layout) -> list[str]:
     used = _labels_in(text[:start] + text[end:])
     out: list[str] = []
     for i, m in found:
-        label = _label(m.group(1))
+        label = link_label(m.group(1))
         if _NUMBERING_LABEL.fullmatch(label) or label not in used:
             continue
         j = i
@@ -1522,8 +1524,6 @@ _LINK_OR_URL = re.compile(r"\[[^\[\]\n]*\]\([^()\s]*\)|<?(?:https?://|www\.)[^\s
 # links in parentheses that hold nothing else: a sentence's link citation, "… in 1990 ([NASA](https://…))."
 _PAREN_LINKS = re.compile(r"(?<!\])[(（][ \t]*(?:(?:\[[^\[\]\n]*\]\([^()\s]*\)|<?(?:https?://|www\.)[^\s<>()（）]+>?)"
                           r"[ \t]*[,;，；、]?[ \t]*)+[)）]")
-# a line that gives a source: a URL, a link, a DOI
-_SOURCE_LINK = re.compile(rf"https?://|www\.|{LINK_OPEN}|doi\.org|\bdoi:|arxiv", re.IGNORECASE)
 # "Source: [Title](https://…)", "来源：…": a line that gives a paragraph's source
 _SOURCE_LABEL = re.compile(
     r"^[ \t>*_]*(?:sources?|references?|来源|资料来源|数据来源|参考|出处)[ \t*_]*[:：]", re.IGNORECASE)
@@ -1676,7 +1676,7 @@ def _rest_lists_no_sources(text: str, lines: list[_Line], layout: Layout, hs: in
             continue
         if hs <= ln.start < end:
             if (d := _LINK_DEF.match(t)) is not None:
-                labels.add(_label(d.group(1)))
+                labels.add(link_label(d.group(1)))
             continue
         label = len(t) <= 80 and (bool(_BOLD_LINE.match(t)) or t.rstrip().endswith((":", "："))) \
             or (len(t.strip()) <= 24 and not _SENTENCE_END.search(t))     # "本节参考资料"
@@ -1694,7 +1694,7 @@ def _rest_lists_no_sources(text: str, lines: list[_Line], layout: Layout, hs: in
     if labels:
         rest = text[:hs] + text[end:]
         used = _labels_in(rest)
-        linked = {_label(m.group(1)) for m in _REF_LINK_LABEL.finditer(rest)}
+        linked = {link_label(m.group(1)) for m in _REF_LINK_LABEL.finditer(rest)}
         if any(lab in linked or (not lab.isdigit() and lab in used) for lab in labels):
             return False                        # "[Webb][webb]": the author's own link definitions
     return True
@@ -1718,4 +1718,5 @@ def _trim_url(text: str, s: int, e: int) -> int:
 
 __all__ = ["scan_markdown", "is_references_title", "references_title", "LINK_OPEN", "BULLET_ITEM",
            "one_line_entries", "heading_title", "unclosed_block", "inline_regions", "table_line_regions",
-           "is_code_region", "link_definitions", "Moved", "misplaced_references", "kept_definitions"]
+           "is_code_region", "link_definitions", "link_label", "Moved", "misplaced_references",
+           "kept_definitions"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 
 from tracer.errors import InvalidInputError
 from tracer.existing import SUBJECT_VERB, _footnote_definitions, strip_markers
-from tracer.markdown import kept_definitions, link_definitions, open_table_rows, unclosed_block
+from tracer.markdown import kept_definitions, link_definitions, link_label, open_table_rows, unclosed_block
 from tracer.models import (
     Candidate,
     Citation,
@@ -359,7 +359,7 @@ class _Text:
         q = self.body.find("]", p + 1, p + 1000)
         if q < 0 or "\n\n" in self.body[p:q] or "[" in self.body[p + 1:q]:
             return False
-        return " ".join(self.body[p + 1:q].split()).casefold() in self.link_labels
+        return link_label(self.body[p + 1:q]) in self.link_labels
 
     def next_char(self, p: int) -> str:
         p = self._run_end.get(p, p)
