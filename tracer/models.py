@@ -175,8 +175,9 @@ class Reference:
 @dataclass(frozen=True, slots=True)
 class NearMiss:
     """The record that came closest to supporting an unsupported sentence, scoring below
-    `min_score`: a hint for the writer (which source is nearest, and what it says), never a
-    citation. Offsets are into that record's content. `unstated` lists the sentence's numbers,
+    `min_score` (or, for a table row, scoring over it without stating the row's figures where it
+    speaks of the row's subject): a hint for the writer (which source is nearest, and what it
+    says), never a citation. Offsets are into that record's content. `unstated` lists the sentence's numbers,
     dates and quantities that this record does not state ("1200 ft", "2021-04-29"): when the
     record is the right source, a figure it does not back (wrong, or from elsewhere).
     `quote_figures` lists the figures the quote states of the same sorts (a date for a date, a

@@ -346,8 +346,9 @@ def trace(
                                 f"is not supported by its record (score {src.score:.2f}{lacks}); kept as the "
                                 "author wrote it")
 
-    unsupported = tuple(Unsupported(s.text, s.start, s.end, _unsupported_reason(bool(recs), near.get(s.id)),
-                                    near.get(s.id)) for s in left)
+    unsupported = tuple(Unsupported(s.text, s.start, s.end, _unsupported_reason(
+        bool(recs), miss, s.in_table and miss is not None and miss.score >= options.threshold), miss)
+        for s in left for miss in (near.get(s.id),))
     warnings.extend(out.warnings)
     if moved is not None:
         citations, unsupported, warnings = _moved_back(moved, citations, unsupported, warnings, mapped_from)
@@ -419,7 +420,10 @@ def _unnamed(figures: Sequence[str], conflict: str) -> list[str]:
     return [v for v in figures if not re.search(rf"(?<![\w.]){re.escape(v)}(?![\w.])", conflict)]
 
 
-def _unsupported_reason(have_records: bool, closest: NearMiss | None) -> str:
+def _unsupported_reason(have_records: bool, closest: NearMiss | None, row_unstated: bool = False) -> str:
+    """Why nothing is cited. `row_unstated`: the sentence is a table row whose closest record
+    scores over the threshold but does not state the row's figures where it speaks of the row's
+    subject, or not plainly (`match._row_figures_stated`)."""
     if not have_records:
         return "no records"
     parts = []
@@ -433,6 +437,9 @@ def _unsupported_reason(have_records: bool, closest: NearMiss | None) -> str:
         if lacks:
             states = f" (its quote states {', '.join(instead)})" if instead else ""
             parts.append(f"does not state {', '.join(lacks)}{states}")
+    if not parts and row_unstated and closest is not None:
+        parts.append(f"(score {closest.score:.2f}) does not state the row's figures where it speaks of "
+                     "what the row is about, or states them only hedged")
     if parts:
         return "no record supports this sentence; the closest " + "; ".join(parts)
     return "no record supports this sentence"

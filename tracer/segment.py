@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from tracer.existing import MARKER_RE, labelled_entries, source_note_at, source_note_spans
 from tracer.markdown import heading_title, table_line_regions
 from tracer.models import Layout, Sentence, Span
-from tracer.text import _CJK_CHAR, _LATIN_LETTER
+from tracer.text import _CJK_CHAR, _LATIN_LETTER, MAYBE_END, NEVER_END
 
 _PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
 _LIST = re.compile(
@@ -54,18 +54,6 @@ _SPEAKER_AFTER = re.compile(
 _CLOSING_TAGS = re.compile(r"(?:</(?:b|strong|em|i|u|span|mark|small|big|font|ins|s)\s*>)+", re.IGNORECASE)
 _HAS_WORD = re.compile(r"[^\W_]", re.UNICODE)
 
-# abbreviations after which a period never ends a sentence
-_NEVER_END = frozenset(
-    """mr mrs ms dr prof vs v e.g i.e cf al fig figs dept approx vols pp eds gov sen rep mt blvd refs
-    eq eqs viz resp esp incl govt assn univ dist hon capt lt sgt cmdr adm maj messrs mme mlle""".split()
-)
-# a period after these ends a sentence only before a typical sentence opener (some are words or
-# units too: "state-of-the-art.", "HBO Max.", "18 min.", "Martin Luther King Jr. He")
-_MAYBE_END = frozenset(
-    """etc inc ltd co corp llc plc bros u.s u.k u.n e.u a.m p.m ph.d u.s.a p.r.c no nos jan feb mar
-    apr jun jul aug sep sept oct nov dec sr jr st ca vol ed gen ave op ref sec ch art para min max
-    est rev col""".split()
-)
 # names whose "!" is part of the name: it ends a sentence only before a typical sentence opener
 _BANG_NAMES = frozenset("yahoo jeopardy shout panic wham oklahoma airplane oliver".split())
 # a capital letter after these is a label, not an initial: "Series A. Investors", "Vitamin D. Doctors"
@@ -302,7 +290,7 @@ class _Splitter:
             if p != ".":
                 return True
             prev = text[p_start - 1] if p_start > 0 else ""
-            return not prev.isdigit() and word not in _NEVER_END and word not in _MAYBE_END \
+            return not prev.isdigit() and word not in NEVER_END and word not in MAYBE_END \
                 and "." not in word
         nw = _NEXT_WORD.match(text, nx)
         next_word = nw.group(0).lower() if nw else ""
@@ -317,7 +305,7 @@ class _Splitter:
             return nx_ch.isupper() or bool(_CJK.match(nx_ch))
         if p_start > 0 and text[p_start - 1].isdigit():
             return not nx_ch.islower()  # "in 2020. The" / "grew 5." ; "p. 5" has a word before
-        if word in _NEVER_END:
+        if word in NEVER_END:
             return False
         if word in ("doc", "docs") and nx_ch.isdigit():
             return False               # "(Doc. 1)", "Docs. 2 and 3" ("a Google Doc. Hubble…" ends)
@@ -325,7 +313,7 @@ class _Splitter:
                 and re.search(r"\d[ \t]*$", text[max(0, wm.start() - 4):wm.start()]):
             # "at 9 a.m. Participants" ends; "9 a.m. Eastern Time", "9 a.m. Beijing time" go on
             return next_word not in _TIME_WORDS and not _TIME_AFTER.match(text, nx)
-        if word in _MAYBE_END or (word and "." in word and all(len(w) == 1 for w in word.split("."))):
+        if word in MAYBE_END or (word and "." in word and all(len(w) == 1 for w in word.split("."))):
             if word in ("no", "nos") and wm is not None and wm.group(0)[0].isupper() and nx_ch.isdigit():
                 return False
             return starter or bool(_CJK.match(nx_ch))

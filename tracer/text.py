@@ -90,6 +90,20 @@ def clear_language(text: str) -> str | None:
     return "zh" if share > 0.5 else "en" if share < 0.05 else None
 
 
+# Abbreviations after which a period never ends a sentence (the report's and the records'
+# sentence splitters share them).
+NEVER_END = frozenset(
+    """mr mrs ms dr prof vs v e.g i.e cf al fig figs dept approx vols pp eds gov sen rep mt blvd refs
+    eq eqs viz resp esp incl govt assn univ dist hon capt lt sgt cmdr adm maj messrs mme mlle""".split()
+)
+# a period after these ends a sentence only before a typical sentence opener (some are words or
+# units too: "state-of-the-art.", "HBO Max.", "18 min.", "Martin Luther King Jr. He")
+MAYBE_END = frozenset(
+    """etc inc ltd co corp llc plc bros u.s u.k u.n e.u a.m p.m ph.d u.s.a p.r.c no nos jan feb mar
+    apr jun jul aug sep sept oct nov dec sr jr st ca vol ed gen ave op ref sec ch art para min max
+    est rev col""".split()
+)
+
 # Scripts the engine is not tuned for (language_caveat), by Unicode block.
 _KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")

@@ -36,6 +36,7 @@ from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
 from tracer.text import (
     ACRONYM,
+    NEVER_END,
     Quantity,
     StatedUnits,
     abbreviations,
@@ -79,6 +80,9 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200
 _TRAILING_PUNCT = re.compile(r"(?<![\s.!?;:,。！？；：，…\"'”’)）\]])[\s.!?;:,。！？；：，…\"'”’)）\]]++$")
 # End of a record sentence: terminal punctuation (with closing quotes) before space, or a line break.
 _SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"'”’)）\]]*+(?=\s|$)|[。！？]++[”’）」』]*+|\n++")
+# the word a period follows ("Inc", "e.g", "U.S"), and the first letter after the whitespace
+_WORD_BEFORE_DOT = re.compile(r"(?<![A-Za-z.])(?:[A-Za-z]+\.)*[A-Za-z]+$")
+_NEXT_NON_SPACE = re.compile(r"[ \t]*+([A-Za-z])")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z\u00c0-\u024f]+(?:\s+[A-Z][a-zA-Z]+)*)")
 _CODE_RUNS = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)?")
 _DIGIT_RUNS = re.compile(r"[0-9]+")
@@ -1066,16 +1070,36 @@ class Verifier:
 
 
 def _record_sentences(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each non-blank sentence or line of a passage."""
+    """(start, end) of each non-blank sentence or line of a passage. A period after an
+    abbreviation or an initial ends none ("Dr. Smith", "John F. Kennedy"), nor one before a
+    lowercase word ("Pear Inc. reported revenue", "approx. the"): the quote is the claim's
+    whole sentence, and a row's figures are read where the record names its subject."""
     units: list[tuple[int, int]] = []
     start = 0
     for m in _SENTENCE_END.finditer(text):
+        if m.group() == "." and not _ends_sentence_at(text, m.start()):
+            continue
         if text[start:m.end()].strip():
             units.append((start, m.end()))
         start = m.end()
     if text[start:].strip():
         units.append((start, len(text)))
     return units
+
+
+def _ends_sentence_at(text: str, dot: int) -> bool:
+    """Whether the lone period at `dot`, followed by whitespace or the end, ends a record
+    sentence (`_record_sentences`)."""
+    nxt = _NEXT_NON_SPACE.match(text, dot + 1)
+    if nxt is not None and nxt.group(1).islower():
+        return False
+    word = _WORD_BEFORE_DOT.search(text, max(0, dot - 24), dot)
+    if word is None:
+        return True
+    w = word.group().lower()
+    if len(w) == 1 or w in NEVER_END:
+        return False
+    return True
 
 
 def window_coverage(

@@ -626,3 +626,35 @@ def test_a_table_keyed_by_years_names_no_subject() -> None:
     assert [s.subject for s in segment_sentences(report, scan_markdown(report))] == ["", ""]
     assert _cited(report, ["理想汽车2023年交付37.6万辆新车。与2022年的13.3万辆相比，同比增长182.2%。"]) == [
         "2023 | 37.6万辆 | 182.2%"]
+
+
+def test_a_period_after_a_company_suffix_or_an_initial_ends_no_record_sentence() -> None:
+    # "Pear Inc. reported …": the record's sentence names the row's subject and states its figures;
+    # read as two sentences ("Pear Inc." / "reported revenue of …") it named the subject in one and
+    # stated the figures in the other, and the row went uncited
+    pear = {"url": "https://pear.example/results", "title": "Pear results",
+            "content": "Pear Inc. reported revenue of 5 billion dollars in 2021. Pear employs 3,000 people."}
+    report = ("| Company | Notes |\n|---|---|\n"
+              "| Pear | Pear Inc. reported revenue of 5 billion dollars in 2021. |\n")
+    for existing in ("keep", "replace"):
+        result = trace(report, [pear, *FILLER], TraceOptions(existing=existing))
+        assert [s.url for c in result.citations for s in c.sources] == ["https://pear.example/results"]
+        quote = result.citations[0].sources[0].evidence
+        assert quote.startswith("Pear Inc. reported revenue of 5 billion dollars in 2021.")
+    # a trace of the traced report cites the same
+    once = trace(report, [pear, *FILLER], TraceOptions(existing="replace")).report
+    assert trace(once, [pear, *FILLER], TraceOptions(existing="replace")).report == once
+
+
+def test_a_row_whose_closest_record_scores_over_the_threshold_says_why_it_is_not_cited() -> None:
+    drugs = [{"url": "https://nejm.example/trials", "title": "Semaglutide vs tirzepatide weight loss trials",
+              "content": "In the STEP-1 trial, semaglutide 2.4 mg produced a mean weight loss of 14.9% "
+                         "over 68 weeks. In SURMOUNT-1, tirzepatide 15 mg produced a mean weight loss of "
+                         "20.9% over 72 weeks."}, *FILLER]
+    report = ("| Drug | Trial | Weight loss | Duration |\n|---|---|---|---|\n"
+              "| Tirzepatide 15 mg | SURMOUNT-1 | 14.9% | 72 weeks |\n")
+    result = trace(report, drugs)
+    assert result.citations == ()
+    (miss,) = result.unsupported
+    assert miss.closest is not None and miss.closest.score >= TraceOptions().threshold
+    assert "does not state the row's figures where it speaks of what the row is about" in miss.reason

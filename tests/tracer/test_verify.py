@@ -89,3 +89,20 @@ def test_a_labelled_marker_is_no_figure_of_the_claim(marker: str) -> None:
              for i, t in enumerate(topics)]
     r = trace(f"Webb's primary mirror is 6.5 metres across{marker}.", recs)
     assert [s.url for c in r.citations for s in c.sources] == ["https://b.example/mirror"], r.report
+
+
+def test_a_record_sentence_runs_on_past_an_abbreviation_or_an_initial() -> None:
+    from tracer.verify import sentences_around
+
+    # the quote is the middle sentence; the sentences around it are read whole
+    content = ("Dr. Smith of Acme Corp. joined in 2019. The board met. "
+               "John F. Kennedy Jr. visited Apple Inc. the next day. Sales rose.")
+    start = content.index("The board met.")
+    before, after = sentences_around(content, start, start + len("The board met.")).split("\n")
+    assert before.strip() == "Dr. Smith of Acme Corp. joined in 2019."
+    assert after.strip() == "John F. Kennedy Jr. visited Apple Inc. the next day."
+    # a period before a capitalised sentence opener still ends one
+    content = "It was founded as Pear Inc. The company grew. It hired staff."
+    start = content.index("The company grew.")
+    before, after = sentences_around(content, start, start + len("The company grew.")).split("\n")
+    assert (before.strip(), after.strip()) == ("It was founded as Pear Inc.", "It hired staff.")
