@@ -177,6 +177,9 @@ def trace(
             "two, so expect fewer citations (each one it makes is verified as usual)"
         )
 
+    if (other := _records_in_another_language(head, recs)) is not None:
+        warnings.append(other)
+
     with timer.stage("segment"):
         sentences = segment.segment_sentences(report, layout)
         stats.sentences = len(sentences)
@@ -395,6 +398,33 @@ def _moved_back(
         tuple(replace(u, start=back(u.start), end=back(u.end, end=True)) for u in unsupported),
         [*warnings[:since], *(_OFFSET.sub(offsets, w, count=1) for w in warnings[since:])],
     )
+
+
+_LANGUAGE_NAMES = {"en": "English", "zh": "Chinese"}
+_LANGUAGE_SAMPLE = 200   # records read for their language, spread over the request
+_LANGUAGE_CHARS = 600    # of each record's text
+
+
+def _records_in_another_language(head: str, recs: Sequence[Record]) -> str | None:
+    """A warning when the report reads clearly as English or Chinese and at least a third of the
+    records (those clearly one or the other, up to `_LANGUAGE_SAMPLE` of them spread over the
+    request) read as the other: both engines cite a sentence only from a record that shares its
+    words, names or figures, so a Chinese report over English pages gets few citations."""
+    lang = clear_language(head) if recs else None
+    if lang is None:
+        return None
+    step = -(-len(recs) // _LANGUAGE_SAMPLE)
+    read = [clear_language(f"{r.title}\n{r.content[:_LANGUAGE_CHARS]}") for r in recs[::step]]
+    clear = [x for x in read if x is not None]
+    other = sum(x != lang for x in clear)
+    if not other or 3 * other < len(clear):
+        return None
+    sample = f" (of a sample of {len(read)} of the {len(recs)})" if step > 1 else ""
+    return (f"the report reads as {_LANGUAGE_NAMES[lang]} but {other} of {len(clear)} records{sample} "
+            f"read as {_LANGUAGE_NAMES['zh' if lang == 'en' else 'en']}: "
+            "a sentence is cited only from a record that shares its words, names or figures, so "
+            "expect few citations from those (translate the records or the report to cite across "
+            "languages)")
 
 
 def _why_unsupported(sentence: str, quote: str, record: int | None, verifier: Verifier, lang: str,

@@ -362,6 +362,30 @@ def test_a_forced_language_that_the_report_contradicts_is_warned_about() -> None
     assert not warned(english, "")  # detected, not forced
 
 
+def test_records_in_the_other_language_are_warned_about() -> None:
+    english = ("The bridge opened to traffic in 1937 after four years of construction work. "
+               "It carries about forty thousand vehicles on an average weekday, the county says. ") * 3
+    chinese = "该桥于1937年建成通车，此前施工历时四年。据县政府统计，工作日平均每天约有四万辆车通过。" * 2
+
+    def other(report: str, contents: list[str]) -> list[str]:
+        records = [{"url": f"https://a.example/{i}", "title": "Bridge", "content": c}
+                   for i, c in enumerate(contents)]
+        return [w for w in trace(report, records).warnings if w.startswith("the report reads as")]
+
+    (warning,) = other(chinese, [english, english, chinese])
+    assert warning.startswith("the report reads as Chinese but 2 of 3 records read as English: ")
+    assert "cited only from a record that shares its words, names or figures" in warning
+    (warning,) = other(english, [chinese])
+    assert warning.startswith("the report reads as English but 1 of 1 records read as Chinese")
+    # a few records in the other language among many in the report's, or none: no warning
+    assert other(chinese, [english, chinese, chinese, chinese]) == []
+    assert other(english, [english]) == [] and other(chinese, [chinese]) == []
+    assert other(chinese, ["Short."]) == []   # too short to tell
+    # a request of many records is read from a sample spread over it
+    (warning,) = other(english, [chinese] * 500)
+    assert "records (of a sample of 167 of the 500) read as Chinese" in warning
+
+
 def test_a_sentence_of_figures_alone_is_never_cited_from_its_figures() -> None:
     """"It was 40% in 2023." says nothing a record could support but its figures; a table that
     states the same figures is no source for it (the Chinese model, which weighs figures heavily,
