@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from tracer.models import Layout, Span
@@ -286,10 +287,12 @@ class _Blocks:
         self.spans.append((lines[i].start, lines[j].next))
 
 
-def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
+def scan_markdown(text: str, *, find_references: bool = True, titles: Collection[str] = ()) -> Layout:
     """Mark protected regions and find the trailing references section (see module doc).
 
     With find_references=False the whole text is body (used to re-scan a traced output's body).
+    `titles`, the records' titles, let a headingless list of titles alone at the end be the
+    references (`_trailing_titles`).
     """
     lines = _split_lines(text)
     blocks = _Blocks()
@@ -502,6 +505,8 @@ def scan_markdown(text: str, *, find_references: bool = True) -> Layout:
             ref_line, ref_end = found
     if ref_line is None and find_references:
         ref_line, ref_end = _sources_line(lines, spans, heading_lines), None
+    if ref_line is None and find_references and titles:
+        ref_line = _trailing_titles(text, lines, spans, heading_lines, titles)
     if ref_line is not None:
         body_end = lines[ref_line].start
         ends_at = lines[ref_end].start if ref_end is not None and ref_end < len(lines) else len(text)
@@ -857,6 +862,81 @@ def _sources_line(lines: list[_Line], blocks: list[Span], heading_lines: set[int
         if other is not None and is_references_title(other.group("title")):
             return None
     return j
+
+
+_MIN_TITLE = 8          # characters a record title needs to name a headingless list's entry
+_TITLE_ENTRY_EXTRA = 120  # what an entry may hold beyond its title (authors, site, year)
+_TITLE_MARKS = re.compile(r"[*_`\"“”‘’'《》「」『』<>()（）\[\]【】|]+|[ \t]+")
+
+
+def _title_key(text: str) -> str:
+    return _TITLE_MARKS.sub(" ", text).casefold().strip(" .,;:。，；：")
+
+
+def _trailing_titles(text: str, lines: list[_Line], blocks: list[Span], heading_lines: set[int],
+                     titles: Collection[str]) -> int | None:
+    """The first line of a headingless list of record titles that ends the text, with no link in
+    it ("[1] Apple annual report 2020", "【2】2023年度财务报告.pdf", "1. Pear results 2021"): local
+    documents and sources without a URL are listed so. Each entry holds a record's title (of
+    `_MIN_TITLE` characters or more, marks and case aside) and little else; two entries or more,
+    or one the body cites; in a paragraph of their own (after a blank line or "---", not under a
+    heading: a heading's own list stays), outside any block; "1." entries only when the body
+    cites half their numbers in brackets. None otherwise."""
+    # the titles by their first `_MIN_TITLE` characters, then by length: a set lookup per length
+    # at each place of an entry, however many titles open alike ("Annual report 2021", "… 2022")
+    by_head: dict[str, dict[int, set[str]]] = {}
+    for k in {_title_key(t) for t in titles}:
+        if len(k) >= _MIN_TITLE and k != "untitled":
+            by_head.setdefault(k[:_MIN_TITLE], {}).setdefault(len(k), set()).add(k)
+    if not by_head:
+        return None
+
+    def holds_title(entry: str) -> bool:
+        # a title of `size` characters at `p`: p + size <= len(entry) <= size + _TITLE_ENTRY_EXTRA
+        for p in range(min(len(entry) - _MIN_TITLE, _TITLE_ENTRY_EXTRA) + 1):
+            sizes = by_head.get(entry[p:p + _MIN_TITLE])
+            if sizes:
+                for size in range(max(_MIN_TITLE, len(entry) - _TITLE_ENTRY_EXTRA), len(entry) - p + 1):
+                    if (keys := sizes.get(size)) and entry[p:p + size] in keys:
+                        return True
+        return False
+
+    j = len(lines) - 1
+    while j >= 0 and not lines[j].text.strip():
+        j -= 1
+    first, numbers, dotted = None, [], False
+    while j >= 0:
+        t = lines[j].text
+        if not t.strip():
+            j -= 1
+            continue
+        if _INDENTED.match(t) or any(a <= lines[j].start < b for a, b in blocks):
+            break
+        bm = _BRACKET_ENTRY.match(t)
+        om = None if bm else _DOTTED_ENTRY.match(t)
+        if (bm is None and om is None) or (first is not None and dotted != bool(om)):
+            break
+        m = bm or om
+        assert m is not None
+        entry = _title_key(t[m.end() - 1 if bm else m.end():])
+        if _SOURCE_LINK.search(t) or len(t) > 2000 or not holds_title(entry):
+            break
+        first, dotted = j, bool(om)
+        numbers.append(int(m.group(1) or (m.group(2) if bm else "0")))
+        j -= 1
+    if first is None:
+        return None
+    while j >= 0 and not lines[j].text.strip():
+        j -= 1
+    if j >= 0 and (not _blank_or_rule(lines[first - 1].text) or j in heading_lines):
+        return None                      # inside a paragraph, or a heading's own list
+    body = text[:lines[first].start]
+    cited = {int(n) for m in _BODY_MARKER.finditer(body) for n in _bracket_numbers(m.group(1))}
+    if dotted and 2 * len(cited & set(numbers)) < len(numbers):
+        return None
+    if len(numbers) < 2 and not cited & set(numbers):
+        return None
+    return first
 
 
 def _blank_or_rule(text: str) -> bool:

@@ -150,7 +150,7 @@ def trace(
         stats.passages = len(passages)
 
     with timer.stage("markdown"):
-        layout = markdown.scan_markdown(report)
+        layout = markdown.scan_markdown(report, titles=[r.title for r in recs])
         # a references section before more of the report is traced from the report's end, and
         # every offset the trace reports mapped back (the text around the section is the same)
         moved = markdown.misplaced_references(report, layout)

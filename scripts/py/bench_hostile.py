@@ -165,6 +165,16 @@ CASES: dict[str, tuple[Gen, int]] = {
         P + "The tower is tall [1].\n",
         [*REC, *({"url": f"https://s.example/{i}", "title": "a_" * 2000,
                   "content": f"Page {i} about towers."} for i in range(n))]), 25),
+    "n entries of record titles alone after the report, n records titled alike": (lambda n: (
+        P + "The tower is tall [1].\n\n"
+        + "".join(f"[{i + 1}] Annual report of the tower {i}\n" for i in range(n)),
+        [*REC, *({"url": f"https://t.example/{i}", "title": f"Annual report of the tower {i}",
+                  "content": f"Page {i} about towers."} for i in range(n))]), 1_000),
+    "n entries of a title's head, n records titled alike": (lambda n: (
+        P + "The tower is tall [1].\n\n"
+        + "".join(f"[{i + 1}] Annual report of {'x' * 200}\n" for i in range(n)),
+        [*REC, *({"url": f"https://t.example/{i}", "content": f"Page {i} about towers.",
+                  "title": f"Annual report of the tower {i} {'y' * (i % 120)}"} for i in range(n))]), 1_000),
     # verification
     "sentences of 1,200 characters": (lambda n: (_long_sentences(n), _prose_records(8, 3_000)), 6_000),
     "a new code per sentence, 8 large records": (

@@ -1049,3 +1049,34 @@ def test_a_section_after_the_entries_whose_sentence_is_mostly_names_and_gives_a_
             "2. [Webb](https://b.example/webb)\n\n## Findings\n\n"
             "The James Webb Space Telescope launched on 25 December 2021 [[1]](https://b.example/webb).\n")
     assert scan_markdown(text).references is None
+
+
+def test_a_trailing_headingless_list_of_record_titles_is_the_references() -> None:
+    # sources with no URL (local documents) are listed by title alone: only the records' titles
+    # tell such a list from notes
+    titles = ["Apple annual report 2020", "Pear results 2021", "2023年度财务报告.pdf", "Home"]
+    body = "Fact one [1]. Fact two [2].\n\n"
+    for refs in ("[1] Apple annual report 2020\n[2] Pear results 2021\n",
+                 "[1] *Apple Annual Report 2020*. Apple Inc., 2021.\n\n[2] “Pear results 2021”\n",
+                 "1. Apple annual report 2020\n2. Pear results 2021\n",
+                 "【1】《2023年度财务报告.pdf》\n【2】Pear results 2021（内部资料）\n",
+                 "---\n\n[1] Apple annual report 2020\n[2] Pear results 2021\n"):
+        text = body + refs
+        start = len(body) + (5 if refs.startswith("---") else 0)          # a rule above stays
+        assert scan_markdown(text, titles=titles).references == (start, len(text)), refs
+        assert scan_markdown(text).references is None, refs     # without the records' titles
+    for text in (
+        body + "[1] Apple annual report 2020\n[2] Notes on the pear harvest\n",   # not every entry
+        body + "[1] Apple annual report 2020 was the year the company sold ten million phones, the "
+               "most in its history, while its rivals in the region struggled to keep up with it.\n"
+               "[2] Pear results 2021\n",                                    # an entry that is prose
+        "Fact one. Fact two.\n\n1. Apple annual report 2020\n2. Pear results 2021\n",  # "1." uncited
+        "Fact one.\n\n[1] Apple annual report 2020\n",                       # one entry, uncited
+        "Fact one [1].\n[1] Apple annual report 2020\n[2] Pear results 2021\n",   # inside a paragraph
+        "Fact one [1].\n\n## Apple and Pear\n\n[1] Apple annual report 2020\n[2] Pear results 2021\n",
+        "Fact one [1].\n\n```\n[1] Apple annual report 2020\n[2] Pear results 2021\n```\n",
+        "Fact [1].\n\n[1] Home\n[2] Home\n",                                 # too short to name one
+    ):
+        assert scan_markdown(text, titles=titles).references is None, text
+    text = "Fact one [1].\n\n[1] Apple annual report 2020\n"                 # one entry, cited
+    assert scan_markdown(text, titles=titles).references == (15, len(text))

@@ -824,6 +824,23 @@ def test_a_headingless_numbered_list_of_links_is_read_as_the_old_references() ->
     assert r.report.count("https://a.com/x") == 1 and not r.warnings
 
 
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+def test_a_headingless_list_of_record_titles_is_read_as_the_old_references(existing: str) -> None:
+    # a writer over local documents lists them by title alone, with no heading: the list goes,
+    # its numbers resolve the old markers by title, and a second trace changes nothing
+    recs = [{"id": "doc-7", "title": "2023年度财务报告.pdf",
+             "content": "公司2023年实现营业收入52亿元，同比增长12%。"},
+            {"id": "doc-9", "title": "2024年市场调研报告.docx",
+             "content": "调研显示，该品类市场规模在2024年达到300亿元。"}]
+    body = "公司2023年实现营业收入52亿元，同比增长12%[2]。该品类市场规模在2024年达到300亿元[1]。\n\n"
+    refs = "[1] 2024年市场调研报告.docx\n[2] 2023年度财务报告.pdf\n"
+    r = trace(body + refs, recs, TraceOptions(existing=existing))
+    assert r.removed_references == refs
+    assert r.report.startswith("公司2023年实现营业收入52亿元，同比增长12%[1]。该品类市场规模在2024年达到300亿元[2]。\n\n")
+    assert r.report.count("2023年度财务报告.pdf") == 1 and r.report.count("[2]") == 2
+    assert trace(r.report, recs, TraceOptions(existing=existing)).report == r.report
+
+
 @pytest.mark.parametrize(
     "closing",
     [
