@@ -919,7 +919,7 @@ def _trailing_titles(text: str, lines: list[_Line], blocks: list[Span], heading_
         m = bm or om
         assert m is not None
         entry = _title_key(t[m.end() - 1 if bm else m.end():])
-        if _SOURCE_LINK.search(t) or len(t) > 2000 or not holds_title(entry):
+        if _SOURCE_LINK.search(t) or len(t) > 2000 or _prose_like(t) or not holds_title(entry):
             break
         first, dotted = j, bool(om)
         numbers.append(int(m.group(1) or (m.group(2) if bm else "0")))

@@ -1076,6 +1076,7 @@ def test_a_trailing_headingless_list_of_record_titles_is_the_references() -> Non
         "Fact one [1].\n\n## Apple and Pear\n\n[1] Apple annual report 2020\n[2] Pear results 2021\n",
         "Fact one [1].\n\n```\n[1] Apple annual report 2020\n[2] Pear results 2021\n```\n",
         "Fact [1].\n\n[1] Home\n[2] Home\n",                                 # too short to name one
+        "Fact [1].\n\n1. [2] found that Apple annual report 2020 was launched in 1990.\n",  # a sentence
     ):
         assert scan_markdown(text, titles=titles).references is None, text
     text = "Fact one [1].\n\n[1] Apple annual report 2020\n"                 # one entry, cited

@@ -836,7 +836,8 @@ def test_a_headingless_list_of_record_titles_is_read_as_the_old_references(exist
     refs = "[1] 2024年市场调研报告.docx\n[2] 2023年度财务报告.pdf\n"
     r = trace(body + refs, recs, TraceOptions(existing=existing))
     assert r.removed_references == refs
-    assert r.report.startswith("公司2023年实现营业收入52亿元，同比增长12%[1]。该品类市场规模在2024年达到300亿元[2]。\n\n")
+    assert r.report.startswith("公司2023年实现营业收入52亿元，同比增长12%[1]。"
+                               "该品类市场规模在2024年达到300亿元[2]。\n\n")
     assert r.report.count("2023年度财务报告.pdf") == 1 and r.report.count("[2]") == 2
     assert trace(r.report, recs, TraceOptions(existing=existing)).report == r.report
 
