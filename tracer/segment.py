@@ -504,7 +504,8 @@ def _table_rows(
             dl = text.rfind("\n", 0, ls - 1) + 1
             hl = text.rfind("\n", 0, max(0, dl - 1)) + 1
             he = dl - 1 - (dl >= 2 and text[dl - 2] == "\r")
-            header = [" ".join(text[a:b].split()) for a, b in _cells(text, hl, max(hl, he))]
+            header = [" ".join(MARKER_RE.sub(" ", text[a:b]).split())  # "| Notes [1] |": not read
+                      for a, b in _cells(text, hl, max(hl, he))]
         prev_end = le
         cells = _cells(text, ls, le)[:max(1, len(header))]  # GFM drops the cells past the header's
         prose, marked = _prose_cells(text, layout, ls, le, cells, labelled)

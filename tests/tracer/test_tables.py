@@ -658,3 +658,21 @@ def test_a_row_whose_closest_record_scores_over_the_threshold_says_why_it_is_not
     (miss,) = result.unsupported
     assert miss.closest is not None and miss.closest.score >= TraceOptions().threshold
     assert "does not state the row's figures where it speaks of what the row is about" in miss.reason
+
+
+@pytest.mark.parametrize("header", [
+    "| Card [1] | Memory | Launch price |", "| Card | Memory [1] | Launch price |",
+    "| # [1] | Card | Launch price |", "| 显卡 | 备注【1】 | 首发价 |",
+])
+def test_a_marker_in_a_header_cell_is_no_word_of_the_rows_claims(header: str) -> None:
+    # Under replace the marker goes, so a second trace reads the header without it: the first
+    # must read it so too, or the rows' claims, scores and citations differ between the two.
+    rows = ("|---|---|---|\n| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price |\n"
+            "| Radeon RX 7900 XTX | 24 GB GDDR6 memory | $999 launch price in December 2022 |\n")
+    options = TraceOptions(existing="replace")
+    marked = trace(f"{header}\n{rows}", GPU_RECORDS, options)
+    plain = trace(f"{strip_markers(header)}\n{rows}", GPU_RECORDS, options)
+    def cited(result: Any) -> list[tuple[str, list[tuple[str, float]]]]:
+        return [(c.sentence, [(s.url, s.score) for s in c.sources]) for c in result.citations]
+    assert cited(marked) and cited(marked) == cited(plain)
+    assert trace(marked.report, GPU_RECORDS, options).report == marked.report
