@@ -43,7 +43,7 @@ from tracer.markdown import (
     references_title,
 )
 from tracer.models import ExistingMarker, Layout, Record, Sentence
-from tracer.text import content_tokens, numbers
+from tracer.text import content_tokens, numbers, title_key
 
 _MAX_RANGE = 50                        # "[1-3]" expands; "[1-9999]" is not a citation
 _MAX_NUMBER = 999                      # a lone "[2020]" is a year, not a citation
@@ -1201,9 +1201,6 @@ _BARE_LABELLED_ENTRY = re.compile(
     rf"(?:\*\*|__|\*|_)?[ \t]*(?:[:：]|[.\-–—](?=[ \t*_]))(?:\*\*|__|\*|_)?(?=[ \t]*\S)")
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((" + _URL + r")(?:\s+\"[^\"]*\")?\)")
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`)\]\u3000-\u303f\uff00-\uffef]+")
-_TITLE_PUNCT = re.compile(r"[\s\"'“”‘’《》「」『』<>*_`.,;:，。；：!?！？\-–—|()\[\]（）【】]+")
-
-
 def _canon_fn() -> Callable[[str], str]:
     try:
         from tracer.records import canonical_url
@@ -1231,10 +1228,6 @@ def _site_suffixed(title: str) -> list[str]:
         if len(text) >= (4 if _CJK.search(text) else 10):
             out.append(text)
     return out
-
-
-def _norm_title(title: str) -> str:
-    return _TITLE_PUNCT.sub(" ", title).strip().casefold()
 
 
 _TABLE_ROW = re.compile(
@@ -1476,7 +1469,7 @@ def resolve_existing(
         for key in (canon(rec.url), rec.source_key):
             if key:
                 by_url.setdefault(key, pos)
-        t = _norm_title(rec.title)
+        t = title_key(rec.title)
         if t:
             by_title.setdefault(t, pos)
         if rec.id:
@@ -1484,7 +1477,7 @@ def resolve_existing(
     cut: dict[str, set[int]] = {}      # then the titles without a site's name after them, where
     for pos, rec in enumerate(recs):   # only one record's title gives that title
         for t in _site_suffixed(rec.title):
-            cut.setdefault(_norm_title(t), set()).add(pos)
+            cut.setdefault(title_key(t), set()).add(pos)
     for t, poses in cut.items():
         if len(poses) == 1:
             by_title.setdefault(t, min(poses))
@@ -1517,10 +1510,10 @@ def resolve_existing(
             urls, titles = entries[n]
             hit = by_urls(urls)
             if hit is None and not urls:  # an entry's own url says what it was: no title guess
-                hit = next((by_title[t] for t in map(_norm_title, titles) if t in by_title), None)
+                hit = next((by_title[t] for t in map(title_key, titles) if t in by_title), None)
                 if hit is None and titles and (site := _TITLE_SITE.search(titles[0])) is not None:
                     # "Apple sales (apple.com)": the title, from a record on that site only
-                    pos = by_title.get(_norm_title(titles[0][:site.start()]))
+                    pos = by_title.get(title_key(titles[0][:site.start()]))
                     if pos is not None and _on_site(recs[pos].url, site.group(1)):
                         hit = pos
                 if hit is None and titles:    # "\"Apple sales.\" *Apple*, 2023, a.org/x."

@@ -16,6 +16,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from tracer.models import Layout, Span
+from tracer.text import title_key
 
 # --- block-level patterns (matched against one line without its terminator) ---------------
 _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")  # any indent: fences nest in list items
@@ -866,13 +867,6 @@ def _sources_line(lines: list[_Line], blocks: list[Span], heading_lines: set[int
 
 _MIN_TITLE = 8          # characters a record title needs to name a headingless list's entry
 _TITLE_ENTRY_EXTRA = 120  # what an entry may hold beyond its title (authors, site, year)
-_TITLE_MARKS = re.compile(r"[*_`\"“”‘’'《》「」『』<>()（）\[\]【】|]+|[ \t]+")
-
-
-def _title_key(text: str) -> str:
-    return _TITLE_MARKS.sub(" ", text).casefold().strip(" .,;:。，；：")
-
-
 def _trailing_titles(text: str, lines: list[_Line], blocks: list[Span], heading_lines: set[int],
                      titles: Collection[str]) -> int | None:
     """The first line of a headingless list of record titles that ends the text, with no link in
@@ -885,7 +879,7 @@ def _trailing_titles(text: str, lines: list[_Line], blocks: list[Span], heading_
     # the titles by their first `_MIN_TITLE` characters, then by length: a set lookup per length
     # at each place of an entry, however many titles open alike ("Annual report 2021", "… 2022")
     by_head: dict[str, dict[int, set[str]]] = {}
-    for k in {_title_key(t) for t in titles}:
+    for k in {title_key(t) for t in titles}:
         if len(k) >= _MIN_TITLE and k != "untitled":
             by_head.setdefault(k[:_MIN_TITLE], {}).setdefault(len(k), set()).add(k)
     if not by_head:
@@ -918,7 +912,7 @@ def _trailing_titles(text: str, lines: list[_Line], blocks: list[Span], heading_
             break
         m = bm or om
         assert m is not None
-        entry = _title_key(t[m.end() - 1 if bm else m.end():])
+        entry = title_key(t[m.end() - 1 if bm else m.end():])
         if _SOURCE_LINK.search(t) or len(t) > 2000 or _prose_like(t) or not holds_title(entry):
             break
         first, dotted = j, bool(om)

@@ -105,6 +105,16 @@ MAYBE_END = frozenset(
 )
 
 # Scripts the engine is not tuned for (language_caveat), by Unicode block.
+# the marks around and between a title's words: "《2023年度财务报告.pdf》" and "2023年度财务报告 pdf" are
+# one title to a references entry or to a headingless list of titles
+_TITLE_PUNCT = re.compile(r"[\s\"'“”‘’《》「」『』<>*_`.,;:，。；：!?！？\-–—|()\[\]（）【】]+")
+
+
+def title_key(title: str) -> str:
+    """A title as entries and records are matched by it: marks and case aside."""
+    return _TITLE_PUNCT.sub(" ", title).strip().casefold()
+
+
 _KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _OTHER_SCRIPTS = (
