@@ -40,6 +40,12 @@ TABLE = (
 )
 
 
+TRIALS = {"url": "https://nejm.example/trials", "title": "Semaglutide vs tirzepatide weight loss trials",
+          "content": "In the STEP-1 trial, semaglutide 2.4 mg produced a mean weight loss of 14.9% over 68 "
+                     "weeks. In SURMOUNT-1, tirzepatide 15 mg produced a mean weight loss of 20.9% over 72 "
+                     "weeks. Liraglutide 3.0 mg produced 8.0% in SCALE."}
+
+
 def _rows(report: str) -> list[str]:
     return [line for line in report.splitlines() if line.startswith("| ") and "---" not in line]
 
@@ -408,10 +414,7 @@ def test_replace_with_placement_after_puts_the_marker_after_the_period() -> None
 
 def test_a_row_takes_no_figures_the_record_gives_another_row() -> None:
     # one page states both trials; each row is cited only with the figures stated of its drug
-    drugs = [{"url": "https://nejm.example/trials", "title": "Semaglutide vs tirzepatide weight loss trials",
-              "content": "In the STEP-1 trial, semaglutide 2.4 mg produced a mean weight loss of 14.9% "
-                         "over 68 weeks. In SURMOUNT-1, tirzepatide 15 mg produced a mean weight loss of "
-                         "20.9% over 72 weeks. Liraglutide 3.0 mg produced 8.0% in SCALE."}, *FILLER]
+    drugs = [TRIALS, *FILLER]
     report = ("| Drug | Trial | Weight loss | Duration |\n|---|---|---|---|\n"
               "| Semaglutide 2.4 mg | STEP-1 | 14.9% | 68 weeks |\n"
               "| Tirzepatide 15 mg | SURMOUNT-1 | 14.9% | 72 weeks |\n"     # semaglutide's loss
@@ -647,10 +650,7 @@ def test_a_period_after_a_company_suffix_or_an_initial_ends_no_record_sentence()
 
 
 def test_a_row_whose_closest_record_scores_over_the_threshold_says_why_it_is_not_cited() -> None:
-    drugs = [{"url": "https://nejm.example/trials", "title": "Semaglutide vs tirzepatide weight loss trials",
-              "content": "In the STEP-1 trial, semaglutide 2.4 mg produced a mean weight loss of 14.9% "
-                         "over 68 weeks. In SURMOUNT-1, tirzepatide 15 mg produced a mean weight loss of "
-                         "20.9% over 72 weeks."}, *FILLER]
+    drugs = [TRIALS, *FILLER]
     report = ("| Drug | Trial | Weight loss | Duration |\n|---|---|---|---|\n"
               "| Tirzepatide 15 mg | SURMOUNT-1 | 14.9% | 72 weeks |\n")
     result = trace(report, drugs)
