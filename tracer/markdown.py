@@ -985,9 +985,12 @@ def _find_line(lines: list[_Line], i: int, needle: str, casefold: bool = False) 
 _CLOSING_TITLE = re.compile(
     r"(?:disclaimers?|legal notice|important notice|notices?|appendix(?:\s+[a-z\d]{1,3})?|appendices"
     r"|acknowledge?ments?|about the authors?|about this report|contact|copyright|license|notes"
-    r"|methodology|glossary|免责声明|免责条款|风险提示|风险揭示|法律声明|重要声明|分析师声明|声明|评级说明"
-    r"|投资评级说明|附录|致谢|版权声明|版权|关于本报告|联系方式|术语表|名词解释|延伸阅读|相关阅读|相关问题"
-    r"|常见问题|注释|注|说明|备注|附注|脚注|作者简介|关于作者|faq)[ \t]*[:：]?", re.IGNORECASE)
+    r"|methodology|glossary|related|related questions|related searches|related topics|people also ask"
+    r"|(?:suggested |recommended )?follow[- ]?up questions|(?:further|suggested) questions"
+    r"|frequently asked questions|免责声明|免责条款|风险提示|风险揭示|法律声明|重要声明|分析师声明|声明"
+    r"|评级说明|投资评级说明|附录|致谢|版权声明|版权|关于本报告|联系方式|术语表|名词解释|延伸阅读|相关阅读"
+    r"|相关问题|常见问题|延伸问题|推荐问题|相关推荐|相关搜索|猜你想问|你可能还想问|注释|注|说明|备注|附注"
+    r"|脚注|作者简介|关于作者|faq)[ \t]*[:：]?", re.IGNORECASE)
 _APPENDIX_OF = re.compile(r"(?:appendix(?:\s+[a-z\d]{1,3})?|附录[一二三四五六七八九十A-Z\d]?)\s*[:：.、\-–—]",
                           re.IGNORECASE)
 

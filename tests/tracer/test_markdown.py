@@ -291,7 +291,11 @@ def test_references_followed_by_closing_matter_are_cut_without_it() -> None:
      "分析师：张三　报告日期：2025年1月15日\n", "（全文完）\n", "编辑：李四\n",
      "**免责声明：** 本报告仅供参考，\n不构成任何投资建议。\n",
      "## 注释\n\n本文数据均来自公开资料。\n", "## 作者简介\n\n张三，分析师。\n", "## 备注\n\n单位：亿元。\n",
-     "注释：本文数据均来自公开资料。\n", "备注：单位为亿元。\n"],
+     "注释：本文数据均来自公开资料。\n", "备注：单位为亿元。\n",
+     # the questions a chat or search app suggests after its sources
+     "## Related questions\n\n- When did Hubble launch?\n- What is JWST?\n",
+     "## Follow-up questions\n\n1. When did Hubble launch?\n2. What is JWST?\n",
+     "## People also ask\n\n- When did Hubble launch?\n", "## 猜你想问\n\n- 哈勃望远镜何时发射？\n"],
 )
 def test_closing_matter_of_more_kinds_is_not_cut(closing: str) -> None:
     refs = "## 参考资料\n[1] A https://a.com\n[2] B https://b.com\n"

@@ -849,14 +849,16 @@ def test_a_headingless_list_of_record_titles_is_read_as_the_old_references(exist
         "**风险提示：** 本报告仅供参考，不构成任何投资建议。\n",
         "## Disclaimer\n\nThis report is for information only and is not investment advice.\n"
         "Past performance does not guarantee future results.\n",
+        "## Related questions\n\n- When did Webb launch?\n- How large is its mirror?\n",
     ],
 )
-def test_closing_matter_after_the_references_stays_after_the_new_ones(closing: str) -> None:
+@pytest.mark.parametrize("title", ["## References", "**Sources:**"])
+def test_closing_matter_after_the_references_stays_after_the_new_ones(closing: str, title: str) -> None:
     recs = [{"url": "https://a.com/x", "title": "Alpha report",
              "content": "Webb launched on 25 December 2021 from French Guiana."},
             {"url": "https://b.com/y", "title": "Beta facts", "content": "Its mirror is 6.5 metres across."}]
     body = "Webb launched on 25 December 2021[2]. Its mirror is 6.5 metres across[1].\n\n"
-    refs = "## References\n\n1. [Beta facts](https://b.com/y)\n2. [Alpha report](https://a.com/x)\n\n"
+    refs = f"{title}\n\n1. [Beta facts](https://b.com/y)\n2. [Alpha report](https://a.com/x)\n\n"
     r = trace(body + refs + closing, recs, TraceOptions())
     assert r.report.endswith("\n\n" + closing)
     assert r.removed_references == refs.rstrip("\n") + "\n"
