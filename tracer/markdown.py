@@ -1657,23 +1657,30 @@ def misplaced_references(text: str, layout: Layout) -> Moved | None:
             if m is None or title in _READING_TITLES:
                 return None
             found.append((hs, title, len(m.group(1))))
+    lines = _split_lines(text)
+    found += _bold_titles(text, lines, layout)
     if len(found) != 1:
         return None
     hs, title, level = found[0]
     # the next section at its level (a deeper heading groups entries): one above it, "## Webb"
-    # after "### References", makes the list the closing of one section, its own
+    # after "### References", makes the list the closing of one section, its own; a bold title
+    # has no level, and runs to the next heading
     after = None
     for s2, e2 in layout.headings:
         if s2 > hs:
             nm = _ATX.match(text[s2:e2].rstrip("\r\n"))
-            if nm is None or len(nm.group(1)) < level:
+            if nm is None or 0 < len(nm.group(1)) < level:
                 return None
-            if len(nm.group(1)) == level:
+            if len(nm.group(1)) == level or level == 0:
                 after = s2
                 break
     if after is None:
         return None
-    lines = _split_lines(text)
+    plain = list(text)
+    for a, b in layout.protected:
+        plain[a:b] = " " * (b - a)
+    if level == 0 and _bold_closes_its_section("".join(plain), lines, layout, hs, after):
+        return None
     first = bisect.bisect_left([ln.start for ln in lines], hs)
     section = _section_lines(text, lines[first + 1:], after, hs)
     if section is None:
@@ -1682,11 +1689,8 @@ def misplaced_references(text: str, layout: Layout) -> Moved | None:
     if not _rest_lists_no_sources(text, lines, layout, hs, end):
         return None
     body = text[:hs] + text[end:]
-    if title in _LOOSE_TITLES:
+    if title in _LOOSE_TITLES or level == 0:
         # "## Sources" also heads lists of figures, quotations, tools: the rest cites half of this one
-        plain = list(text)
-        for a, b in layout.protected:
-            plain[a:b] = " " * (b - a)
         rest = _CODE_SPAN.sub(" ", "".join(plain[:hs] + plain[end:]))
         cited = {n for m in _BODY_MARKER.finditer(rest) for n in _bracket_numbers(m.group(1))}
         if 2 * len(cited & set(range(1, entries + 1))) < entries:
@@ -1701,6 +1705,44 @@ def misplaced_references(text: str, layout: Layout) -> Moved | None:
     if lay.references is None or lay.references[0] != at or moved[lay.references[1]:].strip():
         return None
     return Moved(moved, lay, hs, end, len(text) - end)
+
+
+def _bold_titles(text: str, lines: list[_Line], layout: Layout) -> list[tuple[int, str, int]]:
+    """(start, title, level 0) of each bold line that titles references ("**References**",
+    "**Sources:**") and opens a paragraph outside any block: a references heading in all but
+    markup. A title of more reading stays where it is."""
+    found: list[tuple[int, str, int]] = []
+    starts = [a for a, _ in layout.protected]
+    for i, ln in enumerate(lines):
+        if ln.start >= layout.body_end:
+            break
+        bm = _BOLD_LINE.match(ln.text) if ln.text.startswith(("**", "__", " ")) else None
+        if bm is None or (i > 0 and lines[i - 1].text.strip()):
+            continue
+        title = references_title(bm.group("text"))
+        if title is None or title in _READING_TITLES:
+            continue
+        k = bisect.bisect_right(starts, ln.start) - 1
+        if k >= 0 and layout.protected[k][1] > ln.start:
+            continue                     # inside code, a table, a quote: no title of the report's
+        found.append((ln.start, title, 0))
+    return found
+
+
+def _bold_closes_its_section(plain: str, lines: list[_Line], layout: Layout, hs: int, after: int) -> bool:
+    """Whether the list under a bold title at `hs` closes the section it stands in, as "### Sources"
+    closing "## Webb" does, and so may be that section's own: the next heading (at `after`) is
+    at the level of the section's heading or above, that heading is not the report's first (its
+    title, over all of it), and nothing before it cites a number (`plain`: the text with its
+    protected regions blanked)."""
+    before = [h for h in layout.headings if h[0] < hs]
+    if len(before) < 2:
+        return False
+    starts = [ln.start for ln in lines]
+    own = _heading_level(lines, bisect.bisect_left(starts, before[-1][0]))
+    if _heading_level(lines, bisect.bisect_left(starts, after)) > own:
+        return False
+    return _BODY_MARKER.search(_CODE_SPAN.sub(" ", plain[:before[-1][0]])) is None
 
 
 def _section_lines(text: str, lines: list[_Line], after: int, hs: int) -> tuple[int, int] | None:

@@ -175,6 +175,19 @@ REFS = "## References\n\n[1] Hubble facts. https://a.example/hubble\n[2] Webb. h
         "- [D](https://d.example)\n\n## Findings\n\nIt rose.\n",
         # inside code it is no heading
         "Intro.\n\n```\n## References\n[1] A https://a.com\n```\n\n## Findings\n\nRevenue rose.\n",
+        # a bold title: cited for one of its four entries, in code, inside a paragraph, of more
+        # reading, or one of two lists
+        "Intro [1].\n\n**References**\n\n- [A](https://a.example)\n- [B](https://b.example)\n"
+        "- [C](https://c.example)\n- [D](https://d.example)\n\n## Findings\n\nIt rose.\n",
+        "Intro [1].\n\n```\n**References**\n\n[1] A https://a.com\n```\n\n## Findings\n\nIt rose [1].\n",
+        "Intro [1].\n**References**\n[1] A https://a.com\n\n## Findings\n\nIt rose [1].\n",
+        "Intro [1].\n\n**Further reading**\n\n[1] A https://a.com\n\n## Findings\n\nIt rose [1].\n",
+        "## Webb\n\nWebb launched in 2021 [1].\n\n**Sources**\n\n[1] Webb https://b.example/webb\n\n"
+        "## Hubble\n\nHubble launched in 1990 [2].\n\n**Sources**\n\n[2] Hubble https://a.example/hubble\n\n"
+        "## Outlook\n\nBoth work [1].\n",
+        # a bold title closing a section that nothing before it cites: that section's own list
+        "# Space\n\n## Webb\n\nWebb launched in 2021 [1].\n\n**Sources**\n\n[1] Webb https://b.example/webb\n\n"
+        "## Hubble\n\nHubble has made more than 1.5 million observations [1].\n",
     ],
 )
 def test_what_is_not_moved(report: str) -> None:
@@ -222,16 +235,31 @@ def test_a_warning_maps_the_offset_it_names_and_not_a_number_it_quotes() -> None
         # "Sources" that the rest of the report cites by number
         ("## Sources\n\n1. [Hubble facts](https://a.example/hubble)\n"
          "2. [Webb](https://b.example/webb)\n\n", AFTER),
+        # a bold title, in the paragraph before the next heading
+        ("**References**\n\n[1] Hubble facts. https://a.example/hubble\n[2] Webb. https://b.example/webb\n\n",
+         AFTER),
+        ("**Sources:**\n\n1. [Hubble facts](https://a.example/hubble)\n"
+         "2. [Webb](https://b.example/webb)\n\n", AFTER.replace("## ", "### ")),
     ],
 )
 def test_more_forms_are_moved(section: str, after: str) -> None:
-    report = BEFORE + section + after
+    _moved(BEFORE + section + after, section)
+
+
+def test_a_bold_title_closing_the_last_section_is_the_reports_list_when_earlier_sections_cite_it() -> None:
+    before = ("# Space\n\n## Webb\n\nThe James Webb Space Telescope launched on 25 December 2021 [2].\n\n"
+              "## Hubble\n\nHubble has made more than 1.5 million observations [1].\n\n")
+    section = "**References**\n\n[1] Hubble facts. https://a.example/hubble\n[2] Webb. https://b.example/webb\n\n"
+    _moved(before + section + AFTER, section)
+
+
+def _moved(report: str, section: str) -> None:
     moved = misplaced_references(report, scan_markdown(report))
     assert moved is not None and report[moved.start:moved.end] == section
     out = trace(report, RECORDS, TraceOptions(existing="keep"))
     assert out.removed_references == section
     body = out.report.partition("## References\n")[0]
-    assert strip_markers(body).rstrip() == strip_markers(BEFORE + after).rstrip()
+    assert strip_markers(body).rstrip() == strip_markers(report.replace(section, "")).rstrip()
     assert trace(out.report, RECORDS, TraceOptions(existing="keep")).report == out.report
 
 
