@@ -41,6 +41,7 @@ from tracer.markdown import (
     link_label,
     one_line_entries,
     references_title,
+    trim_url,
 )
 from tracer.models import ExistingMarker, Layout, Record, Sentence
 from tracer.text import content_tokens, numbers, title_key
@@ -810,7 +811,8 @@ def _footnote_definitions(text: str, layout: Layout) -> tuple[set[str], dict[str
         else:
             rest = m.group(2)
             urls = [lm.group(2) for lm in _MD_LINK.finditer(rest)]
-            urls += [u.group(0).rstrip(".,;:") for u in _BARE_URL.finditer(_MD_LINK.sub(" ", rest))]
+            plain = _MD_LINK.sub(" ", rest)
+            urls += [plain[s:e] for s, e, _ in _bare_urls(plain)]
             refs.setdefault(m.group(1), urls)
     return body, refs
 
@@ -1200,7 +1202,24 @@ _BARE_LABELLED_ENTRY = re.compile(
     rf"(?P<word>{CITATION_LABEL_WORD})[ \t]*#?(?P<num>\d{{1,4}})"
     rf"(?:\*\*|__|\*|_)?[ \t]*(?:[:：]|[.\-–—](?=[ \t*_]))(?:\*\*|__|\*|_)?(?=[ \t]*\S)")
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\((" + _URL + r")(?:\s+\"[^\"]*\")?\)")
-_BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`)\]\u3000-\u303f\uff00-\uffef]+")
+# a URL with its balanced parentheses ("https://en.wikipedia.org/wiki/Mercury_(planet)"), trimmed
+# of what ends a sentence or closes a bracket it stands in (`_bare_urls`)
+_BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'`\]\u3000-\u303f\uff00-\uffef]+")
+
+
+def _bare_urls(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, end of the match with what was trimmed) of each URL in text."""
+    return [(m.start(), trim_url(text, m.start(), m.end()), m.end()) for m in _BARE_URL.finditer(text)]
+
+
+def _without_urls(text: str, spans: list[tuple[int, int, int]]) -> str:
+    parts, at = [], 0
+    for s, _, e in spans:
+        parts += [text[at:s], " "]
+        at = e
+    return "".join([*parts, text[at:]])
+
+
 def _canon_fn() -> Callable[[str], str]:
     try:
         from tracer.records import canonical_url
@@ -1312,9 +1331,9 @@ def _parse_entries(
             titles.append(lm.group(1))
             urls.append(lm.group(2))
         plain = _MD_LINK.sub(" ", rest)
-        for um in _BARE_URL.finditer(plain):
-            urls.append(um.group(0).rstrip(".,;:"))
-        plain = _BARE_URL.sub(" ", plain)
+        spans = _bare_urls(plain)
+        urls.extend(plain[s:e] for s, e, _ in spans)
+        plain = _without_urls(plain, spans)
         plain = re.sub(r"^\s*[:：]\s*", "", plain)
         titles.extend(t for t in _title_candidates(plain) if t)
     for num, seen in forms.items():

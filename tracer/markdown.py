@@ -1560,7 +1560,7 @@ def _inline_spans(text: str, start: int, end: int, link_labels: frozenset[str] |
                 m = search(pos)
                 continue
         elif kind == "url":
-            e = _trim_url(text, s, e)
+            e = trim_url(text, s, e)
         elif kind == "tag" and (om := _ELEMENT_OPEN.match(text, s)) is not None:
             if closes is None:
                 closes, opens, blanks = _element_closes(text, start, end)
@@ -1819,7 +1819,7 @@ def _rest_lists_no_sources(text: str, lines: list[_Line], layout: Layout, hs: in
     return True
 
 
-def _trim_url(text: str, s: int, e: int) -> int:
+def trim_url(text: str, s: int, e: int) -> int:
     """Drop trailing punctuation and unbalanced closing brackets from a bare URL."""
     opened = {")": text.count("(", s, e), "]": text.count("[", s, e)}
     closed = {")": text.count(")", s, e), "]": text.count("]", s, e)}
@@ -1837,5 +1837,5 @@ def _trim_url(text: str, s: int, e: int) -> int:
 
 __all__ = ["scan_markdown", "is_references_title", "references_title", "LINK_OPEN", "BULLET_ITEM",
            "one_line_entries", "heading_title", "unclosed_block", "inline_regions", "table_line_regions",
-           "is_code_region", "link_definitions", "link_label", "Moved", "misplaced_references",
+           "is_code_region", "link_definitions", "link_label", "Moved", "misplaced_references", "trim_url",
            "kept_definitions"]

@@ -305,6 +305,22 @@ def test_an_entrys_url_under_the_other_scheme_or_without_www_resolves_to_the_rec
     assert resolve_existing(markers(1, 2, 3), refs, recs) == {1: None, 2: None, 3: None}
 
 
+def test_an_entrys_url_keeps_its_parentheses() -> None:
+    """Wikipedia's "Mercury_(planet)", The Lancet's "PIIS0140-6736(24)00001-0": the parentheses are
+    the URL's; one that closes a bracket the URL stands in, or ends the sentence, is not."""
+    recs = [rec(0, "https://en.wikipedia.org/wiki/Mercury_(planet)", "Mercury (planet)"),
+            rec(1, "https://www.thelancet.com/journals/lancet/article/PIIS0140-6736(24)00001-0/fulltext",
+                "GBD"),
+            rec(2, "https://en.wikipedia.org/wiki/Venus", "Venus")]
+    for refs in ("## References\n1. https://en.wikipedia.org/wiki/Mercury_(planet)\n"
+                 "2. https://www.thelancet.com/journals/lancet/article/PIIS0140-6736(24)00001-0/fulltext.\n"
+                 "3. Venus (https://en.wikipedia.org/wiki/Venus)\n",
+                 "## References\n[^1]: Mercury, https://en.wikipedia.org/wiki/Mercury_(planet).\n"
+                 "[^2]: GBD https://www.thelancet.com/journals/lancet/article/PIIS0140-6736(24)00001-0/fulltext\n"
+                 "[^3]: (Venus, https://en.wikipedia.org/wiki/Venus)\n"):
+        assert resolve_existing(markers(1, 2, 3), refs, recs) == {1: 0, 2: 1, 3: 2}, refs
+
+
 def test_unresolvable_is_none_never_positional() -> None:
     refs = "## References\n[1] Unknown https://other.org/x\n"
     assert resolve_existing(markers(1, 3), refs, RECS) == {1: None, 3: None}
