@@ -222,6 +222,9 @@ def trace(
                 degraded = True
         if needs is None:
             needs = recognize.recognize_sentences(sentences, lang)
+        # a topic's label ("1. **动力电池**" over its points) states nothing: never cited
+        labels = {s.id for s in sentences if recognize.is_label(s, report)}
+        needs -= labels
         stats.needs_citation = len(needs)
 
     with timer.stage("retrieve"):
@@ -231,7 +234,7 @@ def trace(
         for s in sentences:
             if cancel is not None and cancel.is_set():
                 raise CancelledError("cancelled during retrieval")
-            candidates[s.id] = index.search(sentence_query(s.query), k)
+            candidates[s.id] = [] if s.id in labels else index.search(sentence_query(s.query), k)
         verifier = Verifier(index, recs, options.verify_tuning)
         verifier.set_rows(sentences)
 

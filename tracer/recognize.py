@@ -2,7 +2,8 @@
 questions, heading-like fragments, list lead-ins, advice and talk about the answer itself don't.
 
 Recognition decides what is reported as *unsupported*; any prose sentence that a record
-verifiably supports is still cited (a supported sentence never loses its source)."""
+verifiably supports is still cited (a supported sentence never loses its source), but for a
+label that only names a topic (`is_label`), which states nothing to support."""
 
 from __future__ import annotations
 
@@ -71,6 +72,55 @@ def needs_citation(sentence: Sentence, lang: str) -> bool:
     if len(words) < MIN_CONTENT_WORDS:
         return bool(numbers(text)) and len(words) >= 2
     return True
+
+
+# what may stand before a list item's text on its line: indentation, a quote's ">", a bullet or a
+# number, a task box
+_ITEM_PREFIX = re.compile(
+    r"[ \t>]*(?:(?:[-*+•·]|\d{1,3}[.)、．）]|[（(]\d{1,3}[)）]|[一二三四五六七八九十]{1,3}、|[①-⑳])[ \t]*)?"
+    r"(?:\[[ xX]\][ \t]*)?")
+_ITEM_OPEN = re.compile(r"[ \t>]*(?:[-*+•·]|\d{1,3}[.)、．）]|[（(]\d{1,3}[)）]|[①-⑳])[ \t]")
+_LABEL_END = re.compile(r"[.!?。！？;；…]$")
+_WHOLE_EMPHASIS = re.compile(r"(\*\*|__)(?=\S).*\S\1[ \t]*[:：]?")
+MAX_LABEL_WORDS = 3
+
+
+def is_label(sentence: Sentence, text: str) -> bool:
+    """Whether a sentence is a label that names a topic and states nothing ("1. **动力电池**" over
+    its points, "- Economic growth" over sub-items, "经济增长" alone on its line): at most
+    MAX_LABEL_WORDS content words, no figure and no end punctuation, the whole of its line, and
+    all in bold, or a list item with deeper items under it, or a paragraph of one line. A record
+    that names the topic does not support it, so it is never cited (nor reported unsupported)."""
+    if sentence.in_table:
+        return False
+    said = strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip()
+    core = said.rstrip(":： \t").strip("*_` \t")
+    if not core or _LABEL_END.search(core) or numbers(core) or len(content_tokens(core)) > MAX_LABEL_WORDS:
+        return False
+    ls = text.rfind("\n", 0, sentence.start) + 1
+    le = text.find("\n", sentence.end)
+    le = len(text) if le < 0 else le
+    if _ITEM_PREFIX.fullmatch(text, ls, sentence.start) is None \
+            or strip_markers(text[sentence.end:le]).strip(" \t\r*_"):
+        return False                     # more of the line is text: a sentence's part
+    if _WHOLE_EMPHASIS.fullmatch(said):
+        return True
+    prev_end = ls - 1 if ls else 0
+    prev = text[text.rfind("\n", 0, max(0, prev_end)) + 1:prev_end] if ls else ""
+    nxt, blank_after = le + 1, False
+    while nxt < len(text):               # the next line with text
+        e = text.find("\n", nxt)
+        e = len(text) if e < 0 else e
+        if text[nxt:e].strip():
+            break
+        nxt, blank_after = e + 1, True
+    after = text[nxt:text.find("\n", nxt) if "\n" in text[nxt:] else len(text)] if nxt < len(text) else ""
+    if sentence.in_list:                 # deeper items under it
+        prefix = text[ls:sentence.start]
+        indent = len(prefix) - len(prefix.lstrip(" \t>"))
+        return _ITEM_OPEN.match(after) is not None and len(after) - len(after.lstrip(" \t>")) > indent
+    # a paragraph of its own line, or one over a list
+    return not prev.strip() and (blank_after or not after or _ITEM_OPEN.match(after) is not None)
 
 
 def recognize_sentences(sentences: Sequence[Sentence], lang: str) -> set[int]:

@@ -394,6 +394,43 @@ def test_recognize_rules_en_and_zh() -> None:
     assert ids == {1}
 
 
+LABEL_RECORDS = [
+    {"url": "https://a.example.cn/x", "title": "电池",
+     "content": "2024年我国动力电池累计装车量548.4GWh，累计同比增长41.5%。"},
+    {"url": "https://b.example.cn/y", "title": "光伏",
+     "content": "2024年光伏组件出口额约320亿美元，同比下降约35%。"},
+    {"url": "https://c.example/battery", "title": "Batteries",
+     "content": "Battery installations in China rose 41.5% in 2024, to 548.4 GWh."},
+]
+
+
+@pytest.mark.parametrize("report", [
+    "1. **动力电池**\n   - 装车量保持高速增长。\n2. **光伏组件**\n   - 出口承压。\n",
+    "- 动力电池\n  - 装车量保持高速增长。\n- 光伏组件\n  - 出口承压。\n",
+    "## 细分领域\n\n动力电池\n\n装车量保持高速增长。\n\n光伏组件\n\n- 出口承压。\n",
+    "- **Battery installations**\n- **Battery installations:**\n\nBattery installations\n\n"
+    "* Battery installations\n  * Growth stays strong.\n",
+])
+def test_a_label_that_names_a_topic_is_never_cited(report: str) -> None:
+    # each record names the topic; the label states nothing of it
+    result = trace(report, LABEL_RECORDS)
+    assert result.citations == () and result.report == report
+    assert all(u.sentence.endswith(("。", ".")) for u in result.unsupported)   # the points, not the labels
+
+
+@pytest.mark.parametrize("report", [
+    "- 动力电池装车量548.4GWh\n",                 # a figure
+    "- 特斯拉全线降价\n- 比亚迪销量第一\n",         # a flat list of short claims, not over sub-items
+    "Battery installations rose 41.5% in 2024\n",  # more words than a label
+    "**动力电池**：2024年累计装车量548.4GWh。\n",     # the label opens its line's sentence
+])
+def test_a_short_line_that_is_no_label_is_read_as_before(report: str) -> None:
+    from tracer.markdown import scan_markdown
+    from tracer.recognize import is_label
+    from tracer.segment import segment_sentences
+    assert not any(is_label(s, report) for s in segment_sentences(report, scan_markdown(report)))
+
+
 def test_matching_stops_between_sentences_when_cancelled() -> None:
     import threading
 
