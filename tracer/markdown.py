@@ -526,7 +526,7 @@ def scan_markdown(text: str, *, find_references: bool = True, titles: Collection
                   table_rows=tuple(r for r in table_rows if r[1] <= body_end))
 
 
-_FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[\w.-]{1,40}\]:[ \t]*\S")
+_FOOTNOTE_DEF = re.compile(r"^ {0,3}\[\^[\w.-]{1,40}\^?\]:[ \t]*\S")   # Kimi's "[^1^]: …" too
 _SOURCE_LINK = re.compile(rf"https?://|\bwww\.|{LINK_OPEN}|\bdoi\.org/|\bdoi:", re.IGNORECASE)
 _NUMBERED_DEF = re.compile(r"^ {0,3}\[(\d{1,4})\]:[ \t]*\S")
 # "\[1\] Title https://…": an entry escaped so that it is no link, not "\[ … \]" display math
@@ -1360,8 +1360,8 @@ def kept_definitions(text: str, layout: Layout) -> list[str]:
     out: list[str] = []
     for i, m in found:
         label = link_label(m.group(1))
-        if _NUMBERING_LABEL.fullmatch(label) or label not in used:
-            continue
+        if _NUMBERING_LABEL.fullmatch(label) or label.startswith("^") or label not in used:
+            continue                     # a footnote's reference is a citation marker: it is renumbered
         j = i
         bare = not lines[i].text[m.end():].strip()        # "[webb]:" with its URL below
         while j + 1 < len(lines):

@@ -346,3 +346,25 @@ def test_a_chat_citation_label_is_no_link_to_keep() -> None:
         out = trace(report, RECORDS, TraceOptions(existing="keep", style=style))
         assert "c.example" not in out.report
         assert trace(out.report, RECORDS, TraceOptions(existing="keep", style=style)).report == out.report
+
+
+@pytest.mark.parametrize("defs", [
+    "## Sources\n\n[^1^]: https://a.example/hubble\n[^2^]: https://b.example/webb\n",   # Kimi's
+    "[^1^]: https://a.example/hubble\n[^2^]: https://b.example/webb\n",
+    "## References\n\n[^hubble]: NASA, https://a.example/hubble\n[^webb]: https://b.example/webb\n",
+    "[^hubble]: NASA, https://a.example/hubble\n[^webb]: https://b.example/webb\n",
+])
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+def test_footnote_definitions_are_cut_and_never_come_back(defs: str, existing: str) -> None:
+    # a footnote's reference in the body is a citation marker, renumbered with the rest: its
+    # definition is the old list's entry, not a link of the author's to keep
+    body = ("The James Webb Space Telescope launched on 25 December 2021.[^2^] "
+            "Hubble has made more than 1.5 million observations.[^1^]\n\n")
+    if "hubble]" in defs:
+        body = body.replace("[^2^]", "[^webb]").replace("[^1^]", "[^hubble]")
+    out = trace(body + defs, RECORDS, TraceOptions(existing=existing))
+    assert out.removed_references == defs and "[^" not in out.report
+    assert [[s.url for s in c.sources] for c in out.citations] == [
+        ["https://b.example/webb"], ["https://a.example/hubble"]]
+    assert not out.warnings
+    assert trace(out.report, RECORDS, TraceOptions(existing=existing)).report == out.report
