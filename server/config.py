@@ -121,6 +121,8 @@ def _coerce(name: str, value: Any, typ: type) -> Any:
             if text in ("0", "false", "no", "off"):
                 return False
             raise ValueError(value)
+        if typ is str and not isinstance(value, str):
+            raise ValueError(value)      # "host = 5" in a file: no host name
         if typ is int and isinstance(value, bool):
             raise ValueError(value)
         if typ is int and isinstance(value, float):
@@ -183,11 +185,14 @@ def _apply(cfg: ServerConfig, values: Mapping[str, Any], origin: str, section: s
             name = key.split(".", 1)[1]
             if name not in _TLS_KEYS:
                 raise ConfigError(f"{origin}{key}: unknown TLS key (known: cert, key, ca)")
-            changes[_TLS_KEYS[name]] = str(value)
-        elif key == "auth.token":
-            changes["auth_token"] = str(value)
-        elif key == "auth.token_file":
-            changes["auth_token"] = _read_token_file(str(value)) if value else ""
+            changes[_TLS_KEYS[name]] = _coerce(label, value, str)
+        elif key in ("auth.token", "auth.token_file"):
+            given = _coerce(label, value, str)
+            if not given.strip():        # a secret templated empty would open the service unannounced
+                raise ConfigError(f"{label}: is empty; leave it out to serve without auth")
+            changes["auth_token"] = given if key == "auth.token" else _read_token_file(given)
+        elif key.startswith("auth."):
+            raise ConfigError(f"{origin}{key}: unknown auth key (known: token, token_file)")
         else:
             raise ConfigError(f"{origin}{section}{key}: unknown setting")
     if limits:
@@ -231,9 +236,9 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         name = f"SOURCE_TRACER_TLS_{key.upper()}"
         if name in env:
             flat[f"tls.{key}"] = env[name]
-    if env.get("SOURCE_TRACER_AUTH_TOKEN_FILE"):
+    if "SOURCE_TRACER_AUTH_TOKEN_FILE" in env:   # set empty, it is refused: auth was meant
         flat["auth.token_file"] = env["SOURCE_TRACER_AUTH_TOKEN_FILE"]
-    if env.get("SOURCE_TRACER_AUTH_TOKEN"):
+    if "SOURCE_TRACER_AUTH_TOKEN" in env:
         flat["auth.token"] = env["SOURCE_TRACER_AUTH_TOKEN"]
     return flat
 

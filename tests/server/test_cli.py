@@ -245,6 +245,12 @@ def test_config_precedence(tmp_path: Path) -> None:
         ("[server]\nworkers = 2.5\n", "server.workers: expected int, got 2.5"),
         ("[server]\nmetrics_port = 70000\n", "server.metrics_port: must be 0..65535"),
         ("[server]\nmetrics_port = -5\n", "server.metrics_port: must be 0..65535"),
+        ("[server]\nhost = 5\n", "server.host: expected str, got 5"),
+        ("[tls]\ncert = 5\n", "tls.cert: expected str, got 5"),
+        # an auth secret templated empty would open the service without a word
+        ('[auth]\ntoken = ""\n', "auth.token: is empty"),
+        ('[auth]\ntoken_file = " "\n', "auth.token_file: is empty"),
+        ('[auth]\nbogus = "x"\n', "auth.bogus: unknown auth key (known: token, token_file)"),
     ],
 )
 def test_bad_config_names_the_key(tmp_path: Path, toml: str, needle: str) -> None:
@@ -253,6 +259,12 @@ def test_bad_config_names_the_key(tmp_path: Path, toml: str, needle: str) -> Non
     with pytest.raises(ConfigError) as err:
         load_config(_args(config=path), env={})
     assert needle in str(err.value)
+
+
+def test_an_auth_token_set_empty_in_the_environment_is_refused() -> None:
+    for name in ("SOURCE_TRACER_AUTH_TOKEN", "SOURCE_TRACER_AUTH_TOKEN_FILE"):
+        with pytest.raises(ConfigError, match=f"{name}: is empty"):
+            load_config(None, env={name: ""})
 
 
 def test_a_whole_float_is_a_count_and_env_values_are_checked_alike(tmp_path: Path) -> None:
