@@ -7,7 +7,7 @@ import re
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import fields, replace
 from typing import Any, Protocol
 
 import tracer.existing as existing_stage
@@ -103,10 +103,26 @@ class _Timer:
 _LONE_CR = re.compile("\r(?!\n)")
 
 
+def _options(options: TraceOptions | Mapping[str, Any] | None) -> TraceOptions:
+    """`options` as TraceOptions: a mapping of its fields ({"max_sources": 2}) is one too."""
+    if options is None:
+        return TraceOptions()
+    if isinstance(options, TraceOptions):
+        return options
+    if isinstance(options, Mapping):
+        known = {f.name for f in fields(TraceOptions)}
+        if unknown := sorted(str(k) for k in options if k not in known):
+            raise InvalidInputError(f"options.{unknown[0]}",
+                                    f"unknown option (known: {', '.join(sorted(known))})")
+        return TraceOptions(**options)
+    raise InvalidInputError("options", f"must be a tracer.TraceOptions or a mapping of its fields, "
+                                       f"got {type(options).__name__}")
+
+
 def trace(
     report: str,
     raw_records: Iterable[Mapping[str, Any] | Record] | Mapping[str, Any],
-    options: TraceOptions | None = None,
+    options: TraceOptions | Mapping[str, Any] | None = None,
     *,
     llm: LLMBackend | None = None,
     cancel: CancelToken | None = None,
@@ -118,7 +134,7 @@ def trace(
     unanswered then is abandoned, and its sentences take the deterministic path (with a warning),
     so a caller's deadline gets an answer rather than an error."""
     t_start = time.perf_counter()
-    options = (options or TraceOptions()).validated()
+    options = _options(options).validated()
     if not isinstance(report, str):
         raise InvalidInputError("report", "must be a string")
     if (half := records.lone_surrogate(report)) is not None:
@@ -480,12 +496,12 @@ def _unsupported_reason(have_records: bool, closest: NearMiss | None, row_unstat
 
 def explain_support(
     sentence: str, raw_records: Iterable[Any] | Mapping[str, Any], record_index: int,
-    options: TraceOptions | None = None, lang: str | None = None,
+    options: TraceOptions | Mapping[str, Any] | None = None, lang: str | None = None,
 ) -> Support | None:
     """The verifier's support of `sentence` by one record (its `Record.index`), scored as a trace
     of the same records scores it: best passage, evidence span into the record's content. None
     when that record was dropped. For error analysis (`scripts/eval --explain`)."""
-    options = (options or TraceOptions()).validated()
+    options = _options(options).validated()
     recs, _warnings = records.normalize_records(raw_records)
     position = next((i for i, r in enumerate(recs) if r.index == record_index), None)
     if position is None:

@@ -219,6 +219,9 @@ def test_llm_mode_without_a_model_degrades_and_says_so() -> None:
         (TraceOptions(references_heading=None), "options.references_heading"),  # type: ignore[arg-type]
         (TraceOptions(style=3), "options.style"),                       # type: ignore[arg-type]
         (TraceOptions(strict_figures="no"), "options.strict_figures"),  # type: ignore[arg-type]
+        ({"max_source": 2}, "options.max_source"),                     # a mapping's unknown key
+        ({"max_sources": 0}, "options.max_sources"),
+        (3, "options"),
     ],
 )
 def test_invalid_options_name_the_field(options: TraceOptions, field: str) -> None:
@@ -226,6 +229,12 @@ def test_invalid_options_name_the_field(options: TraceOptions, field: str) -> No
         trace(REPORT, RECORDS, options)
     assert err.value.field == field
     assert "0000000" not in str(err.value)  # a float32 from protobuf reads as written: -0.1
+
+
+def test_options_may_be_a_mapping_of_their_fields() -> None:
+    given = trace(REPORT, RECORDS, {"max_sources": 1, "existing": "replace", "style": "footnote"})
+    assert given.report == trace(REPORT, RECORDS, TraceOptions(max_sources=1, existing="replace",
+                                                                style="footnote")).report
 
 
 def test_a_whole_float_is_a_count_of_sources() -> None:
