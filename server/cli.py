@@ -170,13 +170,13 @@ def run_trace(args: argparse.Namespace) -> int:
     from tracer.errors import CancelledError, InvalidInputError
     from tracer.pipeline import trace
 
+    label = "stdin" if args.records == "-" else repr(args.records)
     try:
         if not (math.isfinite(args.timeout) and args.timeout >= 0):  # NaN too
             raise InputError(f"--timeout: must be >= 0 seconds, got {args.timeout:g}")
         if args.report == "-" and args.records == "-":
             raise InputError("REPORT and RECORDS cannot both be stdin")
         report = read_text(args.report, "report", keep_bom=True)
-        label = "stdin" if args.records == "-" else repr(args.records)
         raw_records = parse_records(read_text(args.records, "records"), label)
         options = _options(args)
         llm = llm_client.build_backend(args, _llm_section(args))
@@ -188,7 +188,12 @@ def run_trace(args: argparse.Namespace) -> int:
         return _fail(f"timed out after {args.timeout:g} s (--timeout)", EXIT_FAILURE)
     except InputError as exc:
         return _fail(str(exc), EXIT_INPUT)
-    except (InvalidInputError, ConfigError) as exc:
+    except InvalidInputError as exc:
+        if exc.field == "records" or exc.field.startswith(("records.", "records[")):
+            # the records' shape is read when the trace starts: name the file it came from
+            return _fail(f"records {label}{exc.field[len('records'):]}: {exc.reason}", EXIT_INPUT)
+        return _fail(str(exc), EXIT_INPUT)
+    except ConfigError as exc:
         return _fail(str(exc), EXIT_INPUT)
 
     for warning in result.warnings:

@@ -153,6 +153,8 @@ def test_strict_figures_flag(tmp_path: Path) -> None:
         (lambda d: (d / "ok.md", _write(d / "deep.json", b"[" * 100_000 + b"]" * 100_000)), "deep.json"),
         (lambda d: (d / "ok.md", _write(d / "scalar.json", b"42")), "scalar.json"),
         (lambda d: (d / "ok.md", _write(d / "bin.json", b"\x00\x81\x82")), "invalid UTF-8"),
+        # an object of no known shape, read when the trace starts
+        (lambda d: (d / "ok.md", _write(d / "obj.json", b'{"foo": "bar"}')), "obj.json': expected a list"),
     ],
 )
 def test_bad_input_exits_2_naming_the_file(tmp_path: Path, make, needle, capsys) -> None:
