@@ -342,6 +342,11 @@ def parse_line(
         try:
             obj, halves = records_stage.loads_json(raw.rstrip(b"\r\n")), True
         except orjson.JSONDecodeError:
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError as bad:   # orjson says "surrogates not allowed" of any bad byte
+                return BadLine(line, fallback, "INVALID_ARGUMENT",
+                               f"line {line}: invalid UTF-8 at byte {bad.start}")
             return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: not valid JSON: {exc}")
     if not isinstance(obj, dict):
         return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: must be a JSON object")

@@ -353,6 +353,12 @@ def test_a_line_with_lone_surrogates_anywhere_is_answered_never_raised(
     assert "\ud83d" not in text and "\ud800" not in text
 
 
+def test_a_line_of_invalid_utf8_says_so_and_where() -> None:
+    got = parse_line(4, b'{"id": "u", "report": "ok \xff\xfe"}\n')
+    assert isinstance(got, BadLine) and got.id == "line-4"
+    assert got.message == "line 4: invalid UTF-8 at byte 26"
+
+
 def test_parse_line_takes_records_or_classified_content_not_both() -> None:
     from server.pb.source_tracer.v1 import tracer_pb2 as pb
 
