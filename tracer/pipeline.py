@@ -390,10 +390,33 @@ def trace(
         unsupported=unsupported,
         removed_references=removed,
         stats=stats,
-        warnings=tuple(warnings),
+        warnings=_capped(warnings),
         degraded=degraded,
         mode=mode_used,
     )
+
+
+# Warnings one per item (an old marker, a dropped record) are listed up to this many in all; the
+# rest are counted in one more line. 333,333 "[1]"s in a report gave as many warnings, 24 MB.
+MAX_ITEM_WARNINGS = 1000
+_ITEM_WARNING = re.compile(r"existing citation |record \d+ dropped")
+
+
+def _capped(warnings: list[str]) -> tuple[str, ...]:
+    """The warnings, those one per item up to MAX_ITEM_WARNINGS (the first, in order), every other."""
+    items = sum(1 for w in warnings if _ITEM_WARNING.match(w))
+    if items <= MAX_ITEM_WARNINGS:
+        return tuple(warnings)
+    out, seen = [], 0
+    for w in warnings:
+        if _ITEM_WARNING.match(w):
+            seen += 1
+            if seen > MAX_ITEM_WARNINGS:
+                continue
+        out.append(w)
+    out.append(f"{items - MAX_ITEM_WARNINGS} more warnings about old citations or dropped records are not "
+               f"listed (the first {MAX_ITEM_WARNINGS} are)")
+    return tuple(out)
 
 
 # where a warning names an offset of the report (its first such phrase: quoted text comes after)

@@ -1049,3 +1049,15 @@ def test_superscript_numbers_the_old_list_holds_stay_with_a_warning() -> None:
     r = trace("The park covers 120 km² of forest.", [{"url": "https://a.com", "title": "A",
               "content": "The park covers 120 km² of forest."}], TraceOptions())
     assert not [w for w in r.warnings if w.startswith("superscript")]
+
+
+def test_warnings_one_per_item_are_capped_and_counted() -> None:
+    from tracer.pipeline import MAX_ITEM_WARNINGS
+
+    recs = [{"url": "https://a.example/x", "content": "Paris is the capital of France."},
+            *({"url": "", "content": "x"} for _ in range(5))]              # five dropped records
+    result = trace("Paris is the capital of France [7]. " * (MAX_ITEM_WARNINGS + 200) + "\n", recs)
+    listed = [w for w in result.warnings if w.startswith(("existing citation", "record "))]
+    assert len(listed) == MAX_ITEM_WARNINGS and listed[0].startswith("record 1 dropped")
+    assert result.warnings[-1] == (f"205 more warnings about old citations or dropped records are not listed "
+                                   f"(the first {MAX_ITEM_WARNINGS} are)")
