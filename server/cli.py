@@ -18,6 +18,7 @@ import argparse
 import errno
 import functools
 import importlib
+import logging
 import math
 import os
 import sys
@@ -282,6 +283,10 @@ def run_serve(args: argparse.Namespace) -> int:
         llm = llm_client.backend_from_config(llm_config) if llm_config.enabled else None
     except ConfigError as exc:
         return _fail(str(exc), EXIT_INPUT)
+    if (note := llm_config.unused_note()) is not None:
+        from server.logs import log
+
+        log("llm not configured", logging.WARNING, error=note)
     # asked once after start-up: a model that does not answer is logged, not fatal
     llm_check = functools.partial(llm_client.check_endpoint, llm_config) if llm is not None else None
     try:

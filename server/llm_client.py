@@ -13,6 +13,7 @@ import asyncio
 import email.utils
 import logging
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -164,10 +165,23 @@ class LLMConfig:
     output_tokens_field: str = "max_tokens"
     settings: LLMSettings = LLMSettings()
     disabled: bool = False
+    # where a base URL or model given without the other came from ("--llm-base-url", "[llm] model")
+    given_alone: str = ""
 
     @property
     def enabled(self) -> bool:
         return bool(self.base_url and self.model) and not self.disabled
+
+    def unused_note(self) -> str | None:
+        """Why a model half configured is not used (a base URL and no model, or the reverse), for a
+        warning; None when it is used, disabled, or not configured at all. A base URL from
+        OPENAI_BASE_URL alone says nothing: other tools set it."""
+        if self.enabled or self.disabled or not self.given_alone:
+            return None
+        lacking = "--llm-model / SOURCE_TRACER_LLM_MODEL / [llm] model" if self.base_url else \
+            "--llm-base-url / SOURCE_TRACER_LLM_BASE_URL / OPENAI_BASE_URL / [llm] base_url"
+        return (f"the model is not used: {self.given_alone} is set but not {lacking}; "
+                "the deterministic engine is used")
 
 
 def add_llm_arguments(parser: argparse.ArgumentParser) -> None:
@@ -194,17 +208,20 @@ def resolve_config(
     if unknown:
         raise LLMConfigError(f"[llm] {unknown[0]}", f"unknown key (known: {', '.join(_BY_KEY)})")
     values: dict[str, Any] = {}
+    origin: dict[str, str] = {}
     for s in SETTINGS:
         flag = getattr(args, f"llm_{s.key}", None) if args is not None else None
         if flag is not None:
-            values[s.key] = _parse(s, flag, "--no-llm" if s.key == "enabled"
-                                   else f"--llm-{s.key.replace('_', '-')}")
+            origin[s.key] = "--no-llm" if s.key == "enabled" else f"--llm-{s.key.replace('_', '-')}"
+            values[s.key] = _parse(s, flag, origin[s.key])
             continue
         env_name = next((e for e in s.env if env.get(e, "").strip()), None)
         if env_name is not None:
+            origin[s.key] = env_name
             values[s.key] = _parse(s, env[env_name].strip(), env_name)
         elif s.key in file_config and file_config[s.key] is not None:
-            values[s.key] = _parse(s, file_config[s.key], f"[llm] {s.key}")
+            origin[s.key] = f"[llm] {s.key}"
+            values[s.key] = _parse(s, file_config[s.key], origin[s.key])
     api_key = values.get("api_key", "")
     if not api_key and values.get("api_key_file"):
         path = Path(values["api_key_file"])
@@ -235,8 +252,11 @@ def resolve_config(
     if not 0 <= max_output <= 10_000_000:
         raise LLMConfigError("llm.max_output_tokens", f"must be within 0..10000000, got {max_output}")
     field_name = _choice(values, "output_tokens_field", OUTPUT_TOKENS_FIELDS)
+    model = str(values.get("model", "")).strip()
+    alone = ("base_url" if base_url and not model else "model" if model and not base_url else "")
     return LLMConfig(
-        base_url=base_url, api_key=api_key, model=str(values.get("model", "")).strip(),
+        base_url=base_url, api_key=api_key, model=model,
+        given_alone="" if not alone or origin[alone] == "OPENAI_BASE_URL" else origin[alone],
         temperature=temperature, json_mode=bool(values.get("json_mode", False)),
         structured_output=structured,
         max_output_tokens=max_output, output_tokens_field=field_name,
@@ -273,9 +293,12 @@ def _parse(s: Setting, raw: Any, source: str) -> Any:
 def build_backend(
     args: argparse.Namespace | None, file_config: Mapping[str, Any] | None
 ) -> LLMBackend | None:
-    """The configured LLM backend (flags > environment > config file [llm] section), or None."""
+    """The configured LLM backend (flags > environment > config file [llm] section), or None
+    (with a warning on stderr when the model is half configured: `LLMConfig.unused_note`)."""
     config = resolve_config(args, file_config)
     if not config.enabled:
+        if (note := config.unused_note()) is not None:
+            print(f"warning: {note}", file=sys.stderr)
         return None
     return backend_from_config(config)
 

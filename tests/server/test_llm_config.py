@@ -29,6 +29,23 @@ def test_unconfigured_means_no_backend() -> None:
     assert not resolve_config(parse(), None, env={"OPENAI_BASE_URL": "http://x/v1"}).enabled  # no model
 
 
+def test_a_model_half_configured_is_named_in_a_warning(capsys: pytest.CaptureFixture[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in [k for k in list(__import__("os").environ) if k.startswith(("OPENAI_", "SOURCE_TRACER_LLM"))]:
+        monkeypatch.delenv(key)
+    assert build_backend(parse("--llm-base-url", "http://127.0.0.1:9/v1"), None) is None
+    err = capsys.readouterr().err
+    assert "warning: the model is not used: --llm-base-url is set but not --llm-model" in err
+    note = resolve_config(None, {"model": "m"}, env={}).unused_note()
+    assert note is not None
+    assert note.startswith("the model is not used: [llm] model is set but not --llm-base-url")
+    # nothing to say: neither given, both given, disabled, or only the OPENAI_BASE_URL other tools set
+    for cfg in (resolve_config(parse(), None, env={}), resolve_config(None, None, env=ENV),
+                resolve_config(parse("--no-llm", "--llm-model", "m"), None, env={}),
+                resolve_config(None, None, env={"OPENAI_BASE_URL": "http://x/v1"})):
+        assert cfg.unused_note() is None
+
+
 def test_environment_alone_enables_the_llm(monkeypatch: pytest.MonkeyPatch) -> None:
     cfg = resolve_config(None, None, env=ENV)
     assert cfg.enabled and cfg.model == "env-model" and cfg.api_key == "sk-env"
