@@ -874,6 +874,8 @@ class Verifier:
             or rank_conflict(query, quote, self.index.lang)
         if got is None and self.index.lang in self.tuning.figure_conflicts:
             got = self._figures_instead(sentence, record, quote)
+        elif got is None:
+            got = self._every_figure_instead(sentence, record, quote)
         if got is None and self.index.lang == "zh":
             got = quote_addition(query, quote, content)
         elif got is None:
@@ -890,6 +892,24 @@ class Verifier:
         unstated = self.unstated_numbers_in(sentence, record)
         instead = self.figures_instead_in(sentence, record, quote) if unstated else []
         return Conflict("figures", ", ".join(unstated), ", ".join(instead)) if instead else None
+
+    def _every_figure_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
+        """Where a sentence gives two figures or more and the record states none of them, each in
+        its place stated otherwise by the quote ("revenue of $64.7 billion, up 15%" against "$22.1
+        billion, up 22%"): another thing's figures. Where `Tuning.figure_conflicts` does not make
+        one such figure a contradiction (English: a record may back a sentence and differ on a year)."""
+        c = self._claim(sentence)
+        if len(c.numbers) < 2:
+            return None
+        missing = self._unstated_values(c, record)
+        if len(missing) < 2:
+            return None
+        query = sentence_query(sentence)
+        other = [v for v in missing if figures_instead(c.numbers, [v], c.units, quote, query)]
+        if len(other) < 2 or 2 * len(other) < len(c.numbers):
+            return None
+        return Conflict("figures", ", ".join(display_number(v, c.units.get(v)) for v in other),
+                        ", ".join(figures_instead(c.numbers, other, c.units, quote, query)))
 
     def names_subject(self, subject: str, record: int) -> bool:
         """Whether the record (its title or any passage) has at least half of the IDF mass of

@@ -1061,3 +1061,30 @@ def test_warnings_one_per_item_are_capped_and_counted() -> None:
     assert len(listed) == MAX_ITEM_WARNINGS and listed[0].startswith("record 1 dropped")
     assert result.warnings[-1] == (f"205 more warnings about old citations or dropped records are not listed "
                                    f"(the first {MAX_ITEM_WARNINGS} are)")
+
+
+def test_a_record_that_states_two_of_the_sentences_figures_otherwise_is_never_cited() -> None:
+    # one figure stated otherwise may be a partly supported sentence; two, at least half of the
+    # sentence's, are another thing's figures (another company's quarter)
+    nvidia = {"url": "https://example.com/nvda", "title": "NVIDIA fourth-quarter results",
+              "content": "NVIDIA reported revenue for the fourth quarter ended January 28, 2024, of $22.1 "
+                         "billion, up 22% from the previous quarter and up 265% from a year ago."}
+    msft = {"url": "https://example.com/msft", "title": "Microsoft fourth-quarter results",
+            "content": "Revenue was $64.7 billion and increased 15% compared to the fourth quarter of "
+                       "fiscal year 2023."}
+    filler = [{"url": f"https://f.example/{i}", "title": f"Note {i}", "content": text}
+              for i, text in enumerate(["The city council approved a new budget for road repairs in March.",
+                                        "Heavy rain caused flooding in several coastal towns last week.",
+                                        "The museum opened a new wing dedicated to modern sculpture."])]
+    sentence = ("Microsoft's revenue was $64.7 billion in the fourth quarter of fiscal 2024, up 15% year "
+                "over year.")
+    alone = trace(sentence, [nvidia, *filler])
+    assert not alone.citations
+    (miss,) = alone.unsupported
+    assert "contradicts it" in miss.reason and "$22,100,000,000" in miss.reason
+    assert [[s.url for s in c.sources] for c in trace(sentence, [nvidia, msft, *filler]).citations] == [
+        ["https://example.com/msft"]]
+    # one figure stated otherwise is as before: cited, and listed
+    one = trace("NVIDIA's fourth-quarter revenue rose 22% from the previous quarter to $22.4 billion.",
+                [nvidia, *filler])
+    assert [s.unstated for c in one.citations for s in c.sources] == [("$22,400,000,000",)]
