@@ -546,11 +546,24 @@ def _separator(body: str, nl: str) -> str:
     return nl if newlines >= 1 else nl + nl
 
 
-def _heading(options: TraceOptions, lang: str) -> str:
+_OLD_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]")
+
+
+def _heading(options: TraceOptions, lang: str, old: str = "", closing: str = "") -> str:
+    """The new list's heading, at the level of the old list's markdown heading (`old`, the cut
+    section's text) when it had one: "### 参考资料" over it and "### 延伸阅读" after gives
+    "### 参考文献", which a second trace reads as the first read the old one. Under a bold or no
+    title, no shallower than a heading that opens the closing matter after it (`closing`), which
+    would read as a group of its entries."""
+    m = _OLD_HEADING.match(old)
+    marks = m.group(1) if m else "##"
+    after = None if m else _OLD_HEADING.match(closing.lstrip("\r\n"))
+    if after is not None and len(after.group(1)) > len(marks):
+        marks = after.group(1)
     custom = clean_text(options.references_heading, 200)
     if custom:
-        return custom if custom.startswith("#") else "## " + custom
-    return "## 参考文献" if lang.startswith("zh") else "## References"
+        return custom if custom.startswith("#") else f"{marks} {custom}"
+    return f"{marks} 参考文献" if lang.startswith("zh") else f"{marks} References"
 
 
 def _evidence_quote(src: CitedSource | None) -> str:
@@ -810,8 +823,10 @@ def render_report(
             f"the report ends inside an unclosed {_BLOCK_KIND.get(fence.strip(), 'code fence')}; "
             f"closed it with {fence.strip()} before the references section"
         )
+    heading = _heading(options, lang, *((report[layout.references[0]:], report[layout.references[1]:])
+                                        if layout.references else ()))
     out = _assemble(
-        body, anchors, order, insertions, refs, recs, style, fmt, options, lang, text, warnings, fence,
+        body, anchors, order, insertions, refs, recs, style, fmt, heading, lang, text, warnings, fence,
         defined,
     )
     return replace(out, report=out.report + _closing(report, layout, out.report))
@@ -856,7 +871,7 @@ _BLOCK_KIND = {"-->": "HTML comment", "</pre>": "<pre> block", "</script>": "<sc
                "</style>": "<style> block", "</textarea>": "<textarea> block"}
 def _assemble(
     body: str, anchors: list[_Anchor], order: list[int], insertions: list[tuple[int, int, str]],
-    refs: dict[int, Reference], recs: list[Record], style: str, fmt: str, options: TraceOptions, lang: str,
+    refs: dict[int, Reference], recs: list[Record], style: str, fmt: str, heading: str, lang: str,
     text: _Text, warnings: list[str], fence: str, defined: set[int],
 ) -> Rendered:
     # Body: deletions and insertions applied left to right over the original bytes.
@@ -913,7 +928,7 @@ def _assemble(
 
     # References section: only appended.
     nl = "\r\n" if "\r\n" in body else "\n"
-    lines = [_heading(options, lang), ""]
+    lines = [heading, ""]
     for n in sorted(refs):
         entry = format_reference(refs[n], fmt)
         if style in ("footnote", "footnote-evidence"):

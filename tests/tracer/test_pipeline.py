@@ -1088,3 +1088,22 @@ def test_a_record_that_states_two_of_the_sentences_figures_otherwise_is_never_ci
     one = trace("NVIDIA's fourth-quarter revenue rose 22% from the previous quarter to $22.4 billion.",
                 [nvidia, *filler])
     assert [s.unstated for c in one.citations for s in c.sources] == [("$22,400,000,000",)]
+
+
+@pytest.mark.parametrize(("old", "options", "new"), [
+    ("### 参考资料", {}, "### 参考文献"), ("# Sources", {"references_heading": "Sources"}, "# Sources"),
+    ("**参考资料**", {}, "### 参考文献"),      # no shallower than the heading after it
+    ("### 参考资料", {"references_heading": "#### 来源"}, "#### 来源"),
+])
+def test_the_new_list_takes_the_old_headings_level(old: str, options: dict[str, str], new: str) -> None:
+    recs = [{"url": "https://a.example.cn/x", "title": "光伏行业自律公约签署",
+             "content": "30余家光伏企业签署行业自律公约。"},
+            {"url": "https://b.example.cn/y", "title": "IRENA统计",
+             "content": "2024年全球新增光伏装机452GW。"}]
+    level = "#" * max(1, old.count("#")) if old.startswith("#") else "###"
+    report = (f"30余家光伏企业签署行业自律公约[1]。\n\n{old}\n1. [光伏行业自律公约签署](https://a.example.cn/x)\n\n"
+              f"{level} 延伸阅读\n- [IRENA统计](https://b.example.cn/y)\n")
+    once = trace(report, recs, options)
+    assert f"\n{new}\n\n[1] [光伏行业自律公约签署](https://a.example.cn/x)\n" in once.report
+    assert once.report.endswith(f"{level} 延伸阅读\n- [IRENA统计](https://b.example.cn/y)\n")
+    assert trace(once.report, recs, options).report == once.report
