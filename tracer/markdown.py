@@ -679,8 +679,11 @@ def _trailing_definitions(
             break                        # prose or another construct
         first, below = j, ""
         j -= 1
-    if first is None or below or (j >= 0 and not blank_or_rule(j)):
-        return None                      # no list, or one that opens inside a paragraph
+    if first is None or below:
+        return None                      # no list
+    if j >= 0 and not blank_or_rule(j) and not _glued_entries(text, lines, first, j, numbered, notelike,
+                                                              bool(labels or dotted or bullets)):
+        return None                      # one that opens inside a paragraph
     k = j
     while k >= 0 and blank_or_rule(k):
         k -= 1
@@ -735,6 +738,22 @@ def _trailing_definitions(
         if 2 * len(cited & dotted) < len(dotted) or max(cited) > max(dotted):
             return None
     return (first if notes is None else notes), end
+
+
+def _glued_entries(text: str, lines: list[_Line], first: int, j: int, numbered: set[str], notelike: bool,
+                   other: bool) -> bool:
+    """Whether "[1] Title https://…" entries from line `first` on, right under the body's last
+    line `j` with no blank line between (as some chat apps copy them), are its references: two
+    or more, each giving a source, no other kind among them, the line above ending a sentence or
+    a citation, and the body citing half their numbers in brackets."""
+    if other or notelike or len(numbered) < 2:
+        return False
+    above = lines[j].text
+    if not (_SENTENCE_END.search(above) or _ENDS_CITING.search(above)) or _BRACKET_ENTRY.match(above):
+        return False
+    body = _CODE_SPAN.sub(" ", text[:lines[first].start])
+    cited = {n for m in _BODY_MARKER.finditer(body) for n in _bracket_numbers(m.group(1))}
+    return 2 * len(cited & {int(n) for n in numbered}) >= len(numbered)
 
 
 def _link_entry(entry: str) -> bool:

@@ -643,6 +643,25 @@ def test_a_trailing_headingless_list_of_numbered_sources_is_the_references(gap: 
         assert scan_markdown(text).references == (len(body), len(text)), refs
 
 
+def test_numbered_sources_right_under_the_last_sentence_are_the_references() -> None:
+    # no blank line between (as some chat apps copy them): markdown reads one paragraph, but
+    # "[n] Title https://…" lines under a sentence's end that the body cites are its sources
+    for body, refs in (
+        ("2024年全国新能源乘用车零售1089.9万辆[1]。特斯拉2024年交付178.9万辆[2]。\n",
+         "[1] 乘联会 https://a.example.cn/x\n[2] 特斯拉2024年交付量 https://b.example.cn/y\n"),
+        ("Fact one [1]. Fact two [2]\n", "[1] Alpha. https://a.example.com/x\n[2] [Beta](https://b.example.com/y)\n"),
+    ):
+        assert scan_markdown(body + refs).references == (len(body), len(body + refs)), body
+    for text in (
+        "Fact one [1].\n[1] Alpha https://a.example.com\n",                  # one entry
+        "Fact one. Fact two.\n[1] Alpha https://a.example.com\n[2] Beta https://b.example.com\n",  # uncited
+        "Sources such as\n[1] Alpha https://a.example.com\n[2] Beta https://b.example.com\n",  # mid-sentence
+        "Fact [1] [2].\n[1] Alpha found that https://a.example.com is down.\n[2] Beta https://b.example.com\n",
+        "Fact [1] [2].\n1. Alpha https://a.example.com\n2. Beta https://b.example.com\n",  # a list item
+    ):
+        assert scan_markdown(text).references is None, text
+
+
 def test_a_headingless_numbered_list_needs_a_source_link_and_a_block_of_its_own() -> None:
     for text in (
         "Fact [1].\n\n[1] Alpha, a report.\n[2] Beta, a book.\n",         # no link: notes, not sources
