@@ -1115,7 +1115,9 @@ def _section_end(
             continue
         closing = not _STRONG_REF.search(t) and not _MARKER_HINT.search(t) and (
             bool(_CLOSING_LINE.match(t)) or (tail_from >= 0 and tail_para))   # or its paragraph's
-        if tail_from >= 0 or (gap_after_entry and entries and not under_other_heading and closing):
+        # a byline or a copyright line closes the list even right under its last entry ("编辑：小王")
+        after_gap = gap_after_entry or (prev_entry and bool(_BYLINE.match(t)))
+        if tail_from >= 0 or (after_gap and entries and not under_other_heading and closing):
             if closing:
                 tail_from = j if tail_from < 0 else tail_from
                 tail_lines += 1
@@ -1172,6 +1174,11 @@ def _section_end(
     # closing lines after the entries stay in the report: from the line after the last entry
     end = last_entry + 1 if tail_from >= 0 else len(lines)
     return _accepted(entries, prose, data, plain, lines, c, end)
+
+
+_BYLINE = re.compile(r"[ \t]*(?:\*\*|__)?(?:©|\(c\)\s|copyright\b|all rights reserved|(?:责任)?编辑[:：]"
+                     r"|审核[:：]|校对[:：]|撰稿[:：]|作者[:：]|(?:editors?|authors?)[ \t]*:|edited by\b)",
+                     re.IGNORECASE)
 
 
 def _opens_as_entry(line: str) -> bool:

@@ -303,6 +303,19 @@ def test_closing_matter_of_more_kinds_is_not_cut(closing: str) -> None:
     assert scan_markdown(text).references == (8, 8 + len(refs)), closing
 
 
+@pytest.mark.parametrize("closing", [
+    "编辑：小王\n", "编辑：小王 | 审核：小李\n", "责任编辑：李四\n校对：王五\n", "© 2024 Acme Research\n"])
+def test_a_byline_right_under_the_last_entry_is_closing_matter(closing: str) -> None:
+    # WeChat articles end "参考资料：[1] … [2] …" with "编辑：…" on the next line, no blank line between
+    refs = "参考资料：\n[1] 中国汽车工业协会\n[2] 乘联会\n"
+    text = "出口增长[1]。渗透率创新高[2]。\n\n" + refs + closing
+    start = text.index(refs)
+    assert scan_markdown(text).references == (start, start + len(refs))
+    # a line that is no byline stays the list's prose, as before
+    prose = text.replace(closing, "以上数据仅供参考。\n")
+    assert scan_markdown(prose).references != (start, start + len(refs))
+
+
 def test_a_closing_line_before_more_report_is_the_sections_prose() -> None:
     # "*All figures in US dollars.*" then "## Findings": the findings are the report's, so the
     # list before them is no trailing references section (nothing is cut, all is cited)
