@@ -287,6 +287,7 @@ def test_references_followed_by_closing_matter_are_cut_without_it() -> None:
      "## 法律声明及风险提示\n\n本报告仅供参考。\n", "## 分析师声明\n\n本人保证报告独立。\n",
      "## 附录：术语表\n\nGMV：成交总额。\n", "## Appendix: Survey method\n\nWe surveyed 1,000 managers.\n",
      "## Disclaimer and methodology\n\nWe surveyed 1,000 managers.\n",
+     "## Methodology\n\nFigures were compiled from public sources.\n", "## Limitations\n\nSmall sample.\n",
      "## Notes\n\nAll figures in dollars.\n",
      "分析师：张三　报告日期：2025年1月15日\n", "（全文完）\n", "编辑：李四\n",
      "**免责声明：** 本报告仅供参考，\n不构成任何投资建议。\n",
