@@ -105,6 +105,17 @@ MAYBE_END = frozenset(
 )
 
 # Scripts the engine is not tuned for (language_caveat), by Unicode block.
+# A citation copied from a superscript as plain digits ("… 126,900 vehicles.1 In the EU …", as
+# Gemini's reports read once copied): one to three digits after a word's end punctuation, where a
+# sentence ends. Read so only where a references list was cut (`tracer.segment`).
+# (After a word or a marker: "vehicles[1].1" is the same on a second trace; what follows, past any
+# markers, is for the sentence splitter to judge.)
+_NOTE_AFTER = r"(?:(?<=[^\W\d_][.!?])|(?<=[\])>][.!?]))"
+DIGIT_NOTE = re.compile(_NOTE_AFTER + r"\d{1,3}(?![\d.,%]|[^\W\d_])")
+# the same at a claim's end ("… vehicles.1")
+DIGIT_NOTE_END = re.compile(_NOTE_AFTER + r"\d{1,3}[ \t]*\Z")
+
+
 # the marks around and between a title's words: "《2023年度财务报告.pdf》" and "2023年度财务报告 pdf" are
 # one title to a references entry or to a headingless list of titles
 _TITLE_PUNCT = re.compile(r"[\s\"'“”‘’《》「」『』<>*_`.,;:，。；：!?！？\-–—|()\[\]（）【】]+")

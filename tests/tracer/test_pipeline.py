@@ -1107,3 +1107,32 @@ def test_the_new_list_takes_the_old_headings_level(old: str, options: dict[str, 
     assert f"\n{new}\n\n[1] [光伏行业自律公约签署](https://a.example.cn/x)\n" in once.report
     assert once.report.endswith(f"{level} 延伸阅读\n- [IRENA统计](https://b.example.cn/y)\n")
     assert trace(once.report, recs, options).report == once.report
+
+
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+@pytest.mark.parametrize("placement", ["before", "after"])
+@pytest.mark.parametrize("style", ["numeric", "footnote", "link", "superscript"])
+def test_notes_copied_as_digits_end_their_sentences(existing: str, placement: str, style: str) -> None:
+    # Gemini's superscripts, copied: "vehicles.1 In the EU" is two sentences, each cited apart
+    recs = [{"url": "https://www.reuters.com/norway-ev", "title": "Norway's 2023 car sales",
+             "content": "Fully electric cars accounted for a record 82.4% of new cars sold in Norway in "
+                        "2023. Total new car registrations fell 26% to 126,900 vehicles."},
+            {"url": "https://www.acea.auto/registrations-2023", "title": "New car registrations in 2023",
+             "content": "Battery-electric cars reached a market share of 14.6% in the EU in 2023, up from "
+                        "12.1% in 2022."}]
+    report = ("Total new car registrations in Norway fell 26% to 126,900 vehicles.1 In the EU, "
+              "battery-electric cars reached a market share of 14.6% in the region.2\n\n#### Works cited\n\n"
+              "1. Norway's 2023 car sales, accessed May 3, 2024, https://www.reuters.com/norway-ev\n"
+              "2. New car registrations in 2023, accessed May 3, 2024, https://www.acea.auto/registrations-2023\n")
+    options = TraceOptions(existing=existing, placement=placement, style=style)
+    once = trace(report, recs, options)
+    assert [(c.sentence[-10:], [s.url for s in c.sources]) for c in once.citations] == [
+        ("vehicles.1", ["https://www.reuters.com/norway-ev"]),
+        ("e region.2", ["https://www.acea.auto/registrations-2023"])]
+    assert any("vehicles.1, region.2 look like the author's old citations" in w for w in once.warnings)
+    assert trace(once.report, recs, options).report == once.report
+    if placement == "before" and style == "numeric":
+        assert once.report.startswith("Total new car registrations in Norway fell 26% to 126,900 "
+                                      "vehicles[1].1 In")
+    # without a cut list, digits after a word's stop are left as they are read
+    assert len(trace(report.split("\n\n")[0], recs, options).citations) < 2
