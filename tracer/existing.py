@@ -490,8 +490,10 @@ def _footnotes_apart(text: str, markers: list[ExistingMarker],
 
 
 # superscript numbers after a sign, a Chinese character or punctuation: "35.5%²", "771.9万辆¹", "^2^"
+# "35.5%²", "^2^", and a circled number ending a clause ("增长29.02%①。", not "：①打开设置")
 _SUPERSCRIPT_NOTE = re.compile(
-    r"(?<=[%％\u4e00-\u9fff。，、；：！？.,;:!?”’」』])(?:\^(\d{1,3})\^|([¹²³⁴⁵⁶⁷⁸⁹⁰]{1,3}))")
+    r"(?<=[%％\u4e00-\u9fff。，、；：！？.,;:!?”’」』])(?:\^(\d{1,3})\^|([¹²³⁴⁵⁶⁷⁸⁹⁰]{1,3}))"
+    r"|(?<=[%％\u4e00-\u9fff”’」』)）])([①-⑳])(?=[。，、；：！？.,;:!?\s]|\Z)")
 _SUPERSCRIPT_DIGITS = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹⁰", "1234567890")
 
 
@@ -504,7 +506,7 @@ def superscript_notes(text: str, body_end: int, removed_references: str) -> list
     entries = set(parse_reference_entries(removed_references))
     found: list[str] = []
     for m in _SUPERSCRIPT_NOTE.finditer(text, 0, body_end):
-        n = int(m.group(1) or m.group(2).translate(_SUPERSCRIPT_DIGITS))
+        n = int(m.group(1) or (m.group(2) or "").translate(_SUPERSCRIPT_DIGITS) or ord(m.group(3)) - 0x245F)
         if n in entries and m.group(0) not in found:
             found.append(m.group(0))
     for m in _DIGIT_NOTE_WARN.finditer(text, 0, body_end):   # "vehicles.1 In …", copied as digits

@@ -1037,6 +1037,17 @@ def test_parenthesised_numbers_of_a_list_numbered_so_stay_with_a_warning() -> No
         assert not [w for w in r.warnings if w.startswith("number(s) in parentheses")], report
 
 
+def test_circled_numbers_ending_a_clause_are_warned_about_as_superscripts() -> None:
+    recs = [{"url": "https://a.example.cn/x", "title": "年报",
+             "content": "公司营业收入7771.02亿元，同比增长29.02%。"}]
+    refs = "\n\n参考文献：\n① 比亚迪2023年年报，https://a.example.cn/x\n"
+    r = trace("公司营业收入7771.02亿元，同比增长29.02%①。" + refs, recs)
+    assert "29.02%①[1]。" in r.report
+    assert any(w.startswith("superscript number(s) ① look like") for w in r.warnings)
+    # an enumerator is no note
+    assert not trace("步骤如下：①打开设置；②点击保存。公司营业收入7771.02亿元。" + refs, recs).warnings
+
+
 def test_superscript_numbers_the_old_list_holds_stay_with_a_warning() -> None:
     recs = [{"url": "https://www.caam.org.cn/2024", "title": "中汽协",
              "content": "2024年中国新能源汽车销量达到1286.6万辆，同比增长35.5%。"}]
