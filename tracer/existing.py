@@ -44,7 +44,7 @@ from tracer.markdown import (
     trim_url,
 )
 from tracer.models import ExistingMarker, Layout, Record, Sentence
-from tracer.text import DIGIT_NOTE, content_tokens, numbers, title_key
+from tracer.text import DIGIT_NOTE, content_tokens, note_after, numbers, title_key
 
 _MAX_RANGE = 50                        # "[1-3]" expands; "[1-9999]" is not a citation
 _MAX_NUMBER = 999                      # a lone "[2020]" is a year, not a citation
@@ -509,11 +509,15 @@ def superscript_notes(text: str, body_end: int, removed_references: str) -> list
         n = int(m.group(1) or (m.group(2) or "").translate(_SUPERSCRIPT_DIGITS) or ord(m.group(3)) - 0x245F)
         if n in entries and m.group(0) not in found:
             found.append(m.group(0))
+            if len(found) >= 8:
+                return found
     for m in _DIGIT_NOTE_WARN.finditer(text, 0, body_end):   # "vehicles.1 In …", copied as digits
         word = _WORD_BEFORE_NOTE.search(text, max(0, m.start() - 24), m.start())
         shown = (word.group(0) if word else "") + m.group(0)
-        if int(m.group(0)) in entries and shown not in found:
+        if int(m.group(0)) in entries and shown not in found and note_after(text, m.start() - 1):
             found.append(shown)
+            if len(found) >= 8:
+                break
     return found[:8]
 
 

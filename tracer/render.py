@@ -38,7 +38,7 @@ from tracer.refformat import (
     safe_url,
     validate_reference_format,
 )
-from tracer.text import DIGIT_NOTE_END
+from tracer.text import DIGIT_NOTE_END, note_after
 
 STYLES: tuple[str, ...] = (
     "numeric", "numeric-comma", "link", "footnote", "footnote-evidence", "superscript", "openjiuwen",
@@ -189,9 +189,8 @@ class _Text:
     """The body with the spans that will be deleted, seen as the output will see it."""
 
     def __init__(self, body: str, deletions: list[Span], protected: Sequence[Span],
-                 link_labels: frozenset[str] = frozenset(), notes: bool = False) -> None:
+                 link_labels: frozenset[str] = frozenset()) -> None:
         self.body = body
-        self.notes = notes               # a list was cut: "vehicles.1" may end with a copied note
         self.link_labels = link_labels
         self.deletions = deletions
         self.del_end = {b: a for a, b in deletions}
@@ -423,7 +422,8 @@ def _before_terminal(text: _Text, s: Sentence, end: int) -> int:
     p = end
     while p > s.start and body[p - 1] in _SUPERSCRIPT_DIGITS:
         p -= 1  # "in 2023.¹": the note mark after the terminal goes with it
-    if p == end and text.notes and (dn := DIGIT_NOTE_END.search(body, max(s.start, end - 8), end)):
+    if p == end and (dn := DIGIT_NOTE_END.search(body, max(s.start, end - 8), end)) \
+            and note_after(body, dn.start() - 1):
         p = dn.start()  # "vehicles.1": so does a note copied as digits (`tracer.text.DIGIT_NOTE`)
     if p == end or body[p - 1] not in _TERMINAL:
         p = end
@@ -675,8 +675,7 @@ def render_report(
         else:
             kept.setdefault(m.sentence, []).extend(found)
 
-    text = _Text(body, deletions, open_table_rows(report, layout), layout.link_labels,
-                 layout.references is not None)
+    text = _Text(body, deletions, open_table_rows(report, layout), layout.link_labels)
 
     # 2. sources per sentence: kept old ones first, then new ones, deduped by canonical source.
     anchors: list[_Anchor] = []

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from tracer.existing import MARKER_RE, labelled_entries, source_note_at, source_note_spans
 from tracer.markdown import heading_title, table_line_regions
 from tracer.models import Layout, Sentence, Span
-from tracer.text import _CJK_CHAR, _LATIN_LETTER, DIGIT_NOTE, MAYBE_END, NEVER_END
+from tracer.text import _CJK_CHAR, _LATIN_LETTER, DIGIT_NOTE, MAYBE_END, NEVER_END, note_after
 
 _PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
 _LIST = re.compile(
@@ -395,7 +395,6 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
     """Sentence spans of the body, in order, ids 0..n-1 (see docs/segmentation.md)."""
     sp = _Splitter(text, layout)
     counts = _Counts(text)
-    notes = layout.references is not None   # a cut list may number notes copied as digits
     spans: list[tuple[int, int, bool, str]] = []
     for unit in _units(text, layout):
         unit_start = unit.ranges[0][0]
@@ -414,9 +413,8 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
                     b = k   # '^[A sentence.]({"attribution":…})': the "]" is the marker's, not a closer
                 if _still_open(text, counts, cur, ps, b, m.group("p")):
                     continue
-                if notes and m.group("p") in ".!?" and b == m.end("p") \
-                        and (dn := DIGIT_NOTE.match(text, b, re_)) is not None \
-                        and sp.is_boundary(unit, ps, m.group("p"), dn.end()):
+                if m.group("p") in ".!?" and b == m.end("p") and (dn := DIGIT_NOTE.match(text, b, re_)) \
+                        and note_after(text, ps) and sp.is_boundary(unit, ps, m.group("p"), dn.end()):
                     b = dn.end()         # "… vehicles.1 In the EU": the note ends the sentence
                 if sp.is_boundary(unit, ps, m.group("p"), b):
                     ct = _CLOSING_TAGS.match(text, b, re_)

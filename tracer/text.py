@@ -107,13 +107,28 @@ MAYBE_END = frozenset(
 # Scripts the engine is not tuned for (language_caveat), by Unicode block.
 # A citation copied from a superscript as plain digits ("… 126,900 vehicles.1 In the EU …", as
 # Gemini's reports read once copied): one to three digits after a word's end punctuation, where a
-# sentence ends. Read so only where a references list was cut (`tracer.segment`).
+# sentence ends (`tracer.segment`), the word no abbreviation ("No.1", "Fig.2": `note_after`).
 # (After a word or a marker: "vehicles[1].1" is the same on a second trace; what follows, past any
 # markers, is for the sentence splitter to judge.)
 _NOTE_AFTER = r"(?:(?<=[^\W\d_][.!?])|(?<=[\])>][.!?]))"
 DIGIT_NOTE = re.compile(_NOTE_AFTER + r"\d{1,3}(?![\d.,%]|[^\W\d_])")
 # the same at a claim's end ("… vehicles.1")
 DIGIT_NOTE_END = re.compile(_NOTE_AFTER + r"\d{1,3}[ \t]*\Z")
+_WORD_AT_STOP = re.compile(r"[A-Za-z]+(?:\.[A-Za-z]+)*\Z")
+
+
+def note_after(text: str, stop: int) -> bool:
+    """Whether the stop at `stop` may carry a note copied as digits: it ends a word that is no
+    abbreviation ("vehicles.1", not "No.1", "Fig.2", "U.S.1", "v.2"), or a marker ("[1].2")."""
+    if stop <= 0:
+        return False
+    if text[stop - 1] in "])>":
+        return True
+    m = _WORD_AT_STOP.search(text, max(0, stop - 40), stop)
+    if m is None:
+        return text[stop - 1].isalpha()           # a letter of another script ("é", "ü")
+    word = m.group(0).lower()
+    return len(word) > 1 and "." not in word and word not in NEVER_END and word not in MAYBE_END
 
 
 # the marks around and between a title's words: "《2023年度财务报告.pdf》" and "2023年度财务报告 pdf" are
