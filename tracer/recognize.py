@@ -87,15 +87,21 @@ MAX_LABEL_WORDS = 3
 
 def is_label(sentence: Sentence, text: str) -> bool:
     """Whether a sentence is a label that names a topic and states nothing ("1. **动力电池**" over
-    its points, "- Economic growth" over sub-items, "经济增长" alone on its line): at most
-    MAX_LABEL_WORDS content words, no figure and no end punctuation, the whole of its line, and
-    all in bold, or a list item with deeper items under it, or a paragraph of one line. A record
-    that names the topic does not support it, so it is never cited (nor reported unsupported)."""
+    its points, "- Economic growth" over sub-items, "经济增长" alone on its line): no marker, no
+    figure and no end punctuation, the whole of its line, and all in bold with at most
+    MAX_LABEL_WORDS content words, or with one fewer a list item with deeper items under it or a
+    paragraph of one line. A record that names the topic does not support it, so it is never
+    cited (nor reported unsupported)."""
     if sentence.in_table:
         return False
     said = strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip()
+    if said != sentence.text.strip():
+        return False                     # an author's marker on it: a claim ("Apple acquired Beats [1]")
     core = said.rstrip(":： \t").strip("*_` \t")
-    if not core or _LABEL_END.search(core) or numbers(core) or len(content_tokens(core)) > MAX_LABEL_WORDS:
+    if not core or _LABEL_END.search(core) or numbers(core):
+        return False
+    bold = _WHOLE_EMPHASIS.fullmatch(said) is not None
+    if len(content_tokens(core)) > (MAX_LABEL_WORDS if bold else MAX_LABEL_WORDS - 1):
         return False
     ls = text.rfind("\n", 0, sentence.start) + 1
     le = text.find("\n", sentence.end)
@@ -103,7 +109,7 @@ def is_label(sentence: Sentence, text: str) -> bool:
     if _ITEM_PREFIX.fullmatch(text, ls, sentence.start) is None \
             or strip_markers(text[sentence.end:le]).strip(" \t\r*_"):
         return False                     # more of the line is text: a sentence's part
-    if _WHOLE_EMPHASIS.fullmatch(said):
+    if bold:
         return True
     prev_end = ls - 1 if ls else 0
     prev = text[text.rfind("\n", 0, max(0, prev_end)) + 1:prev_end] if ls else ""

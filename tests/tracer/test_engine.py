@@ -423,6 +423,9 @@ def test_a_label_that_names_a_topic_is_never_cited(report: str) -> None:
     "- 特斯拉全线降价\n- 比亚迪销量第一\n",         # a flat list of short claims, not over sub-items
     "Battery installations rose 41.5% in 2024\n",  # more words than a label
     "**动力电池**：2024年累计装车量548.4GWh。\n",     # the label opens its line's sentence
+    "# Notes\n\nApple acquired Beats [1]\n\n",          # an author's marker: a claim
+    "Apple acquired Beats\n\n",                          # three words, not in bold: a claim
+    "1. 碳酸锂价格暴跌\n   - 二季度跌幅超过三成。\n",      # so over sub-items
 ])
 def test_a_short_line_that_is_no_label_is_read_as_before(report: str) -> None:
     from tracer.markdown import scan_markdown

@@ -287,7 +287,6 @@ def test_references_followed_by_closing_matter_are_cut_without_it() -> None:
      "## 法律声明及风险提示\n\n本报告仅供参考。\n", "## 分析师声明\n\n本人保证报告独立。\n",
      "## 附录：术语表\n\nGMV：成交总额。\n", "## Appendix: Survey method\n\nWe surveyed 1,000 managers.\n",
      "## Disclaimer and methodology\n\nWe surveyed 1,000 managers.\n",
-     "## Methodology\n\nFigures were compiled from public sources.\n", "## Limitations\n\nSmall sample.\n",
      "## Notes\n\nAll figures in dollars.\n",
      "分析师：张三　报告日期：2025年1月15日\n", "（全文完）\n", "编辑：李四\n",
      "**免责声明：** 本报告仅供参考，\n不构成任何投资建议。\n",
@@ -315,6 +314,9 @@ def test_a_byline_right_under_the_last_entry_is_closing_matter(closing: str) -> 
     # a line that is no byline stays the list's prose, as before
     prose = text.replace(closing, "以上数据仅供参考。\n")
     assert scan_markdown(prose).references != (start, start + len(refs))
+    # indented, it goes on the entry above: the list is cut with it
+    indented = text.replace(closing, "   " + closing.replace("\n", "\n   ").rstrip(" "))
+    assert scan_markdown(indented).references == (start, len(indented))
 
 
 def test_a_closing_line_before_more_report_is_the_sections_prose() -> None:

@@ -368,3 +368,17 @@ def test_footnote_definitions_are_cut_and_never_come_back(defs: str, existing: s
         ["https://b.example/webb"], ["https://a.example/hubble"]]
     assert not out.warnings
     assert trace(out.report, RECORDS, TraceOptions(existing=existing)).report == out.report
+
+
+def test_superscript_notes_count_as_citing_a_sources_list_before_more_report() -> None:
+    # "## Sources" heads other lists too, so the rest must cite it: superscripts do, though they
+    # are never read as markers (they stay, with a warning)
+    report = ("# Telescopes\n\nHubble has made more than 1.5 million observations.¹ The James Webb Space "
+              "Telescope launched on 25 December 2021.²\n\n## Sources\n\n1. [Hubble facts](https://a.example/hubble)\n"
+              "2. [Webb](https://b.example/webb)\n\n## Methodology\n\nWe read the agencies' pages.\n")
+    moved = misplaced_references(report, scan_markdown(report))
+    assert moved is not None and report[moved.start:moved.end].startswith("## Sources")
+    out = trace(report, RECORDS)
+    assert out.report.index("## Methodology") < out.report.index("## References")
+    assert "## Sources" not in out.report
+    assert any(w.startswith("superscript number(s) ¹, ² look like") for w in out.warnings)
