@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import numbers
 import struct
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
@@ -112,6 +113,11 @@ class TraceOptions:
                     allowed = ", ".join(repr(m.value) for m in enum)
                     raise InvalidInputError(
                         f"options.{name}", f"must be one of {allowed}, got {value!r}") from None
+        if isinstance(self.tuning, Mapping):   # {"tuning": {"min_score": 0.5}} from JSON
+            coerced["tuning"] = _tuning_from(self.tuning)
+        elif not isinstance(self.tuning, Tuning):
+            raise InvalidInputError(
+                "options.tuning", f"must be a tracer.Tuning or a mapping of its fields, got {self.tuning!r}")
         if coerced:
             return replace(self, **coerced).validated()
         for name in ("min_score", "llm_min_score", "llm_keep_score"):
@@ -158,6 +164,34 @@ class TraceOptions:
 
     def with_(self, **changes: object) -> TraceOptions:
         return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def _tuning_from(given: Mapping[str, Any]) -> Tuning:
+    """A Tuning from a mapping of its fields, each of its default's kind (a whole number, a
+    number, or a list of as many numbers, or of strings), or InvalidInputError naming the field."""
+    default = Tuning()
+    known = {f.name for f in fields(Tuning)}
+    out: dict[str, Any] = {}
+    for key, value in given.items():
+        name = f"options.tuning.{key}"
+        if key not in known:
+            raise InvalidInputError(name, f"unknown setting (known: {', '.join(sorted(known))})")
+        was = getattr(default, key)
+        if isinstance(was, tuple):
+            kind = str if was and isinstance(was[0], str) else numbers.Real
+            if not isinstance(value, (list, tuple)) or any(
+                    isinstance(v, bool) or not isinstance(v, kind) for v in value) or (
+                    kind is not str and len(value) != len(was)):
+                what = "strings" if kind is str else f"{len(was)} numbers"
+                raise InvalidInputError(name, f"must be a list of {what}, got {value!r}")
+            out[key] = tuple(value)
+        elif isinstance(value, bool) or not isinstance(value, numbers.Integral if isinstance(was, int)
+                                                       else numbers.Real):
+            kind_name = "a whole number" if isinstance(was, int) else "a number"
+            raise InvalidInputError(name, f"must be {kind_name}, got {value!r}")
+        else:
+            out[key] = value
+    return replace(default, **out)
 
 
 def _shown(value: float) -> str:

@@ -222,6 +222,10 @@ def test_llm_mode_without_a_model_degrades_and_says_so() -> None:
         ({"max_source": 2}, "options.max_source"),                     # a mapping's unknown key
         ({"max_sources": 0}, "options.max_sources"),
         (3, "options"),
+        ({"tuning": {"min_scor": 0.5}}, "options.tuning.min_scor"),
+        ({"tuning": {"passage_chars": "big"}}, "options.tuning.passage_chars"),
+        ({"tuning": {"weights_en": [1, 2]}}, "options.tuning.weights_en"),
+        ({"tuning": 5}, "options.tuning"),
     ],
 )
 def test_invalid_options_name_the_field(options: TraceOptions, field: str) -> None:
@@ -235,6 +239,10 @@ def test_options_may_be_a_mapping_of_their_fields() -> None:
     given = trace(REPORT, RECORDS, {"max_sources": 1, "existing": "replace", "style": "footnote"})
     assert given.report == trace(REPORT, RECORDS, TraceOptions(max_sources=1, existing="replace",
                                                                 style="footnote")).report
+    from tracer import Tuning
+    tuned = trace(REPORT, RECORDS, {"tuning": {"min_score": 0.3, "figure_conflicts": ["zh", "en"]}})
+    assert tuned.report == trace(REPORT, RECORDS, TraceOptions(
+        tuning=Tuning(min_score=0.3, figure_conflicts=("zh", "en")))).report
 
 
 def test_a_whole_float_is_a_count_of_sources() -> None:
