@@ -34,6 +34,7 @@ from tracer.markdown import (
     LINK_CITATION_END,
     LINK_OPEN,
     SCHEMELESS_URL,
+    footnote_note,
     heading_title,
     inline_regions,
     is_code_region,
@@ -327,6 +328,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     starts = [s.start for s in sentences]
     jiuwen_ids: dict[str, int] = {}   # synthetic (negative) numbers: number-less markers, links
     body_notes, ref_notes = _footnote_definitions(text, layout)
+    ref_notes_said = _notes_in_references(text, layout) if ref_notes else set()
     link_defs = link_definitions(text, layout)
     inner: dict[int, tuple[list[tuple[int, int]], list[int]]] = {}
     out: list[ExistingMarker] = []
@@ -380,8 +382,9 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             numbers = tuple(jiuwen_ids.setdefault("id:" + i, -(len(jiuwen_ids) + 1)) for i in ids)
         elif raw.startswith("[^"):
             label = raw[2:-1]
-            if label in body_notes:
+            if label in body_notes or label in ref_notes_said:
                 continue               # a working footnote whose note is in the body, not a citation
+                # (or in the cut list, where it is a note, not a source: it comes back after the new list)
             urls = tuple(ref_notes.get(label, ()))
             numbers = (int(label),) if label.isdigit() else (
                 jiuwen_ids.setdefault("^" + label, -(len(jiuwen_ids) + 1)),
@@ -830,6 +833,16 @@ def _footnote_definitions(text: str, layout: Layout) -> tuple[set[str], dict[str
             urls += [plain[s:e] for s, e, _ in _bare_urls(plain)]
             refs.setdefault(m.group(1), urls)
     return body, refs
+
+
+def _notes_in_references(text: str, layout: Layout) -> set[str]:
+    """Labels of the cut list's footnotes that are notes, not sources ("[^hyb]: This figure
+    excludes plug-in hybrids.", `footnote_note`); a number's ("[^3]: …") is always a citation."""
+    out: set[str] = set()
+    for m in _FOOTNOTE_DEF.finditer(text, layout.body_end):
+        if not m.group(1).isdigit() and footnote_note(m.group(2)):
+            out.add(m.group(1))
+    return out
 
 
 _BRACKET_LABEL = re.compile(r"\[([^\[\]]*)\]")

@@ -1370,6 +1370,12 @@ def _labels_in(text: str) -> set[str]:
     return {link_label(m.group(1)) for m in _BRACKETED.finditer(text)}
 
 
+def footnote_note(definition: str) -> bool:
+    """Whether a footnote's definition text is a note ("This figure excludes plug-in hybrids."),
+    not a source: no link, URL or DOI, and it reads as a sentence."""
+    return not _SOURCE_LINK.search(definition) and _prose_like(definition)
+
+
 def kept_definitions(text: str, layout: Layout) -> list[str]:
     """The link reference definitions of the cut references section that the rest of the report
     links through by a label of words ("See [Webb][webb]", "[Hubble]" with "[webb]: https://…" in
@@ -1388,8 +1394,10 @@ def kept_definitions(text: str, layout: Layout) -> list[str]:
     out: list[str] = []
     for i, m in found:
         label = link_label(m.group(1))
-        if _NUMBERING_LABEL.fullmatch(label) or label.startswith("^") or label not in used:
+        note = label.startswith("^") and not label[1:].isdigit() and footnote_note(lines[i].text[m.end():])
+        if _NUMBERING_LABEL.fullmatch(label) or (label.startswith("^") and not note) or label not in used:
             continue                     # a footnote's reference is a citation marker: it is renumbered
+            # (but for a note's, "[^hyb]: This figure excludes hybrids.": it stays, and its note)
         j = i
         bare = not lines[i].text[m.end():].strip()        # "[webb]:" with its URL below
         while j + 1 < len(lines):
@@ -1870,4 +1878,5 @@ def trim_url(text: str, s: int, e: int) -> int:
 __all__ = ["scan_markdown", "is_references_title", "references_title", "LINK_OPEN", "BULLET_ITEM",
            "one_line_entries", "heading_title", "unclosed_block", "inline_regions", "table_line_regions",
            "is_code_region", "link_definitions", "link_label", "Moved", "misplaced_references", "trim_url",
+           "footnote_note",
            "kept_definitions"]

@@ -382,3 +382,19 @@ def test_superscript_notes_count_as_citing_a_sources_list_before_more_report() -
     assert out.report.index("## Methodology") < out.report.index("## References")
     assert "## Sources" not in out.report
     assert any(w.startswith("superscript number(s) ¹, ² look like") for w in out.warnings)
+
+
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+@pytest.mark.parametrize("style", ["numeric", "footnote"])
+def test_a_footnote_that_is_a_note_stays_with_its_note(existing: str, style: str) -> None:
+    # "[^hyb]: This figure excludes …" after the list is the author's note, not a source: its
+    # reference stays where it is and the note comes back after the new list, on every trace
+    note = "[^hyb]: This figure excludes plug-in hybrids and vans.\n"
+    report = ("Hubble has made more than 1.5 million observations[^hyb]. The James Webb Space Telescope "
+              "launched on 25 December 2021 [2].\n\n## References\n\n1. [Hubble facts](https://a.example/hubble)\n"
+              "2. [Webb](https://b.example/webb)\n\n" + note)
+    options = TraceOptions(existing=existing, style=style)
+    out = trace(report, RECORDS, options)
+    assert "observations[^hyb]" in out.report and out.report.endswith("\n\n" + note)
+    assert not out.warnings and len(out.citations) == 2
+    assert trace(out.report, RECORDS, options).report == out.report
