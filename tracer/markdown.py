@@ -1071,6 +1071,7 @@ def _section_end(
     gap_after_entry = False           # a blank line or "---" since the last entry
     tail_from = -1                    # the first closing line, while only closing lines follow it
     tail_lines = 0
+    tail_glued = False                # ... a byline right under the last entry, no blank line between
     tail_para = False                 # the line before was a closing line of the same paragraph
     after: list[tuple[bool, bool]] | None = None   # `_what_follows`, once needed
     block_end = dict(blocks)
@@ -1116,17 +1117,21 @@ def _section_end(
             continue
         closing = not _STRONG_REF.search(t) and not _MARKER_HINT.search(t) and (
             bool(_CLOSING_LINE.match(t)) or (tail_from >= 0 and tail_para))   # or its paragraph's
-        # a byline or a copyright line closes the list even right under its last entry ("编辑：小王"),
-        # at the margin (indented, "   作者：…" goes on the entry above)
-        after_gap = gap_after_entry or (prev_entry and bool(_BYLINE.match(t)))
-        if tail_from >= 0 or (after_gap and entries and not under_other_heading and closing):
+        # an editor's byline closes the list even right under its last entry ("编辑：小王"), at the
+        # margin (indented, it goes on the entry above; and one an entry follows was that entry's)
+        byline = prev_entry and not gap_after_entry and bool(_BYLINE.match(t))
+        if tail_from >= 0 or ((gap_after_entry or byline) and entries and not under_other_heading
+                              and closing):
             if closing:
+                if tail_from < 0:
+                    tail_glued = byline
                 tail_from = j if tail_from < 0 else tail_from
                 tail_lines += 1
                 tail_para = True
                 continue
-            # anything else after it (an entry, a marker, more report): the closing lines were prose
-            prose += tail_lines
+            # anything else after it (an entry, a marker, more report): the closing lines were prose,
+            # or, right under an entry, that entry's own lines
+            prose += 0 if tail_glued else tail_lines
             tail_from, tail_lines = -1, 0
         if ln.start in code_starts and not t.lstrip().startswith(("[", "|")) and not _ESCAPED_ENTRY.match(t):
             # a code / HTML / math block after the heading counts as one line of prose,
@@ -1178,9 +1183,8 @@ def _section_end(
     return _accepted(entries, prose, data, plain, lines, c, end)
 
 
-_BYLINE = re.compile(r"(?:\*\*|__)?(?:©|\(c\)\s|copyright\b|all rights reserved|(?:责任)?编辑[:：]"
-                     r"|审核[:：]|校对[:：]|撰稿[:：]|作者[:：]|(?:editors?|authors?)[ \t]*:|edited by\b)",
-                     re.IGNORECASE)
+# an editor's line, never a source's ("作者：", "©" may be an entry's own)
+_BYLINE = re.compile(r"(?:\*\*|__)?(?:(?:责任)?编辑|审核|校对|编审|主编)[:：]")
 
 
 def _opens_as_entry(line: str) -> bool:

@@ -303,8 +303,8 @@ def test_closing_matter_of_more_kinds_is_not_cut(closing: str) -> None:
     assert scan_markdown(text).references == (8, 8 + len(refs)), closing
 
 
-@pytest.mark.parametrize("closing", [
-    "编辑：小王\n", "编辑：小王 | 审核：小李\n", "责任编辑：李四\n校对：王五\n", "© 2024 Acme Research\n"])
+@pytest.mark.parametrize("closing", ["编辑：小王\n", "编辑：小王 | 审核：小李\n",
+                                     "责任编辑：李四\n校对：王五\n"])
 def test_a_byline_right_under_the_last_entry_is_closing_matter(closing: str) -> None:
     # WeChat articles end "参考资料：[1] … [2] …" with "编辑：…" on the next line, no blank line between
     refs = "参考资料：\n[1] 中国汽车工业协会\n[2] 乘联会\n"
@@ -317,6 +317,17 @@ def test_a_byline_right_under_the_last_entry_is_closing_matter(closing: str) -> 
     # indented, it goes on the entry above: the list is cut with it
     indented = text.replace(closing, "   " + closing.replace("\n", "\n   ").rstrip(" "))
     assert scan_markdown(indented).references == (start, len(indented))
+
+
+def test_a_sources_own_line_right_under_its_entry_is_cut_with_the_list() -> None:
+    # "© 2024 Reuters" under an entry, no blank line between, is that entry's
+    refs = ("## References\n\n1. [Tesla Q4 2023 deliveries](https://ir.tesla.com/q4-2023)\n"
+            "© 2024 Tesla, Inc.\n2. [BYD overtakes Tesla](https://www.reuters.com/byd-2024)\n"
+            "© 2024 Reuters\n")
+    text = "Tesla delivered 1,808,581 vehicles in 2023 [1]. BYD sold 3.02 million [2].\n\n" + refs
+    assert scan_markdown(text).references == (text.index(refs), len(text))
+    more = text + "3. [IEA](https://www.iea.org/x)\n"
+    assert scan_markdown(more).references == (text.index(refs), len(more))
 
 
 def test_a_closing_line_before_more_report_is_the_sections_prose() -> None:
