@@ -83,6 +83,8 @@ _ITEM_OPEN = re.compile(r"[ \t>]*(?:[-*+•·]|\d{1,3}[.)、．）]|[（(]\d{1,3
 _LABEL_END = re.compile(r"[.!?。！？;；…]$")
 _WHOLE_EMPHASIS = re.compile(r"(\*\*|__)(?=\S).*\S\1[ \t]*[:：]?")
 MAX_LABEL_WORDS = 3
+_VERB = re.compile(r"\b(?i:is|are|was|were|has|have|had|will|would|can|could|did|does|do|may|might|must|"
+                   r"shall|should|became|becomes|remains?|rose|fell|grew|leads?|led|wins?|won)\b")
 
 
 def is_label(sentence: Sentence, text: str) -> bool:
@@ -100,6 +102,8 @@ def is_label(sentence: Sentence, text: str) -> bool:
     core = said.rstrip(":： \t").strip("*_` \t")
     if not core or _LABEL_END.search(core) or numbers(core):
         return False
+    if _VERB.search(core):
+        return False                     # "**Diesel was surpassed**" says something
     bold = _WHOLE_EMPHASIS.fullmatch(said) is not None
     if len(content_tokens(core)) > (MAX_LABEL_WORDS if bold else MAX_LABEL_WORDS - 1):
         return False

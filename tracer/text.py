@@ -128,7 +128,16 @@ def note_after(text: str, stop: int) -> bool:
     if m is None:
         return text[stop - 1].isalpha()           # a letter of another script ("é", "ü")
     word = m.group(0).lower()
-    return len(word) > 1 and "." not in word and word not in NEVER_END and word not in MAYBE_END
+    return len(word) > 1 and "." not in word and word not in NEVER_END and word not in MAYBE_END \
+        and word not in _NUMBERED_THINGS
+
+
+# words a number labels ("Table.1", "Step.2"): the digits after their stop are that number
+_NUMBERED_THINGS = frozenset(
+    """table tables figure figures step steps chapter section page item part phase stage version
+    level grade class type model article appendix exhibit chart slide question task lesson unit
+    round day week episode game act scene verse rule option case note box panel tier plan
+    series""".split())
 
 
 # the marks around and between a title's words: "《2023年度财务报告.pdf》" and "2023年度财务报告 pdf" are

@@ -426,6 +426,7 @@ def test_a_label_that_names_a_topic_is_never_cited(report: str) -> None:
     "# Notes\n\nApple acquired Beats [1]\n\n",          # an author's marker: a claim
     "Apple acquired Beats\n\n",                          # three words, not in bold: a claim
     "1. 碳酸锂价格暴跌\n   - 二季度跌幅超过三成。\n",      # so over sub-items
+    "- **Diesel was surpassed**\n  - By battery cars.\n",   # a verb: it says something
 ])
 def test_a_short_line_that_is_no_label_is_read_as_before(report: str) -> None:
     from tracer.markdown import scan_markdown

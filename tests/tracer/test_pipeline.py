@@ -1157,6 +1157,6 @@ def test_notes_copied_as_digits_end_their_sentences(existing: str, placement: st
     assert len(trace(report.split("\n\n")[0], recs, options).citations) == 2
     from tracer.markdown import scan_markdown
     from tracer.segment import segment_sentences
-    for text in ("See Fig.1 The chart shows growth.", "It ranks No.3 In Europe.",
+    for text in ("See Fig.1 The chart shows growth.", "It ranks No.3 In Europe.", "See Table.1 The rows.",
                  "比亚迪是全球No.1 新能源车企。", "The U.S.2 Fleet grew.", "Sales rose 3.5 In 2023."):
         assert len(segment_sentences(text, scan_markdown(text))) == 1, text
