@@ -110,11 +110,13 @@ MAYBE_END = frozenset(
 # sentence ends (`tracer.segment`), the word no abbreviation ("No.1", "Fig.2": `note_after`).
 # (After a word or a marker: "vehicles[1].1" is the same on a second trace; what follows, past any
 # markers, is for the sentence splitter to judge.)
-_NOTE_AFTER = r"(?:(?<=[^\W\d_][.!?])|(?<=[\])>][.!?]))"
+_NOTE_AFTER = (r"(?:(?<=[^\W\d_][.!?])|(?<=[\])>%％][.!?])"
+               r"|(?<=(?<![\d.])(?:19|20)\d\d[.!?]))")   # "in 2023.2 Germany …": a year's, too
 DIGIT_NOTE = re.compile(_NOTE_AFTER + r"\d{1,3}(?![\d.,%]|[^\W\d_])")
 # the same at a claim's end ("… vehicles.1")
 DIGIT_NOTE_END = re.compile(_NOTE_AFTER + r"\d{1,3}[ \t]*\Z")
 _WORD_AT_STOP = re.compile(r"[A-Za-z]+(?:\.[A-Za-z]+)*\Z")
+_YEAR_AT_STOP = re.compile(r"(?<![\d.])(?:19|20)\d\d\Z")
 
 
 def note_after(text: str, stop: int) -> bool:
@@ -122,8 +124,10 @@ def note_after(text: str, stop: int) -> bool:
     abbreviation ("vehicles.1", not "No.1", "Fig.2", "U.S.1", "v.2"), or a marker ("[1].2")."""
     if stop <= 0:
         return False
-    if text[stop - 1] in "])>":
+    if text[stop - 1] in "])>%％":
         return True
+    if _YEAR_AT_STOP.search(text, max(0, stop - 5), stop):
+        return True                                # "… rose 37% in 2023.2 Germany …"
     m = _WORD_AT_STOP.search(text, max(0, stop - 40), stop)
     if m is None:
         return text[stop - 1].isalpha()           # a letter of another script ("é", "ü")

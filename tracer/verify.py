@@ -36,6 +36,7 @@ from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
 from tracer.text import (
     ACRONYM,
+    DIGIT_NOTE_END,
     NEVER_END,
     Quantity,
     StatedUnits,
@@ -50,6 +51,7 @@ from tracer.text import (
     glued_numbers,
     near_figures,
     normalize_for_match,
+    note_after,
     numbers_agreement,
     numbers_and_units,
     numeric_dates,
@@ -232,6 +234,8 @@ def sentence_query(text: str) -> str:
         if not opening or opening.end() >= len(text):
             break
         text = text[opening.end():]
+    if text[-1:].isdigit() and (note := DIGIT_NOTE_END.search(text)) and note_after(text, note.start() - 1):
+        text = text[:note.start()]   # "… in 2023.2": a note copied as digits, not the figure 2023.2
     return text
 
 

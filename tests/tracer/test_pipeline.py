@@ -1128,17 +1128,44 @@ def test_the_new_list_takes_the_old_headings_level(old: str, options: dict[str, 
     assert trace(once.report, recs, options).report == once.report
 
 
+@pytest.mark.parametrize("placement", ["before", "after"])
+def test_a_note_copied_as_digits_after_a_year_or_a_percentage(placement: str) -> None:
+    from test_tables import FILLER
+
+    from tracer.markdown import scan_markdown
+    from tracer.segment import segment_sentences
+
+    recs = [{"url": "https://a.com/x", "title": "EU EV",
+             "content": "In the EU, battery electric car sales rose 37% in 2023."},
+            {"url": "https://b.com/y", "title": "Share",
+             "content": "Battery cars took a 14.6% share of the market."}, *FILLER]
+    report = ("Battery electric car sales in the EU rose 37% in 2023.1 Battery cars took a 14.6% share of "
+              "the market.2\n\n## Works cited\n\n1. EU EV, https://a.com/x\n2. Share, https://b.com/y\n")
+    options = TraceOptions(placement=placement)
+    once = trace(report, recs, options)
+    assert [[s.url for s in c.sources] for c in once.citations] == [["https://a.com/x"], ["https://b.com/y"]]
+    assert not [s.unstated for c in once.citations for s in c.sources if s.unstated]   # no "2023.1"
+    assert trace(once.report, recs, options).report == once.report
+    if placement == "before":
+        assert once.report.startswith("Battery electric car sales in the EU rose 37% in 2023[1].1 Battery")
+    text = "The share hit 14.6%.2 The EU led. A ratio of 3.14 The end. In 12023.2 No."
+    assert [s.text for s in segment_sentences(text, scan_markdown(text))] == [
+        "The share hit 14.6%.2", "The EU led.", "A ratio of 3.14 The end.", "In 12023.2 No."]
+
+
 @pytest.mark.parametrize("existing", ["keep", "replace"])
 @pytest.mark.parametrize("placement", ["before", "after"])
 @pytest.mark.parametrize("style", ["numeric", "footnote", "link", "superscript"])
 def test_notes_copied_as_digits_end_their_sentences(existing: str, placement: str, style: str) -> None:
+    from test_tables import FILLER
+
     # Gemini's superscripts, copied: "vehicles.1 In the EU" is two sentences, each cited apart
     recs = [{"url": "https://www.reuters.com/norway-ev", "title": "Norway's 2023 car sales",
              "content": "Fully electric cars accounted for a record 82.4% of new cars sold in Norway in "
                         "2023. Total new car registrations fell 26% to 126,900 vehicles."},
             {"url": "https://www.acea.auto/registrations-2023", "title": "New car registrations in 2023",
              "content": "Battery-electric cars reached a market share of 14.6% in the EU in 2023, up from "
-                        "12.1% in 2022."}]
+                        "12.1% in 2022."}, *FILLER]
     report = ("Total new car registrations in Norway fell 26% to 126,900 vehicles.1 In the EU, "
               "battery-electric cars reached a market share of 14.6% in the region.2\n\n#### Works cited\n\n"
               "1. Norway's 2023 car sales, accessed May 3, 2024, https://www.reuters.com/norway-ev\n"
