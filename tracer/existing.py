@@ -152,6 +152,12 @@ _ONE = (
     rf"|{_PLAIN}(?!\()"
 
 )
+# a superscript number that raises to a power: after 10 ("10<sup>6</sup>"), or a square or cube
+# after a unit ("m<sup>2</sup>", "ft<sup>3</sup>", E = "mc<sup>2</sup>")
+_POWER = re.compile(r"<sup>\s*(\d{1,2})\s*</sup>")
+_UNIT_BEFORE = re.compile(r"(?<![^\W\d_])(?:[kcmnμµd]?m|ft|in|mi|yd|mc)\Z")
+
+
 # Atomic: the items between the tags split one way only. Tried every way ("1,2" as one list or
 # as two, "11" as one number or two), a "<sup>" with no "</sup>" after its digits took time
 # exponential in their number (30 digits: 51 s).
@@ -427,6 +433,11 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 # references section lists
                 if not set(numbers) <= ctx.entries() or set(numbers) & ctx.notes():
                     continue           # ... and not one whose note the body writes out
+                if (power := _POWER.fullmatch(raw)) is not None and (
+                        text.endswith("10", max(0, s - 3), s) and not text[s - 3:s - 2].isdigit()
+                        or power.group(1) in ("2", "3") and _UNIT_BEFORE.search(text, max(0, s - 8), s)):
+                    continue           # "10<sup>6</sup>", "72,735 m<sup>2</sup>", "mc<sup>2</sup>": a
+                    # power, whatever a list numbers (the new list would make a second trace read it)
             bare = _unwrapped(clean)
             urls = tuple(u for u in _URL_IN.findall(bare) if u)
             if urls and len(numbers) == 1 and not urls[0].startswith("#"):

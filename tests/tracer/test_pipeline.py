@@ -1187,3 +1187,13 @@ def test_notes_copied_as_digits_end_their_sentences(existing: str, placement: st
     for text in ("See Fig.1 The chart shows growth.", "It ranks No.3 In Europe.", "See Table.1 The rows.",
                  "比亚迪是全球No.1 新能源车企。", "The U.S.2 Fleet grew.", "Sales rose 3.5 In 2023."):
         assert len(segment_sentences(text, scan_markdown(text))) == 1, text
+
+
+def test_a_power_in_sup_tags_stays_text_on_a_second_trace() -> None:
+    recs = [{"url": "https://a.org", "title": "L",
+             "content": "The Louvre received 8.9 million visitors in 2023 and covers 72,735 m2."},
+            {"url": "https://b.org", "title": "T", "content": "The Eiffel Tower is 330 metres tall."}]
+    report = ("The Eiffel Tower is 330 metres tall. The Louvre received 8.9 million visitors in 2023 and "
+              "covers 72,735 m<sup>2</sup> of space.\n")
+    once = trace(report, recs)
+    assert "m<sup>2</sup> of space" in once.report and trace(once.report, recs).report == once.report
