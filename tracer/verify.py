@@ -97,10 +97,22 @@ _HTML_TAG = re.compile(
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]“”\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+")
 # Brackets that say where a fact comes from, or what a Chinese name is in English, not what the
 # sentence claims: "（数据来源：中国汽车动力电池产业创新联盟）", "(Source: IEA)", "华为（Huawei）"
+# "Smith", "World Bank" (not "FY", "Q4" or "June": "(FY 2023)", "(June 2018)" date the claim)
+_NAME_WORDS = (r"(?!(?:FY|CY|Q[1-4]|H[12]|YTD|FQ[1-4]?|Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May"
+               r"|June?|July?|Aug(?:ust)?|Sep(?:t|tember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|Spring"
+               r"|Summer|Autumn|Fall|Winter|Early|Late|Mid|As of|Since|Until|By|In|From)\b)"
+               r"(?-i:[A-Z])[\w'’.-]{0,40}"
+               r"(?:[ \t]+(?-i:[A-Z])[\w'’.-]{0,40}){0,2}")
+_AUTHOR = rf"{_NAME_WORDS}(?:[ \t]+(?:et[ \t]+al\.?|(?:and|&)[ \t]+{_NAME_WORDS}))?"
+_AUTHOR_YEAR = rf"{_AUTHOR},?[ \t]+(?:19|20)\d\d[a-z]?"
+_CITE_CUE = r"(?:(?:see|e\.g\.,?|cf\.)[ \t]+)?"
 _ASIDE = re.compile(
     r"[（(][ \t]*(?:数据来源|资料来源|信息来源|来源|出处|source|sources|data source)[ \t]*[:：]"
     r"[^（）()\n]{0,80}[)）]"
-    r"|(?<=[\u4e00-\u9fff])[（(][A-Za-z][A-Za-z .&'’-]{0,40}[)）]",
+    r"|(?<=[\u4e00-\u9fff])[（(][A-Za-z][A-Za-z .&'’-]{0,40}[)）]"
+    # an author-year citation, "(Avgerinos et al., 2018)", "(Smith & Lee, 2020; Wu, 2021a)": its year
+    # dates the source, not the claim
+    rf"|[(（][ \t]*{_CITE_CUE}{_AUTHOR_YEAR}(?:[ \t]*[;,][ \t]*{_AUTHOR_YEAR})*[ \t]*[)）]",
     re.IGNORECASE,
 )
 _NOTE_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")

@@ -1210,3 +1210,20 @@ def test_a_run_of_old_markers_with_separators_leaves_no_separator(run: str, exis
     out = trace(report, recs, TraceOptions(existing=existing))
     assert out.report.startswith("The Transformer achieves 28.4 BLEU on WMT 2014 [1][2].\n"), out.report
     assert trace(out.report, recs, TraceOptions(existing=existing)).report == out.report
+
+
+def test_an_author_year_citation_is_no_figure_of_the_claim() -> None:
+    # "(Avgerinos et al., 2018)" dates the source; the record never states its own year
+    from tracer.verify import sentence_query
+
+    recs = [{"url": "https://s.org/p", "title": "Creatine review",
+             "content": "Creatine supplementation improved short-term memory and reasoning in healthy "
+                        "individuals."},
+            {"url": "https://x.org", "title": "x", "content": "Cats sleep for most of the day."}]
+    for cite in ("(Avgerinos et al., 2018)", "(Avgerinos & Smith, 2018; Wu, 2019a)", "(see WHO, 2018)"):
+        r = trace(f"Creatine supplementation improved short-term memory and reasoning in healthy individuals "
+                  f"{cite}.", recs)
+        assert [s.url for c in r.citations for s in c.sources] == ["https://s.org/p"], cite
+    # a date of the claim stays one
+    for dated in ("It remains open (June 2018).", "Revenue (FY 2023) rose.", "Sales (Q4 2023) rose."):
+        assert sentence_query(dated) == dated
