@@ -104,7 +104,6 @@ MAYBE_END = frozenset(
     est rev col""".split()
 )
 
-# Scripts the engine is not tuned for (language_caveat), by Unicode block.
 # A citation copied from a superscript as plain digits ("… 126,900 vehicles.1 In the EU …", as
 # Gemini's reports read once copied): one to three digits after a word's end punctuation, where a
 # sentence ends (`tracer.segment`), the word no abbreviation ("No.1", "Fig.2": `note_after`).
@@ -154,6 +153,7 @@ def title_key(title: str) -> str:
     return _TITLE_PUNCT.sub(" ", title).strip().casefold()
 
 
+# Scripts the engine is not tuned for (language_caveat), by Unicode block.
 _KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff]")
 _HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _OTHER_SCRIPTS = (
