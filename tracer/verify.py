@@ -95,9 +95,8 @@ _LINK = re.compile(r"!?\[([^\[\]\n]*+)\]\((?:[^()\s]++|\([^()\s]*+\))*+(?:\s+\"[
 _HTML_TAG = re.compile(
     r"<!--[\s\S]{0,400}?-->|</?[A-Za-z](?:\"[^\"\n]{0,400}+\"|'[^'\n]{0,400}+'|[^<>\"'\n]){0,400}+>")
 _BARE_URL = re.compile(r"(?:https?://|www\.)[^\s<>()\[\]“”\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+")
-# Brackets that say where a fact comes from, or what a Chinese name is in English, not what the
-# sentence claims: "（数据来源：中国汽车动力电池产业创新联盟）", "(Source: IEA)", "华为（Huawei）"
-# "Smith", "World Bank" (not "FY", "Q4" or "June": "(FY 2023)", "(June 2018)" date the claim)
+# an author-year citation's names: "Smith", "World Bank" (not "FY", "Q4" or "June": "(FY 2023)",
+# "(June 2018)" date the claim)
 _NAME_WORDS = (r"(?!(?:FY|CY|Q[1-4]|H[12]|YTD|FQ[1-4]?|Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May"
                r"|June?|July?|Aug(?:ust)?|Sep(?:t|tember)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?|Spring"
                r"|Summer|Autumn|Fall|Winter|Early|Late|Mid|As of|Since|Until|By|In|From)\b)"
@@ -106,6 +105,8 @@ _NAME_WORDS = (r"(?!(?:FY|CY|Q[1-4]|H[12]|YTD|FQ[1-4]?|Jan(?:uary)?|Feb(?:ruary)
 _AUTHOR = rf"{_NAME_WORDS}(?:[ \t]+(?:et[ \t]+al\.?|(?:and|&)[ \t]+{_NAME_WORDS}))?"
 _AUTHOR_YEAR = rf"{_AUTHOR},?[ \t]+(?:19|20)\d\d[a-z]?"
 _CITE_CUE = r"(?:(?:see|e\.g\.,?|cf\.)[ \t]+)?"
+# Brackets that say where a fact comes from, or what a Chinese name is in English, not what the
+# sentence claims: "（数据来源：中国汽车动力电池产业创新联盟）", "(Source: IEA)", "华为（Huawei）"
 _ASIDE = re.compile(
     r"[（(][ \t]*(?:数据来源|资料来源|信息来源|来源|出处|source|sources|data source)[ \t]*[:：]"
     r"[^（）()\n]{0,80}[)）]"
@@ -910,10 +911,11 @@ class Verifier:
         return Conflict("figures", ", ".join(unstated), ", ".join(instead)) if instead else None
 
     def _every_figure_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
-        """Where a sentence gives two figures or more and the record states none of them, each in
-        its place stated otherwise by the quote ("revenue of $64.7 billion, up 15%" against "$22.1
-        billion, up 22%"): another thing's figures. Where `Tuning.figure_conflicts` does not make
-        one such figure a contradiction (English: a record may back a sentence and differ on a year)."""
+        """Where two figures or more of a sentence, half of its figures or more, are ones the record
+        states nowhere and the quote states otherwise, each in its place ("revenue of $64.7 billion,
+        up 15%" against "$22.1 billion, up 22%"): another thing's figures. Where
+        `Tuning.figure_conflicts` does not make one such figure a contradiction (English: a record
+        may back a sentence and differ on a year)."""
         c = self._claim(sentence)
         if len(c.numbers) < 2:
             return None
