@@ -9,13 +9,15 @@ examples: docs/segmentation.md.
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from tracer.existing import MARKER_RE, labelled_entries, source_note_at, source_note_spans
+from tracer.existing import MARKER_RE, labelled_entries, source_note_at, source_note_spans, strip_markers
 from tracer.markdown import heading_title, table_line_regions
 from tracer.models import Layout, Sentence, Span
-from tracer.text import _CJK_CHAR, _LATIN_LETTER, DIGIT_NOTE, MAYBE_END, NEVER_END, note_after
+from tracer.text import _CJK_CHAR, _LATIN_LETTER, DIGIT_NOTE, EN_STOPWORDS, MAYBE_END, NEVER_END, note_after
 
 _PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
 _LIST = re.compile(
@@ -401,9 +403,17 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
         unit_end = unit.ranges[-1][1]
         cur = sp.next_content(unit, unit_start)
         for rs, re_ in unit.ranges:
-            for m in _BOUNDARY.finditer(text, rs, re_):
+            for m in _boundaries(text, rs, re_):
                 ps = m.start()
-                if ps < cur or sp.cursor.inside(ps):
+                if ps < cur:
+                    continue
+                if m.lastgroup == "br":   # the tag is an inline region of its own, not inside one
+                    if not sp.protected_whole(ps, m.end()) \
+                            and _ends_line_at_break(text, sp, unit, cur, ps, m.end()):
+                        _emit(text, sp, spans, cur, ps, unit)   # "… Erica Xu<br/>Next line": two
+                        cur = sp.next_content(unit, m.end())
+                    continue
+                if sp.cursor.inside(ps):
                     continue
                 if m.group("p") == "." and _ENUMERATOR.fullmatch(text, cur, ps):
                     continue  # "**1. 市场规模：** …": a number opening the sentence enumerates
@@ -441,6 +451,36 @@ def segment_sentences(text: str, layout: Layout) -> list[Sentence]:
     merged = sorted([(s, e, lst, h, False, "", "", 0) for s, e, lst, h in spans] + rows)
     return [Sentence(i, s, e, text[s:e], lst, h, tab, claim, subject, table)
             for i, (s, e, lst, h, tab, claim, subject, table) in enumerate(merged)]
+
+
+_BR_BOUNDARY = re.compile(r"(?P<br><br\s*/?>)", re.IGNORECASE)
+_TERMINAL_BEFORE = re.compile(r"[.!?。！？；;:：…][\"'”’」』）)\]】*_]*[ \t]*\Z")
+_LINE_OPENER = re.compile(r"[A-Z0-9\u4e00-\u9fff]")
+_LAST_WORD = re.compile(r"[A-Za-z]+(?=[^A-Za-z]*\Z)")
+
+
+def _boundaries(text: str, rs: int, re_: int) -> Iterator[re.Match[str]]:
+    """The sentence-ending punctuation in text[rs:re_] (`_BOUNDARY`), and the "<br>" tags, in order."""
+    if "<" not in text[rs:re_]:
+        yield from _BOUNDARY.finditer(text, rs, re_)
+        return
+    yield from heapq.merge(_BOUNDARY.finditer(text, rs, re_), _BR_BOUNDARY.finditer(text, rs, re_),
+                           key=lambda m: m.start())
+
+
+def _ends_line_at_break(text: str, sp: _Splitter, unit: _Unit, cur: int, at: int, end: int) -> bool:
+    """Whether a "<br>" at [at, end) with no end punctuation before it ends a sentence: a line of
+    text before it (past the markers at its end), and after it a line that opens as a sentence
+    does, with a capital, a digit or a Chinese character ("Erica Xu<br/>Next line"), not the rest
+    of a sentence broken in two ("founded by<br>two friends")."""
+    before = strip_markers(text[cur:at])
+    if not before.strip() or _TERMINAL_BEFORE.search(before):
+        return False                     # nothing before it, or punctuation there ends it already
+    last = _LAST_WORD.search(before)
+    if last is not None and last.group(0).lower() in EN_STOPWORDS or before.rstrip()[-1:] in ",，、-–—(（":
+        return False                     # "founded by<br>Shida Li": the line goes on
+    nx = sp.next_content(unit, end)
+    return nx < unit.ranges[-1][1] and _LINE_OPENER.match(text, nx) is not None
 
 
 def _emit(

@@ -400,3 +400,23 @@ def test_full_width_punctuation_after_a_stop_opens_a_sentence() -> None:
     assert texts("It sold 5 million units.（注：含海外）Next fact here.") == [
         "It sold 5 million units.", "（注：含海外）Next fact here."]
     assert texts("Yes!「是的」他说。") == ["Yes!", "「是的」他说。"]
+
+
+def test_a_line_break_tag_after_a_line_without_end_punctuation_ends_its_sentence() -> None:
+    # "… Erica Xu<br/>Next line": read as one sentence, the marker went after the next line's
+    from tracer import trace
+
+    recs = [{"url": "https://a.org", "title": "O",
+             "content": "Obsidian was founded in 2020 by Shida Li and Erica Xu."},
+            {"url": "https://b.org", "title": "x", "content": "Cats sleep most of the day."},
+            {"url": "https://c.org", "title": "y", "content": "The museum opened a new wing."}]
+    for br in ("<br>", "<br/>", "<br />\n"):
+        report = f"Obsidian was founded in 2020 by Shida Li and Erica Xu{br}Cats sleep most of the day.\n"
+        out = trace(report, recs)
+        want = f"Obsidian was founded in 2020 by Shida Li and Erica Xu[1]{br}Cats sleep most of the day[2]."
+        assert out.report.startswith(want), out.report
+        assert trace(out.report, recs).report == out.report
+    # a line that goes on (a small word or a comma before the tag, a lowercase word after it) stays one
+    for text in ("Obsidian was founded by<br>Shida Li and Erica Xu.", "It was founded in 2020,<br>Li said.",
+                 "Obsidian was founded<br>in 2020 by Shida Li."):
+        assert len(segment_sentences(text, scan_markdown(text))) == 1, text
