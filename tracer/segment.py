@@ -473,7 +473,7 @@ def _ends_line_at_break(text: str, sp: _Splitter, unit: _Unit, cur: int, at: int
     text before it (past the markers at its end), and after it a line that opens as a sentence
     does, with a capital, a digit or a Chinese character ("Erica Xu<br/>Next line"), not the rest
     of a sentence broken in two ("founded by<br>two friends")."""
-    before = strip_markers(text[cur:at])
+    before = strip_markers(text[max(cur, at - 200):at])   # its end is enough: linear in the tags
     if not before.strip() or _TERMINAL_BEFORE.search(before):
         return False                     # nothing before it, or punctuation there ends it already
     last = _LAST_WORD.search(before)
