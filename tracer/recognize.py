@@ -124,7 +124,8 @@ def is_label(sentence: Sentence, text: str) -> bool:
         if text[nxt:e].strip():
             break
         nxt, blank_after = e + 1, True
-    after = text[nxt:text.find("\n", nxt) if "\n" in text[nxt:] else len(text)] if nxt < len(text) else ""
+    after_end = text.find("\n", nxt)
+    after = text[nxt:len(text) if after_end < 0 else after_end] if nxt < len(text) else ""
     if sentence.in_list:                 # deeper items under it
         prefix = text[ls:sentence.start]
         indent = len(prefix) - len(prefix.lstrip(" \t>"))
