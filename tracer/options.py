@@ -166,16 +166,36 @@ class TraceOptions:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
+def options_from(given: TraceOptions | Mapping[str, Any] | None) -> TraceOptions:
+    """`given` as TraceOptions: None is the defaults, and a mapping of its fields
+    ({"max_sources": 2}) is one too (not yet validated: call `.validated()`)."""
+    if given is None:
+        return TraceOptions()
+    if isinstance(given, TraceOptions):
+        return given
+    if isinstance(given, Mapping):
+        _refuse_unknown(given, TraceOptions, "options", "option")
+        return TraceOptions(**given)
+    raise InvalidInputError("options", f"must be a tracer.TraceOptions or a mapping of its fields, "
+                                       f"got {type(given).__name__}")
+
+
+def _refuse_unknown(given: Mapping[str, Any], kind: type, prefix: str, noun: str) -> None:
+    """InvalidInputError naming the first key of `given` that is no field of the dataclass `kind`."""
+    known = {f.name for f in fields(kind)}
+    if unknown := sorted(str(k) for k in given if k not in known):
+        raise InvalidInputError(f"{prefix}.{unknown[0]}",
+                                f"unknown {noun} (known: {', '.join(sorted(known))})")
+
+
 def _tuning_from(given: Mapping[str, Any]) -> Tuning:
     """A Tuning from a mapping of its fields, each of its default's kind (a whole number, a
     number, or a list of as many numbers, or of strings), or InvalidInputError naming the field."""
     default = Tuning()
-    known = {f.name for f in fields(Tuning)}
+    _refuse_unknown(given, Tuning, "options.tuning", "setting")
     out: dict[str, Any] = {}
     for key, value in given.items():
         name = f"options.tuning.{key}"
-        if key not in known:
-            raise InvalidInputError(name, f"unknown setting (known: {', '.join(sorted(known))})")
         was = getattr(default, key)
         if isinstance(was, tuple):
             kind = str if was and isinstance(was[0], str) else numbers.Real

@@ -7,7 +7,7 @@ import re
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any, Protocol
 
 import tracer.existing as existing_stage
@@ -37,7 +37,7 @@ from tracer.models import (
     TraceResult,
     Unsupported,
 )
-from tracer.options import ExistingPolicy, Mode, TraceOptions
+from tracer.options import ExistingPolicy, Mode, TraceOptions, options_from
 from tracer.retrieve import PassageIndex
 from tracer.text import clear_language, detect_language, language_caveat
 from tracer.verify import Verifier, sentence_query, sentences_around
@@ -103,22 +103,6 @@ class _Timer:
 _LONE_CR = re.compile("\r(?!\n)")
 
 
-def _options(options: TraceOptions | Mapping[str, Any] | None) -> TraceOptions:
-    """`options` as TraceOptions: a mapping of its fields ({"max_sources": 2}) is one too."""
-    if options is None:
-        return TraceOptions()
-    if isinstance(options, TraceOptions):
-        return options
-    if isinstance(options, Mapping):
-        known = {f.name for f in fields(TraceOptions)}
-        if unknown := sorted(str(k) for k in options if k not in known):
-            raise InvalidInputError(f"options.{unknown[0]}",
-                                    f"unknown option (known: {', '.join(sorted(known))})")
-        return TraceOptions(**options)
-    raise InvalidInputError("options", f"must be a tracer.TraceOptions or a mapping of its fields, "
-                                       f"got {type(options).__name__}")
-
-
 def trace(
     report: str,
     raw_records: Iterable[Mapping[str, Any] | Record] | Mapping[str, Any],
@@ -134,7 +118,7 @@ def trace(
     unanswered then is abandoned, and its sentences take the deterministic path (with a warning),
     so a caller's deadline gets an answer rather than an error."""
     t_start = time.perf_counter()
-    options = _options(options).validated()
+    options = options_from(options).validated()
     if not isinstance(report, str):
         raise InvalidInputError("report", "must be a string")
     if (half := records.lone_surrogate(report)) is not None:
@@ -524,7 +508,7 @@ def explain_support(
     """The verifier's support of `sentence` by one record (its `Record.index`), scored as a trace
     of the same records scores it: best passage, evidence span into the record's content. None
     when that record was dropped. For error analysis (`scripts/eval --explain`)."""
-    options = _options(options).validated()
+    options = options_from(options).validated()
     recs, _warnings = records.normalize_records(raw_records)
     position = next((i for i, r in enumerate(recs) if r.index == record_index), None)
     if position is None:
