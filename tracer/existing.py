@@ -137,6 +137,8 @@ _ONE = (
     # parentheses "(ref. 2)", "(Source: 1, 2)", "（来源：2）"; ChatGPT's "[4†source]" in ASCII brackets
     rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］|{_LABELLED_PAREN}"
     rf"|\[{_NUM}(?::{_NUM})?†[^\[\]†\n]{{0,60}}\]"
+    # Bing / Copilot "[^1^][1]": Kimi's form as a reference link to its "[1]: url" definition
+    rf"|\[\^{_NUM}\^\]\[{_NUM}\]"
     rf"|\[\^{_NUM}\^\]|\[\[{_NUM_LIST}\]\](?!\()"
     rf"|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}〕"
     # one marker with what the author wrapped around its brackets, so that removing it leaves no
@@ -176,6 +178,7 @@ _LABELLED_HEAD = re.compile(rf"[\[【［(（][ \t]*{CITATION_LABEL_WORD}")   # "
 _NO_PARENS = str.maketrans("()（）#", "     ")
 _LABEL_WORDS = re.compile(rf"{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?")
 
+_BING_MARKER = re.compile(rf"\[\^{_NUM}\^\]\[({_NUM})\]")
 _NUMS_IN = re.compile(rf"{_NUM}(?:\s*{_DASH}\s*{_NUM})?")
 # (as a search: only a blank run's first blank starts a match, or a marker with a long run of
 # spaces in it is scanned from each of them)
@@ -202,6 +205,8 @@ def strip_markers(text: str) -> str:
 
 def _numbers(marker: str) -> tuple[int, ...]:
     """The citation numbers of one marker, ranges expanded ("[1-3]" -> 1, 2, 3)."""
+    if (linked := _BING_MARKER.fullmatch(marker)) is not None:   # "[^1^][1]": the label it links
+        return (int(linked.group(1)),)
     if _LABELLED_HEAD.search(marker):   # "[ref1-ref3]": the numbers without their label words
         marker = _LABEL_WORDS.sub("", marker).translate(_NO_PARENS)
     elif marker[:1] in "(（^":  # "([1])", "^[1]": the brackets inside hold the numbers
@@ -386,7 +391,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
         elif chat is not None:         # chat apps' markers of mixed kinds: each names itself
             ids = tuple(dict.fromkeys(p for p in chat if not _CITES_NOTHING.fullmatch(p)))
             numbers = tuple(jiuwen_ids.setdefault("id:" + i, -(len(jiuwen_ids) + 1)) for i in ids)
-        elif raw.startswith("[^"):
+        elif raw.startswith("[^") and not _BING_MARKER.fullmatch(raw):   # (Bing's: a number)
             label = raw[2:-1]
             if label in body_notes or label in ref_notes_said:
                 continue               # a working footnote whose note is in the body, not a citation

@@ -90,7 +90,7 @@ _ELEMENT_OPEN = re.compile(r"<(code|kbd|samp|tt|var|math|a(?=\s[^<>]*?\bhref\s*=
 _ELEMENT_ANY_OPEN = re.compile(r"<(code|kbd|samp|tt|var|math|a)(?=[\s>])", re.IGNORECASE)
 _ELEMENT_CLOSE = re.compile(r"</(code|kbd|samp|tt|var|a|math)\s*>", re.IGNORECASE)
 # "[1]", "[1, 2]", "[^1]", "[1－3]": a marker, not link text
-_NUMBERISH = re.compile(r"\^?[\d\s,，、;；\-–—~～‐‑‒−－至]+")
+_NUMBERISH = re.compile(r"\^?[\d\s,，、;；\-–—~～‐‑‒−－至]+\^?")   # Bing "[^1^]" too
 _MAX_CANDIDATES = 16
 
 # --- references headings ------------------------------------------------------------------------
@@ -103,8 +103,12 @@ _REF_TITLES = frozenset(
         "参考来源", "引用", "引用来源", "来源", "资料来源", "信息来源", "数据来源", "参考链接",
         "引用文献", "参考", "reference links", "source links", "引文", "文献", "参考书目",
         "参考网址", "参考网站", "参考出处", "文献来源", "引用资料", "引用链接",
+        "learn more", "了解详细信息",   # Copilot's list of its sources
     }
 )
+# Bing's exported chat: "Source: Conversation with Bing, 12/3/2023" over "(1) Title. https://…"
+_BING_TITLE = re.compile(
+    r"(?:sources?|源|来源)[ \t]*[:：][ \t]*(?:conversation with bing|与[ \t]*必应的对话)\b")
 # titles that head other lists too ("## Sources" over data points, "## 引用" over famous quotes): a
 # section under one whose entries are mostly figures or quotations is no references list
 _LOOSE_TITLES = frozenset({"sources", "source", "source(s)", "citations", "引用", "来源", "信息来源",
@@ -262,6 +266,8 @@ def references_title(title: str) -> str | None:
         return None
     if s in _REF_TITLES:
         return s
+    if _BING_TITLE.match(s):
+        return "sources"
     bare = _TITLE_MODIFIERS.sub("", s).strip()
     if bare != s and bare in _REF_TITLES:
         return bare
@@ -476,8 +482,9 @@ def scan_markdown(text: str, *, find_references: bool = True, titles: Collection
         if bm and is_references_title(bm.group("text")):
             candidates.append(i)
             heading_lines.add(i)
-        elif len(t) <= 40 and is_references_title(t) and (para_start < 0 or (
-                t.rstrip().endswith((":", "：")) and _SENTENCE_END.search(lines[i - 1].text))):
+        elif (len(t) <= 40 or _BING_TITLE.match(t.casefold())) and is_references_title(t) and (
+                para_start < 0
+                or (t.rstrip().endswith((":", "：")) and _SENTENCE_END.search(lines[i - 1].text))):
             # opening a paragraph, or "References:" right under its last sentence
             candidates.append(i)
             heading_lines.add(i)

@@ -600,10 +600,20 @@ _ORBIT = "It orbits the Sun near the second Lagrange point, about 1.5 million km
         (f"# Webb\n\n[span_0](start_span){_LAUNCH}[span_0](end_span).[cite: 1] [span_1](start_span){_ORBIT}."
          "[span_1](end_span)[cite: 2]\n\n## Sources\n\n1. Webb launch https://a.example/webb\n"
          "2. Webb orbit https://b.example/l2\n", []),
+        # Bing's exported chat: "[^1^][1]" links its "[1]: url" definition, under its own list
+        (f"# Webb\n\n{_LAUNCH}[^1^][1]. {_ORBIT}[^2^][2].\n\nSource: Conversation with Bing, 12/3/2023\n"
+         "(1) Webb launch - NASA. https://a.example/webb.\n(2) Webb orbit - ESA. https://b.example/l2.\n"
+         '[1]: https://a.example/webb ""\n[2]: https://b.example/l2 ""\n', []),
+        # Copilot's: the same markers over "Learn more" and its numbered links
+        (f"# Webb\n\n{_LAUNCH}[^1^][1]. {_ORBIT}[^2^][2].\n\nLearn more\n\n"
+         "1. [a.example](https://a.example/webb)\n2. [b.example](https://b.example/l2)\n\n"
+         '[1]: https://a.example/webb ""\n[2]: https://b.example/l2 ""\n', []),
+        (f"# Webb\n\n{_LAUNCH}[^1^][1]. {_ORBIT}[^2^][2].\n\n"
+         '[1]: https://a.example/webb ""\n[2]: https://b.example/l2 ""\n', []),
     ],
     ids=["gemini", "chatgpt-private-use", "chatgpt-turn", "chatgpt-dagger", "kimi", "double-brackets",
          "chatgpt-copied", "chatgpt-oai-citation", "chatgpt-perplexity-unresolved", "perplexity-unresolved",
-         "grok", "gemini-spans"],
+         "grok", "gemini-spans", "bing", "copilot", "bing-definitions"],
 )
 def test_writer_agents_citation_forms_are_understood(report: str, warned: list[str]) -> None:
     """Each agent's own markers are old citations: removed from the body (none of their bytes,
