@@ -30,6 +30,9 @@ _LIST = re.compile(
     r")(?:\[[ xX]\][ \t]+)?"
 )
 _PSEUDO_HEADING = re.compile(r"(\*\*|__)[^*_\n].*?\1[ \t]*+(?:[:：][ \t]*+)?")
+# a callout's first line in a quote (GitHub's "> [!NOTE]", Obsidian's "> [!tip]- Good to know"):
+# its type and title head what the quote says, as a heading does
+_CALLOUT = re.compile(r"\[![A-Za-z][\w-]{0,30}\][+-]?[ \t]*+")
 
 # terminal punctuation, then closing quotes / brackets / emphasis that stay with the sentence
 _BOUNDARY = re.compile(
@@ -163,6 +166,12 @@ def _units(text: str, layout: Layout) -> list[_Unit]:
             if cs < ce:
                 cur.add(cs, ce)
             continue
+        if cur is None and ">" in text[ls:cs] and (cm := _CALLOUT.match(text, cs, ce)):
+            if cm.end() >= ce or not _ends_terminal(text, cm.end(), ce):
+                flush()
+                heading = text[cm.end():ce].strip() or heading
+                continue
+            cs = cm.end()              # "> [!NOTE] Mercury is small.": its title is its sentence
         if _PSEUDO_HEADING.fullmatch(text, cs, ce) and not _ends_terminal(text, cs, ce):
             flush()
             heading = heading_title(text[cs:ce])

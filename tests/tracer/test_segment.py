@@ -324,6 +324,20 @@ def test_headings_recorded_on_sentences() -> None:
     ]
 
 
+def test_a_callouts_type_and_title_head_its_quote() -> None:
+    """GitHub's and Obsidian's callouts: "> [!NOTE]" (with a title, or folded: "[!tip]-") heads
+    what the quote says and is no word of its first sentence; a title that is a sentence is one."""
+    text = ("# Top\n\n> [!NOTE]\n> Mercury is small.\n\n> [!tip]- Good to know\n> It is hot.\n\n"
+            "> [!WARNING] Venus is hotter.\n> It has clouds.\n\nA line with [!NOTE] in it.\n")
+    assert [(s.text, s.heading) for s in seg(text)] == [
+        ("Mercury is small.", "Top"),
+        ("It is hot.", "Good to know"),
+        ("Venus is hotter.", "Good to know"),
+        ("It has clouds.", "Good to know"),
+        ("A line with [!NOTE] in it.", "Good to know"),
+    ]
+
+
 def test_crlf() -> None:
     text = "First line.\r\nSecond line\r\ncontinues.\r\n\r\n- item\r\n"
     sents = seg(text)
