@@ -151,6 +151,19 @@ _TUNING = ("strategy", "recognize", "timeout", "max_concurrency", "retries", "ma
            "keep_score")
 
 
+def _key_problem(key: str) -> str | None:
+    """Why an API key cannot be sent in an Authorization header, never quoting it; None if it can.
+    (httpx refuses it at each call, and its message quotes the header: the key would reach every
+    warning and response.)"""
+    if not key or key.isascii() and key.isprintable() and " " not in key:
+        return None
+    if "\n" in key or "\r" in key:
+        return "holds a line break (a key file must hold the key alone, on one line)"
+    if not key.isascii():
+        return "holds a character that is not ASCII"
+    return "holds a space or a control character"
+
+
 @dataclass(frozen=True, slots=True)
 class LLMConfig:
     """The resolved configuration; `enabled` is true only with a base URL and a model."""
@@ -167,6 +180,10 @@ class LLMConfig:
     disabled: bool = False
     # where a base URL or model given without the other came from ("--llm-base-url", "[llm] model")
     given_alone: str = ""
+
+    def __post_init__(self) -> None:
+        if (why := _key_problem(self.api_key)) is not None:
+            raise LLMConfigError("llm.api_key", why)
 
     @property
     def enabled(self) -> bool:
@@ -229,6 +246,8 @@ def resolve_config(
             api_key = path.read_text(encoding="utf-8").strip()
         except OSError as exc:
             raise LLMConfigError("llm.api_key_file", f"cannot read {path}: {exc.strerror}") from None
+    if (why := _key_problem(api_key)) is not None:
+        raise LLMConfigError("llm.api_key_file" if not values.get("api_key") else origin["api_key"], why)
     base_url = str(values.get("base_url", "")).strip()
     if base_url and not base_url.startswith(("http://", "https://")):
         raise LLMConfigError("llm.base_url", f"must be an http(s) URL, got {base_url!r}")
@@ -382,7 +401,7 @@ async def check_endpoint(config: LLMConfig, timeout: float = 5.0) -> str | None:
     except ReplyTooLarge:
         return None  # it answered, at length
     except openai.APIConnectionError as exc:
-        return f"cannot connect: {exc.__cause__ or exc}"
+        return f"cannot connect: {_redacted(str(exc.__cause__ or exc), config.api_key)}"
     finally:
         await client.close()
     return None
@@ -588,7 +607,7 @@ class OpenAIChatClient:
         except ReplyTooLarge as exc:
             raise ChatError(f"bad reply ({exc})", retryable=False) from None
         except openai.APIConnectionError as exc:
-            why = str(exc.__cause__ or exc) or "connection error"
+            why = _redacted(str(exc.__cause__ or exc), self.config.api_key) or "connection error"
             raise ChatError(f"connection failed: {why}", retryable=True) from None
         except openai.APIStatusError:
             raise
@@ -598,6 +617,13 @@ class OpenAIChatClient:
 
     async def aclose(self) -> None:
         await self._client.close()
+
+
+def _redacted(message: str, key: str) -> str:
+    """An error's text without the API key (a transport's error may quote the request's headers)."""
+    if key:
+        message = message.replace(key, "[API key]")
+    return message
 
 
 def _reply_of(resp: Any) -> ChatReply:

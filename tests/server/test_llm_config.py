@@ -7,7 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from server.llm_client import SETTINGS, add_llm_arguments, backend_from_config, build_backend, resolve_config
+from server.llm_client import (
+    SETTINGS,
+    LLMConfig,
+    add_llm_arguments,
+    backend_from_config,
+    build_backend,
+    resolve_config,
+)
 from server.workers import TimeLimit, deadline_reserve_of
 from tracer.errors import InvalidInputError
 from tracer.llm import ChatBackend, Strategy
@@ -121,6 +128,29 @@ def test_api_key_file(tmp_path: Path) -> None:
     assert cfg.api_key == "sk-from-file"
     with pytest.raises(InvalidInputError, match="llm.api_key_file"):
         resolve_config(parse("--llm-api-key-file", str(tmp_path / "missing")), None, env={})
+
+
+@pytest.mark.parametrize(("key", "why"), [
+    ("sk-SECRET123\n# staging key\n", "holds a line break"),
+    ("sk-SECRET123\x00", "control character"),
+    ("sk-SECRÉT123", "not ASCII"),
+    ("sk-SECRET 123", "space"),
+])
+def test_a_key_no_header_can_carry_is_refused_without_quoting_it(tmp_path: Path, key: str, why: str) -> None:
+    """Sent, httpx would refuse it at each call with a message quoting the Authorization header,
+    and that message reached every warning, response and log line."""
+    path = tmp_path / "key"
+    path.write_text(key, encoding="utf-8")
+    env = {k: v for k, v in ENV.items() if k != "OPENAI_API_KEY"}
+    for argv, field in (("--llm-api-key-file", str(path)), "llm.api_key_file"), \
+                       (("--llm-api-key", key), "--llm-api-key"):
+        with pytest.raises(InvalidInputError, match=f"{field}.*{why}") as caught:
+            resolve_config(parse(*argv, "--llm-base-url", "http://127.0.0.1:9/v1", "--llm-model", "m"),
+                           None, env=env)
+        assert "SECRET" not in str(caught.value)
+    with pytest.raises(InvalidInputError, match=f"llm.api_key.*{why}") as caught:
+        LLMConfig(base_url="http://127.0.0.1:9/v1", model="m", api_key=key)
+    assert "SECRET" not in str(caught.value)
 
 
 @pytest.mark.parametrize("argv,env,file_cfg,needle", [
