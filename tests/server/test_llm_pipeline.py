@@ -361,6 +361,50 @@ def test_a_malformed_response_fails_only_its_own_chunk(body: bytes) -> None:
     assert pairs(result) == pairs(deterministic())  # the gate keeps the same citations either way
 
 
+def test_items_naming_no_known_sentence_leave_their_sentences_no_verdict() -> None:
+    """A model that writes sentence ids its own way ("s1", "#1") names no sentence it was given:
+    which sentences its items meant is unknown, so none of them is judged to have no source; they
+    take the deterministic matcher, and the answer says it degraded. Ids in quotes ("1") are ids."""
+    def odd_ids(req: dict[str, Any], n: int) -> Reply:
+        sents, _, cands = prompt_ids(req)
+        if "sentences_needing_citation" in str(req["messages"][0]["content"]):
+            return Reply(json.dumps({"sentences_needing_citation": sents}))
+        return Reply(json.dumps({"source_traced_results": [
+            {"sentence": f"s{s}", "matched_source_indices": cands[s][:1]} for s in sents if cands.get(s)]}))
+
+    with FakeOpenAI(odd_ids) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url, recognize=False))
+    assert result.degraded
+    assert any("had no valid item; they used the deterministic matcher" in w for w in result.warnings)
+    assert pairs(result) == pairs(deterministic())
+
+    def quoted_ids(req: dict[str, Any], n: int) -> Reply:
+        sents, _, cands = prompt_ids(req)
+        return Reply(json.dumps({"source_traced_results": [
+            {"sentence": str(s), "matched_source_indices": [str(p) for p in cands[s][:1]]}
+            for s in sents if cands.get(s)]}))
+
+    with FakeOpenAI(quoted_ids) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url, recognize=False))
+    assert not result.degraded and result.citations, result.warnings
+
+
+def test_a_recognition_reply_naming_mostly_unknown_ids_is_no_answer() -> None:
+    """Before, every id dropped meant "no sentence needs a citation": nothing was reported
+    unsupported, and the answer did not say it degraded."""
+    def unknown_ids(req: dict[str, Any], n: int) -> Reply:
+        if "sentences_needing_citation" in str(req["messages"][0]["content"]):
+            return Reply(json.dumps({"sentences_needing_citation": ["s1", "s2", "s3"]}))
+        return candidates_first(req, n)
+
+    with FakeOpenAI(unknown_ids) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url))
+    assert result.degraded
+    assert "LLM recognition failed; used the rule-based recogniser" in result.warnings
+    assert any("3 of the 3 sentence ids it named do not exist" in w for w in result.warnings)
+    assert result.stats.needs_citation == deterministic().stats.needs_citation
+
+
 def test_a_reply_cut_off_while_the_model_was_still_thinking_is_no_answer() -> None:
     draft = ('<think>First guess {"source_traced_results": [{"sentence": 1, "matched_source_indices": [1]}]} '
              "but I still need to check the other sentences")
@@ -368,13 +412,19 @@ def test_a_reply_cut_off_while_the_model_was_still_thinking_is_no_answer() -> No
         result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url, recognize=False))
     assert result.degraded
     assert any("cut off at the output-token cap" in w for w in result.warnings)
-    recognise = '{"sentences_needing_citation": [1]}'  # a list cut short: the sentences after it are unknown
+    recognise = '{"sentences_needing_citation": [1, '  # a list cut short: the sentences after it are unknown
     with FakeOpenAI([Reply(recognise, finish_reason="length"), Reply(status=500)]) as srv:
         result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url, retries=0))
     cut = "LLM recognition batch 1/1: reply cut off at the output-token cap (llm.max_output_tokens)"
     assert cut in result.warnings
     assert "LLM recognition failed; used the rule-based recogniser" in result.warnings
     assert result.stats.needs_citation == deterministic().stats.needs_citation
+    # a whole object before the cut is the model's whole answer, chatter after it aside
+    whole = '{"sentences_needing_citation": [1]} Let me also explain why each of these sentences'
+    with FakeOpenAI([Reply(whole, finish_reason="length"), Reply(status=500)]) as srv:
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=llm(srv.base_url, retries=0))
+    assert cut not in result.warnings and not any("recognition failed" in w for w in result.warnings)
+    assert result.stats.needs_citation == 1
 
 
 def test_a_request_that_lowers_min_score_gets_no_weak_second_source_from_the_model() -> None:

@@ -32,22 +32,24 @@ def test_invented_sentence_ids_and_bad_items_are_dropped_not_the_reply() -> None
         {"sentence": 1, "matched_source_indices": [1]},
         {"sentence": 9, "matched_source_indices": [1]},        # invented sentence
         {"sentence": True, "matched_source_indices": [1]},     # bool is not an id
-        {"sentence": "2", "matched_source_indices": [1]},      # strings are not ids
-        {"sentence": 2, "matched_source_indices": "1"},        # not a list
+        {"sentence": "2", "matched_source_indices": ["1"]},    # a whole number in quotes is one
+        {"sentence": "2a", "matched_source_indices": [1]},     # other text is not
+        {"sentence": 2.5, "matched_source_indices": [1]},
+        {"sentence": 3, "matched_source_indices": "1"},        # not a list
         "garbage",
         {"sentence": 3},
     ]), S, P)
     assert reply is not None
-    assert reply.matches == {1: [1]}
-    assert reply.dropped_items == 6
+    assert reply.matches == {1: [1], 2: [1]}
+    assert reply.dropped_items == 7
 
 
 def test_out_of_range_and_bool_passage_ids_are_dropped_per_id() -> None:
-    ids = [0, 5, True, 4, 4, 1.0, None, 2]
+    ids = [0, 5, True, 4, 4, 1.0, None, 2, 2.5, " 3 ", "x"]
     reply = parse_match_reply(_m([{"sentence": 2, "matched_source_indices": ids}]), S, P)
     assert reply is not None
-    assert reply.matches == {2: [4, 2]}
-    assert reply.dropped_ids == 5
+    assert reply.matches == {2: [4, 1, 2, 3]}
+    assert reply.dropped_ids == 6
 
 
 def test_a_sentence_that_names_only_invalid_ids_is_garbled_not_unsupported() -> None:
@@ -71,8 +73,9 @@ def test_garbage_empty_and_wrong_shape_are_rejected_whole() -> None:
 
 
 def test_recognition_reply_keeps_known_ids_only() -> None:
-    reply = parse_recognize_reply('```json\n{"sentences_needing_citation": [1, 3, 7, true, "2"]}\n```', S)
-    assert reply is not None and reply.ids == {1, 3} and reply.dropped_ids == 3
+    reply = parse_recognize_reply(
+        '```json\n{"sentences_needing_citation": [1, 3, 7, true, "2", "x"]}\n```', S)
+    assert reply is not None and reply.ids == {1, 2, 3} and reply.dropped_ids == 3
     assert parse_recognize_reply("I think sentences 1 and 3.", S) is None
 
 

@@ -251,11 +251,17 @@ class ChatBackend:
             reply = await session.call(messages, "recognize")
         except (ChatError, _Budget) as exc:
             return None, exc.cause
-        if reply.truncated:  # the sentences after the cut are unknown: a partial list cannot be trusted
-            return None, "reply cut off at the output-token cap (llm.max_output_tokens)"
         parsed = parse_recognize_reply(reply.text, local.keys())
+        if parsed is None and reply.truncated:
+            # the sentences after the cut are unknown: a partial list cannot be trusted (a whole
+            # object before the cut, chatter after it, is the model's whole answer)
+            return None, "reply cut off at the output-token cap (llm.max_output_tokens)"
         if parsed is None:
             return None, _garbage(reply)
+        if parsed.dropped_ids > len(parsed.ids):
+            # most ids it named are no sentence's: which sentences it meant is unknown
+            return None, (f"{parsed.dropped_ids} of the {parsed.dropped_ids + len(parsed.ids)} sentence "
+                          "ids it named do not exist")
         warn = f"dropped {parsed.dropped_ids} unknown sentence ids" if parsed.dropped_ids else ""
         return {local[i] for i in parsed.ids}, warn
 
@@ -389,6 +395,15 @@ class ChatBackend:
                 f"LLM match {label}: dropped {parsed.dropped_items} invalid items and "
                 f"{parsed.dropped_ids} invalid passage ids"
             )
+        if parsed.dropped_items and not parsed.cut:
+            # an item naming no sentence it was given: which sentence it meant is unknown, so a
+            # sentence with no valid item has no verdict (not "no source")
+            unknown = {local_s[ls] for ls in local_s if ls not in parsed.matches} - failed
+            if unknown:
+                failed |= unknown
+                warnings.append(
+                    f"LLM match {label}: {len(unknown)} sentences had no valid item; they used the "
+                    "deterministic matcher")
         if parsed.garbled:  # it named passages, none of them real: that is no verdict
             failed |= {local_s[ls] for ls in parsed.garbled}
             warnings.append(

@@ -123,8 +123,21 @@ RECOGNIZE_SCHEMA: dict[str, object] = {
 REPLY_SCHEMAS: dict[str, dict[str, object]] = {"match": MATCH_SCHEMA, "recognize": RECOGNIZE_SCHEMA}
 
 
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _as_id(value: object) -> int | None:
+    """An id as the model wrote it: a whole number, or one in quotes ("3") or with a point (3.0), as
+    models often write ids whatever the schema asks; None for anything else (true, "3a", 2.5)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e9:
+        return int(value)
+    if isinstance(value, str) and _ID_TEXT.fullmatch(value):
+        return int(value)
+    return None
+
+
+_ID_TEXT = re.compile(r"[ \t]*\d{1,9}[ \t]*")
 
 
 @dataclass(slots=True)
@@ -184,16 +197,16 @@ def parse_match_reply(
         if not isinstance(item, dict):
             out.dropped_items += 1
             continue
-        sid = item.get("sentence")
+        sid = _as_id(item.get("sentence"))
         ids = item.get("matched_source_indices")
-        if not _is_int(sid) or sid not in sentence_ids or not isinstance(ids, list):
+        if sid is None or sid not in sentence_ids or not isinstance(ids, list):
             out.dropped_items += 1
             continue
-        assert isinstance(sid, int)
         kept = out.matches.setdefault(sid, [])  # an empty list: the model judged it unsupported
         valid = 0
-        for pid in ids:
-            if _is_int(pid) and pid in passage_ids:
+        for raw in ids:
+            pid = _as_id(raw)
+            if pid is not None and pid in passage_ids:
                 valid += 1
                 if pid not in kept:
                     kept.append(pid)
@@ -220,8 +233,9 @@ def parse_recognize_reply(text: str, sentence_ids: Collection[int]) -> Recognize
     if not isinstance(ids, list):
         return None
     out = RecognizeReply()
-    for sid in ids:
-        if _is_int(sid) and sid in sentence_ids:
+    for raw in ids:
+        sid = _as_id(raw)
+        if sid is not None and sid in sentence_ids:
             out.ids.add(sid)
         else:
             out.dropped_ids += 1
