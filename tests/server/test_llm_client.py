@@ -69,8 +69,10 @@ def test_invented_sentences_out_of_range_and_bool_indices_are_dropped() -> None:
     with FakeOpenAI([Reply(content)]) as srv:
         proposals, failed, warnings, _ = run_match(make(srv.base_url))
     assert proposals == {0: [1], 3: [7]}
-    assert failed == set()
+    # which sentences the two dropped items meant is unknown: those with no valid item get no verdict
+    assert failed == {1, 2}
     assert "dropped 2 invalid items and 4 invalid passage ids" in warnings[0]
+    assert "2 sentences had no valid item; they used the deterministic matcher" in warnings[1]
 
 
 def test_a_sentence_whose_passage_ids_are_all_invalid_falls_back_and_says_so() -> None:
