@@ -463,7 +463,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                 continue
             elif raw[0] == "[" and _opens_with_digit(raw) and (s == index_end or (
                     0 in numbers and s > 0 and text[s - 1].isascii()
-                    and (text[s - 1].isalpha() or text[s - 1] == "_") and 0 not in ctx.entries())):
+                    and (text[s - 1].isalpha() or text[s - 1] == "_") and 0 not in ctx.entries())
+                    or _indexes(text, s, e)):
                 index_end = e          # "list[0]", "M[0][1]": an index (after a digit, a bracket or
                 continue               # a space it cites, 0-based, and a list numbered from 0 lists it)
             elif (_numbered(raw) or _labelled_paren(raw)) and _is_entry_label(text, s, e):
@@ -1036,13 +1037,15 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
             or text[prev[0]:prev[1]].lstrip().startswith("#")
         if blank_before and titled and not listed:
             return True        # "【1】市场规模：…" after a blank line or a heading
-    if listed or not _TWO_NUMBERS.fullmatch(raw):
+    if not _TWO_NUMBERS.fullmatch(raw):
         return False
+    if _INTERVAL_CUE.search(text, max(ls, s - 24), s) and (not listed or _WORD_AFTER.match(first)):
+        return True            # "a scale of [1, 5]"; where the old list gives both numbers, one the
+        # sentence goes on after ("the closed interval [2, 3] holds …", not "… the range [1, 2].")
     entries = ctx.entries()
-    if entries and max(numbers) > max(entries) + 2:
-        return True            # "[1, 10]" where the old list ends at 2: a pair of figures (a list
-        # one or two entries short of the body's numbers is common: "[1, 3]" still cites)
-    return bool(_INTERVAL_CUE.search(text, max(ls, s - 24), s))
+    # "[1, 10]" where the old list ends at 2: a pair of figures (a list one or two entries short
+    # of the body's numbers is common: "[1, 3]" still cites)
+    return not listed and bool(entries) and max(numbers) > max(entries) + 2
 
 
 def _titled(text: str, start: int, end: int) -> bool:
@@ -1193,6 +1196,24 @@ def _outside_code(
             i -= 1
         return True
     return True
+
+
+# what makes "[1]" glued to a name an index: the code goes on after it ("ids[1]=2", "rows[2].name",
+# "f[1](x)", "a[1]_b"), or the name is a snake_case one ("my_list[2]"); a notebook's prompt, "In [4]:"
+# (not a word or a digit after it: "IEA[1]的数据", "…turn0news1[3]2024年" cite; nor "2023[1].1", a note)
+_INDEX_AFTER = re.compile(r"[=/(_]|\.[A-Za-z_]")
+_SNAKE_BEFORE = re.compile(r"[A-Za-z\d]_[A-Za-z\d_]*\Z")
+_PROMPT = re.compile(r"(?:^|\n)[ \t]*(?:In[ \t]?|Out)\Z")
+
+
+def _indexes(text: str, s: int, e: int) -> bool:
+    """Whether the bracketed number at [s, e) indexes the name glued before it, or numbers a
+    notebook's prompt ("In [4]:", "Out[4]:"), rather than citing."""
+    if text.startswith(":", e) and _PROMPT.search(text, max(0, s - 8), s):
+        return True
+    if s == 0 or not (text[s - 1].isascii() and (text[s - 1].isalnum() or text[s - 1] == "_")):
+        return False
+    return bool(_INDEX_AFTER.match(text, e) or _SNAKE_BEFORE.search(text, max(0, s - 40), s))
 
 
 def _plausible(text: str, s: int, e: int, numbers: tuple[int, ...], raw: str) -> bool:

@@ -77,7 +77,12 @@ _INLINE = re.compile(
     | (?P<dmath>\$\$(?:(?!\n[ \t]*\r?\n)[\s\S])+?\$\$)
     | (?P<math>(?<![\\$])\$(?=[^\s$])(?:[^$\n\\]|\\.)+?(?<=[^\s\\])\$(?!\d))
     | (?P<pmath>\\\((?:(?!\n[ \t]*\r?\n)[\s\S])+?\\\)|\\\[(?:(?!\n[ \t]*\r?\n)[\s\S])+?\\\])
-    | (?P<url>(?:https?://|www\.)[^\s<>"`\[\]\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+)
+    | (?P<url>(?:https?://|www\.)[^\s<>"`\[\]\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+
+          # brackets the URL goes on after are its own ("?ids[1]=2", "data[1]/t.csv"); not a
+          # marker after it, before punctuation ("https://x.org[1].")
+          (?:\[[^\s<>"`\[\]]{1,40}\](?=[^\s<>"`\[\]\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]*?
+              [^\s<>"`\[\]\u3000-\u303f\uff00-\uffef\u4e00-\u9fff.,;:!?'"*_~)])
+              [^\s<>"`\[\]\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+)*)
     | (?P<entity>&(?:[A-Za-z][A-Za-z0-9]{1,31}|\#[0-9]{1,7}|\#[xX][0-9A-Fa-f]{1,6});)
     | (?P<shortcode>(?<![A-Za-z0-9_:]):(?:[a-z][a-z0-9_+-]{0,40}|[+-]1):(?![A-Za-z0-9_]))
     """,
@@ -1041,6 +1046,9 @@ _CLOSING_LINE = re.compile(
     r"|(?:\*\*|__)?(?:©|\(c\)\s|copyright\b|all rights reserved|disclaimer\b|notice\b|note\b|notes\b"
     r"|risk (?:notice|warning|disclosure)\b|important\b"
     r"|this (?:report|document|analysis|summary) (?:was|is|has been)\b|generated\b|last updated\b"
+    # an English byline or contact line ("Written by the desk.", "Author: Jane Doe", "Contact: …")
+    r"|(?:(?:report|article|analysis)[ \t]+)?(?:written|prepared|compiled|edited|produced|reviewed)[ \t]+by\b"
+    r"|authors?[ \t]*:|contact(?:[ \t]+us)?[ \t]*:|questions\??[ \t]*:|e-?mail[ \t]*:"
     r"|免责|风险提示|风险揭示|声明|注[:：]|注释[:：]|备注[:：]|附注[:：]|说明[:：]|本报告|本文|以上内容|数据截至|更新于"
     r"|分析师|编辑"
     r"|责任编辑|作者|撰稿|审核|校对|报告日期|发布日期|发布时间|[（(]?全文完[)）]?|[（(]完[)）]|点击|扫码"

@@ -801,6 +801,9 @@ def test_more_written_forms_are_markers(text: str, marker: str, numbers: tuple[i
         # a pair of figures past the list's end, whichever way it runs
         "The tensor has shape [64, 32] after pooling.\n\n## References\n\n[1] A https://a.com\n[2] B https://b.com\n",
         "The kernel is [8, 8] wide.\n\n## References\n\n[1] A https://a.com\n[2] B https://b.com\n",
+        # an interval after its word, whatever numbers the list gives
+        "The closed interval [2, 3] holds the mode.\n\n## References\n\n[1] A https://a.com\n"
+        "[2] B https://b.com\n[3] C https://c.com\n",
         # with a references list holding 1 and 2: titled numbered lines are still labels
         "Intro.\n\n【1】市场规模：继续扩大。\n【2】增长率：保持稳定。\n\n## 参考文献\n\n[1] 甲 https://a.cn\n"
         "[2] 乙 https://b.cn\n",
@@ -1052,6 +1055,23 @@ def test_a_source_note_in_parentheses_cites_where_the_list_labels_its_entries_so
     ("Sales rose [0].\n\n## References\n\n[0] Car sales https://a.example/car\n", [("[0]", (0,))]),
 ])
 def test_a_zero_in_brackets_after_a_word_is_an_index_unless_the_list_numbers_from_zero(
+        text: str, expected: list[tuple[str, tuple[int, ...]]]) -> None:
+    assert found(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # an index in prose: after a dotted or underscored name, or before "=", "/", "(", "." and a word
+    ("Here my_list[2] holds it, and ids[3]=4 sets it.", []),
+    ("Read rows[2].name or f[1](x) there.", []),
+    # a notebook's prompts
+    ("In [4]:\n\n```python\nx = 1\n```\n\nOut[4]: 1.1\n", []),
+    # brackets inside a bare URL are the URL's
+    ("See https://x.org/a?ids[1]=2&ids[2]=3 and https://example.org/data[1]/table.csv for more.", []),
+    # a marker glued to a word is still one, before punctuation, a space or another marker
+    ("Mercury is small[1]. NASA[2], and ESA[3][4] say so. See https://x.org[5]. 根据IEA[6]的数据。",
+     [("[1]", (1,)), ("[2]", (2,)), ("[3]", (3,)), ("[4]", (4,)), ("[5]", (5,)), ("[6]", (6,))]),
+])
+def test_an_index_in_prose_or_a_url_is_no_marker(
         text: str, expected: list[tuple[str, tuple[int, ...]]]) -> None:
     assert found(text) == expected
 

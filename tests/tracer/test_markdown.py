@@ -1034,6 +1034,21 @@ def test_closing_matter_after_a_headingless_list_stays_the_reports() -> None:
         assert scan_markdown(body + refs + closing).references is None, closing
 
 
+@pytest.mark.parametrize("closing", [
+    "---\nWritten by the commodities desk. Questions: desk@example.com\n",
+    "\nPrepared by the research team, May 2024.\n",
+    "\nAuthor: Jane Doe\n",
+    "\n---\n\nContact: desk@example.com\n",
+    "\nReport compiled by the markets desk.\n",
+])
+def test_an_english_byline_after_the_list_is_closing_matter(closing: str) -> None:
+    """It stays the report's, after the new list; before, it was cut with the list as its prose."""
+    body = "Arabica prices rose above $3 per pound in 2024 [1].\n\n"
+    refs = ("## Sources\n- [Reuters: Arabica hits record](https://www.reuters.com/arabica-2024)\n"
+            "- [ICO market report](https://www.ico.org/report)\n")
+    assert scan_markdown(body + refs + closing).references == (len(body), len(body + refs))
+
+
 def test_entities_and_emoji_shortcodes_are_inline_regions() -> None:
     # a marker placed before their ";" or ":" would split them ("&nbsp[1];", ":tada[1]:")
     text = "A trial&nbsp;. B &amp; C &#91;1&#93; &#x2014; :tada: :+1: ok. Time 10:30:45, note: this: here.\n"
