@@ -22,6 +22,8 @@ from tracer.text import _CJK_CHAR, _LATIN_LETTER, DIGIT_NOTE, EN_STOPWORDS, MAYB
 _PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
 _LIST = re.compile(
     r"(?:[-*+•·][ \t]+|\d{1,3}[.)][ \t]+|\d{1,3}[、．）][ \t]*|[(（]\d{1,2}[)）][ \t]*"
+    # a lettered or roman clause: "(a) providers, …;", "b) deployers", "(iv) importers"
+    r"|(?:[(（](?:[A-Za-z]|(?:i{1,3}|iv|vi{0,3}|ix|x))[)）]|[a-z]\))[ \t]+"
     r"|[一二三四五六七八九十]{1,3}、[ \t]*|[①-⑳][ \t]*"
     # an emoji or symbol bullet: "✅ Done", "🔹 Point", "➤ Step", "1️⃣ First", "🇨🇳 China"
     r"|(?:[\u203b\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\U0001F000-\U0001FAFF]"

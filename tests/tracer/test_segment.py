@@ -212,6 +212,15 @@ def test_chinese_list() -> None:
     assert texts("（1）第一点\n（2）第二点\n一、总体\n① 甲\n· 乙") == ["第一点", "第二点", "总体", "甲", "乙"]
 
 
+def test_lettered_and_roman_clauses_are_items() -> None:
+    """Each clause is a unit, so a marker on (a) stays on (a); before, the three were one sentence."""
+    text = ("The Regulation names these roles:\n(a) providers, who develop an AI system [1];\n"
+            "(b) deployers, who use one;\nc) importers [2].\n(iv) distributors.\n")
+    assert texts(text) == ["The Regulation names these roles:", "providers, who develop an AI system [1];",
+                           "deployers, who use one;", "importers [2].", "distributors."]
+    assert texts("(a)b is a word.\nSo is (c) here.") == ["(a)b is a word.", "So is (c) here."]
+
+
 def test_tables_code_headings_front_matter_are_not_prose() -> None:
     text = (
         "---\ntitle: Front. Matter.\n---\n"
