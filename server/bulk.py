@@ -499,8 +499,12 @@ class Output:
     to the OS."""
 
     def __init__(self, path: str, *, resume: bool, overwrite: bool, fsync: str, fsync_every: float = 2.0,
-                 retry: Retry | None = None):
+                 retry: Retry | None = None, in_ids: set[str] | None = None):
         self.path = path
+        # IN's ids, when known: `--retry` takes out only lines IN will answer again (an IN of the
+        # failed items alone leaves the other items' lines as they are)
+        self.in_ids = in_ids
+        self.not_in_input: collections.Counter[str] = collections.Counter()  # reason -> lines kept
         self.fsync = fsync
         self.fsync_every = fsync_every
         self.retry = retry or Retry()
@@ -643,6 +647,10 @@ class Output:
             except (orjson.JSONDecodeError, KeyError, TypeError):
                 raise BulkError(f"{self.path}: line {n} is not an output line; fix or remove it") from None
             reason = self.retry.reason(obj) if self.retry and isinstance(obj, dict) else None
+            if reason is not None and self.in_ids is not None and str(item_id) not in self.in_ids:
+                if kept is None:
+                    self.not_in_input[reason] += 1
+                reason = None      # IN would not answer it again: it stays as it is
             if reason is not None:
                 self.retried[reason] += 1
                 if kept is not None:
@@ -843,13 +851,25 @@ class InOrder:
         return len(self._ready)
 
 
+def _input_ids(path: str, default_style: str) -> set[str]:
+    """The ids IN's lines answer under, as `read_items` gives them (an id-less line's "line-N")."""
+    seen: dict[str, int] = {}
+    with open(path, "rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            if n == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
+            if raw.strip():
+                seen.setdefault(parse_line(n, raw, default_style, seen).id, n)
+    return set(seen)
+
+
 def count_lines(path: str) -> int:
     """Non-blank lines of `path` (for the progress total)."""
     n = 0
     with open(path, "rb") as fh:
-        for raw in fh:
-            if raw.strip():
-                n += 1
+        for k, raw in enumerate(fh):
+            if raw.strip() and not (k == 0 and raw.removeprefix(b"\xef\xbb\xbf").strip() == b""):
+                n += 1   # (a first line of only a byte order mark is no item, as `read_items` reads it)
     return n
 
 
@@ -1011,6 +1031,13 @@ def run_local(items: Iterator[Item], emit: Emit, *, workers: int, shape: str,
             except BrokenProcessPool:  # a worker died since the last drain: the pool takes no work
                 restart([item])
         drain(0)
+    except KeyboardInterrupt:
+        # stopped: what the workers finished is written before the pool stops (the rest waits
+        # for --resume)
+        for fut, item in list(in_flight.items()):
+            if fut.done() and not fut.cancelled() and fut.exception() is None:
+                emit(item.line, fut.result(), _is_ok(fut.result()))
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
@@ -1424,19 +1451,22 @@ def run(args: argparse.Namespace) -> int:
     spooled: str | None = None
     stopped_by: list[int] = []
 
-    def on_sigterm(signum: int, _frame: Any) -> None:  # systemd, Kubernetes, `timeout`: as Ctrl-C
+    def on_stop(signum: int, _frame: Any) -> None:  # Ctrl-C; systemd, Kubernetes, `timeout`
         stopped_by.append(signum)
         if len(stopped_by) == 1:
             # The interrupt unwinds through the worker pool's shutdown, which waits for the items
             # in flight (a model call may take a minute) and, raised at the wrong instant inside
             # the pool, can wait for ever: past STOP_GRACE_S the process ends anyway. OUT holds
             # whole lines only (a torn last one is cut on resume), so --resume still finishes it.
-            watchdog = threading.Timer(STOP_GRACE_S, _stop_now, (args.output,))
+            print(f"bulk: stopping; waiting at most {STOP_GRACE_S:.0f} s for the items in flight",
+                  file=sys.stderr, flush=True)
+            watchdog = threading.Timer(STOP_GRACE_S, _stop_now, (args.output, signum))
             watchdog.daemon = True
             watchdog.start()
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    previous = signal.signal(signal.SIGTERM, on_stop)
+    previous_int = signal.signal(signal.SIGINT, on_stop)
     try:
         spooled = _spool_stream(args)
         return _run(args)
@@ -1453,6 +1483,7 @@ def run(args: argparse.Namespace) -> int:
         return 128 + (stopped_by[0] if stopped_by else signal.SIGINT)
     finally:
         signal.signal(signal.SIGTERM, previous)
+        signal.signal(signal.SIGINT, previous_int)
         if spooled is not None:
             if spooled.startswith("/proc/self/fd/"):
                 os.close(int(spooled.rsplit("/", 1)[1]))
@@ -1471,15 +1502,15 @@ def _streams(output: str) -> bool:
         return False
 
 
-# How long a run stopped by SIGTERM may take to stop its workers before it ends without them.
+# How long a run stopped by SIGTERM or Ctrl-C may take to stop its workers before it ends without them.
 STOP_GRACE_S = 10.0
 
 
-def _stop_now(output: str) -> None:
+def _stop_now(output: str, signum: int = signal.SIGTERM) -> None:
     print("bulk: interrupted; " + ("run again for the rest" if _streams(output)
                                    else "rerun with --resume to finish")
           + f" (the workers did not stop within {STOP_GRACE_S:.0f} s)", file=sys.stderr, flush=True)
-    os._exit(128 + signal.SIGTERM)
+    os._exit(128 + signum)
 
 
 def _spool_stream(args: argparse.Namespace) -> str | None:
@@ -1552,6 +1583,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.server is not None and args.timeout:
         raise BulkError("--timeout is for the local and ray engines; with --server, each service's "
                         "own deadlines apply (drop --timeout)")
+    if args.server is not None and args.workers:
+        raise BulkError("--workers is for the local and ray engines; with --server, each service's "
+                        "own workers apply (drop --workers)")
+    if args.server is not None and (given := _llm_flags_given(args)):
+        raise BulkError(f"{given[0]} is for the local and ray engines; with --server, each service's own "
+                        "model applies (drop the --llm-* flags)")
+    if args.ray_address and args.engine != "ray":
+        raise BulkError("--ray-address is for --engine ray (add it, or drop --ray-address)")
     if args.engine == "ray" and importlib.util.find_spec("ray") is None:  # before OUT is touched
         raise BulkError("--engine ray needs the optional extra: pip install 'source-tracer[ray]'")
     workers = args.workers or default_workers()
@@ -1570,7 +1609,7 @@ def _run(args: argparse.Namespace) -> int:
             raise BulkError(f"--server-tls-ca {args.server_tls_ca!r}: cannot read: {exc.strerror}") from None
 
     out = Output(args.output, resume=args.resume, overwrite=args.overwrite, fsync=args.fsync,
-                 retry=retry)
+                 retry=retry, in_ids=_input_ids(args.input, default_style) if retry is not None else None)
     if out.truncated_bytes:
         print(f"bulk: removed a torn last line ({out.truncated_bytes} bytes) from {args.output}",
               file=sys.stderr)
@@ -1578,6 +1617,9 @@ def _run(args: argparse.Namespace) -> int:
         kinds = ", ".join(f"{why} {n}" for why, n in sorted(out.retried.items()))
         print(f"bulk: --retry: {sum(out.retried.values())} lines of {args.output} to trace again"
               + (f" ({kinds})" if kinds else ""), file=sys.stderr)
+        if out.not_in_input:
+            print(f"bulk: --retry: {sum(out.not_in_input.values())} more lines it names are kept as they "
+                  f"are: their ids are not in {args.input}", file=sys.stderr)
     total = count_lines(args.input)   # less each line an earlier run answered, as it is read
     progress = Progress(total, args.progress, args.progress_every, sys.stderr)
 
@@ -1622,6 +1664,14 @@ def _run(args: argparse.Namespace) -> int:
         progress.close()
         out.close()
     return 0
+
+
+def _llm_flags_given(args: argparse.Namespace) -> list[str]:
+    """The --llm-* flags (and --no-llm) given on the command line."""
+    from server.llm_client import SETTINGS
+
+    return [("--no-llm" if st.key == "enabled" else f"--llm-{st.key.replace('_', '-')}")
+            for st in SETTINGS if getattr(args, f"llm_{st.key}", None) is not None]
 
 
 def _llm_config(args: argparse.Namespace) -> tuple[argparse.Namespace | None, dict[str, Any] | None]:

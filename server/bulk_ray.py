@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 from collections.abc import Callable, Iterator, Mapping
 from itertools import islice
 from typing import Any
@@ -56,15 +57,27 @@ def _init_ray(address: str, workers: int) -> Any:
     except ImportError:
         raise BulkError("--engine ray needs the optional extra: pip install 'source-tracer[ray]'") from None
     if not ray.is_initialized():
-        if address:  # a cluster: every node has source-tracer[ray] installed (docs/bulk.md)
-            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
-        else:  # a local Ray: its workers import tracer/server from where the driver does. Always a
-            # new one ("local"): without an address, ray.init joins a Ray already running on the
-            # machine (`ray start`, RAY_ADDRESS, a leftover), and refuses num_cpus there
-            ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                     logging_level=logging.WARNING,
-                     runtime_env={"env_vars": {"PYTHONPATH": _pythonpath()}})
+        # ray.init puts in its own SIGTERM handler (sys.exit(15): exit 15, no "interrupted", no
+        # bound on the stop); bulk's own handlers go back after it
+        handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            _start_ray(ray, address, workers)
+        finally:
+            for sig, handler in handlers.items():
+                if handler is not None:
+                    signal.signal(sig, handler)
     return ray
+
+
+def _start_ray(ray: Any, address: str, workers: int) -> None:
+    if address:  # a cluster: every node has source-tracer[ray] installed (docs/bulk.md)
+        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING)
+    else:  # a local Ray: its workers import tracer/server from where the driver does. Always a
+        # new one ("local"): without an address, ray.init joins a Ray already running on the
+        # machine (`ray start`, RAY_ADDRESS, a leftover), and refuses num_cpus there
+        ray.init(address="local", num_cpus=workers, include_dashboard=False, log_to_driver=False,
+                 logging_level=logging.WARNING,
+                 runtime_env={"env_vars": {"PYTHONPATH": _pythonpath()}})
 
 
 def _pythonpath() -> str:

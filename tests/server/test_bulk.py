@@ -796,7 +796,13 @@ def test_server_flag_values_that_would_be_ignored_are_usage_errors(
                         (["--server", "127.0.0.1:1", "--timeout", "5"], "--timeout is for the local and ray"),
                         (["--timeout", "nan"], "--timeout: must be a finite number >= 0, got nan"),
                         (["--timeout", "inf"], "--timeout: must be a finite number >= 0, got inf"),
-                        (["--workers", "-1"], "--workers: must be a finite number >= 0, got -1")):
+                        (["--workers", "-1"], "--workers: must be a finite number >= 0, got -1"),
+                        # flags another engine reads, silently ignored before (a run the operator
+                        # meant for a model came out deterministic)
+                        (["--server", "127.0.0.1:1", "--workers", "7"], "--workers is for the local and ray"),
+                        (["--server", "127.0.0.1:1", "--llm-model", "m"],
+                         "--llm-model is for the local and ray"),
+                        (["--ray-address", "1.2.3.4:6379"], "--ray-address is for --engine ray")):
         code = bulk_module.main([str(tmp_path / "in.jsonl"), str(tmp_path / "out.jsonl"), *extra])
         assert code == 2
         assert says in capsys.readouterr().err
@@ -1038,6 +1044,37 @@ def test_out_dash_is_standard_output_whatever_it_is(tmp_path: Path) -> None:
     assert sorted(json.loads(line)["id"] for line in got.decode().splitlines()) == sorted(ids)
 
 
+def test_ctrl_c_ends_the_run_in_time_though_a_worker_waits_on_a_slow_model(tmp_path: Path) -> None:
+    """Ctrl-C while a worker waits on a slow model: before, the run waited for the model call
+    (minutes) with no word, and a second Ctrl-C did not end it either. Now it says it is
+    stopping, and ends within the stop grace as SIGTERM does, with 130."""
+    from server.bulk import STOP_GRACE_S
+    from tests.fake_openai import FakeOpenAI, Reply, match_json
+
+    write_cases(tmp_path / "in.jsonl", 3)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    with FakeOpenAI([Reply(match_json({}), delay=120.0)]) as model:
+        cmd = [sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"),
+               str(tmp_path / "out.jsonl"), "--workers", "1", "--llm-base-url", model.base_url,
+               "--llm-model", "m", "--llm-api-key", "k"]
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not model.log and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert model.log, "the run never reached the model"
+            t0 = time.monotonic()
+            os.killpg(proc.pid, signal.SIGINT)    # as a terminal sends it: to the whole group
+            _, err = proc.communicate(timeout=60)
+            waited = time.monotonic() - t0
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130 and waited < STOP_GRACE_S + 5, (proc.returncode, waited, err)
+    assert f"stopping; waiting at most {STOP_GRACE_S:.0f} s" in err and "--resume" in err, err
+
+
 def test_resume_retry_traces_named_error_and_degraded_lines_again(tmp_path: Path) -> None:
     """`--resume --retry` takes the named lines out of OUT and traces their items again: each
     input line still has exactly one line, the kept lines stay byte for byte, and only the
@@ -1072,6 +1109,30 @@ def test_resume_retry_traces_named_error_and_degraded_lines_again(tmp_path: Path
     assert sorted(got) == sorted(ids) and not any("error" in ln for ln in got.values())
     r = bulk(tmp_path / "in.jsonl", out, "--resume", "--retry", "errors", "--workers", "1")
     assert r.returncode == 0 and "--retry: 0 lines" in r.stderr and len(read_out(out)) == 5
+
+
+def test_retry_takes_out_only_lines_in_will_answer_again(tmp_path: Path) -> None:
+    """An IN of the failed items alone is a common way to retry: the other items' lines named by
+    --retry stay as they are (before, they were taken out and nothing answered them again)."""
+    ids = write_cases(tmp_path / "all.jsonl", 4)
+    out = tmp_path / "out.jsonl"
+    failed = [json.dumps({"id": i, "error": {"code": "DEADLINE_EXCEEDED", "message": "t", "line": n}})
+              for n, i in enumerate(ids, 1)]
+    out.write_text("\n".join(failed) + "\n")
+    lines = (tmp_path / "all.jsonl").read_text().splitlines()
+    (tmp_path / "some.jsonl").write_text("\n".join(lines[:2]) + "\n")
+    r = bulk(tmp_path / "some.jsonl", out, "--resume", "--retry", "DEADLINE_EXCEEDED", "--workers", "1")
+    assert r.returncode == 0, r.stderr
+    assert "2 lines of" in r.stderr and "2 more lines it names are kept as they are" in r.stderr
+    got = by_id(read_out(out))
+    assert sorted(got) == sorted(ids)
+    assert [("error" in got[i]) for i in ids] == [False, False, True, True]
+
+
+def test_a_bom_alone_on_the_first_line_is_no_item(tmp_path: Path) -> None:
+    (tmp_path / "in.jsonl").write_bytes(b"\xef\xbb\xbf\n" + json.dumps(case(0)).encode() + b"\n")
+    r = bulk(tmp_path / "in.jsonl", tmp_path / "out.jsonl", "--workers", "1")
+    assert r.returncode == 0 and "bulk: 1/1 done" in r.stderr, r.stderr
 
 
 def test_retry_keeps_duplicate_lines_and_a_symlinked_out(tmp_path: Path) -> None:
