@@ -603,12 +603,12 @@ class OpenAIChatClient:
                     **extra,
                 )
         except (openai.APITimeoutError, TimeoutError):
-            raise ChatError(f"timeout after {timeout:.3g}s", retryable=True) from None
+            raise ChatError(f"timeout after {timeout:.3g}s", retryable=True, down=True) from None
         except ReplyTooLarge as exc:
             raise ChatError(f"bad reply ({exc})", retryable=False) from None
         except openai.APIConnectionError as exc:
             why = _redacted(str(exc.__cause__ or exc), self.config.api_key) or "connection error"
-            raise ChatError(f"connection failed: {why}", retryable=True) from None
+            raise ChatError(f"connection failed: {why}", retryable=True, down=True) from None
         except openai.APIStatusError:
             raise
         except (openai.OpenAIError, ValueError, TypeError, RecursionError) as exc:
@@ -675,7 +675,7 @@ def _chat_error(exc: openai.APIStatusError, requests: int = 1) -> ChatError:
     status = exc.status_code
     retryable = status in (408, 409, 429) or status >= 500
     return ChatError(_status_text(exc), retryable=retryable, retry_after=_retry_after(exc.response.headers),
-                     requests=requests)
+                     requests=requests, down=status in (401, 403))
 
 
 def _retry_after(headers: Mapping[str, str]) -> float | None:

@@ -361,6 +361,51 @@ def test_a_malformed_response_fails_only_its_own_chunk(body: bytes) -> None:
     assert pairs(result) == pairs(deterministic())  # the gate keeps the same citations either way
 
 
+def test_a_model_found_down_is_not_asked_again_for_a_while() -> None:
+    """A hung model cost each request its timeouts twice (recognition, then every match chunk): a
+    minute or more per trace with the defaults. Once a call fails for a timeout (its retries spent),
+    calls fail at once for DOWN_COOLDOWN_S, this request's and the next one's, each saying why,
+    in one warning for all its chunks."""
+    import time
+
+    from tracer.llm.backend import DOWN_COOLDOWN_S
+
+    with FakeOpenAI(lambda req, n: Reply(match_json({}), delay=5.0)) as srv:
+        backend = llm(srv.base_url, timeout=0.3, retries=1, chunk_sentences=1)
+        t0 = time.monotonic()
+        result = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=backend)
+        first = time.monotonic() - t0
+        asked = len(srv.log)
+        again = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=backend)
+        assert len(srv.log) == asked == 2   # recognition, once retried; no match call, no second trace's
+    assert first < 3.0 < DOWN_COOLDOWN_S, first
+    for res in (result, again):
+        assert res.degraded and pairs(res) == pairs(deterministic())
+        down = [w for w in res.warnings
+                if w.startswith("LLM match") and "found down (timeout after 0.3s" in w]
+        assert len(down) == 1 and "6 calls failed" in down[0], res.warnings
+    assert "LLM recognition batch 1/1: timeout after 0.3s, after 2 attempts" in result.warnings
+
+
+def test_a_refused_key_stops_the_asking_until_the_cooldown_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    import tracer.llm.backend as backend_module
+
+    monkeypatch.setattr(backend_module, "DOWN_COOLDOWN_S", 0.3)
+
+    def script(req: dict[str, Any], n: int) -> Reply:
+        return Reply(status=401) if n == 0 else candidates_first(req, n)
+
+    with FakeOpenAI(script) as srv:
+        backend = llm(srv.base_url)
+        refused = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=backend)
+        assert len(srv.log) == 1 and refused.degraded   # not retried, and matching not asked
+        time.sleep(0.4)
+        answered = trace(REPORT, RECORDS, TraceOptions(mode=Mode.LLM), llm=backend)
+    assert not answered.degraded and answered.citations, answered.warnings
+
+
 def test_items_naming_no_known_sentence_leave_their_sentences_no_verdict() -> None:
     """A model that writes sentence ids its own way ("s1", "#1") names no sentence it was given:
     which sentences its items meant is unknown, so none of them is judged to have no source; they

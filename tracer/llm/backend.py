@@ -35,7 +35,12 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 _CANCEL_POLL_S = 0.02
-_SLOT_POLL_S = 0.005
+_SLOT_POLL_S = 0.002          # the first wait for a slot; each next one is longer, up to
+_SLOT_POLL_MAX_S = 0.05        # this (a call waits seconds for its model, so 50 ms is nothing)
+# After a call fails, its retries spent, because the endpoint did not answer or refused the key,
+# calls fail at once for this long (every request's): a hung model cost each request its
+# timeouts twice over (recognition, then matching), minutes with the defaults.
+DOWN_COOLDOWN_S = 30.0
 _OUT_OF_TIME = "no time left before the call's deadline"
 _HURRIED = "the call's deadline was brought forward (its server is shutting down); the model was abandoned"
 
@@ -70,14 +75,45 @@ class _Slots:
     @asynccontextmanager
     async def hold(self, deadline: float | None = None) -> AsyncIterator[None]:
         """A slot; raises _Budget if `deadline` (time.monotonic()) passes while waiting for one."""
+        wait = _SLOT_POLL_S
         while not self._sem.acquire(blocking=False):
             if deadline is not None and time.monotonic() >= deadline:
                 raise _Budget(_OUT_OF_TIME)
-            await asyncio.sleep(_SLOT_POLL_S)
+            await asyncio.sleep(wait)
+            wait = min(wait * 1.5, _SLOT_POLL_MAX_S)   # a queue of waiters polls little
         try:
             yield
         finally:
             self._sem.release()
+
+
+class _Breaker:
+    """Whether the model's endpoint was found down a moment ago (`DOWN_COOLDOWN_S`), shared by every
+    request using one backend; any answer closes it again."""
+
+    def __init__(self, cooldown: float) -> None:
+        self._lock = threading.Lock()
+        self._cooldown = cooldown
+        self._until = 0.0
+        self._cause = ""
+
+    def check(self) -> None:
+        """Raise a non-retryable ChatError while the endpoint counts as down."""
+        with self._lock:
+            left = self._until - time.monotonic()
+            cause = self._cause
+        if left > 0:
+            raise ChatError(f"the model's endpoint was found down ({cause}); not asked again for "
+                            f"{left:.0f} s", retryable=False)
+
+    def trip(self, cause: str) -> None:
+        with self._lock:
+            self._until = time.monotonic() + self._cooldown
+            self._cause = cause
+
+    def reset(self) -> None:
+        with self._lock:
+            self._until = 0.0
 
 
 def _takes_schema(client: ChatClient) -> bool:
@@ -95,9 +131,10 @@ class _Session:
 
     def __init__(
         self, client: ChatClient, settings: LLMSettings, stats: Stats, slots: _Slots,
-        deadline: float | None = None,
+        deadline: float | None = None, breaker: _Breaker | None = None,
     ) -> None:
         self.client = client
+        self.breaker = breaker or _Breaker(0.0)
         self.takes_schema = _takes_schema(client)
         self.settings = settings
         self.stats = stats
@@ -122,6 +159,7 @@ class _Session:
         estimate = _estimate_tokens(messages)
         attempt = 0
         while True:
+            self.breaker.check()
             async with self.slots.hold(self.deadline):
                 left = self._time_left()
                 if left is not None and left <= 0:
@@ -142,7 +180,8 @@ class _Session:
                         else:  # a client written before `schema` existed: it is sent no schema
                             reply = await self.client.complete(messages, timeout=timeout)
                 except TimeoutError:
-                    error: ChatError | None = ChatError(f"timeout after {timeout:.3g}s", retryable=True)
+                    error: ChatError | None = ChatError(f"timeout after {timeout:.3g}s", retryable=True,
+                                                        down=True)
                 except ChatError as exc:
                     error = exc
                     self.stats.llm_calls += max(0, exc.requests - 1)  # sent again in other forms
@@ -151,11 +190,14 @@ class _Session:
                 finally:
                     self.reserved -= estimate
             if error is None:
+                self.breaker.reset()
                 self.stats.llm_calls += max(0, reply.requests - 1)  # sent again in another form
                 self.stats.llm_prompt_tokens += max(0, reply.prompt_tokens)
                 self.stats.llm_completion_tokens += max(0, reply.completion_tokens)
                 return reply
             if not error.retryable or attempt >= s.retries:
+                if error.down:
+                    self.breaker.trip(error.cause)
                 if attempt:
                     raise ChatError(f"{error.cause}, after {attempt + 1} attempts", retryable=False)
                 raise error
@@ -175,6 +217,8 @@ class _ChunkOutcome:
     proposals: dict[int, list[int]]
     failed: set[int]
     warnings: list[str]
+    label: str = ""          # a call that failed whole: its chunk ("chunk 3/9") and why
+    cause: str = ""
 
 
 class ChatBackend:
@@ -190,6 +234,7 @@ class ChatBackend:
         self.settings = (settings or LLMSettings()).validated()
         self.prompts = prompts or PromptLibrary(default_prompts_dir())
         self._slots = _Slots(self.settings.max_concurrency)
+        self._breaker = _Breaker(DOWN_COOLDOWN_S)
         for name in ("recognize", "match"):
             self.prompts.check(name)  # fail at start-up, not on the first request
 
@@ -311,6 +356,7 @@ class ChatBackend:
                     merged.extend(p for p in pids if p not in merged)
                 failed |= out.failed
                 warnings.extend(out.warnings)
+            warnings.extend(_failure_warnings(outcomes))
             for sid in failed:
                 proposals.pop(sid, None)
             return proposals, failed, warnings
@@ -434,7 +480,8 @@ class ChatBackend:
                 client = self.client_factory()
             except Exception as exc:  # misconfiguration must not fail the request
                 return on_failure(f"client setup failed: {exc}")
-            task = asyncio.ensure_future(work(_Session(client, self.settings, stats, self._slots, deadline)))
+            task = asyncio.ensure_future(work(_Session(client, self.settings, stats, self._slots, deadline,
+                                                       self._breaker)))
             watcher = asyncio.ensure_future(_wait_cancel(cancel, deadline)) if cancel is not None else None
             try:
                 if watcher is not None:
@@ -499,10 +546,27 @@ def _run_coroutine(main: Callable[[], Awaitable[T]]) -> T:
 
 
 def _failed(sentence_ids: Sequence[int], label: str, cause: str) -> _ChunkOutcome:
-    return _ChunkOutcome({}, set(sentence_ids), [
-        f"LLM match {label} failed ({cause}); "
-        f"its {len(sentence_ids)} sentences used the deterministic matcher"
-    ])
+    return _ChunkOutcome({}, set(sentence_ids), [], label=label, cause=cause)
+
+
+def _failure_warnings(outcomes: Sequence[_ChunkOutcome]) -> list[str]:
+    """One warning per cause of the calls that failed whole: the chunk's own when one failed so,
+    a count when several did (a model down failed every chunk: one line, not hundreds)."""
+    by_cause: dict[str, list[_ChunkOutcome]] = {}
+    for out in outcomes:
+        if out.cause:
+            by_cause.setdefault(out.cause, []).append(out)
+    lines = []
+    for cause, outs in by_cause.items():
+        n = sum(len(o.failed) for o in outs)
+        if len(outs) == 1:
+            lines.append(f"LLM match {outs[0].label} failed ({cause}); its {n} sentences used the "
+                         "deterministic matcher")
+        else:
+            named = ", ".join(o.label for o in outs[:3]) + (", …" if len(outs) > 3 else "")
+            lines.append(f"LLM match: {len(outs)} calls failed ({cause}): {named}; their {n} sentences "
+                         "used the deterministic matcher")
+    return lines
 
 
 def _garbage(reply: ChatReply) -> str:

@@ -39,11 +39,14 @@ class ChatError(Exception):
     """One failed chat call. `cause` is a short human label used in warnings."""
 
     def __init__(self, cause: str, *, retryable: bool, retry_after: float | None = None,
-                 requests: int = 1) -> None:
+                 requests: int = 1, down: bool = False) -> None:
         self.cause = cause
         self.retryable = retryable
         self.retry_after = retry_after
         self.requests = requests    # HTTP requests the failed call took (see ChatReply.requests)
+        # the endpoint did not answer (a timeout, no connection) or refused the key: any call now
+        # would fail the same way (after its retries, the backend stops asking for a while)
+        self.down = down
         super().__init__(cause)
 
 
