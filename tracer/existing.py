@@ -82,6 +82,8 @@ _BRACKETED = (rf"(?:{_PLAIN}|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}�
               rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］|\[{_NUM}(?::{_NUM})?†[^\[\]†\n]{{0,60}}\])")
 _CUE = CITATION_CUE
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
+_HTML_LINKED_NUMBER = (r"<a\s[^<>]{0,300}?\bhref\s*=\s*[\"'][^\"'<>\s]{1,2000}[\"'][^<>]{0,300}>"
+                       r"[ \t]*\[\d{1,4}\][ \t]*</a\s*>")
 
 # the kinds of source Perplexity's tags name: "[web:1]", "[attached_file:2]", "[conversation_history:3]"
 # (not its "[page:2]" or "[file:2]", which prose and code write too: "see [page:3] of the form")
@@ -137,6 +139,8 @@ _ONE = (
     # parentheses "(ref. 2)", "(Source: 1, 2)", "（来源：2）"; ChatGPT's "[4†source]" in ASCII brackets
     rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］|{_LABELLED_PAREN}"
     rf"|\[{_NUM}(?::{_NUM})?†[^\[\]†\n]{{0,60}}\]"
+    # a number in brackets an HTML link wraps, as a page copied as HTML cites: '<a href="url">[2]</a>'
+    rf"|{_HTML_LINKED_NUMBER}"
     # Bing / Copilot "[^1^][1]": Kimi's form as a reference link to its "[1]: url" definition
     rf"|\[\^{_NUM}\^\]\[{_NUM}\]"
     rf"|\[\^{_NUM}\^\]|\[\[{_NUM_LIST}\]\](?!\()"
@@ -178,6 +182,8 @@ _LABELLED_HEAD = re.compile(rf"[\[【［(（][ \t]*{CITATION_LABEL_WORD}")   # "
 _NO_PARENS = str.maketrans("()（）#", "     ")
 _LABEL_WORDS = re.compile(rf"{CITATION_LABEL_WORD}[ \t]*(?:[:：][ \t]*)?")
 
+_HTML_TAG = re.compile(r"<[^<>]*>")
+_HREF = re.compile(r"\bhref\s*=\s*[\"']([^\"'<>\s]+)[\"']")
 _BING_MARKER = re.compile(rf"\[\^{_NUM}\^\]\[({_NUM})\]")
 _NUMS_IN = re.compile(rf"{_NUM}(?:\s*{_DASH}\s*{_NUM})?")
 # (as a search: only a blank run's first blank starts a match, or a marker with a long run of
@@ -207,6 +213,8 @@ def _numbers(marker: str) -> tuple[int, ...]:
     """The citation numbers of one marker, ranges expanded ("[1-3]" -> 1, 2, 3)."""
     if (linked := _BING_MARKER.fullmatch(marker)) is not None:   # "[^1^][1]": the label it links
         return (int(linked.group(1)),)
+    if "<a" in marker:              # '<a href="https://x.org/2023">[2]</a>': its text's number only
+        marker = _HTML_TAG.sub("", marker)
     if _LABELLED_HEAD.search(marker):   # "[ref1-ref3]": the numbers without their label words
         marker = _LABEL_WORDS.sub("", marker).translate(_NO_PARENS)
     elif marker[:1] in "(（^":  # "([1])", "^[1]": the brackets inside hold the numbers
@@ -444,7 +452,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                     continue           # "10<sup>6</sup>", "72,735 m<sup>2</sup>", "mc<sup>2</sup>": a
                     # power, whatever a list numbers (the new list would make a second trace read it)
             bare = _unwrapped(clean)
-            urls = tuple(u for u in _URL_IN.findall(bare) if u)
+            urls = tuple(u for u in (_HREF.findall(bare) if "<a" in bare else _URL_IN.findall(bare)) if u)
             if urls and len(numbers) == 1 and not urls[0].startswith("#"):
                 # "[[1]](https://byd…)" cites its URL: a number of its own, so that a "[1]" of
                 # another section (or the list) that means another source is not taken for it

@@ -25,6 +25,10 @@ _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")  # any indent: fences nes
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*))?$")
 _SETEXT_EQ = re.compile(r"^ {0,3}=+[ \t]*$")
 _SETEXT_DASH = re.compile(r"^ {0,3}-+[ \t]*$")
+# markers after a sentence's end ("… in 2023.[1]", "…。【2】"), read past to find that end
+_TRAILING_MARKS = re.compile(
+    r"(?:[ \t]*+(?:\[[^\[\]\n]{1,20}\]|【[^【】\n]{1,20}】|<sup>[^<>\n]{1,40}</sup>))++[ \t]*+\Z")
+_STATEMENT_END = re.compile(r"[.。][\"'”’)）*_]*[ \t]*$")   # not "?": "Why prices rose?" is a title
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _TABLE_DELIM = re.compile(r"^[ \t]*+\|?[ \t]*+:?-++:?[ \t]*+(?:\|[ \t]*+:?-++:?[ \t]*+)*+\|?[ \t]*+$")
 _LINK_DEF = re.compile(r"^ {0,3}\[(\^?[^\]\n]+)\]:(?:[ \t]|$)")
@@ -418,8 +422,11 @@ def scan_markdown(text: str, *, find_references: bool = True, titles: Collection
             para_start = -1
             i += 1
             continue
-        # setext heading: a one-line paragraph followed by === or ---
-        if para_start == i - 1 >= 0 and not para_list and (_SETEXT_EQ.match(t) or _SETEXT_DASH.match(t)):
+        # setext heading: a one-line paragraph followed by === or --- (not a sentence, with its end
+        # punctuation and markers, over "---": a rule meant under its paragraph, which stays prose)
+        if para_start == i - 1 >= 0 and not para_list and (_SETEXT_EQ.match(t) or _SETEXT_DASH.match(t)) \
+                and not (_THEMATIC.match(t) and _STATEMENT_END.search(
+                    _TRAILING_MARKS.sub("", lines[i - 1].text[-300:]))):   # (its end only: linear)
             blocks.add(lines, i - 1, i)
             blocks.headings.append((lines[i - 1].start, line.end))
             heading_lines.add(i - 1)

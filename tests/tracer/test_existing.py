@@ -1059,6 +1059,19 @@ def test_a_zero_in_brackets_after_a_word_is_an_index_unless_the_list_numbers_fro
     assert found(text) == expected
 
 
+def test_a_bracketed_number_an_html_link_wraps_is_a_marker_citing_its_url() -> None:
+    """Pages copied as HTML cite so (Wikipedia's '<sup><a href="#cite_note-2">[2]</a></sup>'); before,
+    the link stayed, and the new marker went after it: '[2]</a>[2]'."""
+    text = ('Solar grew in 2023.<sup><a href="https://www.iea.org/r">[2]</a></sup> Prices rose '
+            '<a class="x" href="#cite_note-3">[3]</a>. See <a href="https://a.org/2023">page 4</a>.')
+    got = [(text[m.start:m.end], m.numbers, m.urls) for m in find(text)]
+    assert [(raw, urls) for raw, _, urls in got] == [
+        ('<sup><a href="https://www.iea.org/r">[2]</a></sup>', ("https://www.iea.org/r",)),
+        ('<a class="x" href="#cite_note-3">[3]</a>', ("#cite_note-3",))]
+    assert got[1][1] == (3,)     # an anchor into the page: the cut list's entry 3
+    assert got[0][1][0] < 0      # a URL: the record with that URL, under a number of its own
+
+
 @pytest.mark.parametrize(("text", "expected"), [
     # an index in prose: after a dotted or underscored name, or before "=", "/", "(", "." and a word
     ("Here my_list[2] holds it, and ids[3]=4 sets it.", []),

@@ -1049,6 +1049,18 @@ def test_an_english_byline_after_the_list_is_closing_matter(closing: str) -> Non
     assert scan_markdown(body + refs + closing).references == (len(body), len(body + refs))
 
 
+def test_a_sentence_over_a_rule_is_prose_not_a_setext_heading() -> None:
+    """"… in 2024 [1]." right above "---" is a sentence and a rule its author meant; read as a
+    heading, its marker was removed under replace and the sentence listed nowhere."""
+    for line in ("Prices rose in 2024 [1].", "Prices rose in 2024.[1]", "价格在2024年上涨。【1】"):
+        text = f"{line}\n---\nMore text here.\n"
+        layout = scan_markdown(text)
+        assert layout.headings == () and not covered(layout, text, line), line
+    for title in ("Market overview", "Q&A", "Why prices rose?"):
+        assert scan_markdown(f"{title}\n---\n\nText.\n").headings, title
+    assert scan_markdown("Prices rose in 2024 [1].\n===\n").headings   # "===" is only ever an underline
+
+
 def test_entities_and_emoji_shortcodes_are_inline_regions() -> None:
     # a marker placed before their ";" or ":" would split them ("&nbsp[1];", ":tada[1]:")
     text = "A trial&nbsp;. B &amp; C &#91;1&#93; &#x2014; :tada: :+1: ok. Time 10:30:45, note: this: here.\n"
