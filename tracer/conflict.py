@@ -1285,6 +1285,62 @@ _ANY_CAUSE = re.compile(r"\b(?:because|due|owing|result\w*|caus\w*|thanks|driv\w
                         r"|fuel\w*|prompt\w*|forc\w*|trigger\w*|response|spurred|on)\b", re.IGNORECASE)
 
 
+# A Chinese figure's change, right before it: "同比上涨0.8%", "环比下降0.3个百分点", "增长了12.5%"
+_ZH_UP = "上涨|上升|增长|增加|提高|提升|回升|攀升|上扬|走高|扩大"
+_ZH_DOWN = "下降|下跌|减少|降低|回落|下滑|下行|走低|收窄|缩小"
+_ZH_CHANGE = re.compile(
+    rf"(?P<measure>同比|环比)?[ \t]*(?:(?P<up>{_ZH_UP})|(?P<down>{_ZH_DOWN}))了?[ \t]*(?:约|近|超过?)?[ \t]*"
+    r"(?P<figure>\d+(?:\.\d+)?)[ \t]*(?:%|％|个百分点|倍|成)")
+
+
+# ... and an English one: "rose 12%", "fell by 3.1 percentage points", "widened to 46.2%" (the
+# figure a change reaches, "to", is not its size, "by" or none)
+_EN_UP = r"rose|rises|risen|rising|increased|increases|grew|grown|grows|climbed|jumped|surged|gained|widened"
+_EN_DOWN = (r"fell|falls|fallen|falling|declined|declines|dropped|drops|decreased|decreases|slid|shrank"
+            r"|narrowed|slipped|sank")
+_EN_CHANGE = re.compile(
+    rf"\b(?:(?P<up>{_EN_UP})|(?P<down>{_EN_DOWN}))[ \t]+(?:(?P<to>to|from)[ \t]+|by[ \t]+)?"
+    r"(?:about|nearly|almost|roughly|some|around)?[ \t]*"
+    r"(?P<figure>\d+(?:\.\d+)?)[ \t]*(?:%|percent\b|per cent\b|percentage points?\b)", re.IGNORECASE)
+
+
+def _changes(text: str, zh: bool = True) -> dict[str, list[tuple[str, str, str]]]:
+    """Each figure a change names: its measure (同比 / 环比, or "to" / "from" in English, else ""),
+    its direction, and the words."""
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for m in (_ZH_CHANGE if zh else _EN_CHANGE).finditer(text):
+        measure = m.group("measure") if zh else m.group("to")
+        out.setdefault(m.group("figure"), []).append(
+            ((measure or "").lower(), "up" if m.group("up") else "down", m.group(0).strip()))
+    return out
+
+
+def figure_change_conflict(sentence: str, record: str, lang: str) -> Conflict | None:
+    """A change the record gives the sentence's figure only otherwise: "同比上涨0.8%" where every
+    "0.8%" of the record is "同比下降0.8%" (or "环比上涨0.8%"); "rose 46.2%" where the record's
+    margin "widened to 46.2%", or "fell 3%" where it "rose 3%". Statistics releases put 同比 and
+    环比, up and down, side by side, so the words alone all match."""
+    if not any(ch.isdigit() for ch in sentence):
+        return None
+    zh = lang == "zh"
+    said = _changes(sentence, zh)
+    if not said:
+        return None
+    stated = _changes(record, zh)
+    for figure, claims in said.items():
+        where = stated.get(figure)
+        if not where:
+            continue                       # the record gives that figure no change: nothing to say
+        for measure, way, words in claims:
+            # (Chinese: a change with no measure fits either; English: "to" is the level reached,
+            # anything else the size of the change)
+            if any(way == w and (measure == m if not zh else not measure or not m or measure == m)
+                   for m, w, _ in where):
+                continue
+            return Conflict("opposite", words, where[0][2])
+    return None
+
+
 def record_stems(record: str) -> frozenset[str]:
     """A record's words, stemmed, as `cause_addition` and `clause_addition` look words up in
     them (the verifier reads them once per record and passes them in)."""

@@ -868,6 +868,13 @@ def approximate_figures(text: str) -> dict[str, tuple[str, str]]:
             how = hedge_of(text[max(0, start - 16):start], text[end:end + 8])
             if out.get(key, ("round", ""))[0] == "round":
                 out[key] = (how, written)
+    spelled: dict[str, list[tuple[int, int]]] = {}
+    claim_spelled_numbers(rest, spans=spelled)
+    for key, where in spelled.items():   # "三十多家" (30 or more), "约两千人": hedged only (a figure
+        for start, end in where:         # in words is no rounded form of a more precise one)
+            how = hedge_of(text[max(0, start - 16):start], text[end:end + 8])
+            if how != "round" and key not in out and _PLAIN_DIGITS.fullmatch(key):
+                out[key] = (how, key)
     return out
 
 
@@ -1360,9 +1367,10 @@ def claim_spelled_numbers(text: str, units: StatedUnits | None = None,
             if _CN_SPELLED.fullmatch(text[start:end]):
                 if text[start - 1 : start].isdigit() or text[start:end].strip("百千万亿") == "":
                     continue  # the 万 of "3万" (the digits' reading has it), or "万人" alone
-                after = text[end : end + 1]
+                at = end + (text[end:end + 1] in ("余", "多", "来"))   # "二万七千八百余人": past its hedge
+                after = text[at : at + 1]
                 percent = text[max(0, start - 3) : start] in _PER
-                if not percent and after not in _CN_CLASSIFIER and not _ZH_UNIT.match(text, end):
+                if not percent and after not in _CN_CLASSIFIER and not _ZH_UNIT.match(text, at):
                     continue
             found.add(value)
             if spans is not None:

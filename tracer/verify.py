@@ -23,6 +23,7 @@ from tracer.conflict import (
     asked,
     cause_addition,
     clause_addition,
+    figure_change_conflict,
     framed,
     quote_addition,
     quote_conflict,
@@ -523,6 +524,10 @@ class Verifier:
                     more |= self._digit_dates_of(record)
                 self._record_read_more[key] = more
             stated = more
+            if words and c.approx:   # "两万七千余人" for the record's "二万七千八百余人"
+                near = [float(v) for v in self._spelled_of(record)[0] if _PLAIN_FIGURE.fullmatch(v)]
+                still = unstated_numbers(c.numbers, stated | written, c.units, units)
+                written |= near_figures(c.approx, still, sorted(near))
         return (stated | written if written else stated), units
 
     def _code_runs_in(self, value: str, record: int) -> bool:
@@ -894,12 +899,13 @@ class Verifier:
         elif got is None:
             got = self._every_figure_instead(sentence, record, quote)
         if got is None and self.index.lang == "zh":
-            got = quote_addition(query, quote, content)
+            got = quote_addition(query, quote, content) or figure_change_conflict(query, content, "zh")
         elif got is None:
             stems = self._stems.get(record)
             if stems is None:
                 stems = self._stems[record] = record_stems(content)
-            got = cause_addition(query, quote, stems) or clause_addition(query, quote, stems)
+            got = cause_addition(query, quote, stems) or clause_addition(query, quote, stems) \
+                or figure_change_conflict(query, content, self.index.lang)
         return got
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:

@@ -1224,3 +1224,52 @@ def test_an_author_year_citation_is_no_figure_of_the_claim() -> None:
     # a date of the claim stays one
     for dated in ("It remains open (June 2018).", "Revenue (FY 2023) rose.", "Sales (Q4 2023) rose."):
         assert sentence_query(dated) == dated
+
+
+@pytest.mark.parametrize(("claim", "record", "conflict"), [
+    # a figure in Chinese numerals with a hedge before its classifier is read, so a wrong one
+    # conflicts (before, "两千七百余人" was no figure, and the sentence scored 0.48 on words alone)
+    ("随行将士两千七百余人。", "郑和船队规模庞大，随行将士二万七千八百余人。", "27,800"),
+    # ... and a hedged one reaches what it hedges, in digits or in words
+    ("随行将士两万七千余人。", "郑和船队规模庞大，随行将士二万七千八百余人。", ""),
+    ("三十多家企业参加了本届展会。", "本届展会共有32家企业参加，规模创下新高。", ""),
+])
+def test_a_chinese_numeral_with_a_hedge_is_a_figure_of_the_claim(
+        claim: str, record: str, conflict: str) -> None:
+    res = trace(claim, [{"url": "https://a.cn/x", "title": "郑和", "content": record}], {"language": "zh"})
+    found = [u.closest for u in res.unsupported if u.closest is not None]
+    if conflict:
+        assert found and conflict in found[0].conflict and not res.citations
+    else:
+        assert not any(f.conflict or f.unstated for f in found)
+        assert not [s for c in res.citations for s in c.sources if s.unstated]
+
+
+_CPI = "2024年1月份，全国居民消费价格同比下降0.8%，环比上涨0.3%。其中，城市下降0.8%，农村下降1.0%。"
+_MARGIN = ("Northwind reported its third-quarter results on Tuesday. The company's gross margin widened to "
+           "46.2% from 41.0% a year earlier, while revenue rose 12% to $3.4 billion. Operating costs fell 3% "
+           "in the quarter. Analysts at several banks had expected weaker results from the company "
+           "this quarter.")
+
+
+@pytest.mark.parametrize(("claim", "record", "lang", "says"), [
+    # the words all match (statistics releases put 同比 and 环比, up and down, side by side)
+    ("2024年1月，全国居民消费价格同比上涨0.8%。", _CPI, "zh",
+     '"同比下降0.8%" where the sentence says "同比上涨0.8%"'),
+    ("2024年1月，全国居民消费价格同比下降0.3%。", _CPI, "zh", '"同比下降0.8%"'),
+    ("Northwind's gross margin rose 46.2% in the third quarter.", _MARGIN, "en", '"widened to 46.2%"'),
+    ("Northwind's operating costs rose 3% in the quarter.", _MARGIN, "en", '"fell 3%"'),
+    # the same change, said the same way or without its measure, is no conflict
+    ("2024年1月，全国居民消费价格同比下降0.8%。", _CPI, "zh", ""),
+    ("2024年1月，全国居民消费价格下降0.8%。", _CPI, "zh", ""),
+    ("Northwind's operating costs fell by 3% in the quarter.", _MARGIN, "en", ""),
+])
+def test_a_figure_whose_change_the_record_gives_otherwise_is_contradicted(
+        claim: str, record: str, lang: str, says: str) -> None:
+    res = trace(claim, [{"url": "https://a.example/x", "title": "Release", "content": record}],
+                {"language": lang})
+    conflicts = [u.closest.conflict for u in res.unsupported if u.closest is not None and u.closest.conflict]
+    if says:
+        assert not res.citations and conflicts and says in conflicts[0], (res.citations, conflicts)
+    else:
+        assert not conflicts

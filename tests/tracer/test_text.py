@@ -401,7 +401,7 @@ def test_figures_written_in_words_are_read_on_the_record_side() -> None:
 
 
 def test_figures_a_claim_writes_in_words_are_read_as_plain_counts_only() -> None:
-    from tracer.text import claim_spelled_numbers, claim_units
+    from tracer.text import approximate_figures, claim_spelled_numbers, claim_units
 
     # each reads as the digits would, units and all
     for words, digits in [("Twelve workers died", "12 workers died"),
@@ -416,6 +416,11 @@ def test_figures_a_claim_writes_in_words_are_read_as_plain_counts_only() -> None
         "这三个校区，一些人读三国，十分重要，万人空巷") == set()
     assert numbers("3万人") == {"30000"}  # the 万 belongs to the digits
     assert claim_spelled_numbers("These two films and seven others") == {"7"}
+    # a hedge between the numeral and what it counts: "二万七千八百余人", "三十多家", "十来个"
+    assert claim_spelled_numbers("随行将士二万七千八百余人，三十多家企业，十来个人，多余的人") == {
+        "27800", "30", "10"}
+    assert approximate_figures("随行将士两万七千余人，三十多家企业，约两千人") == {
+        "27000": ("above", "27000"), "30": ("above", "30"), "2000": ("about", "2000")}
 
 
 _NUMBER_SOUP = st.lists(
