@@ -90,6 +90,8 @@ _ZH_OPPOSITES = """
 增多:减少 扩张:收缩 上调:下调 升值:贬值 顺差:逆差 通胀:通缩 利好:利空 涨价:降价 改善:恶化 提升:下降
 上升:降低 上升:减少 提高:下调 提高:下降 上调:降低 上涨:下降 上涨:回落 增长:回落 加息:降息 升息:降息
 批准:否决 通过:否决 批准:驳回 同意:拒绝 接受:拒绝 获批:被拒 增长:持平 下降:持平 上涨:持平 增加:持平
+正面:背面 较高:较低 较大:较小 较多:较少 较快:较慢 偏高:偏低 偏大:偏小 上方:下方 国内:国外 境内:境外
+城市:农村 城镇:农村 内部:外部 首次:再次 甲型:乙型 上游:下游 上行:下行 顺利:受阻
 """
 
 
@@ -562,6 +564,10 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
     if planned is not None:
         return planned
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if zh and tag == "replace" and k == len(ops) - 1 and i2 == len(ka) \
+                and i2 - i1 <= _MAX_CHANGE < j2 - j1:
+            j2 = j1 + (i2 - i1)   # the quote goes on past the sentence's end ("处于较低水平。" against
+            # "处于较高水平，但已呈下降趋势"): its words in the sentence's place
         if tag == "equal" or i2 - i1 > _MAX_CHANGE or j2 - j1 > _MAX_CHANGE:
             continue
         flank_before = ops[k - 1][2] - ops[k - 1][1] if k > 0 and ops[k - 1][0] == "equal" else 0

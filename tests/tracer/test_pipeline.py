@@ -1273,3 +1273,23 @@ def test_a_figure_whose_change_the_record_gives_otherwise_is_contradicted(
         assert not res.citations and conflicts and says in conflicts[0], (res.citations, conflicts)
     else:
         assert not conflicts
+
+
+_FLU = "监测数据显示，目前全国流感活动仍处于较高水平，但已呈下降趋势。"
+
+
+@pytest.mark.parametrize(("claim", "record", "says"), [
+    ("嫦娥六号实现了世界首次月球正面采样返回。",
+     "2024年6月25日，嫦娥六号返回器准确着陆，实现世界首次月球背面采样返回，任务取得圆满成功。", '"背面"'),
+    # the quote goes on past the sentence's end, the opposite in the sentence's last word
+    ("目前全国流感活动处于较低水平。", _FLU, '"高水平"'),
+    ("目前全国流感活动处于较高水平。", _FLU, ""),
+])
+def test_a_chinese_word_swapped_for_its_counterpart_is_contradicted(
+        claim: str, record: str, says: str) -> None:
+    res = trace(claim, [{"url": "https://a.cn/x", "title": "t", "content": record}], {"language": "zh"})
+    conflicts = [u.closest.conflict for u in res.unsupported if u.closest is not None and u.closest.conflict]
+    if says:
+        assert not res.citations and conflicts and says in conflicts[0]
+    else:
+        assert res.citations and not conflicts
