@@ -593,9 +593,15 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
                     return Conflict("opposite", a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])
         # the quote only says it may be so, the sentence says it is: "reduces" for "may reduce",
         # "will rise" for "could rise" (a sentence weaker than its quote is no conflict)
-        if not zh and tag in ("insert", "replace") and before and after and j2 - j1 <= 2:
-            weak = [j for j in range(j1, j2) if _weak_modal(b, j)]
-            if weak and not any(_weak_modal(a, i) or a[i][1].lower() in _ABLE for i in range(len(a))):
+        if tag in ("insert", "replace") and before and after and j2 - j1 <= 2:
+            if zh:
+                weak = [j for j in range(j1, j2) if b[j][0] in _ZH_WEAK_ONLY]
+                hedged = any(w[0] in _ZH_WEAK or w[0] in _ZH_ABLE
+                             or any(h in w[0] for h in _ZH_WEAK_ONLY) for w in a)   # ("可能性" too)
+            else:
+                weak = [j for j in range(j1, j2) if _weak_modal(b, j)]
+                hedged = any(_weak_modal(a, i) or a[i][1].lower() in _ABLE for i in range(len(a)))
+            if weak and not hedged:
                 return Conflict("modality", _said(a, i1, i2), _said(b, j1, j2))
         # another quantity of the same things: "all" for "most", "several" for "none"
         if not zh and tag == "replace" and after and (before or (i1 == 0 and j1 == 0)):
@@ -1554,6 +1560,9 @@ _PROSPECT = frozenset("will would shall proposed proposes proposing propose cons
 _ZH_PROSPECT = frozenset("计划 拟 拟于 预计 预期 有望 可望 择机 打算 力争 争取 将要 即将 或将 规划 筹划 "
                          "目标 承诺 设想 准备 将会 预定 预测 展望 希望 定于".split())
 _ZH_WEAK = frozenset("可能 或许 也许 大概 估计 或 恐".split())
+# ... those that only hedge, whatever follows ("或" joins, "估计" counts), and what says a thing can be so
+_ZH_WEAK_ONLY = frozenset("可能 或许 也许".split())
+_ZH_ABLE = frozenset("可 可以 能 能够 有助于 有望".split())
 # what puts a sentence's claim ahead of the quote's time, or names a plan as one ("The offer of
 # $41.50 is a 28% premium", "定于9月28日首销", "opens next year"): such a sentence states no plan
 # as done

@@ -1293,3 +1293,19 @@ def test_a_chinese_word_swapped_for_its_counterpart_is_contradicted(
         assert not res.citations and conflicts and says in conflicts[0]
     else:
         assert res.citations and not conflicts
+
+
+_COFFEE = "一项新研究显示，每天饮用两杯咖啡可能降低2型糖尿病风险，但仍需更多证据。"
+
+
+@pytest.mark.parametrize(("claim", "hedged"), [
+    ("研究发现，每天饮用咖啡降低2型糖尿病风险。", True),
+    # a sentence that hedges too, or says it can be so, claims no more than the quote
+    ("研究发现，每天饮用咖啡可降低2型糖尿病风险。", False),
+    ("研究发现，每天饮用咖啡可能降低2型糖尿病风险。", False),
+])
+def test_a_chinese_quote_that_only_says_it_may_be_so_does_not_support_a_sure_sentence(
+        claim: str, hedged: bool) -> None:
+    res = trace(claim, [{"url": "https://a.cn/x", "title": "t", "content": _COFFEE}], {"language": "zh"})
+    conflicts = [u.closest.conflict for u in res.unsupported if u.closest is not None and u.closest.conflict]
+    assert (not res.citations and conflicts and "may be so" in conflicts[0]) if hedged else res.citations
