@@ -31,8 +31,15 @@ _TOKEN = re.compile(
 _DIGIT = re.compile(r"\d")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 _NUMBER = re.compile(
-    r"(?<![A-Za-z0-9_.．])(\d{1,3}(?:,\d{3})+|\d+)(?:[.．](\d+))?[ \t\u00a0]*(%|percent(?!age)|％)?"
+    r"(?<![A-Za-z0-9_.．])(\d{1,3}(?:,\d{3})+"
+    # thousands set apart by a (thin or no-break) space: "35 000 000", "12 500" (a plain space
+    # only in two groups or more: "in 2023 100 people", "scores of 3 100" stay apart)
+    # (possessive, and never from inside a run of groups: linear however long the run)
+    r"|(?<!\d[ \u00a0\u202f\u2009])\d{1,3}(?:[\u00a0\u202f\u2009]\d{3})++(?!\d)"
+    r"|(?<!\d[ \u00a0\u202f\u2009])\d{1,3}(?: \d{3}){2,}+(?!\d)"
+    r"|\d+)(?:[.．](\d+))?[ \t\u00a0]*(%|percent(?!age)|％)?"
 )
+_GROUPING = str.maketrans("", "", ", \u00a0\u202f\u2009")
 _CN_NUMBER_UNIT = {"万": 1e4, "亿": 1e8, "千": 1e3, "百": 1e2}
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 # Scales a page abbreviates right after the digits ("5m users", "$3bn", "10k"): a record's side
@@ -1068,7 +1075,7 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
     for m in _NUMBER.finditer(text):
         if text.startswith("成", m.end()) and _TENTHS.match(text, m.start()):
             continue   # "6成" is 60%, read below
-        whole = m.group(1).replace(",", "")
+        whole = m.group(1).translate(_GROUPING)
         frac = m.group(2)
         value = whole + ("." + frac if frac else "")
         per = _PER.get(text[max(0, m.start() - 3) : m.start()])  # "百分之3" 3%, "千分之3" 0.3%

@@ -128,6 +128,12 @@ def test_numbers_normalise_formats_and_scales() -> None:
     assert numbers("$30.8 billion") == numbers("$30,800,000,000") == {"30800000000"}
     assert numbers("3万人") == numbers("30,000人") == {"30000"}
     assert numbers("1,234,567 people") != numbers("1,234,568 people")
+    # thousands set apart by spaces, as European pages write them (a plain space in two groups
+    # or more; a thin or no-break space always), read as one figure
+    assert numbers("EUR 35 000 000") == numbers("EUR 35\u202f000\u202f000") == numbers("EUR 35 million") \
+        == {"35000000"}
+    assert numbers("12\u00a0500 habitants") == {"12500"}
+    assert numbers("in 2023 100 people, scores of 3 100") == {"2023", "100", "3"}
     assert numbers("45.50% of them") == {"45.5"}
     assert numbers("no digits here") == set()
     # a range's first figure shares the second one's scale, and its currency the first one's
