@@ -82,6 +82,9 @@ _BRACKETED = (rf"(?:{_PLAIN}|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}�
               rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］|\[{_NUM}(?::{_NUM})?†[^\[\]†\n]{{0,60}}\])")
 _CUE = CITATION_CUE
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
+_PANDOC_KEY = r"(?<![\w.@])-?@(?:\w[\w:.#$%&+?~/-]{0,80})?\w"
+_PANDOC_CITATION = (rf"\[(?:[^\[\]\n@]{{0,40}}?)?{_PANDOC_KEY}(?:[^\[\]\n@]{{0,80}}?{_PANDOC_KEY}){{0,20}}"
+                    r"[^\[\]\n@]{0,80}?\]")
 _HTML_LINKED_NUMBER = (r"<a\s[^<>]{0,300}?\bhref\s*=\s*[\"'][^\"'<>\s]{1,2000}[\"'][^<>]{0,300}>"
                        r"[ \t]*\[\d{1,4}\][ \t]*</a\s*>")
 
@@ -141,6 +144,8 @@ _ONE = (
     rf"|\[{_NUM}(?::{_NUM})?†[^\[\]†\n]{{0,60}}\]"
     # a number in brackets an HTML link wraps, as a page copied as HTML cites: '<a href="url">[2]</a>'
     rf"|{_HTML_LINKED_NUMBER}"
+    # Pandoc's, Quarto's and R Markdown's citation keys: "[@smith2020]", "[@a; @b, p. 3]", "[-@key]"
+    rf"|{_PANDOC_CITATION}"
     # Bing / Copilot "[^1^][1]": Kimi's form as a reference link to its "[1]: url" definition
     rf"|\[\^{_NUM}\^\]\[{_NUM}\]"
     rf"|\[\^{_NUM}\^\]|\[\[{_NUM_LIST}\]\](?!\()"
@@ -237,6 +242,18 @@ def _numbers(marker: str) -> tuple[int, ...]:
             out.append(int(part))
     seen: set[int] = set()
     return tuple(n for n in out if not (n in seen or seen.add(n)))  # type: ignore[func-returns-value]
+
+
+_PANDOC_WHOLE = re.compile(_PANDOC_CITATION)
+_PANDOC_KEYS = re.compile(r"(?<![\w.@])-?@((?:\w[\w:.#$%&+?~/-]{0,80})?\w)")
+
+
+def _pandoc_keys(raw: str) -> tuple[str, ...] | None:
+    """The citation keys of a Pandoc citation ("[see @smith2020, p. 3; -@lee2021]": smith2020,
+    lee2021), or None for any other marker."""
+    if "@" not in raw or not _PANDOC_WHOLE.fullmatch(raw):
+        return None
+    return tuple(dict.fromkeys(_PANDOC_KEYS.findall(raw)))
 
 
 def _numbered(raw: str) -> bool:
@@ -386,6 +403,10 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
             # "[web:1]" with "[web:1]: https://…" in the body is the author's shortcut link, as "[1]" is
             urls, linked = (link_defs[raw[1:-1].casefold()],), True
             numbers = (jiuwen_ids.setdefault("link:" + raw[1:-1].casefold(), -(len(jiuwen_ids) + 1)),)
+        elif (keys := _pandoc_keys(raw)) is not None:
+            # "[@smith2020; @lee2021]": each key names a record by its id, as a chat's ids do
+            ids = keys
+            numbers = tuple(jiuwen_ids.setdefault("id:" + i, -(len(jiuwen_ids) + 1)) for i in ids)
         elif agent is not None:
             numbers, ids = agent
             if ids:

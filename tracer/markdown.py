@@ -1174,7 +1174,7 @@ def _section_end(
         if t.lstrip().startswith("|") and (_TABLE_DELIM.match(t) or (
                 j + 1 < len(lines) and _TABLE_DELIM.match(lines[j + 1].text))):
             continue                  # a table's heading row and delimiter row: a table of entries
-        strong = bool(_STRONG_REF.search(t))
+        strong = bool(_STRONG_REF.search(t)) or bool(_PANDOC_REFS.match(t))
         weak = strong or (
             (bool(_REF_ENTRY.match(t)) or bool(_TABLE_ENTRY.match(t))
              or (len(t) <= 250 and bool(_CITATION_HINT.search(t))))
@@ -1205,6 +1205,9 @@ def _section_end(
     return _accepted(entries, prose, data, plain, lines, c, end)
 
 
+# where Pandoc and Quarto put the bibliography: "::: {#refs}" … ":::" (or an HTML div so named)
+_PANDOC_REFS = re.compile(r"^ {0,3}(?::{3,}[ \t]*(?:\{[ \t]*#refs\b[^{}\n]*\})?"
+                          r"|<div[ \t]+id=[\"']refs[\"'][^<>\n]*>(?:[ \t]*</div>)?)[ \t]*$")
 # an editor's line, never a source's ("作者：", "©" may be an entry's own)
 _BYLINE = re.compile(r"(?:\*\*|__)?(?:(?:责任)?编辑|审核|校对|编审|主编)[:：]")
 

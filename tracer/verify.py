@@ -117,6 +117,8 @@ _ASIDE = re.compile(
     rf"|[(（][ \t]*{_CITE_CUE}{_AUTHOR_YEAR}(?:[ \t]*[;,][ \t]*{_AUTHOR_YEAR})*[ \t]*[)）]",
     re.IGNORECASE,
 )
+# a Pandoc citation key in the text, with its year: "@smith2020", "-@lee2021a" (not "@NASA", a handle)
+_PANDOC_NARRATIVE = re.compile(r"(?<![\w.@])-?@[A-Za-z][\w:.-]*?\d{4}[a-z]?\b")
 _NOTE_FIGURE = re.compile(r"\d+(?:[.,]\d+)*")
 _NOTE_DATE = re.compile(r"\d{4}年(?:\d{1,2}月(?:\d{1,2}日)?)?|\d{4}[-/.]\d{1,2}(?:[-/.]\d{1,2})?")
 
@@ -235,6 +237,8 @@ def sentence_query(text: str) -> str:
     if "（" in text or "(" in text:
         text = _ASIDE.sub(_aside_blank, text)
         text = SOURCE_NOTE_RE.sub(_marker_gap, text)   # "(Source 2)": which source, not what it says
+    if "@" in text:   # a Pandoc key cited in the text ("@smith2020 argues …"): which source
+        text = _PANDOC_NARRATIVE.sub(" ", text)
     if "*" in text or "_" in text or "~" in text:
         text = _STAR_EMPHASIS.sub(r"\1", _EMPHASIS.sub(r"\2", _STRUCK.sub("", text)))
     text = _EMOJI.sub("", text) if _EMOJI.search(text) else text

@@ -1059,6 +1059,15 @@ def test_a_zero_in_brackets_after_a_word_is_an_index_unless_the_list_numbers_fro
     assert found(text) == expected
 
 
+def test_a_pandoc_citation_is_a_marker_naming_records_by_id() -> None:
+    """Pandoc, Quarto and R Markdown cite by key; before, "[@ehpa2023]" stayed in the claim, where
+    "ehpa2023" read as a figure the record does not state."""
+    text = ("Norway leads Europe [@ehpa2023]. Germany follows [see @iea2024, p. 12; -@bmwk2024]. "
+            "Write to [me@x.com] or [contact: a@b.org].")
+    assert [(text[m.start:m.end], m.ids) for m in find(text)] == [
+        ("[@ehpa2023]", ("ehpa2023",)), ("[see @iea2024, p. 12; -@bmwk2024]", ("iea2024", "bmwk2024"))]
+
+
 def test_a_bracketed_number_an_html_link_wraps_is_a_marker_citing_its_url() -> None:
     """Pages copied as HTML cite so (Wikipedia's '<sup><a href="#cite_note-2">[2]</a></sup>'); before,
     the link stayed, and the new marker went after it: '[2]</a>[2]'."""

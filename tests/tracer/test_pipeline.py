@@ -1309,3 +1309,21 @@ def test_a_chinese_quote_that_only_says_it_may_be_so_does_not_support_a_sure_sen
     res = trace(claim, [{"url": "https://a.cn/x", "title": "t", "content": _COFFEE}], {"language": "zh"})
     conflicts = [u.closest.conflict for u in res.unsupported if u.closest is not None and u.closest.conflict]
     assert (not res.citations and conflicts and "may be so" in conflicts[0]) if hedged else res.citations
+
+
+def test_a_pandoc_report_is_recited_and_its_bibliography_placeholder_cut() -> None:
+    report = ("Norway has the highest number of heat pumps per household in Europe [@ehpa2023].\n\n"
+              "@bwp2024 reports that Germany installed 356,000 heat pumps in 2023.\n\n"
+              "## References\n\n::: {#refs}\n:::\n")
+    records = [{"id": "ehpa2023", "url": "https://ehpa.org/2023", "title": "EHPA market report",
+                "content": "Norway has the highest number of heat pumps per household in Europe, ahead of "
+                           "Sweden."},
+               {"url": "https://bwp.de/2024", "title": "BWP",
+                "content": "Germany installed 356,000 heat pumps in 2023, a record year for the industry."}]
+    for existing in ("keep", "replace"):
+        res = trace(report, records, TraceOptions(existing=existing))
+        body, _, refs = res.report.partition("\n\n## References\n\n")
+        assert body == ("Norway has the highest number of heat pumps per household in Europe [1].\n\n"
+                        "@bwp2024 reports that Germany installed 356,000 heat pumps in 2023[2].")
+        assert "#refs" not in res.report and res.report.count("## References") == 1
+        assert [c.sources[0].url for c in res.citations] == ["https://ehpa.org/2023", "https://bwp.de/2024"]
