@@ -595,7 +595,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
         # "will rise" for "could rise" (a sentence weaker than its quote is no conflict)
         if tag in ("insert", "replace") and before and after and j2 - j1 <= 2:
             if zh:
-                weak = [j for j in range(j1, j2) if b[j][0] in _ZH_WEAK_ONLY]
+                weak = [j for j in range(j1, j2) if b[j][0] in _ZH_WEAK_ONLY
+                        and not (j > 0 and b[j - 1][0] in _ZH_NOT)]   # "不可能" denies, not hedges
                 hedged = any(w[0] in _ZH_WEAK or w[0] in _ZH_ABLE
                              or any(h in w[0] for h in _ZH_WEAK_ONLY) for w in a)   # ("可能性" too)
             else:
@@ -1343,10 +1344,14 @@ def figure_change_conflict(sentence: str, record: str, lang: str) -> Conflict | 
         where = stated.get(figure)
         if not where:
             continue                       # the record gives that figure no change: nothing to say
+        said_at = len(re.findall(rf"(?<![\d.]){re.escape(figure)}[ \t]*(?:%|％|percent|per cent|个百分点"
+                                 r"|percentage point|倍|成)", record, re.IGNORECASE))
+        if said_at > len(where):
+            continue                       # the record states it elsewhere too ("a 20% decrease")
         for measure, way, words in claims:
-            # (Chinese: a change with no measure fits either; English: "to" is the level reached,
-            # anything else the size of the change)
-            if any(way == w and (measure == m if not zh else not measure or not m or measure == m)
+            # (a change with no measure fits either; in English "to" and "by" are not told apart:
+            # "rose to 3.7 percent" and "increased 3.7 percent" both report a rate)
+            if any(way == w and (zh and (not measure or not m or measure == m) or not zh)
                    for m, w, _ in where):
                 continue
             return Conflict("opposite", words, where[0][2])
@@ -1563,6 +1568,7 @@ _ZH_WEAK = frozenset("可能 或许 也许 大概 估计 或 恐".split())
 # ... those that only hedge, whatever follows ("或" joins, "估计" counts), and what says a thing can be so
 _ZH_WEAK_ONLY = frozenset("可能 或许 也许".split())
 _ZH_ABLE = frozenset("可 可以 能 能够 有助于 有望".split())
+_ZH_NOT = frozenset("不 没 没有 无 并不 绝不 决不".split())
 # what puts a sentence's claim ahead of the quote's time, or names a plan as one ("The offer of
 # $41.50 is a 28% premium", "定于9月28日首销", "opens next year"): such a sentence states no plan
 # as done

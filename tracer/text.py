@@ -815,7 +815,11 @@ def hedge_of(before: str, after: str) -> str:
 
 
 def _near_range(how: str, value: float, written: str) -> tuple[float, float]:
-    """The values a figure `value`, written `written` and hedged `how`, stands for."""
+    """The values a figure `value`, written `written` and hedged `how`, stands for ("more": a
+    Chinese figure in words and 多 or 余, "两万多" 20,000 up to 30,000, "两万七千余" up to 28,000)."""
+    if how == "more":
+        zeros = len(written) - len(written.rstrip("0")) if written.isdigit() else 0
+        return value, value + 10.0 ** zeros
     if how != "round":
         a, b = _HEDGE_RANGE[how]
         return value * a, value * b
@@ -834,7 +838,7 @@ def _is_year(written: str) -> bool:
 def figure_near(how: str, written: str, other: str) -> bool:
     """Whether the figure `other` states what the figure `written` (in the same unit, hedged
     `how`) says: "302.44" for "302.4" or for "约300", "61.9" for "62"."""
-    written, other = written.replace(",", ""), other.replace(",", "")
+    written, other = written.translate(_GROUPING), other.translate(_GROUPING)
     if not (_PLAIN_DIGITS.fullmatch(written) and _PLAIN_DIGITS.fullmatch(other)) or _is_year(written):
         return False
     value, got = float(written), float(other)
@@ -848,6 +852,8 @@ def _in_reach(how: str, value: float, got: float, lo: float, hi: float) -> bool:
     "above" and "below" exclude the figure itself."""
     if how == "above":
         return value < got <= hi
+    if how == "more":
+        return value < got < hi
     if how == "below":
         return lo <= got < value
     return lo <= got <= hi and got != value
@@ -867,7 +873,7 @@ def approximate_figures(text: str) -> dict[str, tuple[str, str]]:
     out: dict[str, tuple[str, str]] = {}
     for key, where in spans.items():
         for start, end in where:
-            written = text[start:end].replace(",", "")
+            written = text[start:end].translate(_GROUPING)
             if _TENTHS.fullmatch(text, start, end):
                 written = key                      # "八成" is written "80" (%)
             if not _PLAIN_DIGITS.fullmatch(written) or _is_year(written):
@@ -880,6 +886,8 @@ def approximate_figures(text: str) -> dict[str, tuple[str, str]]:
     for key, where in spelled.items():   # "三十多家" (30 or more), "约两千人": hedged only (a figure
         for start, end in where:         # in words is no rounded form of a more precise one)
             how = hedge_of(text[max(0, start - 16):start], text[end:end + 8])
+            if how == "above" and text[end:end + 1] in ("多", "余", "来"):
+                how = "more"             # "两万多": 20,000 and up to the next ten thousand
             if how != "round" and key not in out and _PLAIN_DIGITS.fullmatch(key):
                 out[key] = (how, key)
     return out
@@ -1167,7 +1175,7 @@ def _range_scale(text: str, end: int, value: float) -> float | None:
     after = _NUMBER.match(text, dash.end())
     if after is None or after.group(3):
         return None
-    second = float(after.group(1).replace(",", "") + ("." + after.group(2) if after.group(2) else ""))
+    second = float(after.group(1).translate(_GROUPING) + ("." + after.group(2) if after.group(2) else ""))
     scale = _scale_at(text, after.end())
     return scale if scale is not None and second > value else None
 

@@ -1233,6 +1233,8 @@ def test_an_author_year_citation_is_no_figure_of_the_claim() -> None:
     # ... and a hedged one reaches what it hedges, in digits or in words
     ("随行将士两万七千余人。", "郑和船队规模庞大，随行将士二万七千八百余人。", ""),
     ("三十多家企业参加了本届展会。", "本届展会共有32家企业参加，规模创下新高。", ""),
+    # "两万多" is 20,000 and more, up to the next ten thousand
+    ("项目带动就业两万多人。", "该项目建成后带动就业2.3万余人。", ""),
 ])
 def test_a_chinese_numeral_with_a_hedge_is_a_figure_of_the_claim(
         claim: str, record: str, conflict: str) -> None:
@@ -1257,12 +1259,18 @@ _MARGIN = ("Northwind reported its third-quarter results on Tuesday. The company
     ("2024年1月，全国居民消费价格同比上涨0.8%。", _CPI, "zh",
      '"同比下降0.8%" where the sentence says "同比上涨0.8%"'),
     ("2024年1月，全国居民消费价格同比下降0.3%。", _CPI, "zh", '"同比下降0.8%"'),
-    ("Northwind's gross margin rose 46.2% in the third quarter.", _MARGIN, "en", '"widened to 46.2%"'),
     ("Northwind's operating costs rose 3% in the quarter.", _MARGIN, "en", '"fell 3%"'),
     # the same change, said the same way or without its measure, is no conflict
     ("2024年1月，全国居民消费价格同比下降0.8%。", _CPI, "zh", ""),
     ("2024年1月，全国居民消费价格下降0.8%。", _CPI, "zh", ""),
     ("Northwind's operating costs fell by 3% in the quarter.", _MARGIN, "en", ""),
+    # "to" and "by" are not told apart ("rose to 3.7 percent" reports a rate as "increased 3.7
+    # percent" does), and a figure the record states elsewhere too ("a 20% decrease") is left alone
+    ("Over the last 12 months, the all items index rose to 3.7 percent before seasonal adjustment.",
+     "Over the last 12 months, the all items index increased 3.7 percent before seasonal adjustment.",
+     "en", ""),
+    ("Operating costs decreased 20% year on year.",
+     "Revenue increased 20% while operating costs saw a 20% decrease, the company said.", "en", ""),
 ])
 def test_a_figure_whose_change_the_record_gives_otherwise_is_contradicted(
         claim: str, record: str, lang: str, says: str) -> None:
@@ -1296,6 +1304,13 @@ def test_a_chinese_word_swapped_for_its_counterpart_is_contradicted(
 
 
 _COFFEE = "一项新研究显示，每天饮用两杯咖啡可能降低2型糖尿病风险，但仍需更多证据。"
+
+
+def test_a_chinese_denial_holding_a_hedge_word_is_no_hedge() -> None:
+    record = {"url": "https://a.cn/x", "title": "t",
+              "content": "专家指出，该病毒目前不可能在人际间大规模传播。"}
+    res = trace("专家指出，该病毒目前无法在人际间大规模传播。", [record], {"language": "zh"})
+    assert res.citations and not res.unsupported
 
 
 @pytest.mark.parametrize(("claim", "hedged"), [

@@ -134,6 +134,7 @@ def test_numbers_normalise_formats_and_scales() -> None:
         == {"35000000"}
     assert numbers("12\u00a0500 habitants") == {"12500"}
     assert numbers("in 2023 100 people, scores of 3 100") == {"2023", "100", "3"}
+    assert "14000000" in numbers("from 5 to 14 000 000 units")   # a range's second figure (it raised)
     assert numbers("45.50% of them") == {"45.5"}
     assert numbers("no digits here") == set()
     # a range's first figure shares the second one's scale, and its currency the first one's
@@ -407,7 +408,7 @@ def test_figures_written_in_words_are_read_on_the_record_side() -> None:
 
 
 def test_figures_a_claim_writes_in_words_are_read_as_plain_counts_only() -> None:
-    from tracer.text import approximate_figures, claim_spelled_numbers, claim_units
+    from tracer.text import approximate_figures, claim_spelled_numbers, claim_units, near_figures
 
     # each reads as the digits would, units and all
     for words, digits in [("Twelve workers died", "12 workers died"),
@@ -426,7 +427,10 @@ def test_figures_a_claim_writes_in_words_are_read_as_plain_counts_only() -> None
     assert claim_spelled_numbers("随行将士二万七千八百余人，三十多家企业，十来个人，多余的人") == {
         "27800", "30", "10"}
     assert approximate_figures("随行将士两万七千余人，三十多家企业，约两千人") == {
-        "27000": ("above", "27000"), "30": ("above", "30"), "2000": ("about", "2000")}
+        "27000": ("more", "27000"), "30": ("more", "30"), "2000": ("about", "2000")}
+    # "两万多" reaches up to the next ten thousand, "两万七千余" to the next thousand
+    assert near_figures({"20000": ("more", "20000")}, ["20000"], [23000.0]) == {"20000"}
+    assert near_figures({"27000": ("more", "27000")}, ["27000"], [28500.0]) == set()
 
 
 _NUMBER_SOUP = st.lists(
