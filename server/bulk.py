@@ -354,8 +354,8 @@ def parse_line(
     if halves and isinstance(raw_id, str) and records_stage.lone_surrogate(raw_id):
         return BadLine(line, fallback, "INVALID_ARGUMENT", f"line {line}: id: holds a lone surrogate "
                        "(half of a UTF-16 pair): not valid Unicode text")
-    if raw_id is None or raw_id == "":
-        item_id = fallback
+    if raw_id is None or (isinstance(raw_id, str) and not raw_id.strip()):
+        item_id = fallback           # (an id of spaces names nothing either)
     elif isinstance(raw_id, str):
         item_id = raw_id
     elif isinstance(raw_id, int) and not isinstance(raw_id, bool):

@@ -275,6 +275,12 @@ def test_resume_progress_counts_only_what_is_left(tmp_path: Path) -> None:
     assert "bulk: 2/2 done, 0 errors, 1 skipped" in r.stderr, r.stderr
 
 
+def test_an_id_of_spaces_is_no_id() -> None:
+    for raw_id in ("", "   ", "\t"):
+        item = parse_line(4, json.dumps({"id": raw_id, "report": "A fact.", "records": []}).encode())
+        assert item.id == "line-4", raw_id
+
+
 def test_parse_line_accepts_options_and_grouped_records() -> None:
     raw = json.dumps({
         "id": 7, "report": "A fact.",
