@@ -82,11 +82,15 @@ _BRACKETED = (rf"(?:{_PLAIN}|【{_NUM_LIST}】|［{_NUM_LIST}］|〔{_NUM_LIST}�
               rf"|\[{_LABELLED}\]|【{_LABELLED}】|［{_LABELLED}］|\[{_NUM}(?::{_NUM})?†[^\[\]†\n]{{0,60}}\])")
 _CUE = CITATION_CUE
 _URL = r"[^()\s]*(?:\([^()\s]*\)[^()\s]*)*"
-_PANDOC_KEY = r"(?<![\w.@])-?@(?:\w[\w:.#$%&+?~/-]{0,80})?\w"
+# (a key with two digits or more, as citation keys carry a year: "[@alice]", "[@types/react]" are
+# handles and packages)
+_PANDOC_KEY = r"(?<![\w.@])-?@(?=[\w:.#$%&+?~/-]{0,80}\d\d)(?:\w[\w:.#$%&+?~/-]{0,80})?\w"
 _PANDOC_CITATION = (rf"\[(?:[^\[\]\n@]{{0,40}}?)?{_PANDOC_KEY}(?:[^\[\]\n@]{{0,80}}?{_PANDOC_KEY}){{0,20}}"
                     r"[^\[\]\n@]{0,80}?\]")
-_HTML_LINKED_NUMBER = (r"<a\s[^<>]{0,300}?\bhref\s*=\s*[\"'][^\"'<>\s]{1,2000}[\"'][^<>]{0,300}>"
-                       r"[ \t]*\[\d{1,4}\][ \t]*</a\s*>")
+# (to a page, or to an anchor of its notes or references: not '<a href="#fig2">[2]</a>', a figure)
+_HTML_LINKED_NUMBER = (r"<a\s[^<>]{0,300}?\bhref\s*=\s*[\"'](?:(?:https?://|www\.)[^\"'<>\s]{1,2000}"
+                       r"|\#(?i:ref|cite|citation|fn|footnote|note|endnote|source|bib)[^\"'<>\s]{0,80})"
+                       r"[\"'][^<>]{0,300}>[ \t]*\[\d{1,4}\][ \t]*</a\s*>")
 
 # the kinds of source Perplexity's tags name: "[web:1]", "[attached_file:2]", "[conversation_history:3]"
 # (not its "[page:2]" or "[file:2]", which prose and code write too: "see [page:3] of the form")
@@ -910,6 +914,8 @@ _HEADING_PREFIX = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+")
 _INTERVAL_CUE = re.compile(
     r"(?:\b(?:scale|range|ranges|ranging|interval|between|within)(?:[ \t]+(?:of|is|was|from))?"
     r"|∈|区间|范围|取值|分值|评分|介于)[ \t]*(?:为|是|在|=|:|：)?[ \t]*\Z", re.IGNORECASE)
+_MATH_INTERVAL_CUE = re.compile(
+    r"(?:\binterval(?:[ \t]+(?:of|is|was|from))?|∈|区间)[ \t]*(?:为|是|在|=|:|：)?[ \t]*\Z", re.IGNORECASE)
 # what follows a marker that opens a run of markers, not a label ("【1】、[2]指出", "[2]和[3]认为")
 _RUN_ON = r"(?:[,，、;；]|(?:和|及|与|或|and|or|&)[ \t]*[\[【［〔(（])"
 _RUN_NEXT = re.compile(r"[ \t]*+" + _RUN_ON)
@@ -1068,9 +1074,11 @@ def _is_label(text: str, s: int, e: int, raw: str, numbers: tuple[int, ...], ctx
             return True        # "【1】市场规模：…" after a blank line or a heading
     if not _TWO_NUMBERS.fullmatch(raw):
         return False
-    if _INTERVAL_CUE.search(text, max(ls, s - 24), s) and (not listed or _WORD_AFTER.match(first)):
-        return True            # "a scale of [1, 5]"; where the old list gives both numbers, one the
-        # sentence goes on after ("the closed interval [2, 3] holds …", not "… the range [1, 2].")
+    if _INTERVAL_CUE.search(text, max(ls, s - 24), s) and (
+            not listed or (_WORD_AFTER.match(first) and _MATH_INTERVAL_CUE.search(text, max(ls, s - 24), s))):
+        return True            # "a scale of [1, 5]"; where the old list gives both numbers, only after
+        # "interval", "∈" or 区间 with the sentence going on ("the closed interval [2, 3] holds …"; "a
+        # wide range [1, 2] of outcomes" and "… the range [1, 2]." cite)
     entries = ctx.entries()
     # "[1, 10]" where the old list ends at 2: a pair of figures (a list one or two entries short
     # of the body's numbers is common: "[1, 3]" still cites)
@@ -1228,10 +1236,10 @@ def _outside_code(
 
 
 # what makes "[1]" glued to a name an index: the code goes on after it ("ids[1]=2", "rows[2].name",
-# "f[1](x)", "a[1]_b"), or the name is a snake_case one ("my_list[2]"); a notebook's prompt, "In [4]:"
+# "a[1]_b"), or the name is a lower-case snake_case one ("my_list[2]"); a notebook's prompt, "In [4]:"
 # (not a word or a digit after it: "IEA[1]的数据", "…turn0news1[3]2024年" cite; nor "2023[1].1", a note)
-_INDEX_AFTER = re.compile(r"[=/(_]|\.[A-Za-z_]")
-_SNAKE_BEFORE = re.compile(r"[A-Za-z\d]_[A-Za-z\d_]*\Z")
+_INDEX_AFTER = re.compile(r"[=_]|\.[a-z_]")   # (not "/", "(" or ".China": "Reuters[1]/Bloomberg")
+_SNAKE_BEFORE = re.compile(r"(?<![\w_])[a-z][a-z\d]*(?:_[a-z\d]+)+\Z")   # not "_Nature_", "IEA_2023"
 _PROMPT = re.compile(r"(?:^|\n)[ \t]*(?:In[ \t]?|Out)\Z")
 
 

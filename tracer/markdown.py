@@ -84,8 +84,7 @@ _INLINE = re.compile(
     | (?P<url>(?:https?://|www\.)[^\s<>"`\[\]\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+
           # brackets the URL goes on after are its own ("?ids[1]=2", "data[1]/t.csv"); not a
           # marker after it, before punctuation ("https://x.org[1].")
-          (?:\[[^\s<>"`\[\]]{1,40}\](?=[^\s<>"`\[\]\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]*?
-              [^\s<>"`\[\]\u3000-\u303f\uff00-\uffef\u4e00-\u9fff.,;:!?'"*_~)])
+          (?:\[[^\s<>"`\[\]]{1,40}\](?=[A-Za-z0-9/=&%\#?_~+-]|\.[A-Za-z0-9])
               [^\s<>"`\[\]\u3000-\u303f\uff00-\uffef\u4e00-\u9fff]+)*)
     | (?P<entity>&(?:[A-Za-z][A-Za-z0-9]{1,31}|\#[0-9]{1,7}|\#[xX][0-9A-Fa-f]{1,6});)
     | (?P<shortcode>(?<![A-Za-z0-9_:]):(?:[a-z][a-z0-9_+-]{0,40}|[+-]1):(?![A-Za-z0-9_]))

@@ -22,8 +22,6 @@ from tracer.text import _CJK_CHAR, _LATIN_LETTER, DIGIT_NOTE, EN_STOPWORDS, MAYB
 _PREFIX = re.compile(r"[ \t]*(?:>[ \t]?)*[ \t]*")
 _LIST = re.compile(
     r"(?:[-*+•·][ \t]+|\d{1,3}[.)][ \t]+|\d{1,3}[、．）][ \t]*|[(（]\d{1,2}[)）][ \t]*"
-    # a lettered or roman clause: "(a) providers, …;", "b) deployers", "(iv) importers"
-    r"|(?:[(（](?:[A-Za-z]|(?:i{1,3}|iv|vi{0,3}|ix|x))[)）]|[a-z]\))[ \t]+"
     r"|[一二三四五六七八九十]{1,3}、[ \t]*|[①-⑳][ \t]*"
     # an emoji or symbol bullet: "✅ Done", "🔹 Point", "➤ Step", "1️⃣ First", "🇨🇳 China"
     r"|(?:[\u203b\u2190-\u21ff\u2300-\u23ff\u25a0-\u27bf\u2b00-\u2bff\U0001F000-\U0001FAFF]"
@@ -31,6 +29,11 @@ _LIST = re.compile(
     r"\U0001F000-\U0001FAFF\ufe0f\u200d]*[ \t]+"
     r")(?:\[[ xX]\][ \t]+)?"
 )
+# a lettered or roman clause: "(a) providers, …;", "b) deployers", "(iv) importers" — only where the
+# line before ends a clause or is an item too (a hard-wrapped "… in point\n(a) of paragraph 1 …" goes
+# on), and not "(c) 2024", a copyright
+_LETTERED = re.compile(r"(?:[(（](?:[A-Za-z]|(?:i{1,3}|iv|vi{0,3}|ix|x))[)）]|[a-z]\))[ \t]+(?!\d)")
+_CLAUSE_END = frozenset(":;：；.。!?！？,，")
 _PSEUDO_HEADING = re.compile(r"(\*\*|__)[^*_\n].*?\1[ \t]*+(?:[:：][ \t]*+)?")
 # a callout's first line in a quote (GitHub's "> [!NOTE]", Obsidian's "> [!tip]- Good to know"):
 # its type and title head what the quote says, as a heading does
@@ -161,6 +164,9 @@ def _units(text: str, layout: Layout) -> list[_Unit]:
             flush()                    # blank (or a bare ">" line)
             continue
         lm = _LIST.match(text, cs, ce)
+        if lm is None and (cur is None or cur.in_list
+                           or text[max(0, ls - 200):ls].rstrip()[-1:] in _CLAUSE_END):
+            lm = _LETTERED.match(text, cs, ce)
         if lm:
             flush()
             cur = _Unit(in_list=True, heading=heading)

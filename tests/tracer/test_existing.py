@@ -801,7 +801,7 @@ def test_more_written_forms_are_markers(text: str, marker: str, numbers: tuple[i
         # a pair of figures past the list's end, whichever way it runs
         "The tensor has shape [64, 32] after pooling.\n\n## References\n\n[1] A https://a.com\n[2] B https://b.com\n",
         "The kernel is [8, 8] wide.\n\n## References\n\n[1] A https://a.com\n[2] B https://b.com\n",
-        # an interval after its word, whatever numbers the list gives
+        # an interval after "interval", whatever numbers the list gives
         "The closed interval [2, 3] holds the mode.\n\n## References\n\n[1] A https://a.com\n"
         "[2] B https://b.com\n[3] C https://c.com\n",
         # with a references list holding 1 and 2: titled numbered lines are still labels
@@ -827,6 +827,8 @@ def test_numbers_that_label_or_bound_something_are_no_markers(text: str) -> None
         ("Evidence from [1, 2] shows it.", ["[1, 2]"]),
         # the old list holds the numbers: after an interval word, or opening a run of lines, they cite
         ("Cells widen the temperature range [1, 2].\n\n## References\n\n[1] A https://a.com\n"
+         "[2] B https://b.com\n", ["[1, 2]"]),
+        ("Models predict a wide range [1, 2] of warming outcomes.\n\n## References\n\n[1] A https://a.com\n"
          "[2] B https://b.com\n", ["[1, 2]"]),
         ("Studies disagree:\n\n- [1] reports that it launched.\n- [2] finds that it is wide.\n\n"
          "## References\n\n[1] A https://a.com\n[2] B https://b.com\n", ["[1]", "[2]"]),
@@ -1063,7 +1065,7 @@ def test_a_pandoc_citation_is_a_marker_naming_records_by_id() -> None:
     """Pandoc, Quarto and R Markdown cite by key; before, "[@ehpa2023]" stayed in the claim, where
     "ehpa2023" read as a figure the record does not state."""
     text = ("Norway leads Europe [@ehpa2023]. Germany follows [see @iea2024, p. 12; -@bmwk2024]. "
-            "Write to [me@x.com] or [contact: a@b.org].")
+            "Write to [me@x.com] or [contact: a@b.org]. Thanks to [@alice] and [@types/react].")
     assert [(text[m.start:m.end], m.ids) for m in find(text)] == [
         ("[@ehpa2023]", ("ehpa2023",)), ("[see @iea2024, p. 12; -@bmwk2024]", ("iea2024", "bmwk2024"))]
 
@@ -1072,7 +1074,8 @@ def test_a_bracketed_number_an_html_link_wraps_is_a_marker_citing_its_url() -> N
     """Pages copied as HTML cite so (Wikipedia's '<sup><a href="#cite_note-2">[2]</a></sup>'); before,
     the link stayed, and the new marker went after it: '[2]</a>[2]'."""
     text = ('Solar grew in 2023.<sup><a href="https://www.iea.org/r">[2]</a></sup> Prices rose '
-            '<a class="x" href="#cite_note-3">[3]</a>. See <a href="https://a.org/2023">page 4</a>.')
+            '<a class="x" href="#cite_note-3">[3]</a>. See <a href="https://a.org/2023">page 4</a>, '
+            'and <a href="#fig2">[2]</a> for the chart.')
     got = [(text[m.start:m.end], m.numbers, m.urls) for m in find(text)]
     assert [(raw, urls) for raw, _, urls in got] == [
         ('<sup><a href="https://www.iea.org/r">[2]</a></sup>', ("https://www.iea.org/r",)),
@@ -1092,6 +1095,12 @@ def test_a_bracketed_number_an_html_link_wraps_is_a_marker_citing_its_url() -> N
     # a marker glued to a word is still one, before punctuation, a space or another marker
     ("Mercury is small[1]. NASA[2], and ESA[3][4] say so. See https://x.org[5]. 根据IEA[6]的数据。",
      [("[1]", (1,)), ("[2]", (2,)), ("[3]", (3,)), ("[4]", (4,)), ("[5]", (5,)), ("[6]", (6,))]),
+    # ... after emphasis or a name with an underscore, before "/" or a capital after a stop, and after
+    # a URL before a dash (a differential review found each taken for an index or the URL's)
+    ("In _Nature_[2] and __Reuters__[1], IEA_2023[3] and Reuters[4]/Bloomberg[5] said units[6].China "
+     "see https://www.reuters.com/a[7]—the main source",
+     [("[2]", (2,)), ("[1]", (1,)), ("[3]", (3,)), ("[4]", (4,)), ("[5]", (5,)), ("[6]", (6,)),
+      ("[7]", (7,))]),
 ])
 def test_an_index_in_prose_or_a_url_is_no_marker(
         text: str, expected: list[tuple[str, tuple[int, ...]]]) -> None:

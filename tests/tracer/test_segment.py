@@ -219,6 +219,10 @@ def test_lettered_and_roman_clauses_are_items() -> None:
     assert texts(text) == ["The Regulation names these roles:", "providers, who develop an AI system [1];",
                            "deployers, who use one;", "importers [2].", "distributors."]
     assert texts("(a)b is a word.\nSo is (c) here.") == ["(a)b is a word.", "So is (c) here."]
+    # a hard-wrapped sentence goes on; "(c) 2024" is a copyright
+    assert texts("The obligations referred to in point\n(a) of paragraph 1 apply from 2026.") == [
+        "The obligations referred to in point\n(a) of paragraph 1 apply from 2026."]
+    assert texts("Text ends here.\n(c) 2024 Reuters") == ["Text ends here.", "(c) 2024 Reuters"]
 
 
 def test_tables_code_headings_front_matter_are_not_prose() -> None:
