@@ -574,6 +574,35 @@ def superscript_notes(text: str, body_end: int, removed_references: str) -> list
     return found[:8]
 
 
+_IN_HTML = re.compile(rf"{_PLAIN}|【{_NUM_LIST}】|<sup>[ \t]*{_NUM_LIST}[ \t]*</sup>")
+_NOT_HTML_PROSE = ("<!--", "<pre", "<code", "<script", "<style", "<math", "<svg", "<textarea")
+
+
+def html_notes(text: str, layout: Layout, removed_references: str) -> list[str]:
+    """Old markers inside HTML blocks ('<div class="note">… [3].</div>') whose numbers the removed
+    references list numbers: HTML is not traced, so they stay as written, numbering the old list,
+    and the caller warns about them."""
+    if not removed_references:
+        return []
+    entries: set[int] | None = None
+    found: list[str] = []
+    for a, b in layout.protected:
+        if a >= layout.body_end:
+            break
+        head = text[a:a + 12].lstrip(" ").lower()
+        if not head.startswith("<") or head.startswith(_NOT_HTML_PROSE) or not (
+                b >= len(text) or text[b - 1] == "\n"):
+            continue                   # code, a comment, or an inline element
+        for m in _IN_HTML.finditer(text, a, min(b, layout.body_end)):
+            if entries is None:
+                entries = set(parse_reference_entries(removed_references))
+            if set(_numbers(m.group(0))) & entries and m.group(0) not in found:
+                found.append(m.group(0))
+                if len(found) >= 8:
+                    return found
+    return found
+
+
 _DIGIT_NOTE_WARN = re.compile(DIGIT_NOTE.pattern + r"(?=[ \t]+[A-Z\u4e00-\u9fff]|[ \t]*(?:\r?\n|\Z))")
 _WORD_BEFORE_NOTE = re.compile(r"[^\s\[\]()<>]{1,20}[.!?]\Z")
 

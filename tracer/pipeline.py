@@ -207,7 +207,10 @@ def trace(
                 (existing_stage.superscript_notes(report, layout.body_end, removed),
                  "superscript number(s)", "the removed references list numbers them"),
                 (existing_stage.paren_notes(report, layout.body_end, removed),
-                 "number(s) in parentheses", "the removed references list numbers its entries so")):
+                 "number(s) in parentheses", "the removed references list numbers its entries so"),
+                (existing_stage.html_notes(report, layout, removed),
+                 "marker(s) inside HTML blocks", "HTML is not traced, and the removed references list "
+                 "numbers them")):
             if found:
                 warnings.append(f"{what} {', '.join(found)} look like the author's old citations ({why}); "
                                 "they stay as written and do not follow the new numbering")

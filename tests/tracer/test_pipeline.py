@@ -1342,3 +1342,18 @@ def test_a_pandoc_report_is_recited_and_its_bibliography_placeholder_cut() -> No
                         "@bwp2024 reports that Germany installed 356,000 heat pumps in 2023[2].")
         assert "#refs" not in res.report and res.report.count("## References") == 1
         assert [c.sources[0].url for c in res.citations] == ["https://ehpa.org/2023", "https://bwp.de/2024"]
+
+
+def test_old_markers_inside_html_blocks_are_named_in_a_warning() -> None:
+    """HTML is not traced, so '<div>… [3].</div>' keeps the old list's number: the trace says so
+    (before, silently); one in a code block is code."""
+    report = ('China installed 217 GW of solar PV in 2023 [3].\n\n'
+              '<div class="note">China installed 217 GW of solar PV in 2023 [3].</div>\n\n'
+              "```\nprint(x[3])\n```\n\n## References\n\n[1] A https://a.example/a\n"
+              "[2] B https://b.example/b\n[3] C https://www.iea.org/r\n")
+    records = [{"url": "https://www.iea.org/r", "title": "IEA",
+                "content": "China installed 217 GW of solar PV in 2023."}]
+    res = trace(report, records)
+    assert '<div class="note">China installed 217 GW of solar PV in 2023 [3].</div>' in res.report
+    [warned] = [w for w in res.warnings if "inside HTML blocks" in w]
+    assert warned.startswith("marker(s) inside HTML blocks [3] look like the author's old citations")
