@@ -33,7 +33,7 @@ _LIST = re.compile(
 # line before ends a clause or is an item too (a hard-wrapped "… in point\n(a) of paragraph 1 …" goes
 # on), and not "(c) 2024", a copyright
 _LETTERED = re.compile(r"(?:[(（](?:[A-Za-z]|(?:i{1,3}|iv|vi{0,3}|ix|x))[)）]|[a-z]\))[ \t]+(?!\d)")
-_CLAUSE_END = frozenset(":;：；.。!?！？,，")
+_CLAUSE_END = frozenset(":;：；.。!?！？")   # (not a comma: "Under Article 99,\n(a) fines …" goes on)
 _PSEUDO_HEADING = re.compile(r"(\*\*|__)[^*_\n].*?\1[ \t]*+(?:[:：][ \t]*+)?")
 # a callout's first line in a quote (GitHub's "> [!NOTE]", Obsidian's "> [!tip]- Good to know"):
 # its type and title head what the quote says, as a heading does

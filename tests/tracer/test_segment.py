@@ -223,6 +223,11 @@ def test_lettered_and_roman_clauses_are_items() -> None:
     assert texts("The obligations referred to in point\n(a) of paragraph 1 apply from 2026.") == [
         "The obligations referred to in point\n(a) of paragraph 1 apply from 2026."]
     assert texts("Text ends here.\n(c) 2024 Reuters") == ["Text ends here.", "(c) 2024 Reuters"]
+    wrapped = "Under Article 99,\n(a) fines can reach 7%."
+    assert texts(wrapped) == [wrapped]
+    # after the first item, the next ones open items whatever the line before ends with
+    assert texts("The roles:\n(a) providers,\n(b) deployers, and\n(c) importers.") == [
+        "The roles:", "providers,", "deployers, and", "importers."]
 
 
 def test_tables_code_headings_front_matter_are_not_prose() -> None:
