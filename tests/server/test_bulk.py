@@ -935,36 +935,47 @@ def test_out_that_is_in_itself_is_refused_and_in_is_left_whole(tmp_path: Path, h
     assert (tmp_path / "in.jsonl").read_bytes() == before
 
 
+def sigterm_after(out: Path, lines: int, *args: str | Path) -> tuple[int, str, float]:
+    """Run `bulk *args` writing OUT `out`, send it SIGTERM once OUT holds `lines` lines: (its exit
+    code, its stderr, the seconds it took to stop)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
+    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "bulk", *map(str, args)], cwd=REPO, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for = time.monotonic() + 180
+        while not (out.exists() and out.read_bytes().count(b"\n") >= lines):
+            assert proc.poll() is None and time.monotonic() < wait_for, "the run ended before SIGTERM"
+            time.sleep(0.01)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=120)
+        return proc.returncode, err, time.monotonic() - t0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 def test_sigterm_stops_the_run_resumably_like_ctrl_c(tmp_path: Path) -> None:
     """systemd, Kubernetes and `timeout` send SIGTERM: the run stops as on Ctrl-C, saying how to
     finish it (it died with no word, exit 143), and --resume finishes it."""
     ids = write_cases(tmp_path / "in.jsonl", 200)
     out = tmp_path / "out.jsonl"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"), str(out),
-                             "--workers", "1"], cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for = time.monotonic() + 120
-        while not (out.exists() and out.read_bytes().count(b"\n") >= 5):
-            assert proc.poll() is None and time.monotonic() < wait_for, "the run ended before SIGTERM"
-            time.sleep(0.01)
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 143, err
+    code, err, _ = sigterm_after(out, 5, tmp_path / "in.jsonl", out, "--workers", "1")
+    assert code == 143, err
     assert "interrupted; rerun with --resume to finish" in err
     r = bulk(tmp_path / "in.jsonl", out, "--resume", "--workers", "1")
     assert r.returncode == 0, r.stderr
     assert sorted(by_id(read_out(out))) == sorted(ids)
 
 
-def test_sigterm_ends_the_run_in_time_though_a_worker_waits_on_a_slow_model(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_ends_the_run_in_time_though_a_worker_waits_on_a_slow_model(
+        tmp_path: Path, signum: int) -> None:
     """Stopping waits for the items in flight; one waiting on a model that answers in a minute
     held SIGTERM that long (and an interrupt raised at the wrong instant in the pool could hold it
-    for ever). Past the stop grace the run ends anyway, saying so, and --resume finishes it."""
+    for ever), and Ctrl-C for the whole model call, with no word (a second Ctrl-C did not end it
+    either). Now the run says it is stopping, and past the stop grace it ends anyway, saying so,
+    with 143 or 130; --resume finishes it."""
     from server.bulk import STOP_GRACE_S
     from tests.fake_openai import FakeOpenAI, Reply, match_json
 
@@ -975,20 +986,24 @@ def test_sigterm_ends_the_run_in_time_though_a_worker_waits_on_a_slow_model(tmp_
                str(tmp_path / "out.jsonl"), "--workers", "1", "--llm-base-url", model.base_url,
                "--llm-model", "m", "--llm-api-key", "k"]
         proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                text=True)
+                                text=True, start_new_session=True)
         try:
             deadline = time.monotonic() + 60
             while not model.log and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert model.log, "the run never reached the model"
             t0 = time.monotonic()
-            proc.send_signal(signal.SIGTERM)
+            if signum == signal.SIGINT:
+                os.killpg(proc.pid, signum)    # to the whole group, as a terminal sends Ctrl-C
+            else:
+                proc.send_signal(signum)       # to the run alone, as systemd and Kubernetes do
             _, err = proc.communicate(timeout=60)
             waited = time.monotonic() - t0
         finally:
             if proc.poll() is None:
-                proc.kill()
-    assert proc.returncode == 143 and waited < STOP_GRACE_S + 5, (proc.returncode, waited, err)
+                os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 128 + signum and waited < STOP_GRACE_S + 5, (proc.returncode, waited, err)
+    assert f"stopping; waiting at most {STOP_GRACE_S:.0f} s" in err, err
     assert "rerun with --resume to finish" in err and "did not stop within" in err, err
 
 
@@ -1048,37 +1063,6 @@ def test_out_dash_is_standard_output_whatever_it_is(tmp_path: Path) -> None:
             got += chunk
     assert r.returncode == 0, r.stderr
     assert sorted(json.loads(line)["id"] for line in got.decode().splitlines()) == sorted(ids)
-
-
-def test_ctrl_c_ends_the_run_in_time_though_a_worker_waits_on_a_slow_model(tmp_path: Path) -> None:
-    """Ctrl-C while a worker waits on a slow model: before, the run waited for the model call
-    (minutes) with no word, and a second Ctrl-C did not end it either. Now it says it is
-    stopping, and ends within the stop grace as SIGTERM does, with 130."""
-    from server.bulk import STOP_GRACE_S
-    from tests.fake_openai import FakeOpenAI, Reply, match_json
-
-    write_cases(tmp_path / "in.jsonl", 3)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
-    with FakeOpenAI([Reply(match_json({}), delay=120.0)]) as model:
-        cmd = [sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"),
-               str(tmp_path / "out.jsonl"), "--workers", "1", "--llm-base-url", model.base_url,
-               "--llm-model", "m", "--llm-api-key", "k"]
-        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                text=True, start_new_session=True)
-        try:
-            deadline = time.monotonic() + 60
-            while not model.log and time.monotonic() < deadline:
-                time.sleep(0.05)
-            assert model.log, "the run never reached the model"
-            t0 = time.monotonic()
-            os.killpg(proc.pid, signal.SIGINT)    # as a terminal sends it: to the whole group
-            _, err = proc.communicate(timeout=60)
-            waited = time.monotonic() - t0
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-    assert proc.returncode == 130 and waited < STOP_GRACE_S + 5, (proc.returncode, waited, err)
-    assert f"stopping; waiting at most {STOP_GRACE_S:.0f} s" in err and "--resume" in err, err
 
 
 def test_resume_retry_traces_named_error_and_degraded_lines_again(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from bulk_cases import comparable, read_out, write_cases
-from test_bulk import bulk, by_id
+from test_bulk import bulk, by_id, sigterm_after
 
 
 def test_ray_engine_matches_local_engine(tmp_path: Path) -> None:
@@ -150,29 +150,10 @@ def test_ray_engine_on_a_two_host_cluster(two_host_cluster: tuple[str, str], tmp
 def test_sigterm_stops_a_ray_run_as_it_stops_a_local_one(tmp_path: Path) -> None:
     """ray.init puts in its own SIGTERM handler (exit 15, a stack dump, no word on how to finish);
     the run keeps bulk's: exit 143, "rerun with --resume", within the stop grace."""
-    import os
-    import signal
-    import time
-
     from server.bulk import STOP_GRACE_S
 
     write_cases(tmp_path / "in.jsonl", 400)
     out = tmp_path / "out.jsonl"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SOURCE_TRACER_")}
-    proc = subprocess.Popen([sys.executable, "-m", "server.cli", "bulk", str(tmp_path / "in.jsonl"), str(out),
-                             "--engine", "ray", "--workers", "1"], cwd=Path(__file__).resolve().parents[2],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for = time.monotonic() + 180
-        while not (out.exists() and out.read_bytes().count(b"\n") >= 2):
-            assert proc.poll() is None and time.monotonic() < wait_for, "the run ended before SIGTERM"
-            time.sleep(0.05)
-        t0 = time.monotonic()
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=120)
-        waited = time.monotonic() - t0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == 143 and waited < STOP_GRACE_S + 10, (proc.returncode, waited, err[-2000:])
+    code, err, waited = sigterm_after(out, 2, tmp_path / "in.jsonl", out, "--engine", "ray", "--workers", "1")
+    assert code == 143 and waited < STOP_GRACE_S + 10, (code, waited, err[-2000:])
     assert "rerun with --resume to finish" in err, err[-2000:]
