@@ -1306,33 +1306,32 @@ _ZH_CHANGE = re.compile(
     r"(?P<figure>\d+(?:\.\d+)?)[ \t]*(?:%|％|个百分点|倍|成)")
 
 
-# ... and an English one: "rose 12%", "fell by 3.1 percentage points", "widened to 46.2%" (the
-# figure a change reaches, "to", is not its size, "by" or none)
+# ... and an English one: "rose 12%", "fell by 3.1 percentage points", "widened to 46.2%"
 _EN_UP = r"rose|rises|risen|rising|increased|increases|grew|grown|grows|climbed|jumped|surged|gained|widened"
 _EN_DOWN = (r"fell|falls|fallen|falling|declined|declines|dropped|drops|decreased|decreases|slid|shrank"
             r"|narrowed|slipped|sank")
 _EN_CHANGE = re.compile(
-    rf"\b(?:(?P<up>{_EN_UP})|(?P<down>{_EN_DOWN}))[ \t]+(?:(?P<to>to|from)[ \t]+|by[ \t]+)?"
+    rf"\b(?:(?P<up>{_EN_UP})|(?P<down>{_EN_DOWN}))[ \t]+(?:(?:to|from|by)[ \t]+)?"
     r"(?:about|nearly|almost|roughly|some|around)?[ \t]*"
     r"(?P<figure>\d+(?:\.\d+)?)[ \t]*(?:%|percent\b|per cent\b|percentage points?\b)", re.IGNORECASE)
 
 
+@lru_cache(maxsize=64)   # a record is read once, not once per sentence it is checked against
 def _changes(text: str, zh: bool = True) -> dict[str, list[tuple[str, str, str]]]:
-    """Each figure a change names: its measure (同比 / 环比, or "to" / "from" in English, else ""),
-    its direction, and the words."""
+    """Each figure a change names: its measure (同比 / 环比, or "" in English), its direction, and
+    the words (read only: the result is shared)."""
     out: dict[str, list[tuple[str, str, str]]] = {}
     for m in (_ZH_CHANGE if zh else _EN_CHANGE).finditer(text):
-        measure = m.group("measure") if zh else m.group("to")
+        measure = m.group("measure") if zh else ""
         out.setdefault(m.group("figure"), []).append(
-            ((measure or "").lower(), "up" if m.group("up") else "down", m.group(0).strip()))
+            (measure or "", "up" if m.group("up") else "down", m.group(0).strip()))
     return out
 
 
 def figure_change_conflict(sentence: str, record: str, lang: str) -> Conflict | None:
     """A change the record gives the sentence's figure only otherwise: "同比上涨0.8%" where every
-    "0.8%" of the record is "同比下降0.8%" (or "环比上涨0.8%"); "rose 46.2%" where the record's
-    margin "widened to 46.2%", or "fell 3%" where it "rose 3%". Statistics releases put 同比 and
-    环比, up and down, side by side, so the words alone all match."""
+    "0.8%" of the record is "同比下降0.8%" (or "环比上涨0.8%"), "fell 3%" where it "rose 3%".
+    Statistics releases put 同比 and 环比, up and down, side by side, so the words alone all match."""
     if not any(ch.isdigit() for ch in sentence):
         return None
     zh = lang == "zh"
@@ -1351,8 +1350,7 @@ def figure_change_conflict(sentence: str, record: str, lang: str) -> Conflict | 
         for measure, way, words in claims:
             # (a change with no measure fits either; in English "to" and "by" are not told apart:
             # "rose to 3.7 percent" and "increased 3.7 percent" both report a rate)
-            if any(way == w and (zh and (not measure or not m or measure == m) or not zh)
-                   for m, w, _ in where):
+            if any(way == w and (not measure or not m or measure == m) for m, w, _ in where):
                 continue
             return Conflict("opposite", words, where[0][2])
     return None

@@ -903,14 +903,13 @@ class Verifier:
         elif got is None:
             got = self._every_figure_instead(sentence, record, quote)
         if got is None and self.index.lang == "zh":
-            got = quote_addition(query, quote, content) or figure_change_conflict(query, content, "zh")
+            got = quote_addition(query, quote, content)
         elif got is None:
             stems = self._stems.get(record)
             if stems is None:
                 stems = self._stems[record] = record_stems(content)
-            got = cause_addition(query, quote, stems) or clause_addition(query, quote, stems) \
-                or figure_change_conflict(query, content, self.index.lang)
-        return got
+            got = cause_addition(query, quote, stems) or clause_addition(query, quote, stems)
+        return got or figure_change_conflict(query, content, self.index.lang)
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
         """A figure of the sentence that the record states nowhere, where the quote states
