@@ -22,7 +22,7 @@ import heapq
 import html
 import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from urllib.parse import urlsplit
 
@@ -1694,11 +1694,42 @@ def resolve_existing(
     return out
 
 
+#: Old markers resolved through one of several lists (`resolve_in_scopes`) carry their numbers
+#: plus this times the list's place (1, 2, …), so that "[1]" of one section is not "[1]" of the next;
+#: written numbers have at most four digits, and `n % SCOPE_STEP` gives back the written one.
+SCOPE_STEP = 10_000
+
+
+def resolve_in_scopes(
+    markers: list[ExistingMarker], text: str, scopes: Sequence[tuple[int, int, int, int]], recs: list[Record]
+) -> tuple[list[ExistingMarker], dict[int, int | None]]:
+    """`resolve_existing` for a report with one references list per section
+    (`tracer.markdown.section_references`): each marker in a list's scope (scope start, scope end,
+    list start, list end; offsets of `text`) resolves through that list alone, one outside every
+    scope through none. Numbers are made apart per list (`SCOPE_STEP`); a marker's synthetic
+    (negative) numbers, which name record ids or links, stay as they are."""
+    groups: dict[int, list[ExistingMarker]] = {}
+    for m in markers:
+        k = next((i for i, (a, b, _c, _d) in enumerate(scopes) if a <= m.start < b), -1)
+        groups.setdefault(k, []).append(m)
+    resolved: dict[int, int | None] = {}
+    renumbered: dict[int, ExistingMarker] = {}     # id(marker) -> the marker with its numbers apart
+    for k, group in groups.items():
+        found = resolve_existing(group, text[scopes[k][2]:scopes[k][3]] if k >= 0 else "", recs)
+        shift = (k + 1) * SCOPE_STEP
+        resolved.update({n + shift if n > 0 else n: r for n, r in found.items()})
+        for m in group:
+            renumbered[id(m)] = replace(m, numbers=tuple(n + shift if n > 0 else n for n in m.numbers))
+    return [renumbered[id(m)] for m in markers], resolved
+
+
 __all__ = [
     "MARKER_RE",
     "SOURCE_NOTE_RE",
     "strip_markers",
     "find_existing_markers",
     "resolve_existing",
+    "resolve_in_scopes",
+    "SCOPE_STEP",
     "parse_reference_entries",
 ]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from tracer.models import Layout, Span
@@ -1682,27 +1682,32 @@ _READING_TITLES = frozenset({"further reading", "further readings"})
 
 @dataclass(frozen=True, slots=True)
 class Moved:
-    """A report whose references section sits before more of the report ("## References", its
-    entries, then "## Findings"), rearranged so that it can be traced as any report is: `text` is
-    the report without the section, then a blank line, then the section, where `layout` cuts it.
-    `original` maps an offset of `text` back to the report's."""
+    """A report whose references sit before more of the report ("## References", its entries, then
+    "## Findings"; or one list closing each section), rearranged so that it can be traced as any
+    report is: `text` is the report without the lists, then a blank line, then the lists, where
+    `layout` cuts them. `original` maps an offset of `text` back to the report's."""
 
     text: str
     layout: Layout
-    start: int          # the section in the report: [start, end)
-    end: int
-    tail: int           # characters of the report after the section
+    # the report's pieces `text` is made of, in `text`'s order: (offset in `text`, offset in the
+    # report, length); what lies between two is a separator `text` adds
+    segments: tuple[tuple[int, int, int], ...]
+    # lists that each resolve only their own section's old markers (`section_references`): for each,
+    # (scope start, scope end, list start, list end), offsets of `text`; () when one list resolves
+    # every marker
+    scopes: tuple[tuple[int, int, int, int], ...] = ()
 
     def original(self, p: int, *, end: bool = False) -> int:
         """The report's offset for `text`'s offset `p` (`end`: `p` ends a span)."""
-        if p < self.start or (end and p == self.start):
+        k = bisect.bisect_right([ms for ms, _os, _n in self.segments], p) - 1
+        if k < 0:
             return p
-        if p <= self.start + self.tail:
-            return p + self.end - self.start
-        moved_at = len(self.text) - (self.end - self.start)
-        if p < moved_at:                       # the separator: the report's end
-            return self.end + self.tail
-        return self.start + p - moved_at
+        ms, os_, n = self.segments[k]
+        if end and p == ms and k > 0:        # an end where a piece starts: the end of the piece before
+            pms, pos, pn = self.segments[k - 1]
+            if pms + pn == p:
+                return pos + pn
+        return os_ + min(p - ms, n)          # in a separator after a piece: that piece's end
 
 
 def misplaced_references(text: str, layout: Layout) -> Moved | None:
@@ -1752,7 +1757,7 @@ def misplaced_references(text: str, layout: Layout) -> Moved | None:
     if section is None:
         return None
     entries, end = section
-    if not _rest_lists_no_sources(text, lines, layout, hs, end):
+    if not _rest_lists_no_sources(text, lines, layout, [(hs, end)]):
         return None
     body = text[:hs] + text[end:]
     if title in _LOOSE_TITLES or level == 0:
@@ -1772,7 +1777,156 @@ def misplaced_references(text: str, layout: Layout) -> Moved | None:
     at = len(body) + len(sep)
     if lay.references is None or lay.references[0] != at or moved[lay.references[1]:].strip():
         return None
-    return Moved(moved, lay, hs, end, len(text) - end)
+    return Moved(moved, lay, ((0, 0, hs), (hs, end, len(text) - end), (at, hs, end - hs)))
+
+
+# a references entry's number: "[1] …", "【1】…", "[^1]: …", "1. …", "- [1] …"
+_ENTRY_NUMBER = re.compile(
+    r"^ {0,3}(?:[-*+•][ \t]+)?(?:[\[【]\^?(\d{1,4})\^?[\]】]|(\d{1,4})(?:[.)][ \t]|、))")
+
+
+def _entry_numbers(section: str) -> set[int]:
+    """The numbers a references list gives its entries (its lines' leading "[n]", "n.", "【n】")."""
+    return {int(m.group(1) or m.group(2)) for line in section.splitlines()
+            if (m := _ENTRY_NUMBER.match(line)) is not None}
+
+
+def _cited_numbers(plain: str) -> set[int]:
+    """The numbers `plain` (protected regions blanked) cites in brackets or superscripts."""
+    rest = _CODE_SPAN.sub(" ", plain)
+    cited = {n for m in _BODY_MARKER.finditer(rest) for n in _bracket_numbers(m.group(1))}
+    return cited | {int(m.group(0).translate(_SUPERSCRIPTS)) for m in _SUPERSCRIPT_RUN.finditer(rest)}
+
+
+def section_references(text: str, layout: Layout) -> Moved | None:
+    """Reference lists that each close a section of the report, read as if they stood at the end,
+    each resolving only its own section's old markers: "## Webb", its text citing [1] and [2],
+    then "### Sources" and entries [1] and [2], then "## Hubble", its text citing [1], then its own
+    "### Sources" (open_deep_research writes reports so, numbering each section's sources from 1).
+
+    Each such list is under a markdown heading naming references (not Further reading), runs to the
+    next heading at its level or above, and holds only entries that give a source
+    (`_section_lines`); its scope, the text from its section's heading (the nearest above it, a
+    level up) or from the list before it, whichever is later, up to the list, cites half its
+    entries' numbers or more. There are two such lists or more (a trailing one, under such a
+    heading, counts), or one that a heading a level above it closes. No other line of the report
+    gives a source as a list's entry does or names sources (`_rest_lists_no_sources`). Moved to the
+    report's end, in their order, they are cut as one references section. A marker outside every
+    scope resolves through no list. The text around the lists is kept byte for byte."""
+    titled = [(hs, line, references_title(heading_title(line)))
+              for hs, he in layout.headings for line in (text[hs:he].rstrip("\r\n"),)]
+    if all(title is None for _hs, _line, title in titled):
+        return None
+    lines = _split_lines(text)
+    starts = [ln.start for ln in lines]
+    heads: list[tuple[int, int, bool]] = []     # (start, level, names references) of each heading
+    for hs, line, title in titled:
+        m = _ATX.match(line)
+        if title is not None and (m is None or title in _READING_TITLES):
+            return None                          # a setext title, or more reading: left as it is
+        heads.append((hs, len(m.group(1)) if m else _heading_level(lines, bisect.bisect_left(starts, hs)),
+                      title is not None))
+    lists: list[tuple[int, int, int]] = []      # (start, end, level) of each list, in order
+    parents: list[int] = []                      # where each list's section starts
+    closed_above = False
+    # for each heading, the next at its level or above, and the nearest above it a level up (its
+    # section's), each found once for all (a stack of open headings: linear)
+    closer: list[tuple[int, int] | None] = [None] * len(heads)
+    section_of: list[int] = [0] * len(heads)
+    open_: list[int] = []
+    for k, (hs, level, _named) in enumerate(heads):
+        while open_ and heads[open_[-1]][1] >= level:
+            closer[open_.pop()] = (hs, level)
+        section_of[k] = heads[open_[-1]][0] if open_ else 0
+        open_.append(k)
+    for k, (hs, level, named) in enumerate(heads):
+        if not named:
+            continue
+        after = closer[k]
+        if after is None:
+            return None                          # runs to the trailing section: the scan's to read
+        first = bisect.bisect_left(starts, hs)
+        section = _section_lines(text, (lines[i] for i in range(first + 1, len(lines))), after[0], hs)
+        if section is None:
+            return None
+        lists.append((hs, section[1], level))
+        parents.append(section_of[k])
+        closed_above = after[1] < level
+    if not lists:
+        return None
+    trailing = layout.references
+    if trailing is not None:
+        line_end = text.find("\n", trailing[0])
+        tm = _ATX.match(text[trailing[0]:line_end if line_end >= 0 else len(text)].rstrip("\r"))
+        if tm is None:
+            return None
+        lists.append((trailing[0], trailing[1], len(tm.group(1))))
+        parents.append(next((s2 for s2, l2, _ in reversed(heads) if l2 < len(tm.group(1))), 0))
+    elif len(lists) == 1 and not closed_above:
+        return None                              # one list before more report: `misplaced_references`'
+    plain = list(text)
+    for a, b in layout.protected:
+        plain[a:b] = " " * (b - a)
+    scopes: list[tuple[int, int]] = []
+    prev_end = 0
+    for (hs, end, _level), parent in zip(lists, parents, strict=True):
+        scope = (max(parent, prev_end), hs)
+        numbers = _entry_numbers(text[hs:end])
+        if not numbers or 2 * len(_cited_numbers("".join(plain[scope[0]:scope[1]])) & numbers) < len(numbers):
+            return None
+        scopes.append(scope)
+        prev_end = end
+    if not _rest_lists_no_sources(text, lines, layout, [(a, b) for a, b, _ in lists]):
+        return None
+    # the report without its lists, a blank line, then the lists in their order
+    nl = "\r\n" if "\r\n" in text else "\n"
+    mids = lists[:-1] if trailing is not None else lists
+    body_end = trailing[0] if trailing is not None else len(text)
+    segments: list[tuple[int, int, int]] = []
+    parts: list[str] = []
+    size = 0
+
+    def put(a: int, b: int) -> int:
+        nonlocal size
+        segments.append((size, a, b - a))
+        parts.append(text[a:b])
+        size += b - a
+        return size - (b - a)
+
+    def gap() -> None:
+        nonlocal size
+        done = "".join(parts[-1:])
+        tail = done[len(done.rstrip("\r\n")):]
+        sep = "" if tail.count("\n") >= 2 else (nl if tail else nl + nl)
+        parts.append(sep)
+        size += len(sep)
+
+    cursor = 0
+    moved_scopes: list[tuple[int, int]] = []
+    for (hs, end, _level), (a, b) in zip(mids, scopes, strict=False):
+        at = put(cursor, hs)
+        moved_scopes.append((at + a - cursor, at + b - cursor))
+        cursor = end
+    at = put(cursor, body_end)
+    if trailing is not None:
+        moved_scopes.append((at + scopes[-1][0] - cursor, at + scopes[-1][1] - cursor))
+    moved_lists: list[tuple[int, int]] = []
+    for hs, end, _level in mids:
+        gap()
+        at = put(hs, end)
+        moved_lists.append((at, at + end - hs))
+    if trailing is not None:
+        gap()
+        at = put(trailing[0], len(text))
+        moved_lists.append((at, at + trailing[1] - trailing[0]))
+    moved = "".join(parts)
+    lay = scan_markdown(moved)
+    # (cut whole, and no more: what followed the trailing list follows it still)
+    if lay.references is None or lay.references[0] != moved_lists[0][0] \
+            or moved[lay.references[1]:].strip() != moved[moved_lists[-1][1]:].strip():
+        return None
+    return Moved(moved, lay, tuple(segments), tuple((a, b, c, d) for (a, b), (c, d) in zip(
+        moved_scopes, moved_lists, strict=True)))
 
 
 def _bold_titles(text: str, lines: list[_Line], layout: Layout) -> list[tuple[int, str, int]]:
@@ -1813,7 +1967,7 @@ def _bold_closes_its_section(plain: str, lines: list[_Line], layout: Layout, hs:
     return _BODY_MARKER.search(_CODE_SPAN.sub(" ", plain[:before[-1][0]])) is None
 
 
-def _section_lines(text: str, lines: list[_Line], after: int, hs: int) -> tuple[int, int] | None:
+def _section_lines(text: str, lines: Iterable[_Line], after: int, hs: int) -> tuple[int, int] | None:
     """(entries, end) of the section under a references heading, up to `after`, when every line
     under it gives a source (a URL, link, DOI) and reads as no sentence, figure, quotation or step,
     or goes on the line above it, or is a deeper heading; one lead-in line that names sources may
@@ -1849,19 +2003,22 @@ def _section_lines(text: str, lines: list[_Line], after: int, hs: int) -> tuple[
     return entries, (rule if rule >= 0 and blank_before else after)
 
 
-def _rest_lists_no_sources(text: str, lines: list[_Line], layout: Layout, hs: int, end: int) -> bool:
-    """Whether no line outside [hs, end) gives a source as an entry of a list does ("[1] Title
-    https://…", "- [Reuters](https://…) — what it says", "Source: https://…", "[1] Reuters,
-    \"Tesla deliveries\", 2024."), names sources in a heading or a label ("### Hubble sources",
-    "**Sources for this section:**"), or defines a link label the report links through: then
-    the section may be one section's own list, and its numbers the report's other markers' too."""
+def _rest_lists_no_sources(text: str, lines: list[_Line], layout: Layout, cut: list[tuple[int, int]]) -> bool:
+    """Whether no line outside the sections `cut` ([start, end) each) gives a source as an entry
+    of a list does ("[1] Title https://…", "- [Reuters](https://…) — what it says",
+    "Source: https://…", "[1] Reuters, \"Tesla deliveries\", 2024."), names sources in a heading
+    or a label ("### Hubble sources", "**Sources for this section:**"), or defines a link label
+    the report links through: then the section may be one section's own list, and its numbers the
+    report's other markers' too."""
     headings = {h[0] for h in layout.headings}
+    cut_starts = [a for a, _b in cut]            # (sorted, apart)
     labels: set[str] = set()
     for ln in lines:
         t = ln.text
         if not t.strip():
             continue
-        if hs <= ln.start < end:
+        k = bisect.bisect_right(cut_starts, ln.start) - 1
+        if k >= 0 and ln.start < cut[k][1]:
             if (d := _LINK_DEF.match(t)) is not None:
                 labels.add(link_label(d.group(1)))
             continue
@@ -1879,7 +2036,8 @@ def _rest_lists_no_sources(text: str, lines: list[_Line], layout: Layout, hs: in
                 and not _prose_like(t):
             return False                        # "[1] Reuters, \"Tesla deliveries\", 2024."
     if labels:
-        rest = text[:hs] + text[end:]
+        rest = "".join(text[a:b] for a, b in zip([0, *(e for _s, e in cut)],
+                                                  [*(s_ for s_, _e in cut), len(text)], strict=True))
         used = _labels_in(rest)
         linked = {link_label(m.group(1)) for m in _REF_LINK_LABEL.finditer(rest)}
         if any(lab in linked or (not lab.isdigit() and lab in used) for lab in labels):
@@ -1905,6 +2063,7 @@ def trim_url(text: str, s: int, e: int) -> int:
 
 __all__ = ["scan_markdown", "is_references_title", "references_title", "LINK_OPEN", "BULLET_ITEM",
            "one_line_entries", "heading_title", "unclosed_block", "inline_regions", "table_line_regions",
-           "is_code_region", "link_definitions", "link_label", "Moved", "misplaced_references", "trim_url",
+           "is_code_region", "link_definitions", "link_label", "Moved", "misplaced_references",
+           "section_references", "trim_url",
            "footnote_note",
            "kept_definitions"]

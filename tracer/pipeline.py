@@ -153,7 +153,7 @@ def trace(
         layout = markdown.scan_markdown(report, titles=[r.title for r in recs])
         # a references section before more of the report is traced from the report's end, and
         # every offset the trace reports mapped back (the text around the section is the same)
-        moved = markdown.misplaced_references(report, layout)
+        moved = markdown.misplaced_references(report, layout) or markdown.section_references(report, layout)
         original, mapped_from = report, len(warnings)
         if moved is not None:
             report, layout = moved.text, moved.layout
@@ -186,7 +186,10 @@ def trace(
 
     with timer.stage("existing"):
         old_markers = existing_stage.find_existing_markers(report, layout, sentences)
-        resolved = existing_stage.resolve_existing(old_markers, removed, recs)
+        if moved is not None and moved.scopes:   # one list per section: each resolves its own
+            old_markers, resolved = existing_stage.resolve_in_scopes(old_markers, report, moved.scopes, recs)
+        else:
+            resolved = existing_stage.resolve_existing(old_markers, removed, recs)
         stats.existing_citations = sum(1 for m in old_markers if not m.opener)
         # "[2]" with "[2]: url" in the body is the author's link; when that url is none of the
         # records it is left as it is (removing it would lose the link), whatever the policy.

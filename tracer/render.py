@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tracer.errors import InvalidInputError
-from tracer.existing import SUBJECT_VERB, _footnote_definitions, strip_markers
+from tracer.existing import SCOPE_STEP, SUBJECT_VERB, _footnote_definitions, strip_markers
 from tracer.markdown import kept_definitions, link_definitions, link_label, open_table_rows, unclosed_block
 from tracer.models import (
     Candidate,
@@ -154,7 +154,7 @@ def _old_label(marker: ExistingMarker, n: int) -> str:
     if n < 0 and marker.urls:
         one_each = len(marker.urls) == len(marker.numbers)
         return marker.urls[marker.numbers.index(n) if one_each else 0]
-    return str(n)
+    return str(n % SCOPE_STEP)   # (one of several lists': its number as written)
 
 
 def _link_check() -> Callable[[str], bool]:

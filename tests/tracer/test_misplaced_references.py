@@ -197,7 +197,8 @@ def test_what_is_not_moved(report: str) -> None:
 def test_offsets_map_back_to_the_report() -> None:
     moved = misplaced_references(REPORT, scan_markdown(REPORT))
     assert moved is not None
-    assert (moved.start, moved.end) == (len(BEFORE), len(BEFORE) + len(SECTION))
+    start, end = len(BEFORE), len(BEFORE) + len(SECTION)
+    assert moved.segments[-1][1:] == (start, len(SECTION))
     assert moved.text == BEFORE + AFTER + "\n" + SECTION
     assert moved.layout.references is not None and moved.text[moved.layout.references[0]:] == SECTION
     for p in range(len(moved.text)):
@@ -205,7 +206,7 @@ def test_offsets_map_back_to_the_report() -> None:
         if p < len(BEFORE) + len(AFTER):
             assert REPORT[q] == moved.text[p]
         elif p >= len(moved.text) - len(SECTION):
-            assert REPORT[q] == moved.text[p] and moved.start <= q < moved.end
+            assert REPORT[q] == moved.text[p] and start <= q < end
     # a span that ends where the section started ends there, not after it
     assert moved.original(len(BEFORE), end=True) == len(BEFORE)
     assert moved.original(len(BEFORE) + len(AFTER), end=True) == len(REPORT)
@@ -255,7 +256,7 @@ def test_a_bold_title_closing_the_last_section_is_the_reports_list_when_earlier_
 
 def _moved(report: str, section: str) -> None:
     moved = misplaced_references(report, scan_markdown(report))
-    assert moved is not None and report[moved.start:moved.end] == section
+    assert moved is not None and report[moved.segments[-1][1]:sum(moved.segments[-1][1:])] == section
     out = trace(report, RECORDS, TraceOptions(existing="keep"))
     assert out.removed_references == section
     body = out.report.partition("## References\n")[0]
@@ -377,7 +378,8 @@ def test_superscript_notes_count_as_citing_a_sources_list_before_more_report() -
               "Telescope launched on 25 December 2021.²\n\n## Sources\n\n1. [Hubble facts](https://a.example/hubble)\n"
               "2. [Webb](https://b.example/webb)\n\n## Methodology\n\nWe read the agencies' pages.\n")
     moved = misplaced_references(report, scan_markdown(report))
-    assert moved is not None and report[moved.start:moved.end].startswith("## Sources")
+    assert moved is not None
+    assert report[moved.segments[-1][1]:sum(moved.segments[-1][1:])].startswith("## Sources")
     out = trace(report, RECORDS)
     assert out.report.index("## Methodology") < out.report.index("## References")
     assert "## Sources" not in out.report
