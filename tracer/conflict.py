@@ -40,7 +40,7 @@ import bisect
 import difflib
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -116,7 +116,10 @@ _ZH_BUY_SELL = "增持:减持"
 # both ("阿里巴巴于2023年出售了…" against "…收购了…"; "净亏损为5亿元" against "净利润为5亿元"; "扩大至12%"
 # against "下降至12%"), not in a reworded clause ("联想从IBM收购" is "IBM出售给联想", "跌幅扩大" a fall)
 ZH_STRICT_OPPOSITES = _opposites(" ".join((
-    "收购:出售 收购:出让 购入:出售 买下:卖出 净利润:净亏损 利润:亏损 扩大:收窄 扩大:缩小", *(
+    "收购:出售 收购:出让 购入:出售 买下:卖出 净利润:净亏损 利润:亏损 扩大:收窄 扩大:缩小",
+    # a bound, the other way ("65岁以上" against "65岁以下", "超过10万元" against "不到10万元")
+    "以上:以下 以上:以内 超过:不到 超过:不足 超过:低于 超出:不到 超出:不足 高于:不足 高于:不到 "
+    "至少:至多 至少:最多 不少于:不超过 不低于:不高于 不少于:少于 不超过:超过", *(
         f"扩大:{d}" for d in "下降 下滑 下跌 降低 减少 萎缩 回落".split()), *(
         f"{w}:{u}" for w in ("收窄", "缩小") for u in "增长 增加 上升 上涨 提升 提高".split()))), stem=False)
 ZH_OPPOSITES = _opposites(" ".join((_ZH_OPPOSITES, _ZH_BUY_SELL, *(
@@ -258,23 +261,30 @@ def _sentence_words(text: str, zh: bool) -> tuple[_Word, ...]:
 
 
 def _first_word_names(a: tuple[_Word, ...], b: tuple[_Word, ...], s1: int, s2: int, t1: int, t2: int,
-                      text: str) -> bool:
+                      text: str, written: WrittenCase | None = None) -> bool:
     """Whether two English runs that open both texts are names, though an opening word is
     capitalised whatever it is ("Researchers found" and "Scientists found" are no swap): the
     record writes the quote's run capitalised after a lower-case word, not as part of a longer
     name ("…made by Pfizer.", not "…the Metropolitan Police"), neither it nor the sentence writes
     a word of the sentence's run in lower case, and neither run abbreviates the other ("VW" for
-    "Volkswagen")."""
+    "Volkswagen"). Or, with `written` (how the request's records write a phrase), some record
+    writes either run so, and no record, nor the sentence, writes a word of either in lower case
+    ("Honda sold 11.2 million vehicles" against "Toyota sold 11.2 million vehicles", where another
+    record says "…behind Toyota and Honda")."""
     if not text or s2 - s1 > 3 or t2 - t1 > 3:
         return False
     said, quoted = _said(a, s1, s2), _said(b, t1, t2)
-    if not re.search(rf"(?:^|[\s(])[a-z]+[,;:]? {re.escape(quoted)}\b(?! [A-Z])", text):
-        return False
     if _abbreviates(said, quoted) or _abbreviates(quoted, said):
         return False
     sentence = " ".join(w for _k, w, _t in a)
-    return not any(re.search(rf"\b{re.escape(w.lower())}\b", text) or w.lower() in sentence
-                   for _k, w, _t in a[s1:s2])
+    if re.search(rf"(?:^|[\s(])[a-z]+[,;:]? {re.escape(quoted)}\b(?! [A-Z])", text):
+        return not any(re.search(rf"\b{re.escape(w.lower())}\b", text) or w.lower() in sentence
+                       for _k, w, _t in a[s1:s2])
+    if written is None:
+        return False
+    words = [w for _k, w, _t in (*a[s1:s2], *b[t1:t2])]
+    return not any(w.lower() in sentence or written(w.lower())[0] for w in words) \
+        and (written(quoted)[1] or written(said)[1])
 
 
 def _abbreviates(short: str, long: str) -> bool:
@@ -517,15 +527,21 @@ def _aligned(ka: list[str], kb: list[str]) -> tuple[Sequence[_Op], float]:
     return ops, same / la if la else 0.0   # of the part aligned
 
 
-def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
-                   record: str = "", ordered: bool = True) -> Conflict | None:
+#: How a request's records write a phrase: (some record writes it in lower case, some record writes
+#: it capitalised after a lower-case word, as a name is written mid-sentence).
+WrittenCase = Callable[[str], tuple[bool, bool]]
+
+
+def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", record: str = "",
+                   ordered: bool = True, written: WrittenCase | None = None) -> Conflict | None:
     """The first spot where `quote` contradicts `sentence` (see the module's description), or
     None. `lang` is "zh" for Chinese (rjieba words and tags), anything else for English.
     `around`, the record's text next to the quote, may answer a negation that the quote leaves
     out ("…was nominated in 2010. It did not win."): then the sentence's negation is no conflict.
     `record`, the whole record, tells whether an English sentence's first word is a name.
     `ordered=False` for a table row's claim, whose word order is its columns' order: the rules that
-    read who or what comes first (roles, a figure's measure) are skipped."""
+    read who or what comes first (roles, a figure's measure) are skipped. `written` tells how the
+    request's records write a phrase, which may show a sentence's first word to be a name."""
     zh = lang == "zh"
     a = _sentence_words(sentence, zh)  # a sentence meets many quotes; each quote is read once
     b = _zh_words(quote) if zh else _en_words(quote)
@@ -710,7 +726,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "",
                 s1, s2 = _trimmed(a, s1, s2)
                 t1, t2 = _trimmed(b, t1, t2)
             if s1 < s2 and t1 < t2 and (zh or (t1 > 0 and not (title_case or _title_case(b)))
-                                        or _first_word_names(a, b, s1, s2, t1, t2, record)) \
+                                        or _first_word_names(a, b, s1, s2, t1, t2, record, written)) \
                     and not set(ka[s1:s2]) & in_b \
                     and (_is_name_run(a[s1:s2], zh) or _zh_unknown_name(a, s1, s2, b, t1, t2, zh, record)) \
                     and _is_name_run(b[t1:t2], zh) \

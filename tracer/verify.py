@@ -480,6 +480,7 @@ class Verifier:
         self._spans: dict[tuple[str, int], tuple[int, int]] = {}
         self._conflicts: dict[tuple[str, int], Conflict | None] = {}
         self._record_words: dict[int, frozenset[str]] = {}
+        self._written: dict[str, tuple[bool, bool]] = {}
         # the claims of table rows (`Sentence.query`): their word order is their columns' order
         self.rows: frozenset[str] = frozenset()
         self._table_subjects: dict[int, list[str]] = {}   # table -> its rows' subjects
@@ -885,6 +886,24 @@ class Verifier:
                                                           content[end:end + _ANSWER_REACH])
         return self._conflicts[key]
 
+    def written(self, phrase: str) -> tuple[bool, bool]:
+        """How the request's records write `phrase` (`tracer.conflict.WrittenCase`): whether one
+        writes it in lower case, and whether one writes it capitalised after a lower-case word, as
+        a name is written mid-sentence ("…behind Toyota and Honda"). Read once a phrase, and only
+        for a sentence whose first words the quote replaces, so most requests never read it."""
+        got = self._written.get(phrase)
+        if got is None:
+            lower = re.compile(rf"\b{re.escape(phrase.lower())}\b")
+            name = re.compile(rf"(?:^|[\s(])[a-z]+[,;:]? {re.escape(phrase)}\b(?! [A-Z])")
+            low = named = False
+            for rec in self.records:
+                low = low or lower.search(rec.content) is not None
+                named = named or name.search(rec.content) is not None
+                if low and named:
+                    break
+            got = self._written[phrase] = (low, named)
+        return got
+
     def quote_conflict_in(self, sentence: str, record: int, quote: str, around: str = "",
                           after: str = "") -> Conflict | None:
         """Where `quote`, from the record at position `record`, contradicts the sentence: a
@@ -896,7 +915,8 @@ class Verifier:
         query = sentence_query(sentence)
         content = self.records[record].content
         got = framed(query, quote, self.index.lang) or asked(query, quote, self.index.lang, after) \
-            or quote_conflict(query, quote, self.index.lang, around, content, sentence not in self.rows) \
+            or quote_conflict(query, quote, self.index.lang, around, content, sentence not in self.rows,
+                              self.written) \
             or rank_conflict(query, quote, self.index.lang)
         if got is None and self.index.lang in self.tuning.figure_conflicts:
             got = self._figures_instead(sentence, record, quote)

@@ -926,6 +926,41 @@ def test_another_name_opening_an_english_sentence_is_a_swap_when_the_record_show
                           "en", record=study) is None
 
 
+def test_another_name_opening_an_english_sentence_is_a_swap_when_another_record_shows_it_is_one() -> None:
+    toyota = {"url": "https://a.example/toyota", "title": "Toyota results",
+              "content": "Toyota sold 11.2 million vehicles in 2023, remaining the world's best-selling "
+                         "carmaker for the fourth year in a row."}
+    market = {"url": "https://b.example/market", "title": "Car market",
+              "content": "Japanese carmakers gained share in Asia, led by Toyota and Honda, while European "
+                         "brands lost ground in China."}
+    report = "Honda sold 11.2 million vehicles in 2023, remaining the world's best-selling carmaker.\n"
+    out = trace(report, [toyota, market])
+    assert not out.citations
+    (gap,) = out.unsupported
+    assert gap.closest is not None and gap.closest.conflict and "Honda" in gap.closest.conflict
+    # the right name is cited, and a common word opening both texts is no name
+    assert trace(report.replace("Honda", "Toyota"), [toyota, market]).citations
+    study = {"url": "https://c.example/study", "title": "Blood pressure trial",
+             "content": "Scientists found that the new drug lowered blood pressure in older adults. "
+                        "The trial was run by Oxford researchers and funded by Wellcome."}
+    out = trace("Researchers found that the new drug lowered blood pressure in older adults.\n",
+                [study, market])
+    assert [s.url for c in out.citations for s in c.sources] == ["https://c.example/study"]
+
+
+def test_a_chinese_bound_the_other_way_is_a_conflict() -> None:
+    for said, quoted in (
+            ("该药物获准用于65岁以下成年人。", "该药物获准用于65岁以上成年人，不建议孕妇使用。"),
+            ("年收入不到10万元的家庭需缴纳该税。", "年收入超过10万元的家庭需缴纳该税，税率为3%。"),
+            ("排量在1.6升以上的乘用车可享受减半征收购置税。",
+             "排量在1.6升以下的乘用车可享受减半征收购置税。")):
+        got = quote_conflict(said, quoted, "zh")
+        assert got is not None and got.kind == "opposite", (said, got)
+    # the same bound in other words is none
+    assert quote_conflict("年收入超过10万元的家庭需缴纳该税。", "年收入高于10万元的家庭需缴纳该税。",
+                          "zh") is None
+
+
 def test_another_quantity_of_the_same_things_is_a_conflict() -> None:
     assert quote_conflict("Several of the passengers on the ferry were injured in the crash.",
                           "None of the passengers on the ferry were injured in the crash.", "en") == Conflict(
