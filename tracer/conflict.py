@@ -70,6 +70,9 @@ hire:lay hire:fire hired:laid hired:fired acquit:convict acquitted:convicted add
 pass:reject passed:rejected pass:block passed:blocked early:late
 confirm:deny confirmed:denied admit:deny admitted:denied approve:veto approved:vetoed open:close
 opened:closed up:down upward:downward
+approve:block approved:blocked join:leave join:left joined:left arrest:release arrested:released
+uphold:overturn upheld:overturned miss:beat missed:beat lift:impose lifted:imposed enact:repeal
+enacted:repealed first:last remove:return removed:returned appoint:dismiss appointed:dismissed
 """
 # Words that move a figure up or down: every one of the first row is the opposite of every one of
 # the second ("lowered its forecast" for "raised", "plunged" for "surged").
@@ -92,6 +95,8 @@ _ZH_OPPOSITES = """
 批准:否决 通过:否决 批准:驳回 同意:拒绝 接受:拒绝 获批:被拒 增长:持平 下降:持平 上涨:持平 增加:持平
 正面:背面 较高:较低 较大:较小 较多:较少 较快:较慢 偏高:偏低 偏大:偏小 上方:下方 国内:国外 境内:境外
 城市:农村 城镇:农村 内部:外部 首次:再次 甲型:乙型 上游:下游 上行:下行 顺利:受阻
+加入:退出 逮捕:释放 维持:撤销 超出:不及 好于:不及 生效:废止 生效:失效 任命:免去 任命:辞去 任命:免职
+解除:实施 解除:实行 上市:退市 首个:最后
 """
 
 
@@ -1047,12 +1052,24 @@ _FRAME_EN = re.compile(
     r"\b(?:whether|no evidence (?:that|of)|little evidence (?:that|of)|no proof that|allegations? that"
     r"|alleged that|claims? that|claimed that|rumou?rs? that|den(?:y|ies|ied) that|myth that|not true that"
     r"|falsely (?:claimed|said|reported|stated)|speculation that|hypothes[ie]s that"
-    r"|it is not the case that)\b",
+    r"|it is not the case that|speculated that|(?:fears?|feared) that|posts? claiming"
+    # "denied reports that", "refuted suggestions that", "said it was false that"
+    r"|(?:den(?:y|ies|ied)|refut\w*|dismiss\w*|rebut\w*|reject\w*) (?:the )?(?:media )?"
+    r"(?:reports?|claims?|suggestions?|rumou?rs?|allegations?|speculation) that"
+    r"|(?:false|untrue|a myth|a hoax|fake news) that)\b",
     re.IGNORECASE,
 )
 _FRAME_ZH = re.compile(
     r"是否|有无(?![数人线限法机])|(?:并无|没有|尚无|无)证据(?:表明|显示|证明)?|传言|谣言|否认|辟谣|不实|是不是"
-    r"|尚不清楚|尚不明确|尚无定论|尚未证实|未经证实|有待证实|有待确认")
+    r"|尚不清楚|尚不明确|尚无定论|尚未证实|未经证实|有待证实|有待确认|网传|据传|传闻|市场猜测|猜测称|网友称|爆料称")
+# a denial after what it denies, in the same quote sentence ("网传…提高到67岁，人社部回应称该消息不实",
+# "… to 67, but the ministry called it a fabrication")
+_POST_DENIAL_EN = re.compile(
+    r"\b(?:(?:is|was|are|were) (?:false|untrue|not true|fake|a (?:myth|hoax|fabrication|rumou?r))"
+    r"|called (?:it|this|that|them|the (?:reports?|claims?|rumou?rs?)) (?:false|untrue|fake(?: news)?"
+    r"|a (?:fabrication|hoax|myth|rumou?r)|baseless|groundless))\b", re.IGNORECASE)
+_POST_DENIAL_ZH = re.compile(r"不实|谣言|辟谣|不属实|假消息|虚假信息|纯属捏造|系误读")
+_POST_DENIAL_GAP = 40    # characters between the last repeated word and the denial
 _QUOTE_SENTENCE_END = re.compile(r"[.!?。！？]\s*")
 _QUOTE_SENTENCE_END_OR_LAST = re.compile(r"[.!?。！？]\s*|\Z")   # an unfinished last sentence too
 
@@ -1181,7 +1198,10 @@ def framed(sentence: str, quote: str, lang: str) -> Conflict | None:
     when a finding follows it ("tested whether the drug works found that it reduces…"), or, for
     a denial, when the sentence denies too ("found no link" against "no evidence of a link")."""
     pattern = _FRAME_ZH if lang == "zh" else _FRAME_EN
-    if pattern.search(quote) is None or pattern.search(sentence) is not None:
+    post = _POST_DENIAL_ZH if lang == "zh" else _POST_DENIAL_EN
+    pre_frame = pattern.search(quote) is not None and pattern.search(sentence) is None
+    post_frame = post.search(quote) is not None and post.search(sentence) is None
+    if not (pre_frame or post_frame):
         return None
     unit = _FRAME_UNIT_ZH if lang == "zh" else _FRAME_UNIT_EN
     a = [m.group(0).lower() for m in unit.finditer(sentence)]
@@ -1191,7 +1211,18 @@ def framed(sentence: str, quote: str, lang: str) -> Conflict | None:
         return None
     blocks = [x for x in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks() if x.size]
     denies = _SENTENCE_DENIES.search(sentence) is not None
-    for f in pattern.finditer(quote):
+    for f in post.finditer(quote) if post_frame and not denies else ():
+        before = [x for x in blocks if qm[x.b + x.size - 1].end() <= f.start()]
+        if sum(x.size for x in before) < 0.7 * len(a):
+            continue
+        last_end = qm[max(x.b + x.size - 1 for x in before)].end()
+        if f.start() - last_end > _POST_DENIAL_GAP or _QUOTE_SENTENCE_END.search(quote, last_end, f.start()) \
+                or _FRAME_UNDONE.search(quote[max(0, f.start() - 24):f.start()]):
+            continue
+        first_at = qm[min(x.b for x in before)].start()
+        begin = max((m.end() for m in _QUOTE_SENTENCE_END.finditer(quote, 0, first_at)), default=0)
+        return Conflict("framed", "", quote[begin:f.end()].strip())
+    for f in pattern.finditer(quote) if pre_frame else ():
         after = [x for x in blocks if qm[x.b].start() >= f.end()]
         if sum(x.size for x in after) < 0.7 * len(a):
             continue
@@ -2251,7 +2282,7 @@ def _weak_modal(words: tuple[_Word, ...], i: int) -> bool:
     return not (w == "may" and i > 0 and words[i - 1][1][:1].isupper() and i > 1)
 # English quantifiers by how many they say: none, some, most, all
 _QUANTIFIER_RANK = {"none": 0, "no": 0, "some": 1, "several": 1, "few": 1, "many": 1, "most": 2,
-                    "majority": 2, "all": 3, "every": 3, "each": 3}
+                    "majority": 2, "minority": 1, "all": 3, "every": 3, "each": 3}
 _NEGATIVE_PREFIXES = ("un", "in", "im", "il", "ir", "non")
 _ADJECTIVE_END = re.compile(
     r"(?:able|ible|al|ful|ive|ent|ant|ic|ous|ar|id|ate|ed|own|ly|ary|ory|ure|ite|ect|ial)$")

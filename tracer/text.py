@@ -1019,6 +1019,33 @@ def figures_instead(claimed: set[str], missing: list[str], claimed_units: dict[s
     return [text for _at, text, *_rest in sorted(found)[:limit]]
 
 
+_SCALES = (1e3, 1e6, 1e9, 1e-3, 1e-6, 1e-9)
+
+
+def scale_slip(missing: list[str], claimed_units: dict[str, Quantity], quote: str) -> tuple[str, str] | None:
+    """A measured figure of the claim's `missing` ones (from `unstated_numbers`) that `quote` states
+    a thousand, a million or a billion times over or under, in the same unit ("US$26.0 million"
+    against "US$26.0 billion", "€3.2 million" against "€3.2 billion"): a slip of scale, not a
+    figure the record leaves out. (claim's, quote's) as `display_number` writes them, or None.
+    Counts, percentages, dates and codes are not read so ("5 people" against "5,000 people" may be
+    two groups)."""
+    wanted = [(v, u) for v in missing if (u := claimed_units.get(v)) is not None
+              and u.kind not in ("points", "percent") and u.base]
+    if not wanted:
+        return None
+    units = StatedUnits()
+    _plain_numbers(_claim_dates(quote)[1], units=units)
+    for v, u in wanted:
+        for w, theirs in units.units_of.items():
+            for t in theirs:
+                if t is None or t.kind != u.kind or (u.kind == "money" and t.unit != u.unit) or not t.base:
+                    continue
+                ratio = t.base / u.base
+                if any(abs(ratio - f) <= 1e-9 * f for f in _SCALES):
+                    return display_number(v, u), display_number(w, t)
+    return None
+
+
 def _counted_nouns(claim: str, missing: list[str]) -> set[str]:
     """What the claim's missing plain counts count: the word after each ("21 segments" ->
     "segment"; a Chinese figure's classifier, "3名" -> "名")."""

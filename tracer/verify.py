@@ -56,6 +56,7 @@ from tracer.text import (
     numbers_agreement,
     numbers_and_units,
     numeric_dates,
+    scale_slip,
     spelled_numbers,
     spelled_out,
     stated_numbers,
@@ -921,7 +922,8 @@ class Verifier:
         if got is None and self.index.lang in self.tuning.figure_conflicts:
             got = self._figures_instead(sentence, record, quote)
         elif got is None:
-            got = self._every_figure_instead(sentence, record, quote)
+            got = self._every_figure_instead(sentence, record, quote) \
+                or self._scale_slip(sentence, record, quote)
         if got is None and self.index.lang == "zh":
             got = quote_addition(query, quote, content)
         elif got is None:
@@ -938,6 +940,17 @@ class Verifier:
         unstated = self.unstated_numbers_in(sentence, record)
         instead = self.figures_instead_in(sentence, record, quote) if unstated else []
         return Conflict("figures", ", ".join(unstated), ", ".join(instead)) if instead else None
+
+    def _scale_slip(self, sentence: str, record: int, quote: str) -> Conflict | None:
+        """A figure of the sentence that the record states nowhere, where the quote states it a
+        thousand or a million times over or under in the same unit ("US$26.0 million" against
+        "US$26.0 billion"): a contradiction where `Tuning.figure_conflicts` does not make every
+        other figure one (`tracer.text.scale_slip`)."""
+        c = self._claim(sentence)
+        if not c.units:
+            return None
+        slip = scale_slip(self._unstated_values(c, record), c.units, quote)
+        return Conflict("figures", *slip) if slip is not None else None
 
     def _every_figure_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
         """Where two figures or more of a sentence, half of its figures or more, are ones the record

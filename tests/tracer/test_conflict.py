@@ -961,6 +961,54 @@ def test_a_chinese_bound_the_other_way_is_a_conflict() -> None:
                           "zh") is None
 
 
+def test_a_claim_the_record_reports_as_denied_or_rumoured_is_framed() -> None:
+    from tracer.conflict import framed
+    said = "The government will raise the retirement age to 67."
+    for quote in ("The minister denied reports that the government will raise the retirement age to 67.",
+                  "Reports said the government will raise the retirement age to 67, but the ministry "
+                  "called it a fabrication.",
+                  "Officials refuted suggestions that the government will raise the retirement age to 67."):
+        got = framed(said, quote, "en")
+        assert got is not None and got.kind == "framed", quote
+    for quote in ("养老金改革讨论仍在继续。网传政府将把退休年龄提高到67岁，人社部回应称该消息不实。",
+                  "针对政府将把退休年龄提高到67岁的说法，官方辟谣称系谣言。",
+                  "据传政府将把退休年龄提高到67岁。"):
+        got = framed("政府将把退休年龄提高到67岁。", quote, "zh")
+        assert got is not None and got.kind == "framed", quote
+    # confirmed, or denied in another sentence about something else: no frame
+    assert framed(said, "The government will raise the retirement age to 67, the minister confirmed.",
+                  "en") is None
+    assert framed("政府将把退休年龄提高到67岁。",
+                  "政府将把退休年龄提高到67岁。此前关于取消公积金的消息不实。", "zh") is None
+
+
+def test_another_event_of_the_same_thing_or_another_share_of_it_is_a_conflict() -> None:
+    for said, quoted in (("The court overturned the ruling in March 2024.",
+                          "The court upheld the ruling in March 2024."),
+                         ("Italy left the alliance in 2019.", "Italy joined the alliance in 2019."),
+                         ("Police released the suspect on Monday.", "Police arrested the suspect on Monday."),
+                         ("The Wright brothers made the last powered flight in 1903.",
+                          "The Wright brothers made the first powered flight in 1903."),
+                         ("Most of the bank's branches will remain open on Saturdays.",
+                          "Only a minority of the bank's branches will remain open on Saturdays.")):
+        assert quote_conflict(said, quoted, "en") is not None, said
+    for said, quoted in (("意大利于2019年退出该联盟。", "意大利于2019年加入该联盟。"),
+                         ("警方于周一释放了嫌疑人。", "警方于周一逮捕了嫌疑人。")):
+        assert quote_conflict(said, quoted, "zh") is not None, said
+
+
+def test_a_figure_the_quote_states_a_thousand_times_over_is_a_slip_of_scale() -> None:
+    nvidia = {"url": "https://a.example/nvidia", "title": "Nvidia results",
+              "content": "Nvidia reported revenue of US$26.0 billion for the first quarter of fiscal 2025, "
+                         "up 262% from a year ago."}
+    report = "Nvidia reported revenue of US$26.0 million for the first quarter of fiscal 2025.\n"
+    out = trace(report, [nvidia])
+    assert not out.citations
+    (gap,) = out.unsupported
+    assert gap.closest is not None and "USD 26,000,000,000" in gap.closest.conflict
+    assert trace(report.replace("million", "billion"), [nvidia]).citations
+
+
 def test_another_quantity_of_the_same_things_is_a_conflict() -> None:
     assert quote_conflict("Several of the passengers on the ferry were injured in the crash.",
                           "None of the passengers on the ferry were injured in the crash.", "en") == Conflict(
