@@ -324,6 +324,39 @@ def _is_name_run(words: tuple[_Word, ...], zh: bool) -> bool:
     return all(w[:1].isupper() and w.lower() not in _NOT_NAMES for _k, w, _t in words)
 
 
+_ZH_INSTITUTION_HEADS = ("中心", "总局", "银行", "发射场", "委员会", "研究院", "研究所", "大学", "学院",
+                         "医院", "公司", "集团", "交易所", "法院", "检察院", "协会", "基金会")
+_ZH_NOT_NAME_TAGS = ("u", "p", "c", "m", "q", "r", "d", "x", "w")
+
+
+def _zh_split_name(words: tuple[_Word, ...]) -> bool:
+    """Two to four single characters none of them a small word: a name rjieba does not know, cut
+    apart ("毕" + "昇", "屠" + "呦" + "呦")."""
+    return 2 <= len(words) <= 4 and all(len(w) == 1 and not t.rstrip(_APART).startswith(_ZH_NOT_NAME_TAGS)
+                                        for _k, w, t in words)
+
+
+def _zh_long_name(words: tuple[_Word, ...]) -> bool:
+    """A proper name of up to ten characters in nouns: a person's, place's or organisation's word
+    among them, or an institution's head at the end ("西昌卫星发射中心", "文昌航天发射场",
+    "国家金融监督管理总局")."""
+    text = "".join(w for _k, w, _t in words)
+    return len(text) <= 10 and all(t[:1] in ("n", "l") for _k, _w, t in words) \
+        and (any(t[:2] in ("nr", "ns", "nt", "nz") for _k, _w, t in words)
+             or text.endswith(_ZH_INSTITUTION_HEADS))
+
+
+def _zh_names(x: tuple[_Word, ...], y: tuple[_Word, ...]) -> bool:
+    """Whether two Chinese runs at one spot both read as names (`_is_name_run`), or as names rjieba
+    reads poorly: a person's name against one it cut into characters ("沈括" against "毕" "昇"), or
+    two long proper names (`_zh_long_name`)."""
+    if _is_name_run(x, True) and _is_name_run(y, True):
+        return True
+    if (_is_proper(x) and _zh_split_name(y)) or (_is_proper(y) and _zh_split_name(x)):
+        return True
+    return _zh_long_name(x) and _zh_long_name(y)
+
+
 # times that say "now" or "lately" in other words ("目前" and "今年" do not disagree)
 _ZH_NOW = frozenset({"目前", "现在", "当前", "如今", "现今", "眼下", "当下", "近日", "近期", "最近", "日前",
                      "此时", "这时", "同时", "当今", "时下"})
@@ -355,7 +388,13 @@ def _part_of_a_name(words: tuple[_Word, ...], at: int, zh: bool, apart: bool = F
 # a historical period ("明朝", "唐代", "20世纪", "春秋时期"); not the generic ones ("现代", "时代")
 _ZH_PERIOD = re.compile(r"^(?!(?:现|当|近|时|年|历|世|后|一|古)代$)"
                         r"[\u4e00-\u9fff\d]{1,4}(?:朝|代|世纪|年代|时期|年间)$")
+_PERIOD_SUFFIX = re.compile(r"(?:朝|代|时期|年间)$")
 _LEAD_RUN = 4  # aligned words that end the leading parts of the two texts
+
+
+def _same_period(said: str, quoted: str) -> bool:
+    """Whether two historical periods are one ("明代" and "明朝", "唐朝" and "唐代")."""
+    return _PERIOD_SUFFIX.sub("", said) == _PERIOD_SUFFIX.sub("", quoted)
 
 
 def _leading_swap(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
@@ -377,7 +416,8 @@ def _leading_swap(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op]
         return Conflict("name", _said(a, s1, i), _said(b, t1, j))
     said = sorted(w for k, w, _t in a[:i] if _ZH_PERIOD.search(w) and k not in in_b)
     quoted = sorted(w for k, w, _t in b[:j] if _ZH_PERIOD.search(w) and k not in in_a)
-    return Conflict("name", said[0], quoted[0]) if said and quoted else None
+    return Conflict("name", said[0], quoted[0]) if said and quoted and not _same_period(said[0], quoted[0]) \
+        else None
 
 
 def _head_swap(a: tuple[_Word, ...], b: tuple[_Word, ...], s1: int, s2: int, t1: int, t2: int,
@@ -715,8 +755,13 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                     and (least >= 2 or (_is_proper(a[s1:s2]) and _is_proper(b[t1:t2])))
             else:
                 flanked = least >= 1 and not (title_case or _title_case(b))
+            if zh and flanked and s2 - s1 == 1 and t2 - t1 == 1 and ka[s1] not in in_b \
+                    and _ZH_PERIOD.search(a[s1][1]) and _ZH_PERIOD.search(b[t1][1]) \
+                    and not _same_period(a[s1][1], b[t1][1]) and not _one_name(a[s1][1], b[t1][1], zh):
+                return Conflict("name", a[s1][1], b[t1][1])   # "清朝" for "明朝", whatever follows
             if flanked and s1 < s2 and t1 < t2 and not set(ka[s1:s2]) & in_b \
-                    and _is_name_run(a[s1:s2], zh) and _is_name_run(b[t1:t2], zh) \
+                    and (_zh_names(a[s1:s2], b[t1:t2]) if zh
+                         else _is_name_run(a[s1:s2], zh) and _is_name_run(b[t1:t2], zh)) \
                     and (not _part_of_a_name(a, s1 - 1, zh, _apart(a, s1))
                          or _head_swap(a, b, s1, s2, t1, t2, zh)) \
                     and not _part_of_a_name(a, s2, zh, _apart(a, s2)) \
@@ -733,8 +778,10 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             if s1 < s2 and t1 < t2 and (zh or (t1 > 0 and not (title_case or _title_case(b)))
                                         or _first_word_names(a, b, s1, s2, t1, t2, record, written)) \
                     and not set(ka[s1:s2]) & in_b \
-                    and (_is_name_run(a[s1:s2], zh) or _zh_unknown_name(a, s1, s2, b, t1, t2, zh, record)) \
-                    and _is_name_run(b[t1:t2], zh) \
+                    and ((_is_name_run(a[s1:s2], zh) and _is_name_run(b[t1:t2], zh))
+                         or (zh and _zh_names(a[s1:s2], b[t1:t2]))
+                         or (_zh_unknown_name(a, s1, s2, b, t1, t2, zh, record)
+                             and _is_name_run(b[t1:t2], zh))) \
                     and not _part_of_a_name(a, s2, zh) \
                     and not _one_name(_said(a, s1, s2), _said(b, t1, t2), zh):
                 return Conflict("name", _said(a, s1, s2), _said(b, t1, t2))

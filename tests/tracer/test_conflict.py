@@ -1009,6 +1009,27 @@ def test_a_figure_the_quote_states_a_thousand_times_over_is_a_slip_of_scale() ->
     assert trace(report.replace("million", "billion"), [nvidia]).citations
 
 
+def test_chinese_names_rjieba_reads_poorly_and_another_dynasty_are_another_name() -> None:
+    for said, quoted in (
+            # a person's name against one rjieba cuts into characters ("毕" "昇", "屠" "呦" "呦")
+            ("活字印刷术由北宋时期的沈括发明，比欧洲早约400年。",
+             "活字印刷术由北宋时期的毕昇发明，比欧洲早约400年。"),
+            ("袁隆平因发现青蒿素获得2015年诺贝尔生理学或医学奖。",
+             "屠呦呦因发现青蒿素获得2015年诺贝尔生理学或医学奖，是首位获得诺贝尔科学类奖项的中国科学家。"),
+            # two long proper names
+            ("长征五号遥八运载火箭于2024年在西昌卫星发射中心成功发射。",
+             "长征五号遥八运载火箭于2024年在文昌航天发射场成功发射。"),
+            # a dynasty before a name ("永乐", which rjieba tags a place)
+            ("郑和七下西洋发生在清朝永乐至宣德年间。", "郑和七下西洋发生在明朝永乐至宣德年间。")):
+        got = quote_conflict(said, quoted, "zh")
+        assert got is not None and got.kind == "name", (said, got)
+    # the same name written otherwise, and the same period, are none
+    assert quote_conflict("郑和七下西洋发生在明代永乐至宣德年间。", "郑和七下西洋发生在明朝永乐至宣德年间。",
+                          "zh") is None
+    assert quote_conflict("活字印刷术由北宋时期的毕昇发明。", "活字印刷术是北宋时期的毕昇发明的。",
+                          "zh") is None
+
+
 def test_another_quantity_of_the_same_things_is_a_conflict() -> None:
     assert quote_conflict("Several of the passengers on the ferry were injured in the crash.",
                           "None of the passengers on the ferry were injured in the crash.", "en") == Conflict(
