@@ -1383,6 +1383,37 @@ def quote_addition(sentence: str, quote: str, record: str) -> Conflict | None:
     return None
 
 
+_ADMIN_SUFFIX = re.compile(r"(?:省|市|县|区|州|自治区|特别行政区)$")
+
+
+def zh_other_place(sentence: str, quote: str, record: str) -> Conflict | None:
+    """A Chinese sentence that copies its quote (70% of its words or more, in order) but names a
+    place or organisation the record never states, where the quote names another of that kind the
+    sentence never does ("江苏2023年地区生产总值2.41万亿元" against "2023年江西地区生产总值2.41万亿元"):
+    the figures are another place's. `record` is the record's text and title."""
+    a = _sentence_words(sentence, True)
+    b = _zh_words(quote)
+    if not a or not b:
+        return None
+    _ops, share = _aligned([k for k, _w, _t in a], [k for k, _w, _t in b])
+    if share < 0.7:
+        return None
+    def near(words: tuple[_Word, ...], at: int) -> set[str]:   # its neighbours of two characters or more
+        return {k for k, w, _t in (*words[max(0, at - 2):at], *words[at + 1:at + 3]) if len(w) >= 2}
+
+    for i, (_k, w, t) in enumerate(a):
+        kind = t.rstrip(_APART)[:2]
+        if kind not in ("ns", "nt") or len(w) < 2 or w in record or _ADMIN_SUFFIX.sub("", w) in record:
+            continue
+        # in the sentence name's place: another of its kind, beside a word beside it
+        other = next((v for j, (_k2, v, t2) in enumerate(b) if t2.rstrip(_APART)[:2] == kind and len(v) >= 2
+                      and v not in sentence and _ADMIN_SUFFIX.sub("", v) not in sentence
+                      and near(a, i) & near(b, j)), None)
+        if other is not None and not _one_name(w, other, True):
+            return Conflict("name", w, other)
+    return None
+
+
 _CAUSE = re.compile(r"\b(?:because(?: of)?|due to(?!\s+be\b)|owing to|as a result of|caused by|thanks to"
                     r"|driven by)\b", re.IGNORECASE)
 # a quote that sets two facts side by side without saying one caused the other

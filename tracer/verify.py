@@ -29,6 +29,7 @@ from tracer.conflict import (
     quote_conflict,
     rank_conflict,
     record_stems,
+    zh_other_place,
 )
 from tracer.existing import LABELLED_PAREN_RE as _LABELLED_MARKER
 from tracer.existing import MARKER_RE, SOURCE_NOTE_RE, ZH_SOURCE_WORK
@@ -925,7 +926,8 @@ class Verifier:
             got = self._every_figure_instead(sentence, record, quote) \
                 or self._scale_slip(sentence, record, quote)
         if got is None and self.index.lang == "zh":
-            got = quote_addition(query, quote, content)
+            got = quote_addition(query, quote, content) \
+                or zh_other_place(query, quote, f"{self.records[record].title}\n{content}")
         elif got is None:
             stems = self._stems.get(record)
             if stems is None:

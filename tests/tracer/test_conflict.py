@@ -1030,6 +1030,23 @@ def test_chinese_names_rjieba_reads_poorly_and_another_dynasty_are_another_name(
                           "zh") is None
 
 
+def test_a_chinese_place_the_record_never_names_where_its_quote_names_another_is_another_place() -> None:
+    from tracer.conflict import zh_other_place
+    quote = "初步核算，2023年江西地区生产总值2.41万亿元，比上年增长3.1%。"
+    record = "江西2023年统计公报\n" + quote
+    got = zh_other_place("江苏2023年地区生产总值2.41万亿元。", quote, record)
+    assert got == Conflict("name", "江苏", "江西")
+    # the record's own place, written with its suffix, and a word rjieba tags a place far from the
+    # quote's place ("归国" against "印度") are none
+    assert zh_other_place("江西省2023年地区生产总值2.41万亿元。", quote, record) is None
+    history = "宣德八年，郑和在第七次下西洋的归途中于古里（今印度卡利卡特）去世。"
+    assert zh_other_place("郑和在第七次下西洋归国途中于古里去世。", history, history) is None
+    jiangxi = {"url": "https://a.example/jx", "title": "江西2023年统计公报", "content": quote}
+    jiangsu = {"url": "https://a.example/js", "title": "江苏2023年统计公报",
+               "content": "初步核算，2023年江苏地区生产总值12.82万亿元，比上年增长5.8%。"}
+    assert not trace("江苏2023年地区生产总值2.41万亿元。\n", [jiangxi, jiangsu]).citations
+
+
 def test_another_quantity_of_the_same_things_is_a_conflict() -> None:
     assert quote_conflict("Several of the passengers on the ferry were injured in the crash.",
                           "None of the passengers on the ferry were injured in the crash.", "en") == Conflict(
