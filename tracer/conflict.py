@@ -73,6 +73,7 @@ opened:closed up:down upward:downward
 approve:block approved:blocked join:leave join:left joined:left arrest:release arrested:released
 uphold:overturn upheld:overturned miss:beat missed:beat lift:impose lifted:imposed enact:repeal
 enacted:repealed first:last remove:return removed:returned appoint:dismiss appointed:dismissed
+daily:weekly daily:monthly weekly:monthly monthly:quarterly quarterly:annual monthly:annual weekly:annual
 """
 # Words that move a figure up or down: every one of the first row is the opposite of every one of
 # the second ("lowered its forecast" for "raised", "plunged" for "surged").
@@ -244,6 +245,9 @@ def _en_words(text: str) -> tuple[_Word, ...]:
             continue
         if low.endswith("'s"):
             low, word = low[:-2], word[:-2]
+        if len(low) == 2 and low.isdigit() and out and out[-1][0] == "fy" and not apart \
+                and m.start() - len(out[-1][1]) >= 0 and text[m.start() - 1] in "Yy '’":
+            low = "20" + low   # a fiscal year: "FY24" is FY2024
         out.append((_stem(low), word, apart))
     return tuple(out)
 
@@ -629,6 +633,10 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                 and i2 - i1 <= _MAX_CHANGE < j2 - j1:
             j2 = j1 + (i2 - i1)   # the quote goes on past the sentence's end ("处于较低水平。" against
             # "处于较高水平，但已呈下降趋势"): its words in the sentence's place
+        elif not zh and tag == "replace" and k == len(ops) - 1 and i2 == len(ka) \
+                and i2 - i1 < j2 - j1 and b[j1 + (i2 - i1)][2] == _APART:
+            j2 = j1 + (i2 - i1)   # so in English up to the quote's clause break ("in April 2011." against
+            # "in April 2010, and sold well")
         if tag == "equal" or i2 - i1 > _MAX_CHANGE or j2 - j1 > _MAX_CHANGE:
             continue
         flank_before = ops[k - 1][2] - ops[k - 1][1] if k > 0 and ops[k - 1][0] == "equal" else 0
@@ -638,7 +646,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
         before, after = flank_before > 0, flank_after > 0
         # for a figure, the end of both texts is as good a flank as a word, when two words or
         # more align before it ("… released in April 2011." against "… released in April 2010.")
-        ends = i2 == len(ka) and j2 == len(kb) and flank_before >= 2
+        ends = i2 == len(ka) and flank_before >= 2 and (
+            j2 == len(kb) or (not zh and b[j2][2] == _APART))   # (or the quote's clause: "…, while")
         said, quoted = ka[i1:i2], kb[j1:j2]
         # one word for its opposite, the sentence's absent from the quote; not when a negation
         # takes part in the change ("did not increase" for "decreased" says the same)

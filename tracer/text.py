@@ -668,7 +668,21 @@ def numbers(text: str) -> set[str]:
     date only matches the same date, never its day and month scattered elsewhere. Figures in
     words count when they are plain counts ("twelve workers", "十二名", `claim_spelled_numbers`)."""
     found, rest = _claim_dates(text)
+    if "FY" in rest or "fy" in rest:
+        years, rest = _fiscal_years(rest)
+        found |= years
     return found | _plain_numbers(rest) | _cn_ordinals(rest) | claim_spelled_numbers(rest) | codes(rest)
+
+
+# a fiscal year written as a code: "FY24", "FY2024", "FY '24" (its year: 2024)
+_FISCAL = re.compile(r"(?<![A-Za-z])(?:FY|fy) ?['’]?(\d{4}|\d{2})(?![0-9])")
+
+
+def _fiscal_years(text: str) -> tuple[set[str], str]:
+    """The years of the fiscal-year codes `text` writes ("FY24" -> "2024"), and `text` with them
+    blanked (so that "FY 24" is no "24" besides)."""
+    years = {m.group(1) if len(m.group(1)) == 4 else f"20{m.group(1)}" for m in _FISCAL.finditer(text)}
+    return years, _FISCAL.sub(lambda m: " " * len(m.group()), text) if years else text
 
 
 # A model, part or formula code: ASCII letters with digits glued on ("RTX4090", "A320neo",
@@ -752,6 +766,8 @@ def stated_numbers(text: str) -> set[str]:
     """Everything a record states, leniently: plain numbers (date parts included) plus every
     date with its year, year-month and month-day forms, for matching against `numbers`."""
     found, _ = _dates(text, prefixes=True)
+    if "FY" in text or "fy" in text:
+        found |= _fiscal_years(text)[0]
     return found | _plain_numbers(text, lenient=True) | _cn_ordinals(text)
 
 
@@ -772,6 +788,9 @@ def claim_units(text: str) -> dict[str, Quantity]:
 def numbers_and_units(text: str) -> tuple[set[str], dict[str, Quantity]]:
     """`numbers` and `claim_units` of a claim, from one scan."""
     found, rest = _claim_dates(text)
+    if "FY" in rest or "fy" in rest:
+        years, rest = _fiscal_years(rest)
+        found |= years
     units = StatedUnits()
     found |= _plain_numbers(rest, units=units) | _cn_ordinals(rest)
     found |= claim_spelled_numbers(rest, units) | codes(rest)

@@ -1047,6 +1047,24 @@ def test_a_chinese_place_the_record_never_names_where_its_quote_names_another_is
     assert not trace("江苏2023年地区生产总值2.41万亿元。\n", [jiangxi, jiangsu]).citations
 
 
+def test_a_fiscal_year_code_is_its_year_and_a_figure_before_the_quotes_clause_break_is_in_its_place() -> None:
+    from tracer.text import numbers, stated_numbers
+    assert numbers("The backlog reached €3.2 billion in Q1 FY24.") == {"2024", "3200000000"}
+    assert "2023" in stated_numbers("Revenue for FY2023 was high.") and numbers("FY '24 results") == {"2024"}
+    siemens = {"url": "https://a.example/siemens", "title": "Siemens Energy",
+               "content": "Siemens Energy said its order backlog reached €3.2 billion in Q1 FY24, while the "
+                          "wind unit Gamesa posted a loss."}
+    said = "Siemens Energy said its order backlog reached €3.2 billion in Q1 FY{}.\n"
+    assert not trace(said.format("23"), [siemens]).citations
+    assert trace(said.format("2024"), [siemens]).citations and trace(said.format("24"), [siemens]).citations
+    assert quote_conflict("The product was released in April 2011.",
+                          "The product was released in April 2010, and sold well.", "en") == Conflict(
+        "figure", "2011", "2010")
+    assert quote_conflict("ChatGPT reached 100 million weekly active users in January 2023.",
+                          "ChatGPT reached 100 million monthly active users in January 2023.",
+                          "en") is not None
+
+
 def test_another_quantity_of_the_same_things_is_a_conflict() -> None:
     assert quote_conflict("Several of the passengers on the ferry were injured in the crash.",
                           "None of the passengers on the ferry were injured in the crash.", "en") == Conflict(
