@@ -1502,18 +1502,25 @@ def _absent_from(record: str | frozenset[str], word: str) -> bool:
     return _stem(word.lower().replace(",", "")) not in stems
 
 
-def cause_addition(sentence: str, quote: str, record: str | frozenset[str]) -> Conflict | None:
+def cause_addition(sentence: str, quote: str, record: str | frozenset[str],
+                   around: str = "") -> Conflict | None:
     """An English sentence that copies its quote and adds a cause the quote does not give:
     "Net income fell 6% because of weaker demand in Europe" against "Net income fell 6% as the
     company increased spending" (a cause the record never gives), or "Unemployment rose because
     consumer spending fell" against "Unemployment rose, while consumer spending fell" (a link the
     quote does not make). The part before "because" must align with the quote (70% of its words);
     then the cause is an addition when the quote has no word of cause at all, or when most of the
-    cause's words are nowhere in the record."""
+    cause's words are nowhere in the record, or when neither the quote nor the record's sentences
+    around it (`around`) has a word of cause: the record states both facts side by side and no link
+    ("Heathrow handled a record 83.9 million passengers" and "A new baggage system was installed in
+    Terminal 5" for "Thanks to a new baggage system…, Heathrow handled a record…"). A cause that
+    opens the sentence runs to its first comma ("Thanks to X, Y": Y is the claim)."""
     m = _CAUSE.search(sentence)
     if m is None or _CAUSE.search(quote):
         return None
     claim, cause = sentence[:m.start()], sentence[m.end():]
+    if not claim.strip(" \t\"'“‘*_") and (comma := sentence.find(", ", m.end())) > 0:
+        claim, cause = sentence[comma + 2:], sentence[m.end():comma]
     a = _en_words(claim)
     b = _en_words(quote)
     if len(a) < 3 or not b:
@@ -1525,10 +1532,43 @@ def cause_addition(sentence: str, quote: str, record: str | frozenset[str]) -> C
     if not words:
         return None
     absent = [w for w in words if _absent_from(record, w)]
-    side_by_side = _SIDE_BY_SIDE.search(quote) is not None and _ANY_CAUSE.search(quote) is None
+    side_by_side = _ANY_CAUSE.search(quote) is None and (
+        _SIDE_BY_SIDE.search(quote) is not None or (bool(around) and _ANY_CAUSE.search(around) is None))
     if len(absent) * 2 < len(words) and not side_by_side:
         return None
     return Conflict("addition", (m.group(0) + cause).strip().rstrip(".!?"), "")
+
+
+_ZH_FIGURE_WORD = re.compile(r"\d|[一二两三四五六七八九十百千万亿半]+(?:分之|成|倍)")
+_ZH_CAUSE = re.compile(r"由于|因为|导致|致使|使得|得益于|归功于|归因于|从而|因此|所以|促使|[，,]使")
+_ZH_ANY_CAUSE = re.compile(r"由于|因为|因而|导致|致使|使|因此|所以|得益|归功|归因|受|影响|推动|带动|拉动|随着"
+                           r"|促|造成|带来|源于|源自|原因|因|驱动|助力|推升|拖累|得以|为了")
+
+
+def zh_cause_addition(sentence: str, quote: str, around: str) -> Conflict | None:
+    """A Chinese sentence that links two figures as cause and effect ("由于…，…", "…，导致…", "…，使…")
+    where its quote and the record's sentences around it (`around`) state them side by side with
+    no word of cause at all ("2023年，国内生猪出栏量…同比增长3.8%。全年猪肉价格同比下降13.6%。" for
+    "由于2023年国内生猪出栏量同比增长3.8%，全年猪肉价格同比下降13.6%"): 70% of the sentence's other
+    words or more, in order, are theirs."""
+    m = _ZH_CAUSE.search(sentence)
+    if m is None or _ZH_ANY_CAUSE.search(quote) or _ZH_ANY_CAUSE.search(around):
+        return None
+    # between two figures only: a reason or a mechanism in words ("…，因为学费很贵", "这种处理使得
+    # 玻璃具有…") is what a reader of the record infers, and annotators accept it
+    cut = m.start()
+    if not sentence[:cut].strip():           # "由于X，Y": the cause runs to the first comma
+        cut = next((c.start() for c in re.finditer("[，,]", sentence[m.end():])), -1) + m.end()
+    if not (_ZH_FIGURE_WORD.search(sentence, 0, cut) and _ZH_FIGURE_WORD.search(sentence, max(cut, m.end()))):
+        return None
+    a = _zh_words(sentence[:m.start()] + "，" + sentence[m.end():])
+    b = _zh_words(around if quote in around else f"{quote}{around}")
+    if len(a) < 4 or not b:
+        return None
+    _ops, share = _aligned([k for k, _w, _t in a], [k for k, _w, _t in b])
+    if share < 0.7:
+        return None
+    return Conflict("addition", m.group(0).lstrip("，,"), "")
 
 
 # a tail that names a source: "…, police say", "…, as reported by Reuters", "…, data from the

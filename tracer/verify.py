@@ -29,6 +29,7 @@ from tracer.conflict import (
     quote_conflict,
     rank_conflict,
     record_stems,
+    zh_cause_addition,
     zh_other_place,
 )
 from tracer.existing import LABELLED_PAREN_RE as _LABELLED_MARKER
@@ -927,12 +928,13 @@ class Verifier:
                 or self._scale_slip(sentence, record, quote)
         if got is None and self.index.lang == "zh":
             got = quote_addition(query, quote, content) \
-                or zh_other_place(query, quote, f"{self.records[record].title}\n{content}")
+                or zh_other_place(query, quote, f"{self.records[record].title}\n{content}") \
+                or zh_cause_addition(query, quote, around)
         elif got is None:
             stems = self._stems.get(record)
             if stems is None:
                 stems = self._stems[record] = record_stems(content)
-            got = cause_addition(query, quote, stems) or clause_addition(query, quote, stems)
+            got = cause_addition(query, quote, stems, around) or clause_addition(query, quote, stems)
         return got or figure_change_conflict(query, content, self.index.lang)
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:

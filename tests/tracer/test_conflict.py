@@ -1065,6 +1065,33 @@ def test_a_fiscal_year_code_is_its_year_and_a_figure_before_the_quotes_clause_br
                           "en") is not None
 
 
+def test_a_cause_linking_two_facts_the_record_only_sets_side_by_side_is_an_addition() -> None:
+    lhr = {"url": "https://a.example/lhr", "title": "Heathrow 2024",
+           "content": "Heathrow handled 83.9 million passengers in 2024, a record. A new baggage system "
+                      "was installed in Terminal 5 during the year."}
+    said = ("Thanks to a new baggage system installed in Terminal 5, Heathrow handled a record 83.9 million "
+            "passengers in 2024.\n")
+    other = {"url": "https://b.example/weather", "title": "Weather outlook",
+             "content": "The national weather service expects a mild winter across the northern plains."}
+    out = trace(said, [lhr, other])
+    assert not out.citations and out.unsupported[0].closest is not None
+    assert "Thanks to a new baggage system" in out.unsupported[0].closest.conflict
+    assert trace("Heathrow handled 83.9 million passengers in 2024, a record.\n", [lhr, other]).citations
+    # a record that gives the link answers it
+    linked = {**lhr, "content": lhr["content"] + " The airport said the record was due to the new system."}
+    assert trace(said.replace("Thanks to", "Due to"), [linked, other]).citations
+    pig = {"url": "https://a.example/pig", "title": "生猪",
+           "content": "2023年，国内生猪出栏量为7.27亿头，同比增长3.8%。全年猪肉价格同比下降13.6%。"}
+    assert not trace("由于2023年国内生猪出栏量同比增长3.8%，全年猪肉价格同比下降13.6%。\n", [pig]).citations
+    assert trace("2023年国内生猪出栏量同比增长3.8%，全年猪肉价格同比下降13.6%。\n", [pig]).citations
+    caused = {**pig, "content": pig["content"].replace("全年猪肉价格", "受供给增加影响，全年猪肉价格")}
+    assert trace("由于2023年国内生猪出栏量同比增长3.8%，全年猪肉价格同比下降13.6%。\n", [caused]).citations
+    # a reason in words, not between two figures, is the reader's inference: no addition
+    fees = {"url": "https://a.example/mba", "title": "MBA",
+            "content": "申请人要有足够的资金。工商管理硕士的学费很贵，在美国的生活费也不是一个小数目。"}
+    assert trace("你需要有足够的资金，因为工商管理硕士的学费很贵。\n", [fees]).citations
+
+
 def test_another_quantity_of_the_same_things_is_a_conflict() -> None:
     assert quote_conflict("Several of the passengers on the ferry were injured in the crash.",
                           "None of the passengers on the ferry were injured in the crash.", "en") == Conflict(
