@@ -1385,10 +1385,9 @@ def _positive_seconds(text: str) -> float:
 
 
 def default_workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - non-Linux
-        return max(1, os.cpu_count() or 1)
+    """The cores this process may use, capped by a container's CPU quota, as `serve` counts them."""
+    from server.workers import available_cpus  # (no gRPC there)
+    return available_cpus()
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

@@ -530,3 +530,10 @@ def test_a_server_whose_worker_died_still_stops_on_sigterm() -> None:
         if srv.proc.poll() is None:
             srv.proc.kill()
             srv.proc.wait(10)
+
+
+def test_bulk_counts_the_cores_it_may_use_as_serve_does() -> None:
+    # (a container's CPU quota caps both: `docker --cpus 2` on a large host starts two workers)
+    from server.bulk import default_workers
+    from server.workers import available_cpus
+    assert default_workers() == available_cpus()
