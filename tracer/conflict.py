@@ -1490,6 +1490,51 @@ def figure_change_conflict(sentence: str, record: str, lang: str) -> Conflict | 
     return None
 
 
+# a change's figure with its role said outright: what it changed by, or the level it changed to
+_EN_ROLE = re.compile(
+    rf"\b(?:{_EN_UP}|{_EN_DOWN}|cut|raised|lowered|reduced)[ \t]+(?P<role>to|by)[ \t]+"
+    r"(?:about|nearly|almost|roughly|some|around)?[ \t]*"
+    r"(?P<figure>\d+(?:\.\d+)?)[ \t]*(?:%|percent\b|per cent\b)", re.IGNORECASE)
+_ZH_ROLE = re.compile(
+    rf"(?:{_ZH_UP}|{_ZH_DOWN}|(?<![\u4e00-\u9fff])[升降增减涨跌]|[升降增减涨跌](?=[至到]))"
+    r"(?P<role>了|[至到])?[ \t]*(?:约|近)?[ \t]*(?P<figure>\d+(?:\.\d+)?)[ \t]*[%％]")
+
+
+@lru_cache(maxsize=64)
+def _roles(text: str, zh: bool) -> dict[str, set[str]]:
+    """Each percentage a change names, with "to" or "by" where the text says which ("fell to 1.25%",
+    "降至1.25%"; "fell by 1.25%", "下降1.25%", "下降了1.25%"); English says nothing without its word."""
+    out: dict[str, set[str]] = {}
+    for m in (_ZH_ROLE if zh else _EN_ROLE).finditer(text):
+        role = m.group("role") or ""
+        out.setdefault(m.group("figure"), set()).add("to" if role in ("至", "到", "to") else "by")
+    return out
+
+
+def figure_role_conflict(sentence: str, record: str, lang: str) -> Conflict | None:
+    """A percentage the sentence says a change went by where the record says it went to, or the
+    other way, everywhere the record gives it ("不良贷款率下降1.25%" where the record has "降至1.25%",
+    "fell by 78.4%" where it "fell to 78.4%"): another figure of the change. A figure the record
+    also states otherwise says nothing."""
+    if not any(ch.isdigit() for ch in sentence):
+        return None
+    zh = lang == "zh"
+    said = _roles(sentence, zh)
+    if not said:
+        return None
+    stated = _roles(record, zh)
+    for figure, roles in said.items():
+        where = stated.get(figure)
+        if not where or roles & where or len(roles) > 1:
+            continue
+        told = len(re.findall(rf"(?<![\d.]){re.escape(figure)}[ \t]*(?:%|％|percent|per cent)", record,
+                              re.IGNORECASE))
+        if told > sum(m.group("figure") == figure for m in (_ZH_ROLE if zh else _EN_ROLE).finditer(record)):
+            continue                       # the record states it elsewhere too
+        return Conflict("figure", f"{next(iter(roles))} {figure}%", f"{next(iter(where))} {figure}%")
+    return None
+
+
 def record_stems(record: str) -> frozenset[str]:
     """A record's words, stemmed, as `cause_addition` and `clause_addition` look words up in
     them (the verifier reads them once per record and passes them in)."""

@@ -24,6 +24,7 @@ from tracer.conflict import (
     cause_addition,
     clause_addition,
     figure_change_conflict,
+    figure_role_conflict,
     framed,
     quote_addition,
     quote_conflict,
@@ -935,7 +936,8 @@ class Verifier:
             if stems is None:
                 stems = self._stems[record] = record_stems(content)
             got = cause_addition(query, quote, stems, around) or clause_addition(query, quote, stems)
-        return got or figure_change_conflict(query, content, self.index.lang)
+        return got or figure_change_conflict(query, content, self.index.lang) \
+            or figure_role_conflict(query, content, self.index.lang)
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
         """A figure of the sentence that the record states nowhere, where the quote states

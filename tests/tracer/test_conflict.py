@@ -1092,6 +1092,22 @@ def test_a_cause_linking_two_facts_the_record_only_sets_side_by_side_is_an_addit
     assert trace("你需要有足够的资金，因为工商管理硕士的学费很贵。\n", [fees]).citations
 
 
+def test_a_percentage_a_change_went_by_is_not_one_it_went_to() -> None:
+    from tracer.conflict import figure_role_conflict
+    record = "该行不良贷款率降至1.25%，较年初下降0.05个百分点。"
+    got = figure_role_conflict("该行不良贷款率下降1.25%。", record, "zh")
+    assert got == Conflict("figure", "by 1.25%", "to 1.25%")
+    assert figure_role_conflict("该行不良贷款率降至1.25%。", record, "zh") is None
+    assert figure_role_conflict("The rate fell by 78.4%.", "The rate fell to 78.4% in May.", "en") is not None
+    # a change that says neither, and a figure the record states otherwise too, are none
+    assert figure_role_conflict("The rate fell 78.4%.", "The rate fell to 78.4% in May.", "en") is None
+    assert figure_role_conflict("The rate fell by 78.4%.", "The rate fell to 78.4% in May, a 78.4% share.",
+                                "en") is None
+    bank = {"url": "https://a.example/bank", "title": "年报", "content": record}
+    assert not trace("该行不良贷款率下降1.25%。\n", [bank]).citations
+    assert trace("该行不良贷款率降至1.25%。\n", [bank]).citations
+
+
 def test_another_quantity_of_the_same_things_is_a_conflict() -> None:
     assert quote_conflict("Several of the passengers on the ferry were injured in the crash.",
                           "None of the passengers on the ferry were injured in the crash.", "en") == Conflict(
