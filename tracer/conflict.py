@@ -1535,6 +1535,51 @@ def figure_role_conflict(sentence: str, record: str, lang: str) -> Conflict | No
     return None
 
 
+# events a year is given to: "成立于2015年", "2019年在深交所上市", "founded in 2015", "listed … in 2019"
+_ZH_EVENTS = ("成立|创立|创办|创建|建立|注册|上市|挂牌|发射|发布|推出|开业|开通|通车|投产|竣工|完工|开工"
+              "|去世|逝世|出生|诞生|加入|退出|当选|就任|卸任|收购|并购|获批|获得|夺得|建成|落成|开馆|开园|首飞"
+              "|问世|破产|更名|进入")
+_ZH_EVENT_YEAR = re.compile(
+    rf"(?P<e1>{_ZH_EVENTS})(?:于|在)(?P<y1>(?:1[89]|20)\d\d)年"
+    rf"|(?P<y2>(?:1[89]|20)\d\d)年(?:[^，。；;,\d年]{{0,14}}?)(?P<e2>{_ZH_EVENTS})")
+_EN_EVENTS = (r"founded|established|incorporated|listed|launched|opened|released|born|died|joined|left"
+              r"|acquired|merged|elected|appointed|completed|built|introduced|published|founding|debuted")
+_EN_EVENT_YEAR = re.compile(
+    rf"\b(?P<e1>{_EN_EVENTS})\b(?:[^.;,]{{0,40}}?)\bin (?P<y1>(?:1[89]|20)\d\d)\b", re.IGNORECASE)
+
+
+def _event_years(text: str, zh: bool) -> dict[str, set[str]]:
+    """Each event the text gives a year ("成立" -> {"2015"}, "founded" -> {"2015"})."""
+    out: dict[str, set[str]] = {}
+    for m in (_ZH_EVENT_YEAR if zh else _EN_EVENT_YEAR).finditer(text):
+        event = (m.group("e1") or m.group("e2")) if zh else _stem(m.group("e1").lower())
+        out.setdefault(event, set()).add(m.group("y1") or (m.group("y2") if zh else ""))
+    return out
+
+
+def year_role_conflict(sentence: str, record: str, lang: str) -> Conflict | None:
+    """A year the sentence gives one event that the record gives another, while the record gives
+    the sentence's event another year ("公司成立于2019年，2015年…上市" against "公司成立于2015年，2019年
+    …上市"; "founded in 2021" where the record has "founded in 2015 … listed in 2021"): the years
+    are moved between events. A record that gives the event the sentence's year too says nothing."""
+    if not any(ch.isdigit() for ch in sentence):
+        return None
+    zh = lang == "zh"
+    said = _event_years(sentence, zh)
+    if not said:
+        return None
+    stated = _event_years(record, zh)
+    for event, years in said.items():
+        theirs = stated.get(event)
+        if not theirs or years & theirs:
+            continue
+        for year in years:
+            other = next((e for e, ys in stated.items() if e != event and year in ys), None)
+            if other is not None:
+                return Conflict("figure", year, min(theirs))
+    return None
+
+
 def record_stems(record: str) -> frozenset[str]:
     """A record's words, stemmed, as `cause_addition` and `clause_addition` look words up in
     them (the verifier reads them once per record and passes them in)."""

@@ -30,6 +30,7 @@ from tracer.conflict import (
     quote_conflict,
     rank_conflict,
     record_stems,
+    year_role_conflict,
     zh_cause_addition,
     zh_other_place,
 )
@@ -937,7 +938,8 @@ class Verifier:
                 stems = self._stems[record] = record_stems(content)
             got = cause_addition(query, quote, stems, around) or clause_addition(query, quote, stems)
         return got or figure_change_conflict(query, content, self.index.lang) \
-            or figure_role_conflict(query, content, self.index.lang)
+            or figure_role_conflict(query, content, self.index.lang) \
+            or year_role_conflict(query, content, self.index.lang)
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
         """A figure of the sentence that the record states nowhere, where the quote states

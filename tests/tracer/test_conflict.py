@@ -1108,6 +1108,23 @@ def test_a_percentage_a_change_went_by_is_not_one_it_went_to() -> None:
     assert trace("该行不良贷款率降至1.25%。\n", [bank]).citations
 
 
+def test_years_moved_between_events_are_a_conflict() -> None:
+    from tracer.conflict import year_role_conflict
+    record = "公司成立于2015年，2019年在深圳证券交易所上市，2021年进入港股通。"
+    assert year_role_conflict("公司成立于2019年，2015年在深圳证券交易所上市。", record, "zh") == Conflict(
+        "figure", "2019", "2015")
+    assert year_role_conflict("公司成立于2015年，2021年在深圳证券交易所上市。", record, "zh") is not None
+    assert year_role_conflict("公司成立于2015年，2019年在深圳证券交易所上市。", record, "zh") is None
+    english = ("The company was founded in 2015 and listed on the Nasdaq in 2019. "
+               "It joined the S&P 500 in 2021.")
+    assert year_role_conflict("The company was founded in 2015 and listed on the Nasdaq in 2021.", english,
+                              "en") == Conflict("figure", "2021", "2019")
+    # a year the record gives no other event is no move (English leaves one wrong date to the score)
+    assert year_role_conflict("The company was founded in 2017.", english, "en") is None
+    company = {"url": "https://a.example/co", "title": "公司概况", "content": record}
+    assert not trace("公司成立于2019年，2015年在深圳证券交易所上市。\n", [company]).citations
+
+
 def test_another_quantity_of_the_same_things_is_a_conflict() -> None:
     assert quote_conflict("Several of the passengers on the ferry were injured in the crash.",
                           "None of the passengers on the ferry were injured in the crash.", "en") == Conflict(
