@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -1577,6 +1578,51 @@ def year_role_conflict(sentence: str, record: str, lang: str) -> Conflict | None
             other = next((e for e, ys in stated.items() if e != event and year in ys), None)
             if other is not None:
                 return Conflict("figure", year, min(theirs))
+    return None
+
+
+# a Chinese figure with its unit, and the words that may stand between a clause and its figure
+_ZH_CLAUSE_FIGURE = re.compile(
+    r"(?P<num>\d+(?:\.\d+)?)[ \t]*(?P<unit>%|％|个百分点|万亿元|亿元|万元|万亿|亿|倍)")
+_ZH_FIGURE_LEAD = re.compile(r"(?:了|约|近|达|达到|为|至|到|超过|逾|[ \t])*$")
+_ZH_CLAUSE_BREAK = re.compile(r"[，。；：,;:！？!?、（）()]")
+_ZH_RECORD_LEAD = re.compile(r"(?:了|约|近|达|达到|为|至|到|超过|逾|[ \t]){0,4}")
+_MIN_CLAUSE = 6        # characters of the words before a figure that must recur in the record
+_MAX_CLAUSE = 60       # ... and at most these are read (a clause, not a run-on page)
+_MAX_CLAUSE_FIGURES = 16
+
+
+def zh_clause_figure(sentence: str, record: str) -> Conflict | None:
+    """A Chinese figure whose clause the record writes word for word with another figure, and never
+    with this one ("2023年江西第二产业增加值增长5.8%" where the record has "第二产业增加值增长5.0%，第三
+    产业增加值增长5.8%"; "全年居民消费价格比上年上涨0.5%" against "…上涨0.3%"): the longest end of the
+    words before the figure in its clause (six characters or more) that the record writes, and what
+    follows it there. A figure near the sentence's ("5.79%" for "5.8%") agrees."""
+    for m in itertools.islice(_ZH_CLAUSE_FIGURE.finditer(sentence), _MAX_CLAUSE_FIGURES):
+        lead = _ZH_FIGURE_LEAD.search(sentence, max(0, m.start() - 12), m.start())
+        start = m.start() - (len(lead.group(0)) if lead else 0)
+        reach = max(0, start - _MAX_CLAUSE)
+        begin = max((b.end() for b in _ZH_CLAUSE_BREAK.finditer(sentence, reach, start)), default=reach)
+        words = sentence[begin:start]
+        if len(words) < _MIN_CLAUSE:
+            continue
+        # the longest end of them the record writes (each longer end holds the shorter: one scan
+        # when the shortest is not there, as for most figures)
+        n = _MIN_CLAUSE
+        if words[-n:] not in record:
+            continue
+        while n < len(words) and words[-(n + 1):] in record:
+            n += 1
+        found: list[str] = []
+        for x in re.finditer(re.escape(words[-n:]), record):
+            lead = _ZH_RECORD_LEAD.match(record, x.end())
+            fig = _ZH_CLAUSE_FIGURE.match(record, lead.end() if lead else x.end())
+            if fig is not None and fig.group("unit") == m.group("unit"):
+                found.append(fig.group("num"))
+        num = m.group("num")
+        if found and not any(float(f) == float(num) or figure_near("round", num, f)
+                             or figure_near("round", f, num) for f in found):
+            return Conflict("figure", num + m.group("unit"), found[0] + m.group("unit"))
     return None
 
 

@@ -32,6 +32,7 @@ from tracer.conflict import (
     record_stems,
     year_role_conflict,
     zh_cause_addition,
+    zh_clause_figure,
     zh_other_place,
 )
 from tracer.existing import LABELLED_PAREN_RE as _LABELLED_MARKER
@@ -931,7 +932,7 @@ class Verifier:
         if got is None and self.index.lang == "zh":
             got = quote_addition(query, quote, content) \
                 or zh_other_place(query, quote, f"{self.records[record].title}\n{content}") \
-                or zh_cause_addition(query, quote, around)
+                or zh_cause_addition(query, quote, around) or zh_clause_figure(query, content)
         elif got is None:
             stems = self._stems.get(record)
             if stems is None:

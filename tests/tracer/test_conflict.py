@@ -1125,6 +1125,23 @@ def test_years_moved_between_events_are_a_conflict() -> None:
     assert not trace("公司成立于2019年，2015年在深圳证券交易所上市。\n", [company]).citations
 
 
+def test_a_chinese_figure_whose_clause_the_record_writes_with_another_figure_is_a_conflict() -> None:
+    from tracer.conflict import zh_clause_figure
+    record = ("初步核算，2023年江西地区生产总值32200亿元，比上年增长4.1%。其中，第一产业增加值增长3.9%，"
+              "第二产业增加值增长5.0%，第三产业增加值增长5.8%。全年居民消费价格比上年上涨0.3%。")
+    got = zh_clause_figure("2023年江西第二产业增加值增长5.8%。", record)
+    assert got == Conflict("figure", "5.8%", "5.0%")
+    # a figure outside the quote the verifier reads: the clause is found in the whole record
+    got = zh_clause_figure("2023年江西地区生产总值32200亿元，比上年增长4.1%，"
+                           "全年居民消费价格比上年上涨0.5%。", record)
+    assert got == Conflict("figure", "0.5%", "0.3%")
+    # the clause's own figure, or one rounded from it, agrees
+    assert zh_clause_figure("2023年江西第三产业增加值增长5.8%。", record) is None
+    assert zh_clause_figure("第一产业增加值增长3.90%。", record) is None
+    jx = {"url": "https://a.example/jx", "title": "江西统计公报", "content": record}
+    assert not trace("2023年江西第二产业增加值增长5.8%。\n", [jx]).citations
+
+
 def test_another_quantity_of_the_same_things_is_a_conflict() -> None:
     assert quote_conflict("Several of the passengers on the ferry were injured in the crash.",
                           "None of the passengers on the ferry were injured in the crash.", "en") == Conflict(
