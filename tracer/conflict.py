@@ -528,7 +528,17 @@ _ACRONYM_SKIPS = NAME_JOINERS | {"at", "to", "a", "an"}
 _EN_SAME_PLACE = tuple(frozenset(g.split()) for g in (
     "us usa america unitedstates unitedstatesofamerica", "uk britain greatbritain unitedkingdom",
     "uae emirates unitedarabemirates", "holland netherlands thenetherlands", "russia russianfederation",
-    "czechia czechrepublic", "myanmar burma", "turkey turkiye", "eswatini swaziland"))
+    "czechia czechrepublic", "myanmar burma", "turkey turkiye", "eswatini swaziland",
+    # a capital standing for its country's government ("Beijing announced" for "China announced")
+    "china beijing peking", "russia moscow", "japan tokyo", "us washington", "uk britain london",
+    "france paris", "germany berlin", "eu brussels europeanunion", "southkorea seoul",
+    "northkorea pyongyang", "iran tehran", "india newdelhi delhi", "canada ottawa", "australia canberra",
+    "ukraine kyiv kiev", "turkey ankara", "saudiarabia riyadh", "israel jerusalem", "taiwan taipei",
+    "vietnam hanoi", "pakistan islamabad", "egypt cairo", "brazil brasilia", "italy rome", "spain madrid",
+    "poland warsaw", "mexico mexicocity", "indonesia jakarta", "thailand bangkok", "philippines manila",
+    # a city's old and new names
+    "mumbai bombay", "kolkata calcutta", "chennai madras", "guangzhou canton", "yangon rangoon",
+    "hochiminhcity saigon", "beijing peking", "kyiv kiev", "almaty almaata", "istanbul constantinople"))
 
 
 def _apart(words: tuple[_Word, ...], at: int) -> bool:
@@ -1122,10 +1132,16 @@ _FRAME_ZH = re.compile(
 # a denial after what it denies, in the same quote sentence ("网传…提高到67岁，人社部回应称该消息不实",
 # "… to 67, but the ministry called it a fabrication")
 _POST_DENIAL_EN = re.compile(
-    r"\b(?:(?:is|was|are|were) (?:false|untrue|not true|fake|a (?:myth|hoax|fabrication|rumou?r))"
+    r"\b(?:(?:this|these|the (?:reports?|claims?|rumou?rs?|story|stories)) (?:is|was|are|were)"
+    r" (?:false|untrue|not true|fake(?: news)?|a (?:myth|hoax|fabrication|rumou?r)|baseless)"
     r"|called (?:it|this|that|them|the (?:reports?|claims?|rumou?rs?)) (?:false|untrue|fake(?: news)?"
     r"|a (?:fabrication|hoax|myth|rumou?r)|baseless|groundless))\b", re.IGNORECASE)
 _POST_DENIAL_ZH = re.compile(r"不实|谣言|辟谣|不属实|假消息|虚假信息|纯属捏造|系误读")
+# ... and in Chinese, what ties the denial to the claim: the claim named as such right after it
+# ("…67岁的说法，官方辟谣"), or a word pointing back to it ("该消息不实", "对此"); "关于裁员的传闻不实"
+# after another claim denies that one
+_ZH_CLAIM_NAMED = re.compile(r"[”\"」』]?的?(?:说法|消息|传闻|传言|报道)")
+_ZH_POINTS_BACK = re.compile(r"(?:该|此|这一?|上述|相关)(?:消息|说法|传闻|传言|报道|信息)|对此")
 _POST_DENIAL_GAP = 40    # characters between the last repeated word and the denial
 _QUOTE_SENTENCE_END = re.compile(r"[.!?。！？]\s*")
 _QUOTE_SENTENCE_END_OR_LAST = re.compile(r"[.!?。！？]\s*|\Z")   # an unfinished last sentence too
@@ -1274,7 +1290,9 @@ def framed(sentence: str, quote: str, lang: str) -> Conflict | None:
             continue
         last_end = qm[max(x.b + x.size - 1 for x in before)].end()
         if f.start() - last_end > _POST_DENIAL_GAP or _QUOTE_SENTENCE_END.search(quote, last_end, f.start()) \
-                or _FRAME_UNDONE.search(quote[max(0, f.start() - 24):f.start()]):
+                or _FRAME_UNDONE.search(quote[max(0, f.start() - 24):f.start()]) \
+                or (lang == "zh" and not _ZH_CLAIM_NAMED.match(quote, last_end)
+                    and not _ZH_POINTS_BACK.search(quote, last_end, f.start() + 2)):
             continue
         first_at = qm[min(x.b for x in before)].start()
         begin = max((m.end() for m in _QUOTE_SENTENCE_END.finditer(quote, 0, first_at)), default=0)
@@ -1288,7 +1306,8 @@ def framed(sentence: str, quote: str, lang: str) -> Conflict | None:
             continue
         last_at = qm[max(x.b for x in after)].start()
         if _FRAME_UNDONE.search(quote[max(0, f.start() - 24):f.start()]) \
-                or _FINDING.search(quote, f.end(), last_at) or (denies and _DENIAL_FRAME.match(f.group(0))):
+                or _FINDING.search(quote, f.end(), last_at) or (denies and _DENIAL_FRAME.match(f.group(0))) \
+                or _CONFIRMED.search(quote, f.end(), _sentence_end(quote, last_at)):
             continue
         begin = max((m.end() for m in _QUOTE_SENTENCE_END.finditer(quote, 0, f.start())), default=0)
         return Conflict("framed", "", quote[begin:f.end()].strip())
@@ -1349,6 +1368,16 @@ _FRAME_UNDONE = re.compile(
 _FINDING = re.compile(
     r"\b(?:found|find|finds|showed|shows|shown|concluded|confirmed|demonstrated|established)\s+that\b"
     r"|发现|证实|表明|显示", re.IGNORECASE)
+# a confirmation after a rumour, in its sentence ("此前有传闻称…，今日该公司正式宣布…", "据传…，已予以确认")
+_CONFIRMED = re.compile(
+    r"\b(?:confirmed|officially announced|announced officially)\b|正式宣布|予以确认|已确认|证实了?",
+    re.IGNORECASE)
+
+
+def _sentence_end(text: str, at: int) -> int:
+    """Where the sentence holding `at` ends (after its end mark), or the text's end."""
+    m = _QUOTE_SENTENCE_END.search(text, at)
+    return m.end() if m else len(text)
 _DENIAL_FRAME = re.compile(
     r"no |little |den|myth|false|not true|it is not|并无|没有|尚无|无证据|否认|辟谣|不实", re.IGNORECASE)
 _SENTENCE_DENIES = re.compile(r"\b(?:no|not|never|none|nothing|without|n't)\b|没有|不|未|无", re.IGNORECASE)
@@ -1638,19 +1667,17 @@ def _absent_from(record: str | frozenset[str], word: str) -> bool:
     return _stem(word.lower().replace(",", "")) not in stems
 
 
-def cause_addition(sentence: str, quote: str, record: str | frozenset[str],
-                   around: str = "") -> Conflict | None:
+def cause_addition(sentence: str, quote: str, record: str | frozenset[str]) -> Conflict | None:
     """An English sentence that copies its quote and adds a cause the quote does not give:
     "Net income fell 6% because of weaker demand in Europe" against "Net income fell 6% as the
     company increased spending" (a cause the record never gives), or "Unemployment rose because
     consumer spending fell" against "Unemployment rose, while consumer spending fell" (a link the
     quote does not make). The part before "because" must align with the quote (70% of its words);
     then the cause is an addition when the quote has no word of cause at all, or when most of the
-    cause's words are nowhere in the record, or when neither the quote nor the record's sentences
-    around it (`around`) has a word of cause: the record states both facts side by side and no link
-    ("Heathrow handled a record 83.9 million passengers" and "A new baggage system was installed in
-    Terminal 5" for "Thanks to a new baggage system…, Heathrow handled a record…"). A cause that
-    opens the sentence runs to its first comma ("Thanks to X, Y": Y is the claim)."""
+    cause's words are nowhere in the record. A cause that opens the sentence runs to its first
+    comma ("Thanks to X, Y": Y is the claim). A record that states both facts in its own sentences
+    may give the link in words no list holds ("drove", "made this possible", "reflecting"), so
+    the cause's words found there are no addition."""
     m = _CAUSE.search(sentence)
     if m is None or _CAUSE.search(quote):
         return None
@@ -1668,43 +1695,10 @@ def cause_addition(sentence: str, quote: str, record: str | frozenset[str],
     if not words:
         return None
     absent = [w for w in words if _absent_from(record, w)]
-    side_by_side = _ANY_CAUSE.search(quote) is None and (
-        _SIDE_BY_SIDE.search(quote) is not None or (bool(around) and _ANY_CAUSE.search(around) is None))
+    side_by_side = _SIDE_BY_SIDE.search(quote) is not None and _ANY_CAUSE.search(quote) is None
     if len(absent) * 2 < len(words) and not side_by_side:
         return None
     return Conflict("addition", (m.group(0) + cause).strip().rstrip(".!?"), "")
-
-
-_ZH_FIGURE_WORD = re.compile(r"\d|[一二两三四五六七八九十百千万亿半]+(?:分之|成|倍)")
-_ZH_CAUSE = re.compile(r"由于|因为|导致|致使|使得|得益于|归功于|归因于|从而|因此|所以|促使|[，,]使")
-_ZH_ANY_CAUSE = re.compile(r"由于|因为|因而|导致|致使|使|因此|所以|得益|归功|归因|受|影响|推动|带动|拉动|随着"
-                           r"|促|造成|带来|源于|源自|原因|因|驱动|助力|推升|拖累|得以|为了")
-
-
-def zh_cause_addition(sentence: str, quote: str, around: str) -> Conflict | None:
-    """A Chinese sentence that links two figures as cause and effect ("由于…，…", "…，导致…", "…，使…")
-    where its quote and the record's sentences around it (`around`) state them side by side with
-    no word of cause at all ("2023年，国内生猪出栏量…同比增长3.8%。全年猪肉价格同比下降13.6%。" for
-    "由于2023年国内生猪出栏量同比增长3.8%，全年猪肉价格同比下降13.6%"): 70% of the sentence's other
-    words or more, in order, are theirs."""
-    m = _ZH_CAUSE.search(sentence)
-    if m is None or _ZH_ANY_CAUSE.search(quote) or _ZH_ANY_CAUSE.search(around):
-        return None
-    # between two figures only: a reason or a mechanism in words ("…，因为学费很贵", "这种处理使得
-    # 玻璃具有…") is what a reader of the record infers, and annotators accept it
-    cut = m.start()
-    if not sentence[:cut].strip():           # "由于X，Y": the cause runs to the first comma
-        cut = next((c.start() for c in re.finditer("[，,]", sentence[m.end():])), -1) + m.end()
-    if not (_ZH_FIGURE_WORD.search(sentence, 0, cut) and _ZH_FIGURE_WORD.search(sentence, max(cut, m.end()))):
-        return None
-    a = _zh_words(sentence[:m.start()] + "，" + sentence[m.end():])
-    b = _zh_words(around if quote in around else f"{quote}{around}")
-    if len(a) < 4 or not b:
-        return None
-    _ops, share = _aligned([k for k, _w, _t in a], [k for k, _w, _t in b])
-    if share < 0.7:
-        return None
-    return Conflict("addition", m.group(0).lstrip("，,"), "")
 
 
 # a tail that names a source: "…, police say", "…, as reported by Reuters", "…, data from the

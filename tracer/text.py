@@ -1047,9 +1047,10 @@ def scale_slip(missing: list[str], claimed_units: dict[str, Quantity], quote: st
     against "US$26.0 billion", "€3.2 million" against "€3.2 billion"): a slip of scale, not a
     figure the record leaves out. (claim's, quote's) as `display_number` writes them, or None.
     Counts, percentages, dates and codes are not read so ("5 people" against "5,000 people" may be
-    two groups)."""
+    two groups), nor figures under a thousand in their unit's base ("$0.70 per share" against
+    "$700 million" is another figure, not a slip)."""
     wanted = [(v, u) for v in missing if (u := claimed_units.get(v)) is not None
-              and u.kind not in ("points", "percent") and u.base]
+              and u.kind not in ("points", "percent") and u.base >= 1000]
     if not wanted:
         return None
     units = StatedUnits()
@@ -1057,7 +1058,7 @@ def scale_slip(missing: list[str], claimed_units: dict[str, Quantity], quote: st
     for v, u in wanted:
         for w, theirs in units.units_of.items():
             for t in theirs:
-                if t is None or t.kind != u.kind or (u.kind == "money" and t.unit != u.unit) or not t.base:
+                if t is None or t.kind != u.kind or (u.kind == "money" and t.unit != u.unit) or t.base < 1000:
                     continue
                 ratio = t.base / u.base
                 if any(abs(ratio - f) <= 1e-9 * f for f in _SCALES):

@@ -31,7 +31,6 @@ from tracer.conflict import (
     rank_conflict,
     record_stems,
     year_role_conflict,
-    zh_cause_addition,
     zh_clause_figure,
     zh_other_place,
 )
@@ -932,12 +931,12 @@ class Verifier:
         if got is None and self.index.lang == "zh":
             got = quote_addition(query, quote, content) \
                 or zh_other_place(query, quote, f"{self.records[record].title}\n{content}") \
-                or zh_cause_addition(query, quote, around) or zh_clause_figure(query, content)
+                or zh_clause_figure(query, content)
         elif got is None:
             stems = self._stems.get(record)
             if stems is None:
                 stems = self._stems[record] = record_stems(content)
-            got = cause_addition(query, quote, stems, around) or clause_addition(query, quote, stems)
+            got = cause_addition(query, quote, stems) or clause_addition(query, quote, stems)
         return got or figure_change_conflict(query, content, self.index.lang) \
             or figure_role_conflict(query, content, self.index.lang) \
             or year_role_conflict(query, content, self.index.lang)

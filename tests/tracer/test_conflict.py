@@ -940,6 +940,12 @@ def test_another_name_opening_an_english_sentence_is_a_swap_when_another_record_
     assert gap.closest is not None and gap.closest.conflict and "Honda" in gap.closest.conflict
     # the right name is cited, and a common word opening both texts is no name
     assert trace(report.replace("Honda", "Toyota"), [toyota, market]).citations
+    # a capital standing for its country, a city's old name: one name
+    for said, quoted in (("Beijing", "China"), ("Mumbai", "Bombay")):
+        assert quote_conflict(f"{said} announced export controls on gallium in July 2023.",
+                              f"{quoted} announced export controls on gallium in July 2023.", "en",
+                              record=f"Officials said {said} and {quoted} agreed.",
+                              written=lambda w: (False, True)) is None
     study = {"url": "https://c.example/study", "title": "Blood pressure trial",
              "content": "Scientists found that the new drug lowered blood pressure in older adults. "
                         "The trial was run by Oxford researchers and funded by Wellcome."}
@@ -975,6 +981,16 @@ def test_a_claim_the_record_reports_as_denied_or_rumoured_is_framed() -> None:
                   "据传政府将把退休年龄提高到67岁。"):
         got = framed("政府将把退休年龄提高到67岁。", quote, "zh")
         assert got is not None and got.kind == "framed", quote
+    # a denial of something else in the sentence, a rumour then confirmed, a thing that is fake
+    for said, quote in (
+            ("2023年公司营收增长20%。", "2023年公司营收增长20%，公司同时表示，关于裁员的传闻不实。"),
+            ("中央网信办举报中心2023年受理举报2.06亿件。",
+             "中央网信办举报中心2023年受理举报2.06亿件，其中涉及谣言的举报500万件。"),
+            ("该公司宣布将裁员1000人。",
+             "此前有传闻称该公司将裁员，今日该公司正式宣布将裁员1000人。")):
+        assert framed(said, quote, "zh") is None, quote
+    assert framed("Customs officers seized 10,000 counterfeit watches.",
+                  "Customs officers seized 10,000 watches that were fake.", "en") is None
     # confirmed, or denied in another sentence about something else: no frame
     assert framed(said, "The government will raise the retirement age to 67, the minister confirmed.",
                   "en") is None
@@ -1065,31 +1081,32 @@ def test_a_fiscal_year_code_is_its_year_and_a_figure_before_the_quotes_clause_br
                           "en") is not None
 
 
-def test_a_cause_linking_two_facts_the_record_only_sets_side_by_side_is_an_addition() -> None:
-    lhr = {"url": "https://a.example/lhr", "title": "Heathrow 2024",
-           "content": "Heathrow handled 83.9 million passengers in 2024, a record. A new baggage system "
-                      "was installed in Terminal 5 during the year."}
-    said = ("Thanks to a new baggage system installed in Terminal 5, Heathrow handled a record 83.9 million "
-            "passengers in 2024.\n")
+def test_a_fronted_cause_is_read_up_to_its_comma_and_a_link_in_other_words_stands() -> None:
     other = {"url": "https://b.example/weather", "title": "Weather outlook",
              "content": "The national weather service expects a mild winter across the northern plains."}
-    out = trace(said, [lhr, other])
+    lhr = {"url": "https://a.example/lhr", "title": "Heathrow 2023",
+           "content": "Heathrow handled a record 83.9 million passengers in 2023. The new baggage system in "
+                      "Terminal 5 made this possible."}
+    # a cause the record never gives, opening the sentence
+    out = trace("Thanks to lower landing fees, Heathrow handled a record 83.9 million passengers in 2023.\n",
+                [lhr, other])
     assert not out.citations and out.unsupported[0].closest is not None
-    assert "Thanks to a new baggage system" in out.unsupported[0].closest.conflict
-    assert trace("Heathrow handled 83.9 million passengers in 2024, a record.\n", [lhr, other]).citations
-    # a record that gives the link answers it
-    linked = {**lhr, "content": lhr["content"] + " The airport said the record was due to the new system."}
-    assert trace(said.replace("Thanks to", "Due to"), [linked, other]).citations
-    pig = {"url": "https://a.example/pig", "title": "生猪",
-           "content": "2023年，国内生猪出栏量为7.27亿头，同比增长3.8%。全年猪肉价格同比下降13.6%。"}
-    assert not trace("由于2023年国内生猪出栏量同比增长3.8%，全年猪肉价格同比下降13.6%。\n", [pig]).citations
-    assert trace("2023年国内生猪出栏量同比增长3.8%，全年猪肉价格同比下降13.6%。\n", [pig]).citations
-    caused = {**pig, "content": pig["content"].replace("全年猪肉价格", "受供给增加影响，全年猪肉价格")}
-    assert trace("由于2023年国内生猪出栏量同比增长3.8%，全年猪肉价格同比下降13.6%。\n", [caused]).citations
-    # a reason in words, not between two figures, is the reader's inference: no addition
-    fees = {"url": "https://a.example/mba", "title": "MBA",
-            "content": "申请人要有足够的资金。工商管理硕士的学费很贵，在美国的生活费也不是一个小数目。"}
-    assert trace("你需要有足够的资金，因为工商管理硕士的学费很贵。\n", [fees]).citations
+    assert "Thanks to lower landing fees" in out.unsupported[0].closest.conflict
+    # the record gives the link in words no list holds ("made this possible", "drove"): no addition
+    # (a differential sweep found 55 such faithful pairs refused when the link had to be a listed word)
+    from tracer.conflict import cause_addition, record_stems
+    for said, record in (
+            ("Thanks to the new baggage system in Terminal 5, Heathrow handled a record 83.9 million "
+             "passengers in 2023.", lhr["content"]),
+            ("Revenue rose 10% in the quarter because of strong cloud sales.",
+             "Revenue rose 10% in the quarter. Strong cloud sales drove the gain."),
+            ("Output fell 3% due to maintenance at the refinery.",
+             "Output fell 3%, reflecting maintenance at the refinery.")):
+        quote = record.split(". ")[0]
+        assert cause_addition(said, quote, record_stems(record)) is None, said
+    rain = {"url": "https://a.example/rain", "title": "粮食",
+            "content": "今年降雨量减少40%，以致粮食产量下降15%。"}
+    assert trace("由于降雨量减少40%，粮食产量下降15%。\n", [rain]).citations
 
 
 def test_a_percentage_a_change_went_by_is_not_one_it_went_to() -> None:
