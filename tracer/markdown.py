@@ -1807,10 +1807,11 @@ def section_references(text: str, layout: Layout) -> Moved | None:
     Each such list is under a markdown heading naming references (not Further reading), runs to the
     next heading at its level or above, and holds only entries that give a source
     (`_section_lines`); its scope, the text from its section's heading (the nearest above it, a
-    level up) or from the list before it, whichever is later, up to the list, cites half its
-    entries' numbers or more. There are two such lists or more (a trailing one, under such a
-    heading, counts), or one that a heading a level above it closes. No other line of the report
-    gives a source as a list's entry does or names sources (`_rest_lists_no_sources`). Moved to the
+    level up) or from the list before it, whichever is later, up to the list, cites one of its
+    entries' numbers or more, and no number it does not give. There are two such lists or more (a
+    trailing one, under such a heading, counts), or one that a heading a level above it closes. No
+    other line of the report gives a source as a list's entry does or names sources
+    (`_rest_lists_no_sources`). Moved to the
     report's end, in their order, they are cut as one references section. A marker outside every
     scope resolves through no list. The text around the lists is kept byte for byte."""
     titled = [(hs, line, references_title(heading_title(line)))
@@ -1872,7 +1873,10 @@ def section_references(text: str, layout: Layout) -> Moved | None:
     for (hs, end, _level), parent in zip(lists, parents, strict=True):
         scope = (max(parent, prev_end), hs)
         numbers = _entry_numbers(text[hs:end])
-        if not numbers or 2 * len(_cited_numbers("".join(plain[scope[0]:scope[1]])) & numbers) < len(numbers):
+        cited = _cited_numbers("".join(plain[scope[0]:scope[1]]))
+        # (not half of them: a writer lists sources it does not cite, and a list left in the body
+        # because of that was cut when the output, its markers renumbered, was traced again)
+        if not numbers or not cited & numbers or not cited <= numbers:
             return None
         scopes.append(scope)
         prev_end = end

@@ -136,9 +136,27 @@ def test_one_list_that_closes_its_section_before_more_report() -> None:
     assert not [u for u in out.unsupported if "https://" in u.sentence]
 
 
+def test_a_list_whose_section_cites_one_of_its_entries_is_cut_and_the_output_traces_the_same() -> None:
+    # Webb's list gives three entries and its section cites one: cut too (left in the body, the
+    # output's renumbered markers made the next trace read it otherwise)
+    orbit = " Webb orbits the Sun at the second Lagrange point, 1.5 million km from Earth [2]."
+    report = REPORT.replace(orbit, "").replace("[2] Webb orbit: https://b.example/webb-orbit\n",
+                                        "[2] Webb orbit: https://b.example/webb-orbit\n"
+                                        "[3] Kepler: https://d.example/kepler\n")
+    out = trace(report, RECORDS, TraceOptions(existing="keep"))
+    assert _cited(report, out) == {
+        "The James Webb Space Telescope launched on 25 December 2021 [1].": ["https://a.example/webb-launch"],
+        "Hubble has made more than 1.5 million observations [1].": ["https://c.example/hubble"],
+    }
+    assert "Kepler" not in out.report and out.report.count("### ") == 1
+    assert trace(out.report, RECORDS, TraceOptions(existing="keep")).report == out.report
+
+
 @pytest.mark.parametrize("change", [
     # the section does not cite its list's numbers: the list may be the report's content
     lambda r: r.replace("2021 [1]", "2021").replace("Earth [2]", "Earth"),
+    # ... or cites a number the list does not give
+    lambda r: r.replace("Earth [2]", "Earth [7]"),
     # a list without a link: no sources list of this kind
     lambda r: r.replace("[1] Hubble facts: https://c.example/hubble", "[1] Hubble facts, NASA, 2023."),
     # another line gives a source as an entry does
