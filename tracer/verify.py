@@ -24,7 +24,6 @@ from tracer.conflict import (
     cause_addition,
     clause_addition,
     figure_change_conflict,
-    figure_role_conflict,
     framed,
     quote_addition,
     quote_conflict,
@@ -938,7 +937,6 @@ class Verifier:
                 stems = self._stems[record] = record_stems(content)
             got = cause_addition(query, quote, stems) or clause_addition(query, quote, stems)
         return got or figure_change_conflict(query, content, self.index.lang) \
-            or figure_role_conflict(query, content, self.index.lang) \
             or year_role_conflict(query, content, self.index.lang)
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
