@@ -55,6 +55,9 @@ def main() -> int:
     from tracer import TraceOptions, trace
 
     cases: dict[str, Any] = json.loads((args.data / "cases.json").read_text(encoding="utf-8"))
+    # records on other topics, shared by the cases that ask for them ("fillers": true), so that word
+    # rarity is measured over a request of some size, as in use
+    fillers: dict[str, list[dict[str, str]]] = cases.pop("_fillers", {})
     lines = (args.data / "sentences.jsonl").read_text(encoding="utf-8").splitlines()
     rows = [json.loads(line) for line in lines]
     rows = [r for r in rows if (not args.battery or r["battery"] == args.battery)
@@ -66,7 +69,9 @@ def main() -> int:
     by_edit: Counter[tuple[str, bool]] = Counter()
     notes: list[str] = []
     for r in rows:
-        res = trace(r["sentence"] + "\n", cases[r["case"]]["records"], options)
+        case = cases[r["case"]]
+        records = case["records"] + (fillers.get(case["lang"], []) if case.get("fillers") else [])
+        res = trace(r["sentence"] + "\n", records, options)
         got = bool(res.citations)
         key = (r["battery"], r["lang"], r["kind"])
         total[key] += 1
