@@ -470,14 +470,16 @@ def _proper_before_run(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence
 def _one_name(said: str, quoted: str, zh: bool) -> bool:
     """Whether two names at one spot name one thing: two spellings of an English name
     (`_spelling`); in Chinese, one name whose characters the other has in order (a fuller form or
-    an abbreviation) or times that say the same ("年底" and "年末")."""
+    an abbreviation), places by their one-character names ("沪深" and "上海、深圳"), or times that
+    say the same ("年底" and "年末")."""
     if zh:  # a fuller form ("武汉长江大桥" of "长江大桥") or an abbreviation ("中科院" of "中国科学院")
         if said in _ZH_GENERIC or quoted in _ZH_GENERIC:
             return True  # "公司" stands for the company the sentence names ("蓝海电池")
         short, long = sorted((said, quoted), key=len)
         rest = iter(long)
         return (len(short) >= 2 and all(ch in rest for ch in short)) \
-            or any(said in group and quoted in group for group in _ZH_SAME_TIME)
+            or any(said in group and quoted in group for group in _ZH_SAME_TIME) \
+            or _zh_short_for(said, quoted) or _zh_short_for(quoted, said)   # "沪上" for "上海"
     return _spelling(said, quoted)
 
 
