@@ -267,11 +267,36 @@ def test_meaning_counts_wrong_sentences_cited_and_faithful_ones_cited(tmp_path: 
     assert "W cited" not in out.stdout and "F missed" not in out.stdout
 
 
+def test_meaning_adds_the_shared_fillers_to_the_cases_that_ask_for_them(tmp_path: Path) -> None:
+    # the only record that states the sentence is a shared filler: cited only through "fillers"
+    bridge = {"url": "https://a.example/bridge", "title": "Hollow Creek bridge",
+              "content": "The Hollow Creek bridge was opened to traffic in 1937 after four years of work."}
+    other = {"url": "https://b.example/bees", "title": "Bees", "content": "Honeybees visit many flowers."}
+    cases = {"_fillers": {"en": [bridge]}, "t/with": {"lang": "en", "records": [other], "fillers": True},
+             "t/without": {"lang": "en", "records": [other]}}
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    said = "The Hollow Creek bridge was opened to traffic in 1937 after four years of work."
+    (tmp_path / "sentences.jsonl").write_text("".join(
+        json.dumps({"battery": b, "case": f"t/{b}", "lang": "en", "kind": "F", "edit": "faithful",
+                    "sentence": said}) + "\n" for b in ("with", "without")))
+    script = ROOT / "scripts" / "py" / "meaning.py"
+    out = subprocess.run([sys.executable, str(script), "--data", str(tmp_path)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    got = {ln.split()[0]: ln.split()[-4:-1] for ln in out.stdout.splitlines()
+           if ln.startswith(("with ", "without "))}
+    assert got == {"with": ["1", "/", "1"], "without": ["0", "/", "1"]}, out.stdout
+
+
 def test_the_meaning_batteries_are_whole() -> None:
     data = ROOT / "bench" / "meaning"
     cases = json.loads((data / "cases.json").read_text(encoding="utf-8"))
+    fillers = cases.pop("_fillers")
+    assert set(fillers) == {"en", "zh"}
+    assert all(r["url"] and r["content"] for rs in fillers.values() for r in rs)
     rows = [json.loads(line) for line in (data / "sentences.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert len(rows) >= 1100 and {r["battery"] for r in rows} == {"fresh", "zh", "en", "unseen"}
+    assert len(rows) >= 1600
+    assert {r["battery"] for r in rows} == {"fresh", "zh", "en", "unseen", "adversarial"}
     assert all(r["case"] in cases and r["kind"] in ("W", "F") and r["lang"] == cases[r["case"]]["lang"]
                and r["sentence"].strip() for r in rows)
     assert all(c["records"] and all(rec["url"] and rec["content"] for rec in c["records"])

@@ -4,7 +4,7 @@ batteries of bench/meaning.
     scripts/meaning [--battery NAME] [--lang en|zh] [--explain] [--tracer PATH] [--min-score X]
                     [--data DIR]
 
-bench/meaning holds 1,159 sentences in four batteries, each written by hand (by helper sessions,
+bench/meaning holds 1,699 sentences in five batteries, each written by hand (by helper sessions,
 not from any benchmark) against records written for them:
 
 - `fresh` (twenty-first session): 12 cases in both languages, 192 wrong sentences (one edit of a
@@ -15,7 +15,13 @@ not from any benchmark) against records written for them:
 - `en` (twentieth session): 9 English cases, 123 wrong and 46 faithful sentences;
 - `unseen` (twenty-first session): 10 cases in both languages on other topics, 190 wrong and 120
   faithful sentences, written after the session's rules and measured once, untouched (nobody
-  read which of its sentences were cited).
+  read which of its sentences were cited);
+- `adversarial` (thirty-seventh session): 53 wrong sentences from an adversarial review (another
+  subject, scale, fiscal year, denial or rumour, event verb, bound, cause, place, years swapped …;
+  each case with the few records it was built on and filler records) and 487 faithful pairs from
+  two old-versus-new sweeps (each against its own records and 14 shared filler records), those
+  the session-start engine cited. The session's rules were written against the wrong ones and
+  mended against the faithful ones: it guards against regressions, it is no held-out measure.
 
 Each sentence is traced alone (a one-sentence report) against its case's records with the
 default options, as a user would trace it. A wrong sentence counts as cited when it gets any
@@ -43,7 +49,7 @@ DATA = ROOT / "bench" / "meaning"
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--battery", help="only this battery (fresh, unseen, zh, en)")
+    ap.add_argument("--battery", help="only this battery (fresh, unseen, zh, en, adversarial)")
     ap.add_argument("--lang", choices=("en", "zh"), help="only sentences of this language")
     ap.add_argument("--explain", action="store_true",
                     help="list each wrong sentence cited and each faithful one not")
