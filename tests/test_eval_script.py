@@ -296,7 +296,7 @@ def test_the_meaning_batteries_are_whole() -> None:
     assert all(r["url"] and r["content"] for rs in fillers.values() for r in rs)
     rows = [json.loads(line) for line in (data / "sentences.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(rows) >= 1600
-    assert {r["battery"] for r in rows} == {"fresh", "zh", "en", "unseen", "adversarial"}
+    assert {r["battery"] for r in rows} == {"fresh", "zh", "en", "unseen", "adversarial", "unseen37"}
     assert all(r["case"] in cases and r["kind"] in ("W", "F") and r["lang"] == cases[r["case"]]["lang"]
                and r["sentence"].strip() for r in rows)
     assert all(c["records"] and all(rec["url"] and rec["content"] for rec in c["records"])
