@@ -1808,8 +1808,9 @@ def section_references(text: str, layout: Layout) -> Moved | None:
     next heading at its level or above, and holds only entries that give a source
     (`_section_lines`); its scope, the text from its section's heading (the nearest above it, a
     level up) or from the list before it, whichever is later, up to the list, cites one of its
-    entries' numbers or more, and no number it does not give. There are two such lists or more (a
-    trailing one, under such a heading, counts), or one that a heading a level above it closes. No
+    entries' numbers or more (a trailing list's may cite none), and no number it does not give.
+    There are two such lists or more (a trailing one, under such a heading, counts), or one that a
+    heading a level above it closes. No
     other line of the report gives a source as a list's entry does or names sources
     (`_rest_lists_no_sources`). Moved to the
     report's end, in their order, they are cut as one references section. A marker outside every
@@ -1870,13 +1871,16 @@ def section_references(text: str, layout: Layout) -> Moved | None:
         plain[a:b] = " " * (b - a)
     scopes: list[tuple[int, int]] = []
     prev_end = 0
-    for (hs, end, _level), parent in zip(lists, parents, strict=True):
+    for k, ((hs, end, _level), parent) in enumerate(zip(lists, parents, strict=True)):
         scope = (max(parent, prev_end), hs)
         numbers = _entry_numbers(text[hs:end])
         cited = _cited_numbers("".join(plain[scope[0]:scope[1]]))
         # (not half of them: a writer lists sources it does not cite, and a list left in the body
-        # because of that was cut when the output, its markers renumbered, was traced again)
-        if not numbers or not cited & numbers or not cited <= numbers:
+        # because of that was cut when the output, its markers renumbered, was traced again; the
+        # trailing list, which the scan cuts anyway, may close a section that cites nothing, a
+        # summary under the sections' own lists)
+        uncited = not cited and trailing is not None and k == len(lists) - 1
+        if not numbers or not (cited & numbers or uncited) or not cited <= numbers:
             return None
         scopes.append(scope)
         prev_end = end

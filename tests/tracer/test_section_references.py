@@ -152,6 +152,22 @@ def test_a_list_whose_section_cites_one_of_its_entries_is_cut_and_the_output_tra
     assert trace(out.report, RECORDS, TraceOptions(existing="keep")).report == out.report
 
 
+def test_a_summary_citing_nothing_before_a_trailing_list_leaves_each_section_its_own_list() -> None:
+    # "## Conclusion" cites nothing and a final "## References" lists every source from 1: the
+    # sections' markers still resolve through their own lists, not through the final one
+    final = "## References\n\n1. Hubble facts. https://c.example/hubble\n2. Webb orbit. https://b.example/webb-orbit\n"
+    report = REPORT + "\n" + final
+    out = trace(report, RECORDS, TraceOptions(existing="keep"))
+    assert _cited(report, out) == {
+        "The James Webb Space Telescope launched on 25 December 2021 [1].": ["https://a.example/webb-launch"],
+        "Webb orbits the Sun at the second Lagrange point, 1.5 million km from Earth [2].":
+            ["https://b.example/webb-orbit"],
+        "Hubble has made more than 1.5 million observations [1].": ["https://c.example/hubble"],
+    }
+    assert out.removed_references == WEBB_SOURCES + HUBBLE_SOURCES + final
+    assert trace(out.report, RECORDS, TraceOptions(existing="keep")).report == out.report
+
+
 @pytest.mark.parametrize("change", [
     # the section does not cite its list's numbers: the list may be the report's content
     lambda r: r.replace("2021 [1]", "2021").replace("Earth [2]", "Earth"),
