@@ -44,6 +44,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 import rjieba
 from rapidfuzz.distance import Levenshtein
@@ -1512,17 +1513,28 @@ def _changes(text: str, zh: bool = True) -> dict[str, list[tuple[str, str, str]]
     return out
 
 
+_Read = TypeVar("_Read")
+
+
+def _read_both(sentence: str, record: str, lang: str, read: Callable[[str, bool], dict[str, _Read]]
+               ) -> tuple[dict[str, _Read], dict[str, _Read]] | None:
+    """What `read` finds in a sentence with a figure and, when it finds anything, in the record
+    (`figure_change_conflict`, `year_role_conflict`; `read` caches the record's reading)."""
+    if not any(ch.isdigit() for ch in sentence):
+        return None
+    zh = lang == "zh"
+    said = read(sentence, zh)
+    return (said, read(record, zh)) if said else None
+
+
 def figure_change_conflict(sentence: str, record: str, lang: str) -> Conflict | None:
     """A change the record gives the sentence's figure only otherwise: "同比上涨0.8%" where every
     "0.8%" of the record is "同比下降0.8%" (or "环比上涨0.8%"), "fell 3%" where it "rose 3%".
     Statistics releases put 同比 and 环比, up and down, side by side, so the words alone all match."""
-    if not any(ch.isdigit() for ch in sentence):
+    both = _read_both(sentence, record, lang, _changes)
+    if both is None:
         return None
-    zh = lang == "zh"
-    said = _changes(sentence, zh)
-    if not said:
-        return None
-    stated = _changes(record, zh)
+    said, stated = both
     for figure, claims in said.items():
         where = stated.get(figure)
         if not where:
@@ -1556,6 +1568,7 @@ _EN_EVENT_YEAR = re.compile(
     rf"\bin (?:(?:early|mid|late|{_MONTHS})[ -])?(?P<y1>(?:1[89]|20)\d\d)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=64)   # a record is read once, not once per sentence it is checked against
 def _event_years(text: str, zh: bool) -> dict[str, set[str]]:
     """Each event the text gives a year ("成立" -> {"2015"}, "founded" -> {"2015"})."""
     out: dict[str, set[str]] = {}
@@ -1569,13 +1582,10 @@ def year_role_conflict(sentence: str, record: str, lang: str) -> Conflict | None
     """Two events whose years the sentence swaps ("公司成立于2019年，2015年…上市" against "公司成立于
     2015年，2019年…上市"; "founded in 2019 and listed in 2015" against the reverse). A record that
     gives an event the sentence's year too says nothing."""
-    if not any(ch.isdigit() for ch in sentence):
+    both = _read_both(sentence, record, lang, _event_years)
+    if both is None:
         return None
-    zh = lang == "zh"
-    said = _event_years(sentence, zh)
-    if not said:
-        return None
-    stated = _event_years(record, zh)
+    said, stated = both
     for event, years in said.items():
         theirs = stated.get(event)
         if not theirs or years & theirs:

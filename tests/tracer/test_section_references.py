@@ -34,6 +34,12 @@ HUBBLE_SOURCES = "### Sources\n\n[1] Hubble facts: https://c.example/hubble\n\n"
 CONCLUSION = "## Conclusion\n\nBoth telescopes will keep working for years.\n"
 REPORT = INTRO + WEBB + WEBB_SOURCES + HUBBLE + HUBBLE_SOURCES + CONCLUSION
 BODY = INTRO + WEBB + HUBBLE + CONCLUSION
+# each sentence of REPORT with the page its own section's list gives its marker
+CITED = {
+    "The James Webb Space Telescope launched on 25 December 2021 [1].": ["https://a.example/webb-launch"],
+    "Webb orbits the Sun at the second Lagrange point, 1.5 million km from Earth [2].": ["https://b.example/webb-orbit"],
+    "Hubble has made more than 1.5 million observations [1].": ["https://c.example/hubble"],
+}
 
 
 def _cited(report: str, out) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
@@ -49,12 +55,7 @@ def test_each_list_is_cut_and_resolves_its_own_section(existing: str) -> None:
     assert strip_markers(body).rstrip() == strip_markers(BODY).rstrip()
     assert out.removed_references == WEBB_SOURCES + HUBBLE_SOURCES
     # every span is the report's own, and each section's "[1]" is its own list's [1]
-    assert _cited(REPORT, out) == {
-        "The James Webb Space Telescope launched on 25 December 2021 [1].": ["https://a.example/webb-launch"],
-        "Webb orbits the Sun at the second Lagrange point, 1.5 million km from Earth [2].":
-            ["https://b.example/webb-orbit"],
-        "Hubble has made more than 1.5 million observations [1].": ["https://c.example/hubble"],
-    }
+    assert _cited(REPORT, out) == CITED
     assert "observations [3].\n" in out.report and "[3] [Hubble facts](https://c.example/hubble)" in refs
     assert not [w for w in out.warnings if "existing citation" in w], out.warnings
     # traced again, it is the same report (one list, at the end)
@@ -66,12 +67,7 @@ def test_under_keep_a_section_marker_is_not_read_through_another_sections_list()
     # the second list does not have: each is the author's citation of its own list's entry
     records = [{**r, "content": "Unrelated text about galaxies and stars."} for r in RECORDS]
     out = trace(REPORT, records, TraceOptions(existing="keep"))
-    assert _cited(REPORT, out) == {
-        "The James Webb Space Telescope launched on 25 December 2021 [1].": ["https://a.example/webb-launch"],
-        "Webb orbits the Sun at the second Lagrange point, 1.5 million km from Earth [2].":
-            ["https://b.example/webb-orbit"],
-        "Hubble has made more than 1.5 million observations [1].": ["https://c.example/hubble"],
-    }
+    assert _cited(REPORT, out) == CITED
     # each is warned about as the author wrote it, at its own offset
     named = [w for w in out.warnings if "not supported by its record" in w]
     assert len(named) == 3, out.warnings
@@ -158,12 +154,7 @@ def test_a_summary_citing_nothing_before_a_trailing_list_leaves_each_section_its
     final = "## References\n\n1. Hubble facts. https://c.example/hubble\n2. Webb orbit. https://b.example/webb-orbit\n"
     report = REPORT + "\n" + final
     out = trace(report, RECORDS, TraceOptions(existing="keep"))
-    assert _cited(report, out) == {
-        "The James Webb Space Telescope launched on 25 December 2021 [1].": ["https://a.example/webb-launch"],
-        "Webb orbits the Sun at the second Lagrange point, 1.5 million km from Earth [2].":
-            ["https://b.example/webb-orbit"],
-        "Hubble has made more than 1.5 million observations [1].": ["https://c.example/hubble"],
-    }
+    assert _cited(report, out) == CITED
     assert out.removed_references == WEBB_SOURCES + HUBBLE_SOURCES + final
     assert trace(out.report, RECORDS, TraceOptions(existing="keep")).report == out.report
 
