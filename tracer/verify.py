@@ -69,6 +69,7 @@ from tracer.text import (
 )
 
 _ANSWER_REACH = 200   # characters after a quote read for the answer to a question it asks
+_MAX_WRITTEN = 64     # phrases a request's records are read for (`Verifier.written`)
 _MARKER = re.compile(r"\[(?:\^?\d+(?:\s*[,，\-–]\s*\d+)*|citation:\d+)\]|【\d+】"
                      r"|<sup>[^<\n]{0,200}</sup>")
 # markdown emphasis around part of a sentence ("delivered **1.81 million** vehicles", "*about*"):
@@ -896,6 +897,8 @@ class Verifier:
         a name is written mid-sentence ("…behind Toyota and Honda"). Read once a phrase, and only
         for a sentence whose first words the quote replaces, so most requests never read it."""
         got = self._written.get(phrase)
+        if got is None and len(self._written) >= _MAX_WRITTEN:
+            return True, False   # (each reads every record: a bound, then no evidence of a name)
         if got is None:
             lower = re.compile(rf"\b{re.escape(phrase.lower())}\b")
             name = re.compile(rf"(?:^|[\s(])[a-z]+[,;:]? {re.escape(phrase)}\b(?! [A-Z])")
