@@ -1403,18 +1403,27 @@ def aligned_share(sentence: str, quote: str, lang: str) -> float:
     return _aligned(a, [k for k, _w, _t in (_zh_words(quote) if zh else _en_words(quote))])[1]
 
 
-def quote_addition(sentence: str, quote: str, record: str) -> Conflict | None:
-    """A Chinese sentence that copies its quote but adds a noun or time the record never states
-    ("2023年春节档首日票房冠军" against "2023春节档票房冠军"): it claims more than its source says.
-    At least 70% of the sentence's words align, and the added words (one or two, two characters
-    or more) stand between two aligned words or more on each side."""
+def _zh_copied(sentence: str, quote: str
+               ) -> tuple[tuple[_Word, ...], tuple[_Word, ...], Sequence[_Op]] | None:
+    """A Chinese sentence's words, its quote's and their alignment, when the quote repeats 70% of
+    the sentence's words or more, in order (`quote_addition`, `zh_other_place`)."""
     a = _sentence_words(sentence, True)
     b = _zh_words(quote)
     if not a or not b:
         return None
     ops, share = _aligned([k for k, _w, _t in a], [k for k, _w, _t in b])
-    if share < 0.7:
+    return (a, b, ops) if share >= 0.7 else None
+
+
+def quote_addition(sentence: str, quote: str, record: str) -> Conflict | None:
+    """A Chinese sentence that copies its quote but adds a noun or time the record never states
+    ("2023年春节档首日票房冠军" against "2023春节档票房冠军"): it claims more than its source says.
+    At least 70% of the sentence's words align, and the added words (one or two, two characters
+    or more) stand between two aligned words or more on each side."""
+    copied = _zh_copied(sentence, quote)
+    if copied is None:
         return None
+    a, _b, ops = copied
     for k, (tag, i1, i2, _j1, _j2) in enumerate(ops):
         if tag != "delete" or i2 - i1 > 2 or not 0 < k < len(ops) - 1:
             continue
@@ -1450,13 +1459,11 @@ def zh_other_place(sentence: str, quote: str, record: str) -> Conflict | None:
     place or organisation the record never states, where the quote names another of that kind the
     sentence never does ("江苏2023年地区生产总值2.41万亿元" against "2023年江西地区生产总值2.41万亿元"):
     the figures are another place's. `record` is the record's text and title."""
-    a = _sentence_words(sentence, True)
-    b = _zh_words(quote)
-    if not a or not b:
+    copied = _zh_copied(sentence, quote)
+    if copied is None:
         return None
-    _ops, share = _aligned([k for k, _w, _t in a], [k for k, _w, _t in b])
-    if share < 0.7:
-        return None
+    a, b, _ops = copied
+
     def near(words: tuple[_Word, ...], at: int) -> set[str]:   # its neighbours of two characters or more
         return {k for k, w, _t in (*words[max(0, at - 2):at], *words[at + 1:at + 3]) if len(w) >= 2}
 
