@@ -1666,7 +1666,7 @@ def zh_clause_figure(sentence: str, record: str) -> Conflict | None:
 def record_stems(record: str) -> frozenset[str]:
     """A record's words, stemmed, as `cause_addition` and `clause_addition` look words up in
     them (the verifier reads them once per record and passes them in)."""
-    words = re.findall(r"[a-z]+|[0-9]+(?:[.,][0-9]+)*", record.lower())
+    words = set(re.findall(r"[a-z]+|[0-9]+(?:[.,][0-9]+)*", record.lower()))
     return frozenset(_stem(w.replace(",", "")) for w in words)
 
 

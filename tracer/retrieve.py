@@ -26,7 +26,14 @@ class PassageIndex:
         self.passages = passages
         self.records = records
         self.lang = lang
-        self.tokens: list[list[str]] = [self.terms(p.text) for p in passages]
+        self.tokens: list[list[str]] = []
+        # how many of each passage's terms are its content tokens (the rest are CJK bigrams):
+        # the verifier reads a passage's word bigrams from them instead of cutting it again
+        self._content_len = np.zeros(len(passages), dtype=np.int32)
+        for i, p in enumerate(passages):
+            words = content_tokens(p.text)
+            self._content_len[i] = len(words)
+            self.tokens.append(words + cjk_bigrams(p.text))
         # Each passage's distinct terms are needed only for the candidates a sentence verifies
         # against; built on first use, since a set per passage of a large request would cost
         # more memory than its token lists.
@@ -58,6 +65,10 @@ class PassageIndex:
     def terms(text: str) -> list[str]:
         """Index terms: content tokens, plus character bigrams for CJK text."""
         return content_tokens(text) + cjk_bigrams(text)
+
+    def content_tokens_of(self, pid: int) -> list[str]:
+        """The passage's content tokens (`tracer.text.content_tokens` of its text), in order."""
+        return self.tokens[pid][: int(self._content_len[pid])]
 
     def token_set(self, pid: int) -> frozenset[str]:
         """The passage's distinct index terms (cached)."""

@@ -661,7 +661,7 @@ class Verifier:
 
     def _bigrams_of(self, pid: int) -> frozenset[tuple[str, str]]:
         if pid not in self._passage_bigrams:
-            toks = content_tokens(self.index.passages[pid].text)
+            toks = self.index.content_tokens_of(pid)
             self._passage_bigrams[pid] = frozenset(zip(toks, toks[1:], strict=False))
         return self._passage_bigrams[pid]
 
