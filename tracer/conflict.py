@@ -29,7 +29,10 @@ the reverse (`_prospect_change`, `_planned_for_done`, `_done_or_not`), a sentenc
 quote (`_strong_modal`), another rank (`rank_conflict`, verbatim quotes too), roles the other way
 round around a word both texts share (`_roles_swapped`), and in Chinese more of them than the
 quote says (`_zh_quantity`) and a figure the quote gives to another measure (`_zh_figure_slot`);
-the figure slot and the role swap read Chinese without the alignment, whose clauses move.
+the figure slot and the role swap read Chinese without the alignment, whose clauses move. And
+(thirty-eighth session) an English quote that takes part of the sentence back with a word the
+sentence lacks (`_qualified`: "seldom performed" for "performed", "a proposed station" for "a
+station", "non-cancerous" for "cancerous").
 docs/quality.md lists every rule with the cases it was measured on (`scripts/perturb`,
 `scripts/meaning`).
 """
@@ -195,6 +198,8 @@ class Conflict:
                     "which the record does not state")
         if self.kind == "addition":
             return f'the sentence adds "{self.sentence_says}", which the record never states'
+        if self.kind == "qualified":
+            return f'its quote qualifies it ("{self.quote_says}")'
         if self.kind == "modality":
             return f'its quote only says it may be so ("{self.quote_says}")'
         if self.kind == "plan":
@@ -689,6 +694,15 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                 hedged = any(_weak_modal(a, i) or a[i][1].lower() in _ABLE for i in range(len(a)))
             if weak and not hedged:
                 return Conflict("modality", _said(a, i1, i2), _said(b, j1, j2))
+        # the quote takes part of it back: "seldom performed" for "performed", "a proposed
+        # station" for "a station"
+        # (the start of both texts flanks it too, when three words or more align after it: "Not
+        # having enough serotonin is thought to …" for "Having enough serotonin is thought to …")
+        opens = i1 == 0 and j1 == 0 and flank_after >= 3
+        if tag in ("insert", "replace") and (before or opens) and after and j2 - j1 <= 2:
+            got = _qualified(a, b, i1, i2, j1, j2, zh)
+            if got is not None:
+                return got
         # another quantity of the same things: "all" for "most", "several" for "none"
         if not zh and tag == "replace" and after and (before or (i1 == 0 and j1 == 0)):
             qa = [_QUANTIFIER_RANK[w[1].lower()] for w in a[i1:i2] if w[1].lower() in _QUANTIFIER_RANK]
@@ -715,7 +729,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                 return Conflict("name", a[i1][1], b[j1][1])
         # a negation one text adds, unless the word it negates comes again in that text ("not 100%
         # effective, but it is effective": a contrast, not a denial)
-        if before and after and tag in ("insert", "delete"):
+        if (before or opens) and after and tag in ("insert", "delete"):
             # where two words or more agree on each side, only a negation near the spot answers it
             around_a, around_b = span_a, span_b
             if min(flank_before, flank_after) >= 2:
@@ -1132,7 +1146,7 @@ _FRAME_EN = re.compile(
 )
 _FRAME_ZH = re.compile(
     r"是否|有无(?![数人线限法机])|(?:并无|没有|尚无|无)证据(?:表明|显示|证明)?|传言|谣言|否认|辟谣|不实|是不是"
-    r"|尚不清楚|尚不明确|尚无定论|尚未证实|未经证实|有待证实|有待确认|网传|据传|传闻|市场猜测|猜测称|网友称|爆料称"
+    r"|尚不清楚|尚不明确|尚无定论|尚未证实|未经证实|有待证实|有待确认|网传|据传|据称|据说|传闻|市场猜测|猜测称|网友称|爆料称"
     r"|宣称|声称|指责|指控|预计|预期")
 # a denial after what it denies, in the same quote sentence ("网传…提高到67岁，人社部回应称该消息不实",
 # "… to 67, but the ministry called it a fabrication")
@@ -1862,6 +1876,27 @@ _STATES = frozenset("ill sick silent quiet asleep dark cold warm tired weary old
 _WEAK_MODALS = frozenset({"may", "might", "could", "possibly", "potentially", "perhaps"})
 # what says a thing can be so, no more than "may" does ("can lower" for "may lower")
 _ABLE = frozenset({"can", "able", "allowed", "permitted", "unable", "cannot"})
+# English words that take back part of what the words around them say, so that a quote holding one
+# where its sentence has none says less, or the opposite ("Baroque works were seldom performed"
+# for "… were performed", "a proposed station" for "a station", "sometimes late" for "late",
+# "non-cancerous" for "cancerous"): adverbs of polarity, of occasion and part, and of belief,
+# adjectives that say a thing is not (yet) real, and prefixes written apart. Read where the quote
+# adds at most two words flanked by aligned words (the polarity adverbs and prefixes also in place
+# of the sentence's words: "seldom" for "widely", "non-profit" for "for-profit"), and the sentence
+# has none of them, nor "may" (`_qualified`; a differential sweep of near-copies found each one
+# dropped and cited). Not "often", "usually", "largely" and the like: "largely upheld the fine"
+# for "upheld the fine" overstates less than it misleads, and hand-written faithful sentences do it.
+_EN_POLARITY = frozenset("seldom rarely hardly barely scarcely non anti pseudo".split())
+# ... and in Chinese ("该药物很少用于儿童" for "该药物用于儿童", "涉嫌挪用公款" for "挪用公款",
+# "拟建的高铁站" for "高铁站", "并非所有患者" for "所有患者"); 可能, 或许, 也许 are the modality
+# rule's, 据称, 据传, 传闻 the frames' (`framed`, which reads a rumour confirmed)
+_ZH_POLARITY = frozenset("很少 极少 鲜少 鲜有 少有 并非 未必 不一定".split())
+ZH_QUALIFIERS = _ZH_POLARITY | frozenset("偶尔 偶有 有时 有时候 部分 一部分 涉嫌 疑似 所谓 拟建 假".split())
+EN_QUALIFIERS = _EN_POLARITY | frozenset(
+    "sometimes occasionally partly partially "
+    "probably presumably apparently seemingly supposedly reportedly allegedly purportedly arguably "
+    "fake false alleged purported proposed supposed hypothetical potential prospective suspected "
+    "fictional fictitious imaginary bogus counterfeit attempted failed would-be so-called".split())
 
 
 # what says a thing is planned, expected or proposed, not done: English words that take "to"
@@ -2534,6 +2569,31 @@ def _prospect(words: tuple[_Word, ...], i: int, zh: bool) -> bool:
         return i > 0 and words[i - 1][1].lower() in ("is", "are", "was", "were", "be", "'s") \
             and i + 1 < len(words) and words[i + 1][1].lower() == "to"
     return low in _PROSPECT_TO and i + 1 < len(words) and words[i + 1][1].lower() == "to"
+
+
+def _qualified(a: tuple[_Word, ...], b: tuple[_Word, ...], i1: int, i2: int, j1: int,
+               j2: int, zh: bool) -> Conflict | None:
+    """The quote's change b[j1:j2] holds one of EN_QUALIFIERS (ZH_QUALIFIERS) that the sentence
+    holds nowhere (nor a weak modal): it says less than the sentence, or the opposite. In place of
+    the sentence's words (a[i1:i2] not empty), only a word of polarity or a prefix ("alleged" for
+    "said" is no change); so is 是非 for 是 (rjieba's cut of "是非恶性的" against "是恶性的")."""
+    if zh:
+        words, polarity = ZH_QUALIFIERS, _ZH_POLARITY
+        if i2 - i1 == 1 and j2 - j1 == 1 and b[j1][1] == a[i1][1] + "非" \
+                and not any(w[1] in words for w in a):
+            return Conflict("qualified", a[i1][1], b[j1][1])
+    else:
+        words, polarity = EN_QUALIFIERS, _EN_POLARITY
+    said = [w[1] if zh else w[1].lower() for w in a]
+    quoted = [w[1] if zh else w[1].lower() for w in b[j1:j2]]
+    if not any(q in words and (i1 == i2 or q in polarity) for q in quoted):
+        return None
+    if zh:
+        hedged = any(w in words or w in _ZH_WEAK or w in ZH_NEGATIONS for w in said)
+    else:
+        hedged = any(w in words or _weak_modal(a, i) for i, w in enumerate(said)) \
+            or any(w[0] in EN_NEGATIONS for w in a[i1:i2])   # ("not often" says "rarely")
+    return None if hedged else Conflict("qualified", _said(a, i1, i2), _said(b, j1, j2))
 
 
 def _weak_modal(words: tuple[_Word, ...], i: int) -> bool:

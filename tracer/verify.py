@@ -64,6 +64,7 @@ from tracer.text import (
     spelled_out,
     stated_numbers,
     stated_units,
+    tokens,
     unstated_numbers,
     whole_name,
 )
@@ -144,6 +145,18 @@ _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有
 NEAR_EXACT_FUZZY = 0.95
 NEAR_EXACT_MIN_LENGTH = math.log(1 + 5)
 NEAR_EXACT_SCORE = 0.9
+# A claim copied from one record sentence word for word (`Verifier._near_copy`): scored as a
+# near-verbatim quote however few passages the request has (IDF over three passages makes every
+# word look common, and "It orbits about 540 km above Earth." scored 0.52 against "It orbits
+# about 540 km above the Earth."). The words it may leave out or write otherwise: articles, and
+# a leading pronoun for a thing's name ("Its primary mirror …" for "Webb's primary mirror …"; not
+# "he" or "she", which may stand for another person of the record). Nothing else: a differential
+# sweep found that letting one word of the record drop out cited "often", "proposed", "anti-",
+# "West" (Indies) and "million" dropped. (Each set holds the words as `tracer.text.tokens` reads
+# them: stems, jieba's words.)
+_COPY_ARTICLES = frozenset(tokens("a an the"))
+_COPY_PRONOUNS = frozenset(tokens("it its they their them this these those 它 其 该 此 这 它们"))
+_COPY_MIN_WORDS = 4
 
 # A pair whose evidence quote contradicts the sentence (`tracer.conflict`: the opposite word, a
 # negation only one side has, another figure or name in the same place) scores at most this and
@@ -482,6 +495,7 @@ class Verifier:
         self._passage_spelled: dict[tuple[int, str], list[int]] = {}
         self._passage_written: dict[int, dict[str, list[int]]] = {}
         self._claims: dict[str, _Claim] = {}
+        self._copy_words: dict[str, list[str]] = {}   # sentence -> the words `_near_copy` looks for
         self._spans: dict[tuple[str, int], tuple[int, int]] = {}
         self._conflicts: dict[tuple[str, int], Conflict | None] = {}
         self._record_words: dict[int, frozenset[str]] = {}
@@ -568,7 +582,7 @@ class Verifier:
         key = (core, record)
         got = self._exact.get(key)
         if got is None:
-            got = self._exact[key] = core in self._norm_of(record)
+            got = self._exact[key] = _held_verbatim(core, self._norm_of(record))
         return got
 
     def _values_of(self, record: int) -> list[float]:
@@ -844,16 +858,43 @@ class Verifier:
         Without `with_evidence` the span is left empty; `with_evidence_span` fills it later."""
         f = self.features(sentence, pid, rank)
         s = self.score(f)
+        copied = not f.exact and s < NEAR_EXACT_SCORE and self._near_copy(sentence, pid, f)
+        if copied:
+            s = NEAR_EXACT_SCORE
         if not f.exact and self._claim(sentence).figures_only:
             s = min(s, FIGURES_ONLY_SCORE)  # never cited from its figures alone
         if f.exact:
             kind = "exact"
-        elif f.fuzzy >= 0.9:
+        elif f.fuzzy >= 0.9 or copied:
             kind = "fuzzy"
         else:
             kind = "lexical"
         start, end = self.evidence_span(sentence, pid) if with_evidence else (0, 0)
         return Support(score=round(s, 4), match=kind, evidence_start=start, evidence_end=end), f
+
+    def _near_copy(self, sentence: str, pid: int, f: PairFeatures) -> bool:
+        """Whether the claim is copied from one of the passage's sentences word for word: every
+        word of it, in order and unbroken, in one record sentence (stems compared; articles aside,
+        and a leading "it", "its", "they"… may stand for a name), at least four such words, with
+        every content word, figure and name of the claim in the passage and no negation of the
+        claim's own. The contradiction checks still run on it as on any pair."""
+        c = self._claim(sentence)
+        if (f.coverage < 0.999 or f.numbers < 1.0 or f.entity < 1.0 or f.negation > 0.0
+                or len(c.toks) < 3 or c.figures_only):
+            return False
+        want = self._copy_words.get(sentence)
+        if want is None:
+            said = [t for t in tokens(sentence_query(sentence)) if t not in _COPY_ARTICLES]
+            want = self._copy_words[sentence] = said[1:] if said and said[0] in _COPY_PRONOUNS else said
+        if len(want) < _COPY_MIN_WORDS:
+            return False
+        need = frozenset(c.toks)
+        text = self.index.passages[pid].text
+        units, words = self._units_of(pid)
+        for (a, b), has in zip(units, words, strict=True):
+            if need <= has and _copied_run(want, [t for t in tokens(text[a:b]) if t not in _COPY_ARTICLES]):
+                return True
+        return False
 
     def unless_contradicted(self, sentence: str, pid: int, support: Support) -> Support:
         """`support`, or, when the pair's evidence quote contradicts the sentence, the same capped
@@ -1156,6 +1197,61 @@ class Verifier:
         while end > start and text[end - 1].isspace():
             end -= 1
         return passage.start + start, passage.start + end
+
+
+_EXACT_SCAN = 64   # places a record holds a claim's text that are read, at most
+# what, right before a claim's text in a record, takes it back: "Not having enough serotonin is
+# thought to …" holds "Having enough serotonin is thought to …" word for word
+_TAKEN_BACK = re.compile(
+    r"(?:\b(?:not|no|never|nor|neither|without|non|anti|pseudo|seldom|rarely|hardly|barely|scarcely|"
+    r"fake|false|alleged|allegedly|purported|purportedly|proposed|supposed|supposedly|reportedly|"
+    r"probably|apparently|sometimes|occasionally|partly|partially)[\s-]*"
+    r"|(?:不|没|没有|未|并非|从未|从不|并未|尚未)\s*)$")
+
+
+# a word's start or end glued to a claim's text that makes another word of its first or last
+# ("likely" in "unlikely", "safe" in "safer"); any other letters glued there are a page's words
+# run together ("…pronounsThere are"), which the claim may well quote up to
+_PREFIXED = re.compile(r"(?<![^\W\d_])(?:un|in|im|il|ir|dis|mis|non)$")
+_SUFFIXED = re.compile(r"(?:e?r|e?st|e?d|ing|less)(?![^\W\d_])")
+_DECIMALS = re.compile(r"[.,]\d")
+
+
+def _word_char(ch: str) -> bool:
+    """A letter or digit of a word that spaces delimit (not a Chinese or Japanese character)."""
+    return ch.isalnum() and ord(ch) < 0x2E80
+
+
+def _held_verbatim(core: str, norm: str) -> bool:
+    """Whether the record's normalised text `norm` holds the claim's `core` word for word: not as
+    part of another word ("likely to win" is not in "unlikely to win", nor "is safe" in "is safer",
+    nor "grew 5" in "grew 5.5%" or "grew 50%"), and not right after a word that takes it back
+    (`_TAKEN_BACK`)."""
+    start = 0
+    for _ in range(_EXACT_SCAN):
+        i = norm.find(core, start)
+        if i < 0:
+            return False
+        start = i + 1
+        j = i + len(core)
+        if i > 0 and _word_char(core[0]) and (
+                (core[0].isdigit() and norm[i - 1].isdigit()) or _PREFIXED.search(norm, max(0, i - 4), i)):
+            continue
+        if j < len(norm) and _word_char(core[-1]) and (
+                (core[-1].isdigit() and (norm[j].isdigit() or _DECIMALS.match(norm, j)))
+                or (core[-1].isalpha() and _SUFFIXED.match(norm, j))):
+            continue
+        if _TAKEN_BACK.search(norm, max(0, i - 24), i):
+            continue
+        return True
+    return False
+
+
+def _copied_run(want: list[str], have: list[str]) -> bool:
+    """Whether `want` appears in `have` as one unbroken run."""
+    n = len(want)
+    first = want[0]
+    return any(tok == first and have[i:i + n] == want for i, tok in enumerate(have))
 
 
 def _record_sentences(text: str) -> list[tuple[int, int]]:

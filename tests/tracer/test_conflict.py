@@ -1930,3 +1930,86 @@ def test_a_change_is_compared_with_the_same_kind_of_change() -> None:
     assert quote_conflict("公司营收486亿元，环比增长35%。", quote, "zh") is None
     # a plain "增长35%" may be the quote's 环比 35%: no conflict
     assert quote_conflict("公司营收486亿元，增长35%。", quote, "zh") is None
+
+
+# each quote, and its sentence: the quote without the bracketed word(s)
+_TAKEN_BACK = [
+    "Baroque works were [seldom] performed in the 20th century.",
+    "The name Michael Collins is [rarely] recalled despite his role.",
+    "The new line would link up with a [proposed] railway station for HS2.",
+    "He told CNN that the man attached his [fake] name to the video.",
+    "The drug [probably] reduces the risk of heart attack in older adults.",
+    "The company was [sometimes] late in paying its suppliers in 2019.",
+    "The senator was charged with [attempted] murder after the incident.",
+    "The tumour was [non-]cancerous and was removed.",
+]
+
+
+@pytest.mark.parametrize("marked", _TAKEN_BACK)
+def test_a_quote_that_takes_part_of_the_sentence_back_contradicts_it(marked: str) -> None:
+    import re
+
+    m = re.search(r"\[(.+?)-?\]", marked)
+    assert m is not None
+    word = m.group(1)
+    quote = re.sub(r"\[(.+?)\]", r"\1", marked)
+    sentence = re.sub(r"\[.+?\] ?", "", marked)
+    got = quote_conflict(sentence, quote, "en")
+    assert got is not None and got.kind == "qualified" and word in got.quote_says, got
+    assert "qualifies" in got.describe()
+    # so does a word of polarity or a prefix in place of the sentence's word
+    got = quote_conflict("The festival is run by a for-profit company.",
+                         "The festival is run by a non-profit company.", "en")
+    assert got is not None and got.kind == "qualified"
+
+
+@pytest.mark.parametrize(("sentence", "quote"), [
+    ("Baroque works were seldom performed in the 20th century.",   # the sentence qualifies it too
+     "Baroque works were rarely performed in the 20th century."),
+    ("The drug is not often used in children.", "The drug is rarely used in children."),   # the same
+    ("The drug may reduce the risk of heart attack.", "The drug probably reduces the risk of heart attack."),
+    ("Drivers said they had been misclassified as contractors.",   # a verb for a verb
+     "Drivers alleged they had been misclassified as contractors."),
+    ("The court upheld the fine of 4.3 billion euros.",   # not read: it overstates a little
+     "The court largely upheld the fine of 4.3 billion euros."),
+])
+def test_a_qualifier_the_sentence_shares_or_a_mild_one_is_no_conflict(sentence: str, quote: str) -> None:
+    assert quote_conflict(sentence, quote, "en") is None
+
+
+@pytest.mark.parametrize(("sentence", "quote"), [
+    ("Having enough serotonin is thought to contribute to depression.",
+     "Not having enough serotonin is thought to contribute to depression."),
+    ("All patients respond to the new drug in the same way.",
+     "Not all patients respond to the new drug in the same way."),
+])
+def test_a_negation_opening_the_quote_is_read(sentence: str, quote: str) -> None:
+    got = quote_conflict(sentence, quote, "en")
+    assert got is not None and got.kind == "negation", got
+
+
+@pytest.mark.parametrize("marked", [
+    "该药物[很少]用于五岁以下的儿童，医生通常会选择其他药物。",
+    "这家公司[偶尔]拖欠供应商的货款，引起了一些不满。",
+    "警方表示，该男子[涉嫌]挪用公款超过两百万元。",
+    "新线路将连接[拟建的]高铁站，方便市民出行。",
+    "这种肿瘤是[非]恶性的，已经通过手术切除。",
+    "该地区[部分]学校已经恢复线下教学。",
+])
+def test_a_chinese_quote_that_takes_part_of_the_sentence_back_contradicts_it(marked: str) -> None:
+    import re
+
+    quote = re.sub(r"\[(.+?)\]", r"\1", marked)
+    sentence = re.sub(r"\[.+?\]", "", marked)
+    got = quote_conflict(sentence, quote, "zh")
+    assert got is not None and got.kind == "qualified", got
+    # a sentence that qualifies it too is no conflict
+    assert quote_conflict(sentence.replace("用于", "极少用于"), quote, "zh") is None or "很少" not in marked
+
+
+@pytest.mark.parametrize("frame", ["据称", "据说"])
+def test_hearsay_in_chinese_frames_the_quote(frame: str) -> None:
+    from tracer.conflict import framed
+
+    got = framed("该市市长收受了开发商的贿赂。", f"{frame}该市市长收受了开发商的贿赂。", "zh")
+    assert got is not None and got.kind == "framed" and got.quote_says == frame
