@@ -32,7 +32,9 @@ quote says (`_zh_quantity`) and a figure the quote gives to another measure (`_z
 the figure slot and the role swap read Chinese without the alignment, whose clauses move. And
 (thirty-eighth session) an English quote that takes part of the sentence back with a word the
 sentence lacks (`_qualified`: "seldom performed" for "performed", "a proposed station" for "a
-station", "non-cancerous" for "cancerous").
+station", "non-cancerous" for "cancerous"), and a quote that only says so on a condition it opens
+with (`_condition_dropped`: "If the economy slows, the bank will cut rates" for "The bank will cut
+rates").
 docs/quality.md lists every rule with the cases it was measured on (`scripts/perturb`,
 `scripts/meaning`).
 """
@@ -80,6 +82,15 @@ uphold:overturn upheld:overturned miss:beat missed:beat lift:impose lifted:impos
 enacted:repealed first:last remove:return removed:returned appoint:dismiss appointed:dismissed
 daily:weekly daily:monthly weekly:monthly monthly:quarterly quarterly:annual monthly:annual weekly:annual
 """
+# Common adjectives and verbs read as opposites only one for the other between aligned words ("a
+# bad way to learn" for "a good way to learn", "can prevent" for "can cause"), not in a longer
+# change ("a large study found" for "using a small sample, researchers found") nor across clauses
+# (`_crossed_opposite`) (thirty-eighth session: a differential sweep found each swapped and cited).
+_EN_OPPOSITES_IN_PLACE = """
+good:bad large:small big:small young:old long:short cause:prevent caused:prevented same:different
+similar:different identical:different warm:cool easy:difficult major:minor latest:earliest
+newest:oldest benefit:harm guilty:innocent full:empty wet:dry
+"""
 # Words that move a figure up or down: every one of the first row is the opposite of every one of
 # the second ("lowered its forecast" for "raised", "plunged" for "surged").
 _EN_UP = """raise increase rise rose risen climb jump surge soar gain widen accelerate upgrade expand grow
@@ -117,6 +128,7 @@ def _opposites(pairs: str, stem: bool) -> dict[str, frozenset[str]]:
 
 EN_OPPOSITES = _opposites(
     _EN_OPPOSITES + " ".join(f"{u}:{d}" for u in _EN_UP.split() for d in _EN_DOWN.split()), stem=True)
+_EN_ONE_FOR_ONE = _opposites(_EN_OPPOSITES_IN_PLACE, stem=True)
 # Chinese words that move a figure up or down, each of the first row the opposite of each of the
 # second ("下滑12%" for "同比增长12%", "回升" for "回落"), and buying against selling
 # (not 扩大/缩小/收窄: "跌幅扩大" is a fall; not 收购/出售: "A收购B的业务" is "B出售给A")
@@ -198,6 +210,8 @@ class Conflict:
                     "which the record does not state")
         if self.kind == "addition":
             return f'the sentence adds "{self.sentence_says}", which the record never states'
+        if self.kind == "condition":
+            return f'its quote only says so on a condition ("{self.quote_says}")'
         if self.kind == "qualified":
             return f'its quote qualifies it ("{self.quote_says}")'
         if self.kind == "modality":
@@ -629,10 +643,20 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             or _roles_swapped(a, b, zh, False)) if zh else _en_figure_slot(a, b))
     if slot is not None:
         return slot
+    dropped = _condition_dropped(a, b, zh)
+    if dropped is not None:
+        return dropped
     if share < _MIN_ALIGNED:  # a paraphrase: a denial of what the quote speaks of, unanswered, or
         # an opposite word with two of the sentence's words near it in both
         return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around, loose=True) \
             or _crossed_opposite(a, b, ka, kb, zh, negations, opposites)
+    tail = ops[-1]
+    opening = kb[tail[3]:tail[3] + 2] if tail[0] == "insert" else []
+    if not zh and tail[1] == len(ka) and opening and (opening[0] in _IF_WORDS or opening == ["onli", "if"]) \
+            and len(ops) > 1 and ops[-2][0] == "equal" and ops[-2][2] - ops[-2][1] >= 3 \
+            and not any(k in _CONDITIONS or k in _IF_WORDS for k in ka):
+        # the quote goes on with a condition where the sentence ends ("… in June if the economy slows")
+        return Conflict("condition", "", _said(b, tail[3], min(tail[4], tail[3] + 6)))
     in_b = set(kb)
     title_case = not zh and _title_case(a)
     # the part of each text the other repeats (a negation elsewhere in a long quote is no answer)
@@ -676,7 +700,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             if x in in_b:
                 continue
             for y in quoted:
-                if y in opposites.get(x, ()) or (not zh and _prefixed_opposite(
+                if y in opposites.get(x, ()) or (not zh and len(said) == len(quoted) == 1 and (
+                        y in _EN_ONE_FOR_ONE.get(x, ()))) or (not zh and _prefixed_opposite(
                         a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])):
                     if not zh and i2 < len(a) and a[i2][1].lower() in _STATES:
                         continue  # "fell ill" is "grew ill", "fell silent" "grew silent"
@@ -752,10 +777,16 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
         # a negation where the other text affirms ("was not ahead" for "was also ahead", "without
         # the bass" for "with the bass", "不来自" for "全都来自"), either way round
         if tag == "replace" and before and after and len(said) == 1 and len(quoted) == 1:
-            if _affirms(quoted[0], said[0], negations) and not _negated(kb, *span_b, negations) \
+            # (as above: where two words or more agree on each side, only a negation near the spot
+            # answers it; "cannot make good strides … without worrying" for "can make …")
+            near_a, near_b = span_a, span_b
+            if min(flank_before, flank_after) >= 2:
+                near_a = (max(span_a[0], i1 - _NEAR), min(span_a[1], i2 + _NEAR))
+                near_b = (max(span_b[0], j1 - _NEAR), min(span_b[1], j2 + _NEAR))
+            if _affirms(quoted[0], said[0], negations) and not _negated(kb, *near_b, negations) \
                     and not _recurs(ka, i2):
                 return Conflict("negation", _said(a, i1, i2 + 1), "")
-            if _affirms(said[0], quoted[0], negations) and not _negated(ka, *span_a, negations) \
+            if _affirms(said[0], quoted[0], negations) and not _negated(ka, *near_a, negations) \
                     and not _recurs(kb, j2):
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
         # a Chinese word and its negated form ("不是" for "是", "没有" for "有", "并非" for "是")
@@ -1026,6 +1057,27 @@ def _conditional(words: tuple[_Word, ...], q: int, zh: bool) -> bool:
         if not zh and words[i][2]:  # the clause starts at this word (Chinese: the field is a tag)
             return False
     return False
+
+
+# what opens a condition that a sentence must keep ("If the economy slows, the bank will cut rates"
+# does not say the bank will cut them); not "when", "once", 当, which more often say when
+_IF_WORDS = frozenset(_stem(w) for w in ("if", "unless", "provided", "providing", "assuming")) | frozenset(
+    "如果 若 假如 倘若 要是 一旦 只要 除非 万一 假设".split())
+
+
+def _condition_dropped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool) -> Conflict | None:
+    """The quote opens with a condition ("If the economy slows, …", "如果经济放缓，…") and the
+    sentence says what follows it, from its first words on (three or more, the whole sentence if
+    shorter), without any condition of its own: the quote only says so on that condition."""
+    if not b or b[0][0] not in _IF_WORDS or any(w[0] in _CONDITIONS or w[0] in _IF_WORDS for w in a):
+        return None
+    brk = next((j for j in range(2, min(len(b), _CLAUSE_WORDS + 1)) if b[j][2].endswith(_APART)), None)
+    if brk is None:
+        return None
+    n = min(len(a), 3)
+    if n and [w[0] for w in a[:n]] == [w[0] for w in b[brk:brk + n]]:
+        return Conflict("condition", "", _said(b, 0, brk))
+    return None
 
 
 def _loose_denial(x: tuple[_Word, ...], kx: list[str], p: int, zh: bool) -> bool:
@@ -1799,7 +1851,7 @@ def _recurs(keys: list[str], at: int) -> bool:
     """Whether the word a negation before keys[at] negates comes again later: the first word that
     is not a modal or auxiliary ("不可能包含" negates 包含, "not be effective" effective)."""
     i = at
-    while i + 1 < len(keys) and (keys[i] in _ZH_MODALS or keys[i] in _EN_MODALS):
+    while i + 1 < len(keys) and (keys[i] in _ZH_MODALS or keys[i] in _EN_MODALS or keys[i] in _ARTICLES):
         i += 1
     later = keys[i + 1:i + 1 + _RECUR_WINDOW]  # a contrast is near ("not 100% X, but X"); bounded,
     if keys[i] not in later:                  # so a sentence of many negations stays linear
@@ -1808,6 +1860,7 @@ def _recurs(keys: list[str], at: int) -> bool:
     return any(k in _CONTRASTS for k in later[:again])
 
 
+_ARTICLES = frozenset({"the", "a", "an"})   # "not the cause …, but …": the negated word is "cause"
 _AFFIRMING = frozenset({"都", "也", "全", "全都", "均", "就", "总是", "一直", "经常", "通常", "确实", "已经",
                         "还", "仍", "仍然"}) | frozenset(_stem(w) for w in (
     "also", "still", "always", "indeed", "often", "usually", "generally", "commonly", "typically",

@@ -1215,6 +1215,9 @@ _TAKEN_BACK = re.compile(
 _PREFIXED = re.compile(r"(?<![^\W\d_])(?:un|in|im|il|ir|dis|mis|non)$")
 _SUFFIXED = re.compile(r"(?:e?r|e?st|e?d|ing|less)(?![^\W\d_])")
 _DECIMALS = re.compile(r"[.,]\d")
+_CONDITION_AFTER = re.compile(r",?\s*(?:only\s+)?(?:if|unless|provided|providing|assuming)\b")
+_CONDITION_LEAD = re.compile(r"\s*(?:(?:if|unless|provided|providing|assuming)\b[^.!?]*[,;]"
+                             r"|(?:如果|若|假如|倘若|要是|一旦|只要|除非|万一|假设)[^。！？]*[，,;；])\s*$")
 
 
 def _word_char(ch: str) -> bool:
@@ -1241,10 +1244,20 @@ def _held_verbatim(core: str, norm: str) -> bool:
                 (core[-1].isdigit() and (norm[j].isdigit() or _DECIMALS.match(norm, j)))
                 or (core[-1].isalpha() and _SUFFIXED.match(norm, j))):
             continue
-        if _TAKEN_BACK.search(norm, max(0, i - 24), i):
+        if _TAKEN_BACK.search(norm, max(0, i - 24), i) or _after_condition(norm, i) \
+                or _CONDITION_AFTER.match(norm, j):
             continue
         return True
     return False
+
+
+def _after_condition(norm: str, at: int) -> bool:
+    """Whether the text before `at`, back to its sentence's start (200 characters at most), is a
+    condition the claim comes right after: "if the economy slows, " before "the bank will cut rates",
+    "如果经济放缓，" before "央行将降息"."""
+    lo = max(0, at - 200)
+    start = max(norm.rfind(ch, lo, at) for ch in ".!?。！？\n") + 1
+    return _CONDITION_LEAD.match(norm, max(start, lo), at) is not None
 
 
 def _copied_run(want: list[str], have: list[str]) -> bool:

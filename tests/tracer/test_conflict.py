@@ -2013,3 +2013,81 @@ def test_hearsay_in_chinese_frames_the_quote(frame: str) -> None:
 
     got = framed("该市市长收受了开发商的贿赂。", f"{frame}该市市长收受了开发商的贿赂。", "zh")
     assert got is not None and got.kind == "framed" and got.quote_says == frame
+
+
+@pytest.mark.parametrize(("sentence", "quote", "words"), [
+    ("This is a bad way for new players to learn the rules.",
+     "This is a good way for new players to learn the rules.", ("bad", "good")),
+    ("Employees contribute through a large deduction every month.",
+     "Employees contribute through a small deduction every month.", ("large", "small")),
+    ("Madonna clasped the old woman's hand while performing.",
+     "Madonna clasped the young woman's hand while performing.", ("old", "young")),
+    ("The drug can prevent heart disease in adults.", "The drug can cause heart disease in adults.",
+     ("prevent", "cause")),
+    ("Both groups were statistically different in lung function.",
+     "Both groups were statistically similar in lung function.", ("different", "similar")),
+])
+def test_common_opposites_one_for_the_other_contradict(sentence: str, quote: str,
+                                                       words: tuple[str, str]) -> None:
+    assert quote_conflict(sentence, quote, "en") == Conflict("opposite", *words)
+
+
+@pytest.mark.parametrize(("sentence", "quote"), [
+    ("A large study found that coffee lowers the risk.",       # another noun: a paraphrase
+     "Using a small sample, researchers found that coffee lowers the risk in a study."),
+    ("The police arrested a young man near the station on Friday.",
+     "The police arrested a 25-year-old man near the station on Friday."),
+])
+def test_common_opposites_in_a_longer_change_are_no_conflict(sentence: str, quote: str) -> None:
+    assert quote_conflict(sentence, quote, "en") is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang"), [
+    ("The central bank will cut interest rates in June.",
+     "If the economy slows, the central bank will cut interest rates in June.", "en"),
+    ("Its inspiration came from Asia after the conquests.",
+     "Unless the Macedonians invented a vaulted roof, its inspiration came from Asia after the conquests.",
+     "en"),
+    ("央行将在六月降息。", "如果经济放缓，央行将在六月降息。", "zh"),
+])
+def test_a_quote_that_only_says_it_on_a_condition_contradicts(sentence: str, quote: str, lang: str) -> None:
+    got = quote_conflict(sentence, quote, lang)
+    assert got is not None and got.kind == "condition", got
+    assert "condition" in got.describe()
+    assert quote_conflict(quote, quote, lang) is None   # the sentence keeps the condition
+
+
+def test_a_claim_its_record_states_only_on_a_condition_is_not_cited() -> None:
+    recs = [{"url": "https://x.example/", "title": "Rates",
+             "content": "If the economy slows, the central bank will cut interest rates in June."}]
+    r = trace("The central bank will cut interest rates in June.", recs)
+    assert not r.citations, r.citations
+
+
+@pytest.mark.parametrize(("sentence", "quote", "says"), [
+    # a negation the quote lacks far from the spot ("without", eleven words on) does not answer it
+    ("Unlike many languages, a new learner cannot make good strides in learning Russian without "
+     "worrying about grammar.", "Unlike many languages, a new learner can make good strides in learning "
+     "Russian without worrying about grammar.", "cannot make"),
+    # the negated word is the one after the article ("not the cause …, but for …" is no contrast)
+    ("Basically, the defendant is not the factual or but for cause of the harm if the act starts the chain.",
+     "Basically, the defendant is the factual or but for cause of the harm if the act starts the chain.",
+     "not the"),
+])
+def test_a_negation_the_sentence_adds_far_from_another_is_read(sentence: str, quote: str, says: str) -> None:
+    assert quote_conflict(sentence, quote, "en") == Conflict("negation", says, "")
+
+
+@pytest.mark.parametrize(("quote", "condition"), [
+    ("The central bank will cut interest rates in June if the economy slows.", "if the economy slows"),
+    ("The central bank will cut interest rates in June, unless inflation rises.", "unless inflation rises"),
+    ("The central bank will cut interest rates in June only if the economy slows.",
+     "only if the economy slows"),
+])
+def test_a_condition_after_what_the_sentence_says_contradicts_it(quote: str, condition: str) -> None:
+    sentence = "The central bank will cut interest rates in June."
+    assert quote_conflict(sentence, quote, "en") == Conflict("condition", "", condition)
+    assert not trace(sentence, [{"url": "https://x.example/", "title": "Rates", "content": quote}]).citations
+    # "even if" concedes: the rates are cut either way
+    even = "The central bank will cut interest rates in June even if the economy grows."
+    assert quote_conflict(sentence, even, "en") is None

@@ -191,3 +191,15 @@ def test_a_claim_its_record_states_only_after_a_negation_is_not_cited() -> None:
     r = trace("Having enough serotonin is thought to contribute to depression, anxiety and mania.", recs)
     assert not r.citations, r.citations
     assert r.unsupported[0].closest is not None and "negates" in r.unsupported[0].closest.conflict
+
+
+@pytest.mark.parametrize(("core", "text", "held"), [
+    ("the bank will cut rates", "if the economy slows, the bank will cut rates.", False),
+    ("央行将在六月降息", "如果经济放缓，央行将在六月降息。", False),
+    ("the bank will cut rates", "analysts agree. the bank will cut rates.", True),
+    ("the bank will cut rates", "as expected, the bank will cut rates", True),
+])
+def test_a_claim_after_a_condition_is_not_held_verbatim(core: str, text: str, held: bool) -> None:
+    from tracer.verify import _held_verbatim
+
+    assert _held_verbatim(core, text) is held
