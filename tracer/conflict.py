@@ -728,6 +728,12 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             got = _qualified(a, b, i1, i2, j1, j2, zh)
             if got is not None:
                 return got
+        # the sentence makes it a first, an only or a most the record never says ("中方首次表达了…"
+        # for "中方表达了…", "价格最高" for "价格较高")
+        if tag in ("delete", "replace") and (before or opens) and (after or ends) and i2 - i1 <= 2 and record:
+            got = _made_first(a, b, i1, i2, j1, j2, zh, record)
+            if got is not None:
+                return got
         # another quantity of the same things: "all" for "most", "several" for "none"
         if not zh and tag == "replace" and after and (before or (i1 == 0 and j1 == 0)):
             qa = [_QUANTIFIER_RANK[w[1].lower()] for w in a[i1:i2] if w[1].lower() in _QUANTIFIER_RANK]
@@ -789,6 +795,12 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             if _affirms(said[0], quoted[0], negations) and not _negated(ka, *near_a, negations) \
                     and not _recurs(kb, j2):
                 return Conflict("negation", "", _said(b, j1, j2 + 1))
+        # the same words with a negation among them, cut otherwise ("完全不符合" against the
+        # sentence's "完全符合", which rjieba reads as one word)
+        if zh and tag == "replace" and before and after and i2 - i1 <= 2 and j2 - j1 <= 3:
+            got = _zh_negation_inside(said, quoted, a, b, i1, i2, j1, j2, ka, kb, negations)
+            if got is not None:
+                return got
         # a Chinese word and its negated form ("不是" for "是", "没有" for "有", "并非" for "是")
         if zh and tag == "replace" and before and after and len(said) == 1 and len(quoted) == 1:
             if _zh_negated_form(said[0], quoted[0]) and not _negated(kb, *span_b, negations):
@@ -1075,9 +1087,17 @@ def _condition_dropped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool) -> 
     if brk is None:
         return None
     n = min(len(a), 3)
-    if n and [w[0] for w in a[:n]] == [w[0] for w in b[brk:brk + n]]:
+    if n and [w[0] for w in a[:n]] == [w[0] for w in b[brk:brk + n]] \
+            and not any(w[0] in _ADVICE for w in b[brk:brk + 4]):
         return Conflict("condition", "", _said(b, 0, brk))
     return None
+
+
+# what gives advice: its condition says when to follow it, not whether it holds ("如果需要加热食物，
+# 建议将食物转移到…容器中", "If you have symptoms, you should see a doctor")
+_ADVICE = frozenset(_stem(w) for w in ("should", "recommend", "recommended", "consider", "advise", "advised",
+                                       "please", "try")) | frozenset(
+    "建议 应 应该 应当 需要 请 最好 不妨 可以 宜".split())
 
 
 def _loose_denial(x: tuple[_Word, ...], kx: list[str], p: int, zh: bool) -> bool:
@@ -2624,6 +2644,71 @@ def _prospect(words: tuple[_Word, ...], i: int, zh: bool) -> bool:
     return low in _PROSPECT_TO and i + 1 < len(words) and words[i + 1][1].lower() == "to"
 
 
+# what makes a thing a first, the only one or the most of its kind
+_ZH_FIRSTS = frozenset("首次 首度 第一次 首个 第一个 首家 首位 首款 首批 唯一 史上 最 最为".split())
+# (not "first": "Apple released the first iPhone in 2007" against "It introduced the iPhone in 2007"
+# is a fair reading, where "首次表达了关切" against "表达了关切" claims what the record does not)
+_EN_FIRSTS = frozenset("only sole unprecedented".split())
+_ZH_DEGREES = ("比较", "非常", "相当", "十分", "特别", "较", "更", "很", "偏", "挺", "蛮")
+
+
+def _made_first(a: tuple[_Word, ...], b: tuple[_Word, ...], i1: int, i2: int, j1: int, j2: int,
+                zh: bool, record: str) -> Conflict | None:
+    """The sentence adds, in a change of at most two words, a word that makes the thing a first, the
+    only one or the most (首次, 第一个, 唯一, 史上, 最…; "only", "sole", "unprecedented") that its
+    record never writes; or, one word for one, a superlative where the quote says a lesser degree
+    ("最高" for "较高", "最重要" for "很重要")."""
+    said = [w[1] for w in a[i1:i2]]
+    if zh:
+        if len(said) == 1 and 1 <= j2 - j1 <= 2:
+            s_w, q_w = said[0], "".join(w[1] for w in b[j1:j2])   # (rjieba cuts 较高 as 较 + 高)
+            if s_w.startswith("最") and len(s_w) >= 2 and q_w.endswith(s_w[1:]) \
+                    and q_w[:len(q_w) - len(s_w) + 1] in _ZH_DEGREES:
+                return Conflict("superlative", s_w, q_w)
+        if j1 != j2:
+            return None
+        for w in said:
+            if (w in _ZH_FIRSTS or (w.startswith("最") and len(w) <= 3)) and w not in record:
+                return Conflict("addition", w, "")
+        return None
+    if j1 != j2:
+        return None
+    for w in said:
+        low = w.lower()
+        if low in _EN_FIRSTS and re.search(rf"\b{low}\b", record, re.IGNORECASE) is None:
+            return Conflict("addition", w, "")
+    return None
+
+
+def _zh_negation_inside(said: list[str], quoted: list[str], a: tuple[_Word, ...], b: tuple[_Word, ...],
+                        i1: int, i2: int, j1: int, j2: int, ka: list[str], kb: list[str],
+                        negations: frozenset[str]) -> Conflict | None:
+    """One text's words are the other's with one negation more ("完全不符合" for "完全符合"), and the
+    other has no negation within four words of the spot."""
+    for x, y, other, o1, o2, quote_side in ((quoted, said, ka, i1, i2, True),
+                                            (said, quoted, kb, j1, j2, False)):
+        for k, w in enumerate(x):
+            if w in negations and len(x) > 1 and "".join(x[:k] + x[k + 1:]) == "".join(y) \
+                    and not _negated(other, max(0, o1 - _NEAR), min(len(other), o2 + _NEAR), negations):
+                words = b[j1:j2] if quote_side else a[i1:i2]
+                text = "".join(t for _k, t, _g in words)
+                return Conflict("negation", "", text) if quote_side else Conflict("negation", text, "")
+    return None
+
+
+def _zh_not_qualifying(b: tuple[_Word, ...], j: int) -> bool:
+    """Whether b[j], a Chinese qualifier, qualifies nothing here: 部分 or 一部分 after 有 ("也有一部分
+    读者认为" says no more than "也有读者认为") or before anything but a noun, where it is the noun
+    "part" ("叶缘部分含有蜜腺"; "该地区部分学校" counts); 所谓 but before 的 ("所谓“八音”，就是…"
+    defines, "所谓，…" quotes a saying; "所谓的专家" doubts)."""
+    word = b[j][1]
+    if word in ("部分", "一部分"):
+        return (j > 0 and b[j - 1][1].endswith("有")) or j + 1 >= len(b) or b[j + 1][2][:1] != "n"
+    if word == "所谓":
+        return j + 1 >= len(b) or b[j + 1][1] != "的"
+    return False
+
+
 def _qualified(a: tuple[_Word, ...], b: tuple[_Word, ...], i1: int, i2: int, j1: int,
                j2: int, zh: bool) -> Conflict | None:
     """The quote's change b[j1:j2] holds one of EN_QUALIFIERS (ZH_QUALIFIERS) that the sentence
@@ -2639,10 +2724,15 @@ def _qualified(a: tuple[_Word, ...], b: tuple[_Word, ...], i1: int, i2: int, j1:
         words, polarity = EN_QUALIFIERS, _EN_POLARITY
     said = [w[1] if zh else w[1].lower() for w in a]
     quoted = [w[1] if zh else w[1].lower() for w in b[j1:j2]]
-    if not any(q in words and (i1 == i2 or q in polarity) for q in quoted):
+    hits = [j for j, q in enumerate(quoted, j1) if q in words and (i1 == i2 or q in polarity)
+            and not (zh and _zh_not_qualifying(b, j))]
+    if zh and "不一定" in "".join(quoted):   # (rjieba cuts it 不 + 一定)
+        hits.append(j1)
+    if not hits:
         return None
     if zh:
-        hedged = any(w in words or w in _ZH_WEAK or w in ZH_NEGATIONS for w in said)
+        hedged = any(w in words or w in _ZH_WEAK for w in said) \
+            or any(w in ZH_NEGATIONS for w in said[max(0, i1 - 1):i2])
     else:
         hedged = any(w in words or _weak_modal(a, i) for i, w in enumerate(said)) \
             or any(w[0] in EN_NEGATIONS for w in a[i1:i2])   # ("not often" says "rarely")

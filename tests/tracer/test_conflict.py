@@ -2091,3 +2091,37 @@ def test_a_condition_after_what_the_sentence_says_contradicts_it(quote: str, con
     # "even if" concedes: the rates are cut either way
     even = "The central bank will cut interest rates in June even if the economy grows."
     assert quote_conflict(sentence, even, "en") is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "kind"), [
+    ("中方首次表达了对美国加征关税的关切。", "中方表达了对美国加征关税的关切。", "addition"),
+    ("宋朝是中国历史上一个最重要的朝代。", "宋朝是中国历史上一个重要的朝代。", "addition"),
+    ("牛头陆巡的价格最高，配置也最好。", "牛头陆巡的价格较高，配置也很好。", "superlative"),
+    ("The company is the only supplier of the chips to the army.",
+     "The company is the supplier of the chips to the army.", "addition"),
+    ("这种描述完全符合真实的历史。", "这种描述完全不符合真实的历史。", "negation"),   # cut otherwise
+])
+def test_a_first_a_most_or_a_negation_cut_otherwise_contradicts(sentence: str, quote: str, kind: str) -> None:
+    lang = "en" if sentence.isascii() else "zh"
+    got = quote_conflict(sentence, quote, lang, record=quote)
+    assert got is not None and got.kind == kind, got
+
+
+@pytest.mark.parametrize(("sentence", "quote", "record"), [
+    # the record says it is a first elsewhere
+    ("中方首次表达了对美国加征关税的关切。", "中方表达了对美国加征关税的关切。",
+     "这是中方首次公开表态。中方表达了对美国加征关税的关切。"),
+    # "first" is no such word in English: the first iPhone is the iPhone of 2007
+    ("Apple released the first iPhone in 2007 in the US.", "Apple released the iPhone in 2007 in the US.",
+     "Apple released the iPhone in 2007 in the US."),
+    # qualifiers that qualify nothing: 有 already says "some", 部分 names a part, 所谓 defines
+    ("当然也有投资者只看利润，不看其他。", "当然也有一部分投资者只看利润，不看其他。", ""),
+    ("捕蝇草叶缘含有蜜腺，能分泌蜜汁。", "捕蝇草叶缘部分含有蜜腺，能分泌蜜汁。", ""),
+    ("“八音”，就是乐器的八大类。", "所谓“八音”，就是乐器的八大类。", ""),
+    # advice: the condition says when to follow it
+    ("建议将食物转移到微波炉专用的容器中加热。",
+     "如果需要加热食物，建议将食物转移到微波炉专用的容器中加热。", ""),
+])
+def test_what_the_new_chinese_rules_leave_alone(sentence: str, quote: str, record: str) -> None:
+    lang = "en" if sentence.isascii() else "zh"
+    assert quote_conflict(sentence, quote, lang, record=record or quote) is None
