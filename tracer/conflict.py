@@ -30,9 +30,10 @@ quote (`_strong_modal`), another rank (`rank_conflict`, verbatim quotes too), ro
 round around a word both texts share (`_roles_swapped`), and in Chinese more of them than the
 quote says (`_zh_quantity`) and a figure the quote gives to another measure (`_zh_figure_slot`);
 the figure slot and the role swap read Chinese without the alignment, whose clauses move. And
-(thirty-eighth session) an English quote that takes part of the sentence back with a word the
-sentence lacks (`_qualified`: "seldom performed" for "performed", "a proposed station" for "a
-station", "non-cancerous" for "cancerous"), and a quote that only says so on a condition it opens
+(thirty-eighth session) a quote that takes part of the sentence back with a word the sentence
+lacks (`_qualified`: "seldom performed" for "performed", "probably reduces" for "reduces",
+"non-cancerous" for "cancerous", 涉嫌挪用 for 挪用), a sentence that makes it a first or a most
+(`_made_first`: 首次, 最高 for 较高), and a quote that only says so on a condition it opens
 with (`_condition_dropped`: "If the economy slows, the bank will cut rates" for "The bank will cut
 rates").
 docs/quality.md lists every rule with the cases it was measured on (`scripts/perturb`,
@@ -652,7 +653,9 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             or _crossed_opposite(a, b, ka, kb, zh, negations, opposites)
     tail = ops[-1]
     opening = kb[tail[3]:tail[3] + 2] if tail[0] == "insert" else []
+    cond_at = tail[3] + (1 if opening[:1] == ["onli"] else 0)
     if not zh and tail[1] == len(ka) and opening and (opening[0] in _IF_WORDS or opening == ["onli", "if"]) \
+            and (kb[cond_at] != "if" or _opens_clause(b, cond_at + 1)) \
             and len(ops) > 1 and ops[-2][0] == "equal" and ops[-2][2] - ops[-2][1] >= 3 \
             and not any(k in _CONDITIONS or k in _IF_WORDS for k in ka):
         # the quote goes on with a condition where the sentence ends ("… in June if the economy slows")
@@ -701,7 +704,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                 continue
             for y in quoted:
                 if y in opposites.get(x, ()) or (not zh and len(said) == len(quoted) == 1 and (
-                        y in _EN_ONE_FOR_ONE.get(x, ()))) or (not zh and _prefixed_opposite(
+                        y in _EN_ONE_FOR_ONE.get(x, ())) and not _negated(ka, 0, len(ka), negations)
+                        and not _negated(kb, 0, len(kb), negations)) or (not zh and _prefixed_opposite(
                         a[i1 + said.index(x)][1], b[j1 + quoted.index(y)][1])):
                     if not zh and i2 < len(a) and a[i2][1].lower() in _STATES:
                         continue  # "fell ill" is "grew ill", "fell silent" "grew silent"
@@ -1073,24 +1077,46 @@ def _conditional(words: tuple[_Word, ...], q: int, zh: bool) -> bool:
 
 # what opens a condition that a sentence must keep ("If the economy slows, the bank will cut rates"
 # does not say the bank will cut them); not "when", "once", 当, which more often say when
-_IF_WORDS = frozenset(_stem(w) for w in ("if", "unless", "provided", "providing", "assuming")) | frozenset(
-    "如果 若 假如 倘若 要是 一旦 只要 除非 万一 假设".split())
+_IF_WORDS = frozenset({"if", "unless"}) | frozenset("如果 若 假如 倘若 要是 一旦 只要 除非 万一 假设".split())
+# ... not "Provided free of charge, …" or "Assuming office in 2009, …" (participles), "If anything,"
+# or ", if a little expensive" (a concession): after "if" the next word opens a clause
+_CLAUSE_OPENERS = frozenset("the it they he she we you i there this that these those its their his her our "
+                            "your my one someone anyone people".split())
+
+
+def _opens_clause(words: tuple[_Word, ...], at: int) -> bool:
+    """Whether words[at] can open an English clause: a determiner or pronoun, a capitalised name or
+    a figure ("if the economy slows", "unless Congress acts", "if 2% …"; not "if unevenly")."""
+    if at >= len(words):
+        return False
+    w = words[at][1]
+    return w.lower() in _CLAUSE_OPENERS or w[:1].isupper() or w[:1].isdigit()
 
 
 def _condition_dropped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool) -> Conflict | None:
     """The quote opens with a condition ("If the economy slows, …", "如果经济放缓，…") and the
     sentence says what follows it, from its first words on (three or more, the whole sentence if
     shorter), without any condition of its own: the quote only says so on that condition."""
-    if not b or b[0][0] not in _IF_WORDS or any(w[0] in _CONDITIONS or w[0] in _IF_WORDS for w in a):
+    if not b or b[0][0] not in _IF_WORDS or any(w[0] in _CONDITIONS or w[0] in _IF_WORDS for w in a) \
+            or (b[0][0] == "if" and not _opens_clause(b, 1)):
         return None
     brk = next((j for j in range(2, min(len(b), _CLAUSE_WORDS + 1)) if b[j][2].endswith(_APART)), None)
     if brk is None:
         return None
     n = min(len(a), 3)
     if n and [w[0] for w in a[:n]] == [w[0] for w in b[brk:brk + n]] \
-            and not any(w[0] in _ADVICE for w in b[brk:brk + 4]):
+            and not any(w[0] in _ADVICE for w in b[brk:brk + 4]) and not _restates(a, b[1:brk], zh):
         return Conflict("condition", "", _said(b, 0, brk))
     return None
+
+
+def _restates(a: tuple[_Word, ...], condition: Sequence[_Word], zh: bool) -> bool:
+    """Whether the sentence states the condition's content in its own words: half of its content
+    words or more ("The museum offers free entry to visitors under 18" against "If you are under 18,
+    the museum offers free entry"; "俄罗斯是世界上面积最大的国家" against "若以面积计算，…")."""
+    said = {w[0] for w in a}
+    content = [w[0] for w in condition if not _minor(w, zh) and w[1].lower() not in _CLAUSE_OPENERS]
+    return bool(content) and 2 * sum(k in said for k in content) >= len(content)
 
 
 # what gives advice: its condition says when to follow it, not whether it holds ("如果需要加热食物，
@@ -1218,7 +1244,7 @@ _FRAME_EN = re.compile(
 )
 _FRAME_ZH = re.compile(
     r"是否|有无(?![数人线限法机])|(?:并无|没有|尚无|无)证据(?:表明|显示|证明)?|传言|谣言|否认|辟谣|不实|是不是"
-    r"|尚不清楚|尚不明确|尚无定论|尚未证实|未经证实|有待证实|有待确认|网传|据传|据称|据说|传闻|市场猜测|猜测称|网友称|爆料称"
+    r"|尚不清楚|尚不明确|尚无定论|尚未证实|未经证实|有待证实|有待确认|网传|据传|(?<![数根证依论])据[称说]|传闻|市场猜测|猜测称|网友称|爆料称"
     r"|宣称|声称|指责|指控|预计|预期")
 # a denial after what it denies, in the same quote sentence ("网传…提高到67岁，人社部回应称该消息不实",
 # "… to 67, but the ministry called it a fabrication")
@@ -1951,25 +1977,28 @@ _WEAK_MODALS = frozenset({"may", "might", "could", "possibly", "potentially", "p
 _ABLE = frozenset({"can", "able", "allowed", "permitted", "unable", "cannot"})
 # English words that take back part of what the words around them say, so that a quote holding one
 # where its sentence has none says less, or the opposite ("Baroque works were seldom performed"
-# for "… were performed", "a proposed station" for "a station", "sometimes late" for "late",
-# "non-cancerous" for "cancerous"): adverbs of polarity, of occasion and part, and of belief,
-# adjectives that say a thing is not (yet) real, and prefixes written apart. Read where the quote
-# adds at most two words flanked by aligned words (the polarity adverbs and prefixes also in place
-# of the sentence's words: "seldom" for "widely", "non-profit" for "for-profit"), and the sentence
-# has none of them, nor "may" (`_qualified`; a differential sweep of near-copies found each one
-# dropped and cited). Not "often", "usually", "largely" and the like: "largely upheld the fine"
-# for "upheld the fine" overstates less than it misleads, and hand-written faithful sentences do it.
-_EN_POLARITY = frozenset("seldom rarely hardly barely scarcely non anti pseudo".split())
+# for "… were performed", "sometimes late" for "late", "probably reduces" for "reduces",
+# "non-cancerous" for "cancerous"): adverbs of polarity, of occasion and part, and of belief, and
+# prefixes written apart. Read where the quote adds such a word alone (with small words at most)
+# between aligned words, and the sentence has none of them, nor "may" (`_qualified`; a differential
+# sweep of near-copies found each one dropped and cited); a prefix also one for one in place of a
+# word ("non-profit" for "for-profit"). Not "barely" ("barely passed" passed), nor "often",
+# "usually", "largely" ("largely upheld the fine" overstates a little); not a word the quote adds
+# with the word it qualifies ("the supposedly unsinkable Titanic sank" backs "the Titanic sank"),
+# nor adjectives ("fake", "alleged", "proposed", "failed", "prospective"…): a review of faithful
+# sentences found "Napoleon's failed invasion cost 400,000 lives", "a prospective study found",
+# "potential energy" refused, for fewer wrong sentences caught.
+_EN_PREFIXES = frozenset("non anti pseudo".split())
+_EN_POLARITY = frozenset("seldom rarely hardly scarcely".split()) | _EN_PREFIXES
 # ... and in Chinese ("该药物很少用于儿童" for "该药物用于儿童", "涉嫌挪用公款" for "挪用公款",
-# "拟建的高铁站" for "高铁站", "并非所有患者" for "所有患者"); 可能, 或许, 也许 are the modality
-# rule's, 据称, 据传, 传闻 the frames' (`framed`, which reads a rumour confirmed)
+# "有时会" for "会"); 可能, 或许, 也许 are the modality rule's, 据称, 据传, 传闻 the frames' (`framed`,
+# which reads a rumour confirmed); not 所谓, 拟建, 疑似, 假, which name the thing more often than
+# they deny it ("这家所谓的“网红”餐厅每天接待顾客上千人")
 _ZH_POLARITY = frozenset("很少 极少 鲜少 鲜有 少有 并非 未必 不一定".split())
-ZH_QUALIFIERS = _ZH_POLARITY | frozenset("偶尔 偶有 有时 有时候 部分 一部分 涉嫌 疑似 所谓 拟建 假".split())
+ZH_QUALIFIERS = _ZH_POLARITY | frozenset("偶尔 偶有 有时 有时候 部分 一部分 涉嫌".split())
 EN_QUALIFIERS = _EN_POLARITY | frozenset(
     "sometimes occasionally partly partially "
-    "probably presumably apparently seemingly supposedly reportedly allegedly purportedly arguably "
-    "fake false alleged purported proposed supposed hypothetical potential prospective suspected "
-    "fictional fictitious imaginary bogus counterfeit attempted failed would-be so-called".split())
+    "probably presumably apparently seemingly supposedly reportedly allegedly purportedly arguably".split())
 
 
 # what says a thing is planned, expected or proposed, not done: English words that take "to"
@@ -2711,21 +2740,27 @@ def _zh_not_qualifying(b: tuple[_Word, ...], j: int) -> bool:
 
 def _qualified(a: tuple[_Word, ...], b: tuple[_Word, ...], i1: int, i2: int, j1: int,
                j2: int, zh: bool) -> Conflict | None:
-    """The quote's change b[j1:j2] holds one of EN_QUALIFIERS (ZH_QUALIFIERS) that the sentence
-    holds nowhere (nor a weak modal): it says less than the sentence, or the opposite. In place of
-    the sentence's words (a[i1:i2] not empty), only a word of polarity or a prefix ("alleged" for
-    "said" is no change); so is 是非 for 是 (rjieba's cut of "是非恶性的" against "是恶性的")."""
+    """The quote's change b[j1:j2] is one of EN_QUALIFIERS (ZH_QUALIFIERS), with small words at
+    most, that the sentence holds nowhere (nor a weak modal): it says less than the sentence, or the
+    opposite. In place of the sentence's words (a[i1:i2] not empty), only a prefix for one word
+    ("non-profit" for "for-profit"), or 是非 for 是 (rjieba's cut of "是非恶性的" against "是恶性的")."""
+    words = ZH_QUALIFIERS if zh else EN_QUALIFIERS
     if zh:
-        words, polarity = ZH_QUALIFIERS, _ZH_POLARITY
         if i2 - i1 == 1 and j2 - j1 == 1 and b[j1][1] == a[i1][1] + "非" \
                 and not any(w[1] in words for w in a):
             return Conflict("qualified", a[i1][1], b[j1][1])
-    else:
-        words, polarity = EN_QUALIFIERS, _EN_POLARITY
     said = [w[1] if zh else w[1].lower() for w in a]
     quoted = [w[1] if zh else w[1].lower() for w in b[j1:j2]]
-    hits = [j for j, q in enumerate(quoted, j1) if q in words and (i1 == i2 or q in polarity)
-            and not (zh and _zh_not_qualifying(b, j))]
+    if i1 != i2:   # in place of the sentence's words: a prefix one for one ("non-profit", "for-profit")
+        if zh or i2 - i1 != 1 or quoted not in (["non"], ["anti"], ["pseudo"]):
+            return None
+    # the qualifier alone, with small words at most: a word it qualifies, added with it, is no part
+    # of what the sentence claims ("the supposedly unsinkable Titanic")
+    if any(q not in words and not _minor(w, zh) and not (zh and q in ("不", "一定"))
+           for q, w in zip(quoted, b[j1:j2], strict=True)):
+        return None
+    hits = [j for j, q in enumerate(quoted, j1) if q in words and not (zh and _zh_not_qualifying(b, j))
+            and (zh or j == 0 or not b[j][1][:1].isupper())]   # (a title: "her single Sometimes")
     if zh and "不一定" in "".join(quoted):   # (rjieba cuts it 不 + 一定)
         hits.append(j1)
     if not hits:

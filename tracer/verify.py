@@ -1203,9 +1203,9 @@ _EXACT_SCAN = 64   # places a record holds a claim's text that are read, at most
 # what, right before a claim's text in a record, takes it back: "Not having enough serotonin is
 # thought to …" holds "Having enough serotonin is thought to …" word for word
 _TAKEN_BACK = re.compile(
-    r"(?:\b(?:not|no|never|nor|neither|without|non|anti|pseudo|seldom|rarely|hardly|barely|scarcely|"
-    r"fake|false|alleged|allegedly|purported|purportedly|proposed|supposed|supposedly|reportedly|"
-    r"probably|apparently|sometimes|occasionally|partly|partially)[\s-]*"
+    r"(?:\b(?:not|no|never|nor|neither|without|seldom|rarely|hardly|scarcely|allegedly|purportedly|"
+    r"supposedly|reportedly|probably|apparently|sometimes|occasionally|partly|partially)\s+"
+    r"|\b(?:non|anti|pseudo)-?"
     r"|(?:不|没|没有|未|并非|从未|从不|并未|尚未)\s*)$")
 
 
@@ -1214,9 +1214,11 @@ _TAKEN_BACK = re.compile(
 # run together ("…pronounsThere are"), which the claim may well quote up to
 _PREFIXED = re.compile(r"(?<![^\W\d_])(?:un|in|im|il|ir|dis|mis|non)$")
 _SUFFIXED = re.compile(r"(?:e?r|e?st|e?d|ing|less)(?![^\W\d_])")
-_DECIMALS = re.compile(r"[.,]\d")
-_CONDITION_AFTER = re.compile(r",?\s*(?:only\s+)?(?:if|unless|provided|providing|assuming)\b")
-_CONDITION_LEAD = re.compile(r"\s*(?:(?:if|unless|provided|providing|assuming)\b[^.!?]*[,;]"
+_DECIMALS = re.compile(r",\d|\.(?!0+\b)\d")   # ("version 3" is "version 3.0")
+_CLAUSE_OPENERS = (r"(?:the|it|they|he|she|we|you|i|there|this|that|these|those|its|their|his|her|our|your"
+                   r"|\d)\b")
+_CONDITION_AFTER = re.compile(r",?\s*(?:only\s+)?(?:if\s+" + _CLAUSE_OPENERS + r"|unless\b)")
+_CONDITION_LEAD = re.compile(r"\s*(?:(?:if\s+" + _CLAUSE_OPENERS + r"|unless\b)[^.!?]*[,;]"
                              r"|(?:如果|若|假如|倘若|要是|一旦|只要|除非|万一|假设)[^。！？]*[，,;；])\s*$")
 
 

@@ -167,7 +167,9 @@ def test_copied_run(want: list[str], have: list[str], copied: bool) -> None:
     ("revenue grew 5", "revenue grew 50% in 2023", False),
     ("2 million people", "12 million people", False),
     ("having enough serotonin is thought", "not having enough serotonin is thought", False),   # taken back
-    ("the mayor took bribes", "the alleged the mayor took bribes", False),
+    ("the mayor took bribes", "allegedly the mayor took bribes", False),
+    ("the bill passed by 300 votes", "did the bill fail? no - the bill passed by 300 votes", True),
+    ("the latest release is version 3", "the latest release is version 3.0, published in may", True),
     ("是中国最大的城市之一", "上海不是中国最大的城市之一", False),
     ("revenue grew 5", "revenue grew 5% in 2023", True),
     ("having enough serotonin is thought", "he did not. having enough serotonin is thought", True),
