@@ -157,7 +157,9 @@ _NOT_NAMES = EN_STOPWORDS | frozenset({"he", "she", "it", "they", "we", "i", "yo
                                        "those", "its", "his", "her", "their", "our", "my", "your"})
 _EN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z\u00c0-\u024f]+)*|\d+(?:[.,]\d+)*")
 _FIGURE = re.compile(r"(\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?")
-_ZH_FIGURE = re.compile(r"第?([零〇一二两三四五六七八九十百千\d]+)([次个届名位年月日号期轮季代]?)")
+# (with the measure words counts take: "三支球队" for "两支球队", "五款车型", "两家银行")
+_ZH_FIGURE = re.compile(r"第?([零〇一二两三四五六七八九十百千\d]+)"
+                        r"([次个届名位年月日号期轮季代支款家辆项种条只台部人座所件架艘颗枚张本篇场批套份]?)")
 _EN_ORDINAL = {w: str(i + 1) for i, w in enumerate(
     "first second third fourth fifth sixth seventh eighth ninth tenth".split())}
 # Months and weekdays (stemmed, as the words are keyed) are figures of their own sorts.

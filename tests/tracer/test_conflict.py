@@ -2158,3 +2158,15 @@ def test_what_the_condition_and_opposite_rules_leave_alone(sentence: str, quote:
 def test_a_qualifier_written_as_a_title_is_no_qualifier() -> None:
     assert quote_conflict("Her single reached number two in the UK charts in 1999.",
                           "Her single Sometimes reached number two in the UK charts in 1999.", "en") is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "says"), [
+    ("布雷迪带领三支不同的球队夺得超级碗冠军。", "布雷迪带领两支不同的球队夺得超级碗冠军。",
+     ("三支", "两支")),
+    ("该公司推出了五款新车型，覆盖三个细分市场。", "该公司推出了四款新车型，覆盖三个细分市场。",
+     ("五款", "四款")),
+])
+def test_a_chinese_count_with_its_measure_word_is_a_figure(sentence: str, quote: str,
+                                                          says: tuple[str, str]) -> None:
+    assert quote_conflict(sentence, quote, "zh") == Conflict("figure", *says)
+    assert quote_conflict(sentence, sentence, "zh") is None
