@@ -2026,6 +2026,9 @@ _AHEAD = frozenset("offer offers proposal proposals bid bids target targets goal
                    "定于 将于 将在 即将 明年 后年 下周 下月 未来 今后 届时 拟定 预定 计划".split())
 
 
+_ZH_YEAR_WORD = re.compile(r"(?:\d{4}|[零〇一二三四五六七八九]{4}|今|明|后)年")
+
+
 def _prospect_change(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
                      zh: bool) -> Conflict | None:
     """The quote only plans, expects or proposes what the sentence says is done or so: "has
@@ -2048,7 +2051,9 @@ def _prospect_change(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_
             plan = any(_prospect(b, j, zh) for j in range(max(j1, j2 - 4), j2))
         elif zh:      # "计划于2026年" inserted before the verb both texts share, or "计划" or "将" before
             # the time both share ("计划于2024年上半年推出" for "于2024年上半年推出")
-            plan = j2 < len(b) and (b[j2][2][:1] == "v" or b[j2][1] in ("于", "在")) and any(
+            # (or before the year both share: "预计2023年全球经济增速为2.1%" for "2023年…为2.1%")
+            year = _ZH_YEAR_WORD.match("".join(w[1] for w in b[j2:j2 + 2])) is not None
+            plan = j2 < len(b) and (b[j2][2][:1] == "v" or b[j2][1] in ("于", "在") or year) and any(
                 _prospect(b, j, zh) for j in range(max(j1, j2 - 4), j2))
         else:         # "are expected to" or "will" right before the verb both share ("resume")
             plan = _prospect(b, j2 - 1, zh) or (

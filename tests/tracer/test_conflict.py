@@ -2170,3 +2170,9 @@ def test_a_chinese_count_with_its_measure_word_is_a_figure(sentence: str, quote:
                                                           says: tuple[str, str]) -> None:
     assert quote_conflict(sentence, quote, "zh") == Conflict("figure", *says)
     assert quote_conflict(sentence, sentence, "zh") is None
+
+
+def test_a_chinese_forecast_before_the_year_is_a_plan() -> None:
+    got = quote_conflict("世界银行2023年全球经济增速为2.1%，低于去年。",
+                         "世界银行预计2023年全球经济增速为2.1%，低于去年。", "zh")
+    assert got is not None and got.kind == "plan" and got.quote_says == "预计"
