@@ -2010,8 +2010,11 @@ def test_a_chinese_quote_that_takes_part_of_the_sentence_back_contradicts_it(mar
     sentence = re.sub(r"\[.+?\]", "", marked)
     got = quote_conflict(sentence, quote, "zh")
     assert got is not None and got.kind == "qualified", got
-    # a sentence that qualifies it too is no conflict
-    assert quote_conflict(sentence.replace("用于", "极少用于"), quote, "zh") is None or "很少" not in marked
+
+
+def test_a_chinese_sentence_that_qualifies_it_too_is_no_conflict() -> None:
+    assert quote_conflict("该药物极少用于五岁以下的儿童，医生通常会选择其他药物。",
+                          "该药物很少用于五岁以下的儿童，医生通常会选择其他药物。", "zh") is None
 
 
 @pytest.mark.parametrize("frame", ["据称", "据说"])
