@@ -656,10 +656,10 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
     tail = ops[-1]
     opening = kb[tail[3]:tail[3] + 2] if tail[0] == "insert" else []
     cond_at = tail[3] + (1 if opening[:1] == ["onli"] else 0)
-    if not zh and tail[1] == len(ka) and opening and (opening[0] in _IF_WORDS or opening == ["onli", "if"]) \
+    if not zh and tail[1] == len(ka) and opening and (opening[0] in IF_WORDS or opening == ["onli", "if"]) \
             and (kb[cond_at] != "if" or _opens_clause(b, cond_at + 1)) \
             and len(ops) > 1 and ops[-2][0] == "equal" and ops[-2][2] - ops[-2][1] >= 3 \
-            and not any(k in _CONDITIONS or k in _IF_WORDS for k in ka):
+            and not any(k in _CONDITIONS or k in IF_WORDS for k in ka):
         # the quote goes on with a condition where the sentence ends ("… in June if the economy slows")
         return Conflict("condition", "", _said(b, tail[3], min(tail[4], tail[3] + 6)))
     in_b = set(kb)
@@ -1079,10 +1079,10 @@ def _conditional(words: tuple[_Word, ...], q: int, zh: bool) -> bool:
 
 # what opens a condition that a sentence must keep ("If the economy slows, the bank will cut rates"
 # does not say the bank will cut them); not "when", "once", 当, which more often say when
-_IF_WORDS = frozenset({"if", "unless"}) | frozenset("如果 若 假如 倘若 要是 一旦 只要 除非 万一 假设".split())
+IF_WORDS = frozenset({"if", "unless"}) | frozenset("如果 若 假如 倘若 要是 一旦 只要 除非 万一 假设".split())
 # ... not "Provided free of charge, …" or "Assuming office in 2009, …" (participles), "If anything,"
 # or ", if a little expensive" (a concession): after "if" the next word opens a clause
-_CLAUSE_OPENERS = frozenset("the it they he she we you i there this that these those its their his her our "
+CLAUSE_OPENERS = frozenset("the it they he she we you i there this that these those its their his her our "
                             "your my one someone anyone people".split())
 
 
@@ -1092,14 +1092,14 @@ def _opens_clause(words: tuple[_Word, ...], at: int) -> bool:
     if at >= len(words):
         return False
     w = words[at][1]
-    return w.lower() in _CLAUSE_OPENERS or w[:1].isupper() or w[:1].isdigit()
+    return w.lower() in CLAUSE_OPENERS or w[:1].isupper() or w[:1].isdigit()
 
 
 def _condition_dropped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool) -> Conflict | None:
     """The quote opens with a condition ("If the economy slows, …", "如果经济放缓，…") and the
     sentence says what follows it, from its first words on (three or more, the whole sentence if
     shorter), without any condition of its own: the quote only says so on that condition."""
-    if not b or b[0][0] not in _IF_WORDS or any(w[0] in _CONDITIONS or w[0] in _IF_WORDS for w in a) \
+    if not b or b[0][0] not in IF_WORDS or any(w[0] in _CONDITIONS or w[0] in IF_WORDS for w in a) \
             or (b[0][0] == "if" and not _opens_clause(b, 1)):
         return None
     brk = next((j for j in range(2, min(len(b), _CLAUSE_WORDS + 1)) if b[j][2].endswith(_APART)), None)
@@ -1117,7 +1117,7 @@ def _restates(a: tuple[_Word, ...], condition: Sequence[_Word], zh: bool) -> boo
     words or more ("The museum offers free entry to visitors under 18" against "If you are under 18,
     the museum offers free entry"; "俄罗斯是世界上面积最大的国家" against "若以面积计算，…")."""
     said = {w[0] for w in a}
-    content = [w[0] for w in condition if not _minor(w, zh) and w[1].lower() not in _CLAUSE_OPENERS]
+    content = [w[0] for w in condition if not _minor(w, zh) and w[1].lower() not in CLAUSE_OPENERS]
     return bool(content) and 2 * sum(k in said for k in content) >= len(content)
 
 
@@ -1990,16 +1990,15 @@ _ABLE = frozenset({"can", "able", "allowed", "permitted", "unable", "cannot"})
 # nor adjectives ("fake", "alleged", "proposed", "failed", "prospective"…): a review of faithful
 # sentences found "Napoleon's failed invasion cost 400,000 lives", "a prospective study found",
 # "potential energy" refused, for fewer wrong sentences caught.
-_EN_PREFIXES = frozenset("non anti pseudo".split())
-_EN_POLARITY = frozenset("seldom rarely hardly scarcely".split()) | _EN_PREFIXES
+EN_PREFIXES = frozenset("non anti pseudo".split())
 # ... and in Chinese ("该药物很少用于儿童" for "该药物用于儿童", "涉嫌挪用公款" for "挪用公款",
 # "有时会" for "会"); 可能, 或许, 也许 are the modality rule's, 据称, 据传, 传闻 the frames' (`framed`,
 # which reads a rumour confirmed); not 所谓, 拟建, 疑似, 假, which name the thing more often than
 # they deny it ("这家所谓的“网红”餐厅每天接待顾客上千人")
-_ZH_POLARITY = frozenset("很少 极少 鲜少 鲜有 少有 并非 未必 不一定".split())
-ZH_QUALIFIERS = _ZH_POLARITY | frozenset("偶尔 偶有 有时 有时候 部分 一部分 涉嫌".split())
-EN_QUALIFIERS = _EN_POLARITY | frozenset(
-    "sometimes occasionally partly partially "
+ZH_QUALIFIERS = frozenset("很少 极少 鲜少 鲜有 少有 并非 未必 不一定 偶尔 偶有 有时 有时候 部分 一部分 "
+                          "涉嫌".split())
+EN_QUALIFIERS = EN_PREFIXES | frozenset(
+    "seldom rarely hardly scarcely sometimes occasionally partly partially "
     "probably presumably apparently seemingly supposedly reportedly allegedly purportedly arguably".split())
 
 
@@ -2759,7 +2758,7 @@ def _qualified(a: tuple[_Word, ...], b: tuple[_Word, ...], i1: int, i2: int, j1:
     said = [w[1] if zh else w[1].lower() for w in a]
     quoted = [w[1] if zh else w[1].lower() for w in b[j1:j2]]
     if i1 != i2:   # in place of the sentence's words: a prefix one for one ("non-profit", "for-profit")
-        if zh or i2 - i1 != 1 or quoted not in (["non"], ["anti"], ["pseudo"]):
+        if zh or i2 - i1 != 1 or len(quoted) != 1 or quoted[0] not in EN_PREFIXES:
             return None
     # the qualifier alone, with small words at most: a word it qualifies, added with it, is no part
     # of what the sentence claims ("the supposedly unsinkable Titanic")

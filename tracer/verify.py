@@ -19,6 +19,11 @@ from dataclasses import dataclass, field, replace
 from rapidfuzz import fuzz
 
 from tracer.conflict import (
+    CLAUSE_OPENERS,
+    EN_NEGATIONS,
+    EN_PREFIXES,
+    EN_QUALIFIERS,
+    IF_WORDS,
     Conflict,
     asked,
     cause_addition,
@@ -1203,9 +1208,9 @@ _EXACT_SCAN = 64   # places a record holds a claim's text that are read, at most
 # what, right before a claim's text in a record, takes it back: "Not having enough serotonin is
 # thought to …" holds "Having enough serotonin is thought to …" word for word
 _TAKEN_BACK = re.compile(
-    r"(?:\b(?:not|no|never|nor|neither|without|seldom|rarely|hardly|scarcely|allegedly|purportedly|"
-    r"supposedly|reportedly|probably|apparently|sometimes|occasionally|partly|partially)\s+"
-    r"|\b(?:non|anti|pseudo)-?"
+    r"(?:\b(?:" + "|".join(sorted((EN_NEGATIONS | EN_QUALIFIERS) - EN_PREFIXES)) + r")\s+"
+    r"|\b(?:" + "|".join(sorted(EN_PREFIXES)) + r")-?"
+    # (not every Chinese negation: 别 ends 特别, 无 and 非 begin words a claim may follow)
     r"|(?:不|没|没有|未|并非|从未|从不|并未|尚未)\s*)$")
 
 
@@ -1215,11 +1220,11 @@ _TAKEN_BACK = re.compile(
 _PREFIXED = re.compile(r"(?<![^\W\d_])(?:un|in|im|il|ir|dis|mis|non)$")
 _SUFFIXED = re.compile(r"(?:e?r|e?st|e?d|ing|less)(?![^\W\d_])")
 _DECIMALS = re.compile(r",\d|\.(?!0+\b)\d")   # ("version 3" is "version 3.0")
-_CLAUSE_OPENERS = (r"(?:the|it|they|he|she|we|you|i|there|this|that|these|those|its|their|his|her|our|your"
-                   r"|\d)\b")
-_CONDITION_AFTER = re.compile(r",?\s*(?:only\s+)?(?:if\s+" + _CLAUSE_OPENERS + r"|unless\b)")
-_CONDITION_LEAD = re.compile(r"\s*(?:(?:if\s+" + _CLAUSE_OPENERS + r"|unless\b)[^.!?]*[,;]"
-                             r"|(?:如果|若|假如|倘若|要是|一旦|只要|除非|万一|假设)[^。！？]*[，,;；])\s*$")
+_OPENERS = r"(?:" + "|".join(sorted(CLAUSE_OPENERS)) + r"|\d)\b"
+_EN_IF = r"(?:if\s+" + _OPENERS + r"|unless\b)"   # (`tracer.conflict.IF_WORDS`, `_opens_clause`)
+_CONDITION_AFTER = re.compile(r",?\s*(?:only\s+)?" + _EN_IF)
+_ZH_IF = "|".join(sorted((w for w in IF_WORDS if not w.isascii()), key=len, reverse=True))
+_CONDITION_LEAD = re.compile(r"\s*(?:" + _EN_IF + r"[^.!?]*[,;]|(?:" + _ZH_IF + r")[^。！？]*[，,;；])\s*$")
 
 
 def _word_char(ch: str) -> bool:
