@@ -1457,18 +1457,20 @@ _MONTHS = {
 _MONTH = r"(?P<{g}>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 # Patterns that start with a month name are tried only where a month name may start: at a word
 # of three to nine letters with a month's initial, after a word boundary, before ",", "." and
-# space and a digit (`_month_first_starts`, from the runs of space before a digit); trying the
+# space and a digit (`_month_first_starts`, from the digits after space); trying the
 # month alternation at every position of a 100k-character page was most of the date scanning cost.
 _MONTH_FIRST = r"\b(?=[adfjmnosADFJMNOS])(?=[A-Za-z]{3,9}\.?,?\s+\d)"
-_SPACE_BEFORE_DIGIT = re.compile(r"\s(?<!\s\s)\s*+\d")   # a whole run of space, then a digit
+_DIGIT_AFTER_SPACE = re.compile(r"\d(?<=\s\d)")   # (digits are rarer than spaces)
 _ASCII_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _MONTH_INITIALS = frozenset("adfjmnosADFJMNOS")
 
 
 def _month_first_starts(text: str) -> Iterator[int]:
     """Where `_MONTH_FIRST` holds, in order: the positions a month-first date pattern can match at."""
-    for m in _SPACE_BEFORE_DIGIT.finditer(text):
-        end = m.start()
+    for m in _DIGIT_AFTER_SPACE.finditer(text):
+        end = m.start() - 1
+        while end and text[end - 1].isspace():
+            end -= 1
         if end and text[end - 1] == ",":
             end -= 1
         if end and text[end - 1] == ".":
@@ -1481,10 +1483,11 @@ def _month_first_starts(text: str) -> Iterator[int]:
             yield start
 
 
-def _month_first_matches(pat: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """`pat.finditer(text)` for a pattern that opens with `_MONTH_FIRST`, tried only at its starts."""
+def _month_first_matches(pat: re.Pattern[str], text: str, starts: list[int]) -> Iterator[re.Match[str]]:
+    """`pat.finditer(text)` for a pattern that opens with `_MONTH_FIRST`, tried only at `starts`
+    (`_month_first_starts(text)`)."""
     end = 0
-    for start in _month_first_starts(text):
+    for start in starts:
         if start >= end:
             m = pat.match(text, start)
             if m is not None:
@@ -1570,11 +1573,18 @@ def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
     found: set[str] = set()
     if not _DIGIT.search(text) and "月" not in text:
         return found, text
+    starts: list[int] | None = None   # `_month_first_starts` of the text as it stands
     for pat, literal, month_first in _DATE_PATTERNS:
         if literal and literal not in text:
             continue
         spans: list[tuple[int, int]] = []
-        for m in _month_first_matches(pat, text) if month_first else pat.finditer(text):
+        if month_first:
+            if starts is None:
+                starts = list(_month_first_starts(text))
+            matches = _month_first_matches(pat, text, starts)
+        else:
+            matches = pat.finditer(text)
+        for m in matches:
             parts = m.groupdict()
             month = _MONTHS[parts["mn"].lower()] if parts.get("mn") else _date_part(parts["m"])
             day = _date_part(parts["d"]) if parts.get("d") else 0
@@ -1596,6 +1606,7 @@ def _dates(text: str, *, prefixes: bool) -> tuple[set[str], str]:
             spans.append((m.start(), m.end()))
         if spans:  # blank this pattern's dates so later (shorter) patterns don't count them again
             text = _blank(text, spans)
+            starts = None
     return found, text
 
 

@@ -608,3 +608,32 @@ def test_hedges_are_whole_words_and_scale_characters_keep_their_reading() -> Non
         assert approximate_figures(text)[key][0] == "round", text
     assert approximate_figures("over 30% of demand")["30"][0] == "above"
     assert numbers("该报告全文共5千字") == {"5000"}
+
+
+def test_a_figure_or_date_starts_only_where_what_stands_before_it_allows() -> None:
+    """The patterns that read a record's figures and dates check the character before a match's
+    first character after that character (so that the regex engine looks only where a digit or a
+    month's initial is): each such boundary, on both sides."""
+    from tracer.text import glued_numbers, numeric_dates, stated_numbers
+
+    iso = {"d:2021-4-29", "d:2021-4", "d:-4-29"}
+    assert iso <= stated_numbers("2021-04-29") and iso <= stated_numbers("(2021-04-29)")
+    assert not iso & stated_numbers("x2021-04-29") and not iso & stated_numbers("1.2021-04-29")
+    assert "d:2021-4" in stated_numbers("2021年4月") and "d:2021-4" not in stated_numbers("12021年4月")
+    assert "d:-4-5" in stated_numbers("于4月5日") and "d:-4-5" not in stated_numbers("0.4月5日")
+    assert "d:2021-5-5" in stated_numbers("5 May 2021")
+    for text in ("a5 May 2021", "0.5 May 2021", "1,5 May 2021"):
+        found = stated_numbers(text)
+        assert "d:2021-5" in found and "d:2021-5-5" not in found, text  # the month and year still
+    for text in ("May 5, 2021", "May\n5, 2021", "(May 5, 2021)", "Sept. 5, 2021"):
+        assert {"d:2021-5-5", "d:2021-9-5"} & stated_numbers(text), text
+    assert "d:-5-5" in stated_numbers("May.  5") and "d:2021-9" in stated_numbers("September 2021")
+    for text in ("Xmay 5, 2021", "Mayday 5, 2021", "_May 5, 2021", "9May 5, 2021"):
+        assert not any(v.startswith("d:") for v in stated_numbers(text)), text
+    assert "123" not in stated_numbers("abc123 and 7") and "0.5" not in stated_numbers("x.5")
+    assert "12345678" in stated_numbers("12 345 678 people")
+    assert stated_numbers("3 100 people") == {"3", "100"}      # one space, two figures
+    assert "60" in stated_numbers("六成") and "60" not in stated_numbers("十六成")
+    assert numeric_dates("2021/4/29")
+    assert not numeric_dates("1.2021/4/29") and not numeric_dates("5,2021/4/29")
+    assert glued_numbers("RTX4090 and 4090") == {"4090"} and glued_numbers("4090 X") == set()
