@@ -7,8 +7,9 @@ passages of the best records, never k chunks of one long page.
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections import Counter
+from typing import Any
 
 import bm25s
 import numpy as np
@@ -38,19 +39,21 @@ class PassageIndex:
         # against; built on first use, since a set per passage of a large request would cost
         # more memory than its token lists.
         self._token_sets: dict[int, frozenset[str]] = {}
-        df: Counter[str] = Counter()
-        for toks in self.tokens:
-            df.update(set(toks))
         # IDF is computed as if there were at least `idf_floor` passages, so a request with
         # one or two records does not make every word look common (and every claim weak).
         self._idf_n = max(len(passages), idf_floor, 1)
-        self._df = df
         self._record_of = np.fromiter((p.record for p in passages), dtype=np.int64, count=len(passages))
         self._by_record: dict[int, list[int]] | None = None
-        self._bm25: bm25s.BM25 | None = None
+        # the request's terms, numbered in order of first use, and how many passages hold each
+        self._vocab: dict[str, int] = {}
+        self._df: list[int] = []
+        self._bm25: _BM25 | None = None
         if any(self.tokens):  # bm25s cannot index a corpus without a single term
-            self._bm25 = bm25s.BM25()
-            self._bm25.index(self.tokens, show_progress=False)
+            vocab = self._vocab
+            ids = [[vocab.setdefault(t, len(vocab)) for t in toks] for toks in self.tokens]
+            self._bm25 = _BM25()
+            self._bm25.index((ids, dict(vocab)), show_progress=False)
+            self._df = self._bm25.doc_freqs
 
     def passages_of(self, record: int) -> list[int]:
         """The ids of a record's passages, in order (grouped once, on first use)."""
@@ -79,7 +82,8 @@ class PassageIndex:
 
     def idf(self, term: str) -> float:
         """Smoothed IDF of a term over this request's passages (rare terms weigh more)."""
-        return math.log(1.0 + (self._idf_n + 1) / (self._df.get(term, 0) + 0.5))
+        i = self._vocab.get(term)
+        return math.log(1.0 + (self._idf_n + 1) / ((0 if i is None else self._df[i]) + 0.5))
 
     def search(self, text: str, k: int, per_record: int = 2) -> list[tuple[int, float]]:
         """(passage id, BM25 score) of the best passages of the k best records, best first."""
@@ -107,3 +111,44 @@ class PassageIndex:
             if len(taken) >= k and all(c >= per_record for c in taken.values()):
                 break
         return out
+
+
+class _BM25(bm25s.BM25):  # type: ignore[misc]  # (bm25s has no type hints)
+    """bm25s's BM25 with its default settings (Lucene), its index built with whole-array NumPy
+    operations instead of a Python loop per passage and per term (`build_index_from_ids` is the
+    method bm25s offers to override for this). The index is the same, bit for bit: each value is
+    computed by the same operations in the same types (tests/tracer/test_retrieve.py compares
+    them), and the IDF of each document frequency with `math.log`, as bm25s does. It also keeps
+    the document frequencies (`doc_freqs`, by term id), which the verifier's IDF reads."""
+
+    doc_freqs: list[int] = []
+
+    def build_index_from_ids(self, unique_token_ids: list[int], corpus_token_ids: list[list[int]],
+                             show_progress: bool = True, leave_progress: bool = False) -> dict[str, Any]:
+        if self.method != "lucene" or self.idf_method not in (None, "lucene"):
+            index: dict[str, Any] = super().build_index_from_ids(unique_token_ids, corpus_token_ids,
+                                                                 show_progress, leave_progress)
+            return index
+        n_docs = len(corpus_token_ids)
+        n_vocab = len(unique_token_ids)
+        lengths = np.fromiter(map(len, corpus_token_ids), dtype=np.int64, count=n_docs)
+        avg_doc_len = np.array([len(doc) for doc in corpus_token_ids]).mean()   # (as bm25s has it)
+        flat = np.fromiter(itertools.chain.from_iterable(corpus_token_ids), dtype=np.int64,
+                           count=int(lengths.sum()))
+        # each (passage, term) once, ordered by passage, with the term's count in the passage
+        pairs, counts = np.unique(np.repeat(np.arange(n_docs, dtype=np.int64), lengths) * n_vocab + flat,
+                                  return_counts=True)
+        docs, terms = np.divmod(pairs, n_vocab)
+        df = np.bincount(terms, minlength=n_vocab)
+        self.doc_freqs = df.tolist()
+        freqs, which = np.unique(df, return_inverse=True)
+        idf = np.array([math.log(1 + (n_docs - d + 0.5) / (d + 0.5)) if d else 0.0 for d in freqs.tolist()],
+                       dtype=np.float64)[which].astype(self.dtype)
+        # bm25s: tf / (k1 * ((1 - b) + b * l_d / l_avg) + tf), in float64, times the float32 IDF
+        norm = self.k1 * ((1 - self.b) + (self.b * lengths.astype(np.float64)) / avg_doc_len)
+        tf = counts.astype(self.dtype).astype(np.float64)
+        scores = (idf[terms] * (tf / (norm[docs] + tf))).astype(self.dtype)
+        self.nonoccurrence_array = None
+        data, indices, indptr = self._np_csc(data=scores, rows=docs.astype(self.int_dtype),
+                                             cols=terms.astype(self.int_dtype), shape=(n_docs, n_vocab))
+        return {"data": data.astype(self.dtype), "indices": indices, "indptr": indptr, "num_docs": n_docs}
