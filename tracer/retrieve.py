@@ -113,6 +113,9 @@ class PassageIndex:
         return out
 
 
+_CHUNK_DOCS = 512   # passages whose (passage, term) pairs are counted at once
+
+
 class _BM25(bm25s.BM25):  # type: ignore[misc]  # (bm25s has no type hints)
     """bm25s's BM25 with its default settings (Lucene), its index built with whole-array NumPy
     operations instead of a Python loop per passage and per term (`build_index_from_ids` is the
@@ -133,22 +136,38 @@ class _BM25(bm25s.BM25):  # type: ignore[misc]  # (bm25s has no type hints)
         n_vocab = len(unique_token_ids)
         lengths = np.fromiter(map(len, corpus_token_ids), dtype=np.int64, count=n_docs)
         avg_doc_len = np.array([len(doc) for doc in corpus_token_ids]).mean()   # (as bm25s has it)
-        flat = np.fromiter(itertools.chain.from_iterable(corpus_token_ids), dtype=np.int64,
-                           count=int(lengths.sum()))
-        # each (passage, term) once, ordered by passage, with the term's count in the passage
-        pairs, counts = np.unique(np.repeat(np.arange(n_docs, dtype=np.int64), lengths) * n_vocab + flat,
-                                  return_counts=True)
-        docs, terms = np.divmod(pairs, n_vocab)
+        # each (passage, term) once, ordered by passage, with the term's count in the passage; a
+        # chunk of passages at a time, so that the sort's working arrays stay small
+        docs_of, terms_of, counts_of = [], [], []
+        for lo in range(0, n_docs, _CHUNK_DOCS):
+            hi = min(n_docs, lo + _CHUNK_DOCS)
+            flat = np.fromiter(itertools.chain.from_iterable(corpus_token_ids[lo:hi]), dtype=np.int64,
+                               count=int(lengths[lo:hi].sum()))
+            pairs, counts = np.unique(np.repeat(np.arange(lo, hi, dtype=np.int64), lengths[lo:hi]) * n_vocab
+                                      + flat, return_counts=True)
+            del flat
+            docs_of.append((pairs // n_vocab).astype(np.int32))
+            terms_of.append((pairs % n_vocab).astype(np.int32))
+            counts_of.append(counts.astype(np.int32))
+            del pairs, counts
+        docs, terms, counts = (np.concatenate(parts) for parts in (docs_of, terms_of, counts_of))
+        del docs_of, terms_of, counts_of
         df = np.bincount(terms, minlength=n_vocab)
         self.doc_freqs = df.tolist()
         freqs, which = np.unique(df, return_inverse=True)
         idf = np.array([math.log(1 + (n_docs - d + 0.5) / (d + 0.5)) if d else 0.0 for d in freqs.tolist()],
                        dtype=np.float64)[which].astype(self.dtype)
         # bm25s: tf / (k1 * ((1 - b) + b * l_d / l_avg) + tf), in float64, times the float32 IDF
+        # (a chunk at a time too)
         norm = self.k1 * ((1 - self.b) + (self.b * lengths.astype(np.float64)) / avg_doc_len)
-        tf = counts.astype(self.dtype).astype(np.float64)
-        scores = (idf[terms] * (tf / (norm[docs] + tf))).astype(self.dtype)
+        scores = np.empty(len(terms), dtype=self.dtype)
+        for lo in range(0, len(terms), _CHUNK_DOCS * 256):
+            part = slice(lo, lo + _CHUNK_DOCS * 256)
+            tf = counts[part].astype(self.dtype).astype(np.float64)
+            scores[part] = idf[terms[part]] * (tf / (norm[docs[part]] + tf))
+        del counts
         self.nonoccurrence_array = None
-        data, indices, indptr = self._np_csc(data=scores, rows=docs.astype(self.int_dtype),
-                                             cols=terms.astype(self.int_dtype), shape=(n_docs, n_vocab))
+        data, indices, indptr = self._np_csc(
+            data=scores, rows=docs.astype(self.int_dtype, copy=False),
+            cols=terms.astype(self.int_dtype, copy=False), shape=(n_docs, n_vocab))
         return {"data": data.astype(self.dtype), "indices": indices, "indptr": indptr, "num_docs": n_docs}

@@ -10,6 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tracer import retrieve
 from tracer.models import Passage, Record
 from tracer.retrieve import _BM25, PassageIndex
 
@@ -33,9 +34,16 @@ def _same_index(corpus: list[list[str]]) -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.lists(_TERMS, max_size=40), min_size=1, max_size=12).filter(lambda c: any(c)))
-def test_the_whole_array_index_is_bm25s_own(corpus: list[list[str]]) -> None:
-    _same_index(corpus)
+@given(st.lists(st.lists(_TERMS, max_size=40), min_size=1, max_size=12).filter(lambda c: any(c)),
+       st.sampled_from([512, 1, 2, 5]))
+def test_the_whole_array_index_is_bm25s_own(corpus: list[list[str]], chunk: int) -> None:
+    """Whatever the number of passages counted at once (the service's is 512)."""
+    default = retrieve._CHUNK_DOCS
+    retrieve._CHUNK_DOCS = chunk
+    try:
+        _same_index(corpus)
+    finally:
+        retrieve._CHUNK_DOCS = default
 
 
 def test_the_whole_array_index_is_bm25s_own_on_real_passages() -> None:
