@@ -25,6 +25,7 @@ from tracer.conflict import (
     EN_QUALIFIERS,
     IF_WORDS,
     Conflict,
+    RecordStems,
     asked,
     cause_addition,
     clause_addition,
@@ -33,7 +34,6 @@ from tracer.conflict import (
     quote_addition,
     quote_conflict,
     rank_conflict,
-    record_stems,
     year_role_conflict,
     zh_clause_figure,
     zh_other_place,
@@ -489,7 +489,7 @@ class Verifier:
         self._record_values: dict[int, list[float]] = {}
         self._exact: dict[tuple[str, int], bool] = {}
         self._years: dict[tuple[str, int], bool] = {}
-        self._stems: dict[int, frozenset[str]] = {}
+        self._stems: dict[int, RecordStems] = {}
         self._record_runs: dict[int, set[str]] = {}
         self._record_norm: dict[int, str] = {}
         self._passage_bigrams: dict[int, frozenset[tuple[str, str]]] = {}
@@ -983,7 +983,7 @@ class Verifier:
         elif got is None:
             stems = self._stems.get(record)
             if stems is None:
-                stems = self._stems[record] = record_stems(content)
+                stems = self._stems[record] = RecordStems(content)
             got = cause_addition(query, quote, stems) or clause_addition(query, quote, stems)
         return got or figure_change_conflict(query, content, self.index.lang) \
             or year_role_conflict(query, content, self.index.lang)

@@ -2179,3 +2179,26 @@ def test_a_chinese_forecast_before_the_year_is_a_plan() -> None:
     got = quote_conflict("世界银行2023年全球经济增速为2.1%，低于去年。",
                          "世界银行预计2023年全球经济增速为2.1%，低于去年。", "zh")
     assert got is not None and got.kind == "plan" and got.quote_says == "预计"
+
+
+def test_a_record_s_stems_are_read_on_the_first_lookup_and_answer_as_the_set_does() -> None:
+    """The verifier hands the addition checks a `RecordStems`, which stems the record only when a
+    check looks a word up; the checks answer as they do with the record's text or its stem set."""
+    from tracer.conflict import RecordStems, cause_addition, clause_addition, record_stems
+
+    record = ("Net income fell 6% in 2023 as the company increased spending. "
+              "Shares of the firm closed higher. Demand in Asia was strong.")
+    quote = "Net income fell 6% in 2023 as the company increased spending."
+    lazy = RecordStems(record)
+    assert lazy._stems is None
+    for said in ("Net income fell 6% in 2023 because of weaker demand in Europe.",
+                 "Net income fell 6% in 2023 because of strong demand in Asia.",
+                 "Net income fell 6% in 2023 as the company increased spending, a record for the bank.",
+                 "Net income fell 6% in 2023 as the company increased spending, with shares closing higher."):
+        for check in (cause_addition, clause_addition):
+            expected = check(said, quote, record)
+            assert check(said, quote, lazy) == expected == check(said, quote, record_stems(record)), said
+    assert cause_addition("Net income fell 6% in 2023 because of weaker demand in Europe.", quote, lazy)
+    assert lazy._stems == record_stems(record)
+    untouched = RecordStems(record)
+    assert cause_addition("Shares closed higher.", quote, untouched) is None and untouched._stems is None
