@@ -93,7 +93,11 @@ _EMOJI = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\u2B00-\u2BFF\uFE0F\u200
 # quotes inside a sentence, the search was quadratic)
 _TRAILING_PUNCT = re.compile(r"(?<![\s.!?;:,。！？；：，…\"'”’)）\]])[\s.!?;:,。！？；：，…\"'”’)）\]]++$")
 # End of a record sentence: terminal punctuation (with closing quotes) before space, or a line break.
-_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]++[\"'”’)）\]]*+(?=\s|$)|[。！？]++[”’）」』]*+|\n++")
+# (each alternative opens with a literal character, so the regex engine looks only where one of them
+# is; see `tracer.text._NUMBER`)
+_SENTENCE_END = re.compile("|".join(
+    [rf"\{c}(?<![.!?]\{c})[.!?]*+[\"'”’)）\]]*+(?=\s|$)" for c in ".!?"]
+    + [rf"{c}[。！？]*+[”’）」』]*+" for c in "。！？"] + [r"\n\n*+"]))
 # the word a period follows ("Inc", "e.g", "U.S"), and the first letter after the whitespace
 _WORD_BEFORE_DOT = re.compile(r"(?<![A-Za-z.])(?:[A-Za-z]+\.)*[A-Za-z]+$")
 _NEXT_NON_SPACE = re.compile(r"[ \t]*+([A-Za-z])")
@@ -143,7 +147,9 @@ def _aside_blank(m: re.Match[str]) -> str:
     return " "
 
 
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|without|n't)\b|不|没有|未|无|非")
+# (the words "not", "no", "never", "neither", "nor", "n't", "without"; as `_SENTENCE_END`, each
+# alternative opens with a literal character)
+_NEGATION = re.compile(r"n(?<!\wn)(?:ot|o|ever|either|or|'t)\b|w(?<!\ww)ithout\b|不|没有|未|无|非")
 
 # A near-verbatim quote (fuzzy alignment >= 0.95 over a sentence of 5+ content words, every
 # number stated) is support whatever the lexical model says about a small record set.

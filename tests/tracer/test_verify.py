@@ -205,3 +205,29 @@ def test_a_claim_after_a_condition_is_not_held_verbatim(core: str, text: str, he
     from tracer.verify import _held_verbatim
 
     assert _held_verbatim(core, text) is held
+
+
+def test_a_record_sentence_ends_at_a_stop_before_space_or_a_line_break() -> None:
+    from tracer.verify import _record_sentences
+
+    def cut(text: str) -> list[str]:
+        return [text[a:b] for a, b in _record_sentences(text)]
+
+    assert cut("It rose. It fell!  Why? Done") == ["It rose.", " It fell!", "  Why?", " Done"]
+    assert cut("Wait... what?! \"Yes.\" (No.) Ok") == ["Wait...", " what?!", " \"Yes.\"", " (No.)", " Ok"]
+    assert cut("3.5 m and v1.2.3 stay.") == ["3.5 m and v1.2.3 stay."]       # no space after the stop
+    assert cut("它涨了。。它跌了！”然后？好\n\n下一行\n") == [
+        "它涨了。。", "它跌了！”", "然后？", "好\n\n", "下一行\n"]
+    assert cut("Dr. Smith met John F. Kennedy. Then left.") == [
+        "Dr. Smith met John F. Kennedy.", " Then left."]
+
+
+def test_a_negation_is_a_whole_word_or_a_chinese_negator() -> None:
+    from tracer.verify import _NEGATION
+
+    for text in ("it is not so", "no.", "(never)", "neither nor", "did n't", "without it",
+                 "并不", "没有", "未曾", "无", "非常"):
+        assert _NEGATION.search(text), text
+    for text in ("a knot", "nothing", "cannon", "snow", "nobody", "didn't", "without_x", "_not", "9no",
+                 "wits"):
+        assert not _NEGATION.search(text), text
