@@ -124,14 +124,12 @@ class _BM25(bm25s.BM25):  # type: ignore[misc]  # (bm25s has no type hints)
     them), and the IDF of each document frequency with `math.log`, as bm25s does. It also keeps
     the document frequencies (`doc_freqs`, by term id), which the verifier's IDF reads."""
 
-    doc_freqs: list[int] = []
+    doc_freqs: list[int]
 
     def build_index_from_ids(self, unique_token_ids: list[int], corpus_token_ids: list[list[int]],
                              show_progress: bool = True, leave_progress: bool = False) -> dict[str, Any]:
         if self.method != "lucene" or self.idf_method not in (None, "lucene"):
-            index: dict[str, Any] = super().build_index_from_ids(unique_token_ids, corpus_token_ids,
-                                                                 show_progress, leave_progress)
-            return index
+            raise ValueError("_BM25 builds bm25s's default variant only (method 'lucene')")
         n_docs = len(corpus_token_ids)
         n_vocab = len(unique_token_ids)
         lengths = np.fromiter(map(len, corpus_token_ids), dtype=np.int64, count=n_docs)

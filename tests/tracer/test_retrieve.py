@@ -7,6 +7,7 @@ from collections import Counter
 
 import bm25s
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -67,3 +68,8 @@ def test_idf_counts_the_passages_that_hold_a_term() -> None:
     idf = index.idf
     assert idf("solar") == idf("wind") < idf("panel") == idf("farm") < idf("absent")
     assert [pid for pid, _ in index.search("wind speed", k=3)] == [2, 0]
+
+
+def test_the_whole_array_index_refuses_a_variant_it_does_not_compute() -> None:
+    with pytest.raises(ValueError, match="lucene"):
+        _BM25(method="bm25+").index(([[0, 1]], {"a": 0, "b": 1}), show_progress=False)
