@@ -224,7 +224,8 @@ def held(hold_ms: float, report: str, records: Any, options: Any, **_: Any) -> A
 
 
 def hold_server(port: int, hold_ms: float) -> None:
-    """The real service (conversion, admission, worker process, metrics, log line), but its trace
+    """The real service (conversion, admission, the worker lane, metrics, log line: with the default
+    `worker_mode`, a single caller's trace runs in the server's thread lane, as in `serve`), but its trace
     step keeps the CPU busy for `hold_ms` and traces an empty report instead of the request."""
     import asyncio
     import functools
