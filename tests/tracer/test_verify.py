@@ -226,8 +226,10 @@ def test_a_negation_is_a_whole_word_or_a_chinese_negator() -> None:
     from tracer.verify import _NEGATION
 
     for text in ("it is not so", "no.", "(never)", "neither nor", "did n't", "without it",
-                 "并不", "没有", "未曾", "无", "非常"):
+                 "并不", "没有", "未曾", "无", "非常",
+                 # at a sentence's start, in capitals, contracted, or as one word
+                 "Not a single one", "No vaccine", "NEVER", "Without it", "didn't", "won’t", "Cannot"):
         assert _NEGATION.search(text), text
-    for text in ("a knot", "nothing", "cannon", "snow", "nobody", "didn't", "without_x", "_not", "9no",
-                 "wits"):
+    for text in ("a knot", "nothing", "cannon", "snow", "nobody", "without_x", "_not", "9no",
+                 "wits", "Nothing", "Notably", "Knot", "n'tx", "cannoted"):
         assert not _NEGATION.search(text), text
