@@ -1804,22 +1804,29 @@ def section_references(text: str, layout: Layout) -> Moved | None:
     then "### Sources" and entries [1] and [2], then "## Hubble", its text citing [1], then its own
     "### Sources" (open_deep_research writes reports so, numbering each section's sources from 1).
 
-    Each such list is under a markdown heading naming references (not Further reading), runs to the
-    next heading at its level or above, and holds only entries that give a source
+    Each such list is under a markdown heading naming references (not Further reading), or a bold
+    title naming them ("**Sources**", one level below every heading), runs to the next heading at its
+    level or above, and holds only entries that give a source
     (`_section_lines`); its scope, the text from its section's heading (the nearest above it, a
     level up) or from the list before it, whichever is later, up to the list, cites one of its
     entries' numbers or more (a trailing list's may cite none), and no number it does not give.
-    There are two such lists or more (a trailing one, under such a heading, counts), or one that a
-    heading a level above it closes. No
+    There are two such lists or more (a trailing one, under such a heading or title, counts), or one
+    under a heading that a heading a level above it closes (one under a bold title alone is
+    `misplaced_references`'). No
     other line of the report gives a source as a list's entry does or names sources
     (`_rest_lists_no_sources`). Moved to the
     report's end, in their order, they are cut as one references section. A marker outside every
     scope resolves through no list. The text around the lists is kept byte for byte."""
+    if not layout.headings:
+        return None
     titled = [(hs, line, references_title(heading_title(line)))
               for hs, he in layout.headings for line in (text[hs:he].rstrip("\r\n"),)]
-    if all(title is None for _hs, _line, title in titled):
-        return None
     lines = _split_lines(text)
+    # a bold title ("**Sources**") heads a list as "#### Sources" would, one level below every
+    # heading: it runs to the next heading of any level, and its section is the heading above it
+    bold = _bold_titles(text, lines, layout) if "**" in text or "__" in text else []
+    if not bold and all(title is None for _hs, _line, title in titled):
+        return None
     starts = [ln.start for ln in lines]
     heads: list[tuple[int, int, bool]] = []     # (start, level, names references) of each heading
     for hs, line, title in titled:
@@ -1828,6 +1835,8 @@ def section_references(text: str, layout: Layout) -> Moved | None:
             return None                          # a setext title, or more reading: left as it is
         heads.append((hs, len(m.group(1)) if m else _heading_level(lines, bisect.bisect_left(starts, hs)),
                       title is not None))
+    known = {hs for hs, _level, _named in heads}
+    heads = sorted(heads + [(hs, _BOLD_LEVEL, True) for hs, _title, _level in bold if hs not in known])
     lists: list[tuple[int, int, int]] = []      # (start, end, level) of each list, in order
     parents: list[int] = []                      # where each list's section starts
     closed_above = False
@@ -1859,12 +1868,18 @@ def section_references(text: str, layout: Layout) -> Moved | None:
     trailing = layout.references
     if trailing is not None:
         line_end = text.find("\n", trailing[0])
-        tm = _ATX.match(text[trailing[0]:line_end if line_end >= 0 else len(text)].rstrip("\r"))
-        if tm is None:
+        first_line = text[trailing[0]:line_end if line_end >= 0 else len(text)].rstrip("\r")
+        tm = _ATX.match(first_line)
+        if tm is not None:
+            tlevel = len(tm.group(1))
+        elif bold and (bm := _BOLD_LINE.match(first_line)) is not None \
+                and references_title(bm.group("text")) not in (None, *_READING_TITLES):
+            tlevel = _BOLD_LEVEL                 # "**Sources**" closing the last section, as the others
+        else:
             return None
-        lists.append((trailing[0], trailing[1], len(tm.group(1))))
-        parents.append(next((s2 for s2, l2, _ in reversed(heads) if l2 < len(tm.group(1))), 0))
-    elif len(lists) == 1 and not closed_above:
+        lists.append((trailing[0], trailing[1], tlevel))
+        parents.append(next((s2 for s2, l2, _ in reversed(heads) if l2 < tlevel), 0))
+    elif len(lists) == 1 and (not closed_above or bold):
         return None                              # one list before more report: `misplaced_references`'
     plain = list(text)
     for a, b in layout.protected:
@@ -1935,6 +1950,9 @@ def section_references(text: str, layout: Layout) -> Moved | None:
         return None
     return Moved(moved, lay, tuple(segments), tuple((a, b, c, d) for (a, b), (c, d) in zip(
         moved_scopes, moved_lists, strict=True)))
+
+
+_BOLD_LEVEL = 7   # a bold title's level in `section_references`: below every heading (see `_heading_level`)
 
 
 def _bold_titles(text: str, lines: list[_Line], layout: Layout) -> list[tuple[int, str, int]]:

@@ -175,3 +175,27 @@ def test_lists_that_may_be_the_reports_own_stay(change) -> None:  # type: ignore
     assert section_references(report, scan_markdown(report)) is None
     out = trace(report, RECORDS, TraceOptions(existing="keep"))
     assert "### Sources" in out.report.partition("## Conclusion")[0]
+
+
+@pytest.mark.parametrize("title", ["**Sources**", "**Sources:**", "__References__"])
+@pytest.mark.parametrize("closing", [True, False])
+def test_lists_under_bold_titles_each_resolve_their_own_section(title: str, closing: bool) -> None:
+    # "**Sources**" over each section's list, as some agents write it: read as "#### Sources"
+    # would be; the last list either closes the last section or ends the report
+    report = REPORT.replace("### Sources", title)
+    if not closing:
+        report = report.replace(CONCLUSION, "")
+    moved = section_references(report, scan_markdown(report))
+    assert moved is not None and len(moved.scopes) == 2
+    for existing in ("keep", "replace"):
+        out = trace(report, RECORDS, TraceOptions(existing=existing))
+        assert _cited(report, out) == CITED, existing
+        assert title not in out.report and out.report.count("https://") == 3
+        assert not [w for w in out.warnings if "existing citation" in w], out.warnings
+        assert trace(out.report, RECORDS, TraceOptions(existing=existing)).report == out.report
+
+
+def test_one_list_under_a_bold_title_before_more_report_is_not_a_sections_own() -> None:
+    # a single bold list with more report after it is `misplaced_references`' to read (or leave)
+    report = INTRO + WEBB + WEBB_SOURCES.replace("### Sources", "**Sources**") + HUBBLE + CONCLUSION
+    assert section_references(report, scan_markdown(report)) is None
