@@ -1809,10 +1809,11 @@ def section_references(text: str, layout: Layout) -> Moved | None:
     level or above, and holds only entries that give a source
     (`_section_lines`); its scope, the text from its section's heading (the nearest above it, a
     level up) or from the list before it, whichever is later, up to the list, cites one of its
-    entries' numbers or more (a trailing list's may cite none), and no number it does not give.
-    There are two such lists or more (a trailing one, under such a heading or title, counts), or one
-    under a heading that a heading a level above it closes (one under a bold title alone is
-    `misplaced_references`'). No
+    entries' numbers or more (a trailing list's may cite none), and no number it does not give; or
+    every list's entries are unnumbered ("- [Title](https://…)") and no scope cites a number, with
+    two such lists or more. There are two such lists or more (a trailing one, under such a heading
+    or title, counts), or one under a heading that a heading a level above it closes (one under a
+    bold title alone is `misplaced_references`'). No
     other line of the report gives a source as a list's entry does or names sources
     (`_rest_lists_no_sources`). Moved to the
     report's end, in their order, they are cut as one references section. A marker outside every
@@ -1886,6 +1887,7 @@ def section_references(text: str, layout: Layout) -> Moved | None:
         plain[a:b] = " " * (b - a)
     scopes: list[tuple[int, int]] = []
     prev_end = 0
+    unnumbered = 0
     for k, ((hs, end, _level), parent) in enumerate(zip(lists, parents, strict=True)):
         scope = (max(parent, prev_end), hs)
         numbers = _entry_numbers(text[hs:end])
@@ -1895,10 +1897,15 @@ def section_references(text: str, layout: Layout) -> Moved | None:
         # trailing list, which the scan cuts anyway, may close a section that cites nothing, a
         # summary under the sections' own lists)
         uncited = not cited and trailing is not None and k == len(lists) - 1
-        if not numbers or not (cited & numbers or uncited) or not cited <= numbers:
+        if not numbers and not cited:
+            unnumbered += 1                      # "- [Title](https://…)" entries, a section citing by none
+        elif not numbers or not (cited & numbers or uncited) or not cited <= numbers:
             return None
         scopes.append(scope)
         prev_end = end
+    # lists without numbers are read so only when every list has none, and there are two or more
+    if unnumbered and (unnumbered < len(lists) or len(lists) < 2):
+        return None
     if not _rest_lists_no_sources(text, lines, layout, [(a, b) for a, b, _ in lists]):
         return None
     # the report without its lists, a blank line, then the lists in their order

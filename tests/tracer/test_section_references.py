@@ -199,3 +199,25 @@ def test_one_list_under_a_bold_title_before_more_report_is_not_a_sections_own() 
     # a single bold list with more report after it is `misplaced_references`' to read (or leave)
     report = INTRO + WEBB + WEBB_SOURCES.replace("### Sources", "**Sources**") + HUBBLE + CONCLUSION
     assert section_references(report, scan_markdown(report)) is None
+
+
+@pytest.mark.parametrize("title", ["### Sources", "**Sources:**"])
+def test_unnumbered_lists_closing_each_section_are_all_cut(title: str) -> None:
+    # "- [Title](https://…)" entries under each section, its sentences citing by no number
+    webb = WEBB.replace(" [1]", "").replace(" [2]", "")
+    hubble = HUBBLE.replace(" [1]", "")
+    webb_sources = f"{title}\n\n- [Webb launch](https://a.example/webb-launch)\n- [Webb orbit](https://b.example/webb-orbit)\n\n"
+    hubble_sources = f"{title}\n\n- [Hubble facts](https://c.example/hubble)\n\n"
+    report = INTRO + webb + webb_sources + hubble + hubble_sources + CONCLUSION
+    for existing in ("keep", "replace"):
+        out = trace(report, RECORDS, TraceOptions(existing=existing))
+        assert title not in out.report and out.removed_references == webb_sources + hubble_sources
+        assert strip_markers(out.report).startswith((INTRO + webb + hubble + CONCLUSION).rstrip())
+        assert sorted(u for c in out.citations for u in (s.url for s in c.sources)) == [
+            "https://a.example/webb-launch", "https://b.example/webb-orbit", "https://c.example/hubble"]
+        assert trace(out.report, RECORDS, TraceOptions(existing=existing)).report == out.report
+    # one such list before more report, or lists of which one is numbered, stay as they are
+    one = INTRO + webb + webb_sources + hubble + CONCLUSION
+    assert section_references(one, scan_markdown(one)) is None
+    mixed = INTRO + WEBB + WEBB_SOURCES + hubble + hubble_sources + CONCLUSION
+    assert section_references(mixed, scan_markdown(mixed)) is None
