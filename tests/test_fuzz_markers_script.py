@@ -63,6 +63,14 @@ def test_labelled_seeds_that_once_came_back_different_trace_the_same_twice(seed:
     assert check(seed, labelled=True) is None
 
 
+@pytest.mark.parametrize(("seed", "labelled"), [(22933, False), (20685, True)])
+def test_a_frame_left_without_its_marker_traces_the_same_twice(seed: int, labelled: bool) -> None:
+    """"… observations.[1] and [2] As shown in [1][1], hubble …" (one sentence, run on): the first
+    trace read the frame with its markers as no part of the claim, the second, the markers gone,
+    read "As shown in ," as words of it and cited the sentence."""
+    assert check(seed, labelled=labelled) is None
+
+
 def test_the_script_prints_its_counts() -> None:
     r = subprocess.run([sys.executable, str(ROOT / "scripts" / "py" / "fuzz_markers.py"), "--count", "5",
                         "--show", "0"], capture_output=True, text=True, timeout=120, check=False)

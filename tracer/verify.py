@@ -278,7 +278,7 @@ def sentence_query(text: str) -> str:
     left = _LEFT_FRAME.match(text)
     if left and left.end() and left.end() < len(text):
         text = text[left.end():]
-    if "ccording to" in text:
+    if "ccording to" in text or " in " in text or " by " in text or "ased on" in text:
         text = _LEFT_ACCORDING.sub("", text)
     for _ in range(2):   # "此外，值得注意的是，X"
         opening = _OPENING.match(text)
@@ -346,7 +346,11 @@ _LEFT_FRAME = re.compile(
     rf"|(?:(?:[,，、;；]|和|及|与|或)[ \t]*)+(?:报道|显示|表明|认为|提出|发现|统计))"
     rf"[ \t]*(?:[，,：:][ \t]*)?",
     re.IGNORECASE)
-_LEFT_ACCORDING = re.compile(r"(?:[,，][ \t]*)?\baccording to[ \t]*(?=[.,;:!?)]|\Z)", re.IGNORECASE)
+# ... and what such a frame leaves where its marker was removed ("X, according to ." or, run on,
+# "… As shown in , X"): nothing after the frame's words but punctuation
+_LEFT_ACCORDING = re.compile(
+    r"(?:[,，][ \t]*)?\b(?:according to|as (?:shown|reported|described|noted|discussed|stated|found"
+    r"|defined|cited|proposed|explained|seen) (?:in|by)|based on)[ \t]*(?=[.,;:!?)]|\Z)", re.IGNORECASE)
 
 
 # A sentence's opening connective ("此外，", "值得注意的是，", "Additionally,", "It is worth noting that")

@@ -418,6 +418,12 @@ def test_one_marker_naming_a_page_twice_cites_it_once_and_link_markers_are_named
     # what a run leaves: "As shown in [2, 2], [2], X", "As shown in [1],  and [2], X"
     ("As shown in , , the bridge was built in 1932.", "the bridge was built in 1932."),
     ("As shown in ,  and , the bridge was built in 1932.", "the bridge was built in 1932."),
+    # ... inside a sentence, or after it: the frame's words before nothing but punctuation
+    ("Cases rose, and as shown in , the bridge was built in 1932.",
+     "Cases rose, and , the bridge was built in 1932."),
+    ("The bridge was built in 1932, as reported by .", "The bridge was built in 1932."),
+    ("The bridge was built in 1932 as shown in the survey.",     # a frame with its object stays
+     "The bridge was built in 1932 as shown in the survey."),
 ])
 def test_a_named_source_frames_the_claim_and_its_words_are_not_part_of_it(framed: str, claim: str) -> None:
     """"According to [1], X" claims X: a record never says "according to" of itself, so the
