@@ -346,11 +346,13 @@ _LEFT_FRAME = re.compile(
     rf"|(?:(?:[,，、;；]|和|及|与|或)[ \t]*)+(?:报道|显示|表明|认为|提出|发现|统计))"
     rf"[ \t]*(?:[，,：:][ \t]*)?",
     re.IGNORECASE)
-# ... and what such a frame leaves where its marker was removed ("X, according to ." or, run on,
-# "… As shown in , X"): nothing after the frame's words but punctuation
+# ... and what such a frame leaves where its markers were removed ("X, according to ." or, run on,
+# "… As shown in , X", "… According to  and , X"): nothing after the frame's words but the
+# conjunctions of a run and punctuation
 _LEFT_ACCORDING = re.compile(
     r"(?:[,，][ \t]*)?\b(?:according to|as (?:shown|reported|described|noted|discussed|stated|found"
-    r"|defined|cited|proposed|explained|seen) (?:in|by)|based on)[ \t]*(?=[.,;:!?)]|\Z)", re.IGNORECASE)
+    r"|defined|cited|proposed|explained|seen) (?:in|by)|based on)(?:[ \t]+(?:and|or|&)\b)*"
+    r"[ \t]*(?=[.,;:!?)]|\Z)", re.IGNORECASE)
 
 
 # A sentence's opening connective ("此外，", "值得注意的是，", "Additionally,", "It is worth noting that")

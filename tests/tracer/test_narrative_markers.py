@@ -422,6 +422,8 @@ def test_one_marker_naming_a_page_twice_cites_it_once_and_link_markers_are_named
     ("Cases rose, and as shown in , the bridge was built in 1932.",
      "Cases rose, and , the bridge was built in 1932."),
     ("The bridge was built in 1932, as reported by .", "The bridge was built in 1932."),
+    ("Cases rose.  and  According to  and , the bridge was built in 1932.",
+     "Cases rose.  and  , the bridge was built in 1932."),
     ("The bridge was built in 1932 as shown in the survey.",     # a frame with its object stays
      "The bridge was built in 1932 as shown in the survey."),
 ])
