@@ -851,16 +851,19 @@ class InOrder:
         return len(self._ready)
 
 
-def _input_ids(path: str, default_style: str) -> set[str]:
-    """The ids IN's lines answer under, as `read_items` gives them (an id-less line's "line-N")."""
+def _input_ids(path: str, default_style: str) -> tuple[set[str], int]:
+    """The ids IN's lines answer under, as `read_items` gives them (an id-less line's "line-N"),
+    and how many items IN holds (`count_lines`, from the same read)."""
     seen: dict[str, int] = {}
+    items = 0
     with open(path, "rb") as fh:
         for n, raw in enumerate(fh, 1):
             if n == 1:
                 raw = raw.removeprefix(b"\xef\xbb\xbf")
             if raw.strip():
+                items += 1
                 seen.setdefault(parse_line(n, raw, default_style, seen).id, n)
-    return set(seen)
+    return set(seen), items
 
 
 def count_lines(path: str) -> int:
@@ -1607,8 +1610,11 @@ def _run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise BulkError(f"--server-tls-ca {args.server_tls_ca!r}: cannot read: {exc.strerror}") from None
 
+    # (`--retry` reads IN's ids before OUT is rewritten, and its item count with them: IN is read
+    # twice in all, that once and to trace it)
+    in_ids, total = _input_ids(args.input, default_style) if retry is not None else (None, -1)
     out = Output(args.output, resume=args.resume, overwrite=args.overwrite, fsync=args.fsync,
-                 retry=retry, in_ids=_input_ids(args.input, default_style) if retry is not None else None)
+                 retry=retry, in_ids=in_ids)
     if out.truncated_bytes:
         print(f"bulk: removed a torn last line ({out.truncated_bytes} bytes) from {args.output}",
               file=sys.stderr)
@@ -1619,7 +1625,8 @@ def _run(args: argparse.Namespace) -> int:
         if out.not_in_input:
             print(f"bulk: --retry: {sum(out.not_in_input.values())} more lines it names are kept as they "
                   f"are: their ids are not in {args.input}", file=sys.stderr)
-    total = count_lines(args.input)   # less each line an earlier run answered, as it is read
+    if total < 0:
+        total = count_lines(args.input)   # less each line an earlier run answered, as it is read
     progress = Progress(total, args.progress, args.progress_every, sys.stderr)
 
     notes: dict[int, tuple[str, ...]] = {}  # line -> records warnings to put back in its output
