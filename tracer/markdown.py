@@ -1820,8 +1820,8 @@ def section_references(text: str, layout: Layout) -> Moved | None:
     scope resolves through no list. The text around the lists is kept byte for byte."""
     if not layout.headings:
         return None
-    titled = [(hs, line, references_title(heading_title(line)))
-              for hs, he in layout.headings for line in (text[hs:he].rstrip("\r\n"),)]
+    titled = [(hs, line, references_title(heading_title(line)))      # (a setext title's text line)
+              for hs, he in layout.headings for line in (text[hs:he].split("\n", 1)[0].rstrip("\r"),)]
     lines = _split_lines(text)
     # a bold title ("**Sources**") heads a list as "#### Sources" would, one level below every
     # heading: it runs to the next heading of any level, and its section is the heading above it
@@ -1830,12 +1830,16 @@ def section_references(text: str, layout: Layout) -> Moved | None:
         return None
     starts = [ln.start for ln in lines]
     heads: list[tuple[int, int, bool]] = []     # (start, level, names references) of each heading
-    for hs, line, title in titled:
+    body_at: dict[int, int] = {}                # where the lines under each heading start
+    for (hs, line, title), (_hs, he) in zip(titled, layout.headings, strict=True):
         m = _ATX.match(line)
-        if title is not None and (m is None or title in _READING_TITLES):
-            return None                          # a setext title, or more reading: left as it is
-        heads.append((hs, len(m.group(1)) if m else _heading_level(lines, bisect.bisect_left(starts, hs)),
-                      title is not None))
+        if title is not None and title in _READING_TITLES:
+            return None                          # more reading: left as it is
+        level = len(m.group(1)) if m else _heading_level(lines, bisect.bisect_left(starts, hs))
+        if title is not None and level > 6:
+            return None                          # no heading's level (a plain "References:" line)
+        heads.append((hs, level, title is not None))
+        body_at[hs] = bisect.bisect_left(starts, he)   # (a setext title's underline is its own)
     known = {hs for hs, _level, _named in heads}
     heads = sorted(heads + [(hs, _BOLD_LEVEL, True) for hs, _title, _level in bold if hs not in known])
     lists: list[tuple[int, int, int]] = []      # (start, end, level) of each list, in order
@@ -1857,8 +1861,8 @@ def section_references(text: str, layout: Layout) -> Moved | None:
         after = closer[k]
         if after is None:
             return None                          # runs to the trailing section: the scan's to read
-        first = bisect.bisect_left(starts, hs)
-        section = _section_lines(text, (lines[i] for i in range(first + 1, len(lines))), after[0], hs)
+        first = body_at.get(hs, bisect.bisect_left(starts, hs) + 1)
+        section = _section_lines(text, (lines[i] for i in range(first, len(lines))), after[0], hs)
         if section is None:
             return None
         lists.append((hs, section[1], level))
@@ -1873,6 +1877,8 @@ def section_references(text: str, layout: Layout) -> Moved | None:
         tm = _ATX.match(first_line)
         if tm is not None:
             tlevel = len(tm.group(1))
+        elif (setext := _heading_level(lines, bisect.bisect_left(starts, trailing[0]))) <= 6:
+            tlevel = setext                      # "Sources" over "-------"
         elif bold and (bm := _BOLD_LINE.match(first_line)) is not None \
                 and references_title(bm.group("text")) not in (None, *_READING_TITLES):
             tlevel = _BOLD_LEVEL                 # "**Sources**" closing the last section, as the others

@@ -177,11 +177,12 @@ def test_lists_that_may_be_the_reports_own_stay(change) -> None:  # type: ignore
     assert "### Sources" in out.report.partition("## Conclusion")[0]
 
 
-@pytest.mark.parametrize("title", ["**Sources**", "**Sources:**", "__References__"])
+@pytest.mark.parametrize("title", ["**Sources**", "**Sources:**", "__References__", "Sources\n-------"])
 @pytest.mark.parametrize("closing", [True, False])
-def test_lists_under_bold_titles_each_resolve_their_own_section(title: str, closing: bool) -> None:
+def test_lists_under_bold_or_setext_titles_each_resolve_their_own_section(title: str, closing: bool) -> None:
     # "**Sources**" over each section's list, as some agents write it: read as "#### Sources"
-    # would be; the last list either closes the last section or ends the report
+    # would be (a setext "Sources" over "-------" as "## Sources"); the last list either closes
+    # the last section or ends the report
     report = REPORT.replace("### Sources", title)
     if not closing:
         report = report.replace(CONCLUSION, "")
