@@ -279,7 +279,7 @@ def sentence_query(text: str) -> str:
     if left and left.end() and left.end() < len(text):
         text = text[left.end():]
     if "ccording to" in text or " in " in text or " by " in text or "ased on" in text:
-        text = _LEFT_ACCORDING.sub("", text)
+        text = _FRAME_REMNANT.sub("", text)
     for _ in range(2):   # "此外，值得注意的是，X"
         opening = _OPENING.match(text)
         if not opening or opening.end() >= len(text):
@@ -349,7 +349,7 @@ _LEFT_FRAME = re.compile(
 # ... and what such a frame leaves where its markers were removed ("X, according to ." or, run on,
 # "… As shown in , X", "… According to  and , X"): nothing after the frame's words but the
 # conjunctions of a run and punctuation
-_LEFT_ACCORDING = re.compile(
+_FRAME_REMNANT = re.compile(
     r"(?:[,，][ \t]*)?\b(?:according to|as (?:shown|reported|described|noted|discussed|stated|found"
     r"|defined|cited|proposed|explained|seen) (?:in|by)|based on)(?:[ \t]+(?:and|or|&)\b)*"
     r"[ \t]*(?=[.,;:!?)]|\Z)", re.IGNORECASE)
