@@ -1879,21 +1879,22 @@ def section_references(text: str, layout: Layout) -> Moved | None:
             tlevel = len(tm.group(1))
         elif (setext := _heading_level(lines, bisect.bisect_left(starts, trailing[0]))) <= 6:
             tlevel = setext                      # "Sources" over "-------"
-        elif bold and (bm := _BOLD_LINE.match(first_line)) is not None \
+        elif (bm := _BOLD_LINE.match(first_line)) is not None \
                 and references_title(bm.group("text")) not in (None, *_READING_TITLES):
             tlevel = _BOLD_LEVEL                 # "**Sources**" closing the last section, as the others
         else:
             return None
         lists.append((trailing[0], trailing[1], tlevel))
         parents.append(next((s2 for s2, l2, _ in reversed(heads) if l2 < tlevel), 0))
-    elif len(lists) == 1 and (not closed_above or bold):
+    elif len(lists) == 1 and not closed_above:
         return None                              # one list before more report: `misplaced_references`'
     plain = list(text)
     for a, b in layout.protected:
         plain[a:b] = " " * (b - a)
     scopes: list[tuple[int, int]] = []
     prev_end = 0
-    unnumbered = 0
+    silent: list[bool] = []                     # per list: its section cites no number
+    summary = False                              # the trailing list closes a section citing none
     for k, ((hs, end, _level), parent) in enumerate(zip(lists, parents, strict=True)):
         scope = (max(parent, prev_end), hs)
         numbers = _entry_numbers(text[hs:end])
@@ -1902,15 +1903,16 @@ def section_references(text: str, layout: Layout) -> Moved | None:
         # because of that was cut when the output, its markers renumbered, was traced again; the
         # trailing list, which the scan cuts anyway, may close a section that cites nothing, a
         # summary under the sections' own lists)
-        uncited = not cited and trailing is not None and k == len(lists) - 1
-        if not numbers and not cited:
-            unnumbered += 1                      # "- [Title](https://…)" entries, a section citing by none
-        elif not numbers or not (cited & numbers or uncited) or not cited <= numbers:
+        silent.append(not cited)
+        if not cited:
+            summary = bool(numbers) and trailing is not None and k == len(lists) - 1
+        elif not numbers or not cited & numbers or not cited <= numbers:
             return None
         scopes.append(scope)
         prev_end = end
-    # lists without numbers are read so only when every list has none, and there are two or more
-    if unnumbered and (unnumbered < len(lists) or len(lists) < 2):
+    # lists whose sections cite nothing ("- [Title](https://…)" entries, or numbered ones no marker
+    # cites): every list, two or more (a report that cites by no number), or only a trailing summary's
+    if any(silent) and not (all(silent) and len(lists) >= 2) and not (sum(silent) == 1 and summary):
         return None
     if not _rest_lists_no_sources(text, lines, layout, [(a, b) for a, b, _ in lists]):
         return None

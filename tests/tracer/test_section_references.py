@@ -11,7 +11,7 @@ import pytest
 
 from tracer import TraceOptions, trace
 from tracer.existing import strip_markers
-from tracer.markdown import scan_markdown, section_references
+from tracer.markdown import misplaced_references, scan_markdown, section_references
 
 RECORDS = [
     {"url": "https://a.example/webb-launch", "title": "Webb launch",
@@ -196,10 +196,21 @@ def test_lists_under_bold_or_setext_titles_each_resolve_their_own_section(title:
         assert trace(out.report, RECORDS, TraceOptions(existing=existing)).report == out.report
 
 
-def test_one_list_under_a_bold_title_before_more_report_is_not_a_sections_own() -> None:
-    # a single bold list with more report after it is `misplaced_references`' to read (or leave)
+def test_one_list_under_a_bold_title_that_closes_its_section_is_its_own() -> None:
+    # "**Sources**" after Webb's text, then "## Hubble": not the report's list moved up
+    # (`misplaced_references` leaves it), but Webb's own, as "### Sources" there would be; Hubble's
+    # "[1]" resolves through no list, as it did with the list left in the body
     report = INTRO + WEBB + WEBB_SOURCES.replace("### Sources", "**Sources**") + HUBBLE + CONCLUSION
-    assert section_references(report, scan_markdown(report)) is None
+    assert misplaced_references(report, scan_markdown(report)) is None
+    moved = section_references(report, scan_markdown(report))
+    assert moved is not None and len(moved.scopes) == 1
+    out = trace(report, RECORDS, TraceOptions(existing="keep"))
+    assert "**Sources**" not in out.report
+    cited = _cited(report, out)
+    assert cited["The James Webb Space Telescope launched on 25 December 2021 [1]."] == [
+        "https://a.example/webb-launch"]
+    assert [w for w in out.warnings if "does not resolve" in w]
+    assert trace(out.report, RECORDS, TraceOptions(existing="keep")).report == out.report
 
 
 @pytest.mark.parametrize("title", ["### Sources", "**Sources:**"])
@@ -217,8 +228,16 @@ def test_unnumbered_lists_closing_each_section_are_all_cut(title: str) -> None:
         assert sorted(u for c in out.citations for u in (s.url for s in c.sources)) == [
             "https://a.example/webb-launch", "https://b.example/webb-orbit", "https://c.example/hubble"]
         assert trace(out.report, RECORDS, TraceOptions(existing=existing)).report == out.report
-    # one such list before more report, or lists of which one is numbered, stay as they are
+    # one such list before more report, or lists of which one a section cites, stay as they are
     one = INTRO + webb + webb_sources + hubble + CONCLUSION
     assert section_references(one, scan_markdown(one)) is None
     mixed = INTRO + WEBB + WEBB_SOURCES + hubble + hubble_sources + CONCLUSION
     assert section_references(mixed, scan_markdown(mixed)) is None
+    # numbered lists that no section cites are cut as unnumbered ones are (else the output's own
+    # markers, cited in those sections, made a second trace read them otherwise)
+    silent = INTRO + webb + WEBB_SOURCES + hubble + HUBBLE_SOURCES + CONCLUSION
+    moved = section_references(silent, scan_markdown(silent))
+    assert moved is not None and len(moved.scopes) == 2
+    out = trace(silent, RECORDS, TraceOptions(existing="keep"))
+    assert out.removed_references == WEBB_SOURCES + HUBBLE_SOURCES
+    assert trace(out.report, RECORDS, TraceOptions(existing="keep")).report == out.report
