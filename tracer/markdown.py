@@ -1810,10 +1810,9 @@ def section_references(text: str, layout: Layout) -> Moved | None:
     (`_section_lines`); its scope, the text from its section's heading (the nearest above it, a
     level up) or from the list before it, whichever is later, up to the list, cites one of its
     entries' numbers or more (a trailing list's may cite none), and no number it does not give; or
-    every list's entries are unnumbered ("- [Title](https://…)") and no scope cites a number, with
-    two such lists or more. There are two such lists or more (a trailing one, under such a heading
-    or title, counts), or one under a heading that a heading a level above it closes (one under a
-    bold title alone is `misplaced_references`'). No
+    no scope cites a number and there are two such lists or more, numbered or not ("- [Title](https:
+    //…)"). There are two such lists or more (a trailing one, under such a heading or title,
+    counts), or one that a heading closes: one a level above it, or any after a bold title. No
     other line of the report gives a source as a list's entry does or names sources
     (`_rest_lists_no_sources`). Moved to the
     report's end, in their order, they are cut as one references section. A marker outside every
