@@ -1873,16 +1873,14 @@ def section_references(text: str, layout: Layout) -> Moved | None:
     if trailing is not None:
         line_end = text.find("\n", trailing[0])
         first_line = text[trailing[0]:line_end if line_end >= 0 else len(text)].rstrip("\r")
-        tm = _ATX.match(first_line)
-        if tm is not None:
-            tlevel = len(tm.group(1))
-        elif (setext := _heading_level(lines, bisect.bisect_left(starts, trailing[0]))) <= 6:
-            tlevel = setext                      # "Sources" over "-------"
-        elif (bm := _BOLD_LINE.match(first_line)) is not None \
-                and references_title(bm.group("text")) not in (None, *_READING_TITLES):
-            tlevel = _BOLD_LEVEL                 # "**Sources**" closing the last section, as the others
-        else:
-            return None
+        # ATX, setext or HTML: 1-6; a bold title ("**Sources**" closing the last section, as the
+        # others): `_BOLD_LEVEL`; anything else is no heading to read sections by
+        tlevel = _heading_level(lines, bisect.bisect_left(starts, trailing[0]))
+        if tlevel > 6:
+            bm = _BOLD_LINE.match(first_line)
+            if bm is None or references_title(bm.group("text")) in (None, *_READING_TITLES):
+                return None
+            tlevel = _BOLD_LEVEL
         lists.append((trailing[0], trailing[1], tlevel))
         parents.append(next((s2 for s2, l2, _ in reversed(heads) if l2 < tlevel), 0))
     elif len(lists) == 1 and not closed_above:
