@@ -30,7 +30,7 @@ import traceback
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -38,7 +38,7 @@ from server.convert import request_to_core, result_to_pb
 from server.pb.source_tracer.v1 import tracer_pb2 as pb
 from tracer.errors import TracerError
 from tracer.models import Stats, TraceResult
-from tracer.pipeline import LLMBackend, trace
+from tracer.pipeline import LLMBackend, held_working_data, trace
 
 TraceFn = Callable[..., TraceResult]
 Done = Future[tuple["TraceSummary", pb.TraceResponse]]  # what a pool's submit returns
@@ -52,12 +52,18 @@ class TraceSummary:
     degraded: bool
     stats: Stats
     worker_ms: float = 0.0  # in the worker: protobuf to core, the trace, the result to protobuf
+    # The trace's working data, freed once the answer is on its way (`release`); thread lanes only.
+    held: list[object] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
-    def of(cls, result: TraceResult, started: float) -> TraceSummary:
+    def of(cls, result: TraceResult, started: float, held: list[object] | None = None) -> TraceSummary:
         """`started`: `time.perf_counter()` when the worker took the request."""
         return cls(mode=str(result.mode), degraded=result.degraded, stats=result.stats,
-                   worker_ms=(time.perf_counter() - started) * 1000)
+                   worker_ms=(time.perf_counter() - started) * 1000, held=held if held is not None else [])
+
+    def release(self) -> None:
+        """Free the trace's working data (about 0.6 ms for a dev case), after the answer is sent."""
+        self.held.clear()
 
 
 class WorkerCrashed(RuntimeError):
@@ -231,13 +237,14 @@ class ThreadWorkers:
     def _work(self, request: pb.TraceRequest, cancel: Cancel) -> tuple[TraceSummary, pb.TraceResponse]:
         started = time.perf_counter()
         report, records, options = request_to_core(request)
-        if self._llm is not None:
-            result = self._trace(report, records, options, llm=self._llm, cancel=cancel,
-                                 llm_deadline=cancel.llm_deadline)
-        else:
-            result = self._trace(report, records, options, llm=None, cancel=cancel)
+        with held_working_data() as held:  # freed by the service once the response is sent
+            if self._llm is not None:
+                result = self._trace(report, records, options, llm=self._llm, cancel=cancel,
+                                     llm_deadline=cancel.llm_deadline)
+            else:
+                result = self._trace(report, records, options, llm=None, cancel=cancel)
         response = result_to_pb(result, request.id)
-        return TraceSummary.of(result, started), response
+        return TraceSummary.of(result, started, held), response
 
     def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
         return self._executor.submit(self._work, request, cancel)

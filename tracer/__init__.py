@@ -18,7 +18,7 @@ from tracer.models import (
     Unsupported,
 )
 from tracer.options import ExistingPolicy, Mode, Placement, TraceOptions, Tuning
-from tracer.pipeline import trace
+from tracer.pipeline import held_working_data, trace
 
 try:
     __version__: str = _version("source-tracer")
@@ -28,6 +28,7 @@ except PackageNotFoundError:  # a checkout on sys.path that was never installed
 __all__ = [
     "__version__",
     "trace",
+    "held_working_data",
     "TraceOptions",
     "Tuning",
     "Mode",

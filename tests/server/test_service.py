@@ -25,6 +25,7 @@ from tests.server.conftest import (
     records_pb,
     scrape,
     strip_markers,
+    wait_until,
 )
 
 
@@ -491,3 +492,40 @@ def free_port_server():
     srv = InProcessServer(base_config(metrics_port=port))
     yield srv, port
     srv.close()
+
+
+class _Sentinel:
+    """Stands for the trace's working data in the held list (a list cannot be weakly referenced)."""
+
+
+def test_a_trace_s_working_data_is_freed_once_the_call_is_over_and_the_call_is_counted() -> None:
+    import weakref
+
+    from tracer.pipeline import _HELD
+
+    refs: list[weakref.ref[_Sentinel]] = []
+
+    def trace_fn(*args: object, **kwargs: object) -> tracer.TraceResult:
+        result = tracer.trace(*args, **kwargs)  # type: ignore[arg-type]
+        held = _HELD.get()
+        assert held, "the service holds the trace's working data until the response is sent"
+        sentinel = _Sentinel()
+        held.append(sentinel)
+        refs.append(weakref.ref(sentinel))
+        return result
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        metrics_port = s.getsockname()[1]
+    srv = InProcessServer(base_config(metrics_port=metrics_port, worker_mode="thread"), trace_fn=trace_fn)
+    try:
+        stub = srv.stub()
+        for _ in range(3):
+            resp = stub.Trace(pb.TraceRequest(report=EN_REPORT, records=records_pb(EN_RECORDS)))
+            assert resp.citations
+        wait_until(lambda: all(r() is None for r in refs), timeout=10, what="the working data freed")
+        wait_until(lambda: metric_value(scrape(metrics_port), "source_tracer_requests_total",
+                                        method="Trace", code="OK") == 3, timeout=10, what="3 calls counted")
+        assert len(refs) == 3
+    finally:
+        srv.close()

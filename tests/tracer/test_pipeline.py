@@ -1357,3 +1357,27 @@ def test_old_markers_inside_html_blocks_are_named_in_a_warning() -> None:
     assert '<div class="note">China installed 217 GW of solar PV in 2023 [3].</div>' in res.report
     [warned] = [w for w in res.warnings if "inside HTML blocks" in w]
     assert warned.startswith("marker(s) inside HTML blocks [3] look like the author's old citations")
+
+
+def test_held_working_data_keeps_the_trace_s_data_for_the_caller_to_free() -> None:
+    from dataclasses import replace
+
+    from tracer import Record, held_working_data
+    from tracer.models import Passage
+
+    plain = trace(REPORT, RECORDS)
+    with held_working_data() as held:
+        res = trace(REPORT, RECORDS)
+        other: list[int] = []
+        # another thread's trace is not this caller's to hold
+        t = threading.Thread(target=lambda: other.append(len(trace(REPORT, RECORDS).citations)))
+        t.start()
+        t.join()
+    assert replace(res, stats=plain.stats) == plain and other == [len(plain.citations)]  # (timings aside)
+    lists = [x for x in held if isinstance(x, list)]
+    assert any(x and all(isinstance(p, Passage) for p in x) for x in lists)     # the passages
+    assert any(x and all(isinstance(r, Record) for r in x) for x in lists)      # the records
+    n = len(held)
+    trace(REPORT, RECORDS)  # outside the block: nothing more is handed over
+    assert len(held) == n
+    held.clear()
