@@ -8,8 +8,9 @@
    (`server.workers.tune_gc`), which is what the service's numbers include;
 2. the same cases through the gRPC service (a `source-tracer serve` subprocess on loopback,
    one call at a time); after a warm-up pass of each, rounds of 1 and 2 alternate and the
-   median round of each is printed; then the service again with as many callers at once as
-   the machine has CPUs (what a server's worker processes are for);
+   median round of each is printed; then each case in process and through the service back to
+   back (the ratio of the two that the machine's noise moves least), and the service again with
+   as many callers at once as the machine has CPUs (what a server's worker processes are for);
 3. scaling: one 50-sentence report against 50, 200, 800 and 3200 records of 3,000 characters
    (English by default; `--scaling-lang zh` builds both from the Chinese cases);
 4. the benchmark's naive baseline (scripts/py/baseline.py: the record with the highest share of
@@ -129,6 +130,25 @@ def inprocess_round(cases: list[dict[str, Any]], tuned: bool = False) -> float:
             gc.set_threshold(*previous)
 
 
+def paired_round(server: GrpcServer, cases: list[dict[str, Any]], requests: list[Any],
+                 out: list[tuple[float, float]]) -> None:
+    """Each case traced in this process and through the service back to back (which goes first
+    alternates), so that the machine's slow and fast moments fall on both alike; appends the two
+    times (ms) of each case to `out`."""
+    from tracer import trace
+
+    for i, (c, r) in enumerate(zip(cases, requests, strict=True)):
+        times = [0.0, 0.0]
+        for path in ((0, 1) if (len(out) + i) % 2 == 0 else (1, 0)):
+            t0 = time.perf_counter()
+            if path == 0:
+                trace(c["report"], c["records"])
+            else:
+                server.stub.Trace(r, timeout=120)
+            times[path] = (time.perf_counter() - t0) * 1000
+        out.append((times[0], times[1]))
+
+
 def baseline_round(cases: list[dict[str, Any]]) -> float:
     """Cases per second for the naive baseline over every case (scripts/py/baseline.py)."""
     from baseline import naive_trace
@@ -168,7 +188,7 @@ def print_split(calls: dict[str, float], events: dict[str, dict[str, Any]]) -> N
     handler, wait, worker, trace_ms = (mean([float(e[k]) for _, e in rows])
                                        for k in ("ms", "wait_ms", "worker_ms", "trace_ms"))
     print(f"gRPC split, mean of {len(rows)} calls: client {client:.2f} ms = trace {trace_ms:.2f}"
-          f" + protobuf<->core and freeing the trace's data, in the worker {worker - trace_ms:.2f}"
+          f" + protobuf<->core in the worker {worker - trace_ms:.2f}"
           f" + hand-off to and from the worker {wait - worker:.2f}"
           f" + the handler's own work {handler - wait:.2f}"
           f" + gRPC and loopback {client - handler:.2f}")
@@ -331,6 +351,7 @@ def main() -> int:
     concurrent: list[float] = []
     calls: dict[str, float] = {}  # one-caller gRPC calls: request id -> client wall time (ms)
     events: dict[str, dict[str, Any]] = {}  # the server's log lines for them
+    paired: list[tuple[float, float]] = []  # (in-process ms, gRPC ms) of a case, back to back
     from server.workers import available_cpus
 
     callers = available_cpus()
@@ -351,6 +372,7 @@ def main() -> int:
                 tuned.append(inprocess_round(cases, tuned=True))
                 remote.append(grpc_round(server, requests, calls))
                 naive.append(baseline_round(cases))
+                paired_round(server, cases, requests, paired)
             if callers > 1:
                 grpc_concurrent_round(server, requests, callers)
                 concurrent = [grpc_concurrent_round(server, requests, callers) for _ in range(args.repeat)]
@@ -371,6 +393,10 @@ def main() -> int:
               f"same collector settings ({(1 / g - 1 / rate_tuned) * 1000:+.2f} ms a call: "
               "the service's own cost)")
         print_split(calls, events)
+        local, rpc = statistics.mean(a for a, _ in paired), statistics.mean(b for _, b in paired)
+        print(f"gRPC paired with in-process, case by case back to back ({len(paired)} pairs): "
+              f"{rpc:.2f} ms a call against {local:.2f} ms, {(rpc - local) / local * 100:+.1f}% "
+              f"(median difference {statistics.median(b - a for a, b in paired):+.2f} ms)")
     if concurrent:
         c = statistics.median(concurrent)
         print(f"gRPC, {callers} callers at once: {c:.1f} cases/s ({c / rate:.2f}x in-process; rounds: "
