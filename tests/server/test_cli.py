@@ -42,6 +42,17 @@ def test_version_is_the_installed_packages() -> None:
     assert r.stdout.decode().strip() == f"source-tracer {version('source-tracer')}"
 
 
+def test_a_trace_without_a_model_never_loads_the_openai_client(files) -> None:
+    code = ("import sys; from server.cli import main; rc = main(); "
+            "print('openai' in sys.modules, 'httpx2' in sys.modules, file=sys.stderr); sys.exit(rc)")
+    r = subprocess.run([PYTHON, "-c", code, "trace", str(files["en_report"]), str(files["en_records"]),
+                        "-o", str(files["en_report"].with_suffix(".out.md"))],
+                       cwd=REPO, capture_output=True, timeout=120, env={"PATH": "/usr/bin:/bin"})
+    assert r.returncode == 0, r.stderr
+    assert r.stderr.decode().splitlines()[-1] == "False False"
+    assert "[1]" in files["en_report"].with_suffix(".out.md").read_text(encoding="utf-8")
+
+
 def test_trace_markdown(files) -> None:
     proc = run_cli("trace", str(files["en_report"]), str(files["en_records"]))
     assert proc.returncode == 0, proc.stderr
