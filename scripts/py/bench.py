@@ -394,7 +394,8 @@ def main() -> int:
               "the service's own cost)")
         print_split(calls, events)
         local, rpc = statistics.mean(a for a, _ in paired), statistics.mean(b for _, b in paired)
-        print(f"gRPC paired with in-process, case by case back to back ({len(paired)} pairs): "
+        print(f"gRPC paired with in-process (the library's collector settings), case by case back to back "
+              f"({len(paired)} pairs): "
               f"{rpc:.2f} ms a call against {local:.2f} ms, {(rpc - local) / local * 100:+.1f}% "
               f"(median difference {statistics.median(b - a for a, b in paired):+.2f} ms)")
     if concurrent:
