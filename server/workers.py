@@ -237,7 +237,7 @@ class ThreadWorkers:
     def _work(self, request: pb.TraceRequest, cancel: Cancel) -> tuple[TraceSummary, pb.TraceResponse]:
         started = time.perf_counter()
         report, records, options = request_to_core(request)
-        with held_working_data() as held:  # freed by the service once the response is sent
+        with held_working_data() as held:  # freed by the service once the call is over
             if self._llm is not None:
                 result = self._trace(report, records, options, llm=self._llm, cancel=cancel,
                                      llm_deadline=cancel.llm_deadline)
