@@ -218,6 +218,137 @@ def strip_markers(text: str) -> str:
     return out
 
 
+# what joins the markers of one run: nothing ("[1][2]"), or a comma or semicolon right after the
+# first, blanks after it or not ("[1], [2]", "[1]; [2]", "[1]，[2]", "[1]、[2]"). Blanks alone ("[1]
+# [2]"), or before the comma, part two runs: removing "[3]" from "(…) [3], [1]" joins nothing.
+RUN_JOIN = re.compile(r"(?:[,;，；、][ \t]*+)?")
+# what may follow a run that ends a sentence, a line or an aside: the blank before such a run is
+# the marker's ("Canaveral [1].", "(see page 4 [1])"), not the text's. Not a comma or a
+# semicolon, which may join markers too.
+_RUN_ENDERS = frozenset("\r\n.!?:)]}>。！？：）】》」』\"'*_|~")
+# what the blank before a run may follow and still be the text's: a line break (an indent), a
+# full stop ("2021. [1] Its": what follows may start a sentence), a comma, a colon, an opening
+# bracket ("Tesla, [1].")
+_BLANK_KEEPERS = frozenset("\r\n.!?。！？,;:，；：、([{（【《")
+
+
+def marker_runs(text: str, spans: Iterable[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
+    """The runs of markers in `text` (of `MARKER_RE`'s matches, or of the sorted `spans`): markers
+    that touch or that `RUN_JOIN` joins, each run as one (start, end)."""
+    runs: list[tuple[int, int]] = []
+    found = spans if spans is not None else ((m.start(), m.end()) for m in MARKER_RE.finditer(text))
+    for a, b in found:
+        if runs and a < runs[-1][1]:
+            continue
+        if runs and RUN_JOIN.fullmatch(text, runs[-1][1], a):
+            runs[-1] = (runs[-1][0], b)
+        else:
+            runs.append((a, b))
+    return runs
+
+
+def run_blanks(text: str, runs: Sequence[tuple[int, int]]) -> list[int]:
+    """For each of the sorted `runs`, where it begins with the blank before it that goes with it:
+    the blanks right before it when the run ends a sentence, a line or an aside ("Canaveral [1].",
+    "cars [2]\n", "(see page 4 [1])"), unless they follow a line break, a full stop, a comma, a
+    colon or an opening bracket (`_BLANK_KEEPERS`). What stands on either side is read past other
+    runs and blanks, so the answer does not change as markers come or go."""
+    out: list[int] = []
+    n = len(text)
+    for i, (lo, hi) in enumerate(runs):
+        s = lo
+        while s > 0 and text[s - 1] in " \t":
+            s -= 1
+        if s == lo or s == 0:
+            out.append(lo)
+            continue
+        j, k = hi, i + 1   # what follows, past blanks and runs
+        while True:
+            while j < n and text[j] in " \t":
+                j += 1
+            if k < len(runs) and runs[k][0] == j:
+                j = runs[k][1]
+                k += 1
+                continue
+            break
+        p, q = s, i - 1    # what precedes, past blanks and runs
+        while q >= 0 and runs[q][1] == p:
+            p = runs[q][0]
+            q -= 1
+            while p > 0 and text[p - 1] in " \t":
+                p -= 1
+        keep = (j < n and text[j] not in _RUN_ENDERS) or p == 0 or text[p - 1] in _BLANK_KEEPERS
+        out.append(lo if keep else s)
+    return out
+
+
+def opening_runs(text: str, runs: Sequence[tuple[int, int]]) -> list[bool]:
+    """For each of the sorted `runs`, whether it opens a line or a sentence: only blanks, commas,
+    semicolons and other runs between it and the start of its line or of its list item ("- [1]:
+    x"), a full stop with a blank after it ("2021. [1] found that"), or a Chinese full stop
+    ("。[1]、[2]指出"). Such a run loses its
+    markers only: what is left ("[3], [1] found that" -> ", found that") still starts a sentence of
+    its own, and no marker before it reads as the previous sentence's, when traced again."""
+    out: list[bool] = []
+    q = -1
+    for i, (lo, _hi) in enumerate(runs):
+        p = lo
+        blank = False
+        q = i - 1
+        while True:
+            while p > 0 and text[p - 1] in " \t,;，；、":
+                blank = blank or text[p - 1] in " \t"
+                p -= 1
+            if q >= 0 and runs[q][1] == p:
+                p = runs[q][0]
+                q -= 1
+                continue
+            break
+        line = text.rfind("\n", 0, p) + 1
+        out.append(p == 0 or text[p - 1] in "\r\n。！？" or (blank and text[p - 1] in ".!?")
+                   or (blank and _ITEM_OPENER.fullmatch(text, line, p) is not None))
+    return out
+
+
+# what opens a list item or a quote's line: "- ", "1. ", "> ", "> - " (then the item's own words)
+_ITEM_OPENER = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)]|>)[ \t]*)*(?:[-*+]|\d{1,9}[.)]|>)")
+
+
+def _without_runs(text: str, spans: Iterable[tuple[int, int]] | None = None) -> str:
+    found = list(spans) if spans is not None else [(m.start(), m.end()) for m in MARKER_RE.finditer(text)]
+    runs = marker_runs(text, found)
+    out: list[str] = []
+    at = 0
+    for (a, b), blank, opening in zip(runs, run_blanks(text, runs), opening_runs(text, runs), strict=True):
+        if opening:   # its markers only
+            for c, d in found[bisect.bisect_left(found, (a, -1)):bisect.bisect_left(found, (b, b + 1))]:
+                if c >= at:
+                    out.append(text[at:c])
+                    at = d
+            continue
+        a = max(at, blank)
+        out.append(text[at:a])
+        at = b
+    out.append(text[at:])
+    return "".join(out)
+
+
+def unmarked(text: str, spans: Iterable[tuple[int, int]] | None = None) -> str:
+    """`text` as it reads without its citation markers. Each run of markers (`marker_runs`) goes
+    whole, with what joins its markers: "Canaveral [1], [2]." reads "Canaveral .". Where the run
+    ends a sentence, a line or an aside, the blank before it goes too (`run_blanks`):
+    "Canaveral." A run that opens a line or a sentence (`opening_runs`) loses its markers only:
+    "[3], [1] found that" reads ", found that". This is what the tracer keeps byte for byte: the
+    body it returns reads the same as the one it was given.
+
+    `spans`: the first round's markers, if not `MARKER_RE`'s matches (sorted (start, end)).
+    Repeated, like `strip_markers`, until nothing changes."""
+    out = _without_runs(text, spans)
+    while out != text:
+        text, out = out, _without_runs(out)
+    return out
+
+
 def _numbers(marker: str) -> tuple[int, ...]:
     """The citation numbers of one marker, ranges expanded ("[1-3]" -> 1, 2, 3)."""
     if (linked := _BING_MARKER.fullmatch(marker)) is not None:   # "[^1^][1]": the label it links
@@ -1311,6 +1442,8 @@ def _sentence_of(
     gap = text[gap_from:s]
     if gap.strip() == "" and "\n\n" not in gap.replace("\r", ""):
         return sent.id
+    if gap_from > sent.end and RUN_JOIN.fullmatch(gap):
+        return sent.id   # "2023.[2], [1]": the run's next marker, after what joins them
     return None
 
 
@@ -1727,6 +1860,11 @@ __all__ = [
     "MARKER_RE",
     "SOURCE_NOTE_RE",
     "strip_markers",
+    "unmarked",
+    "marker_runs",
+    "run_blanks",
+    "opening_runs",
+    "RUN_JOIN",
     "find_existing_markers",
     "resolve_existing",
     "resolve_in_scopes",

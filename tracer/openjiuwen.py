@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tracer.existing import strip_markers
+from tracer.existing import unmarked
 from tracer.models import Citation, CitedSource
 
 __all__ = [
@@ -94,7 +94,7 @@ def to_openjiuwen_output(
     """
     datas: list[dict[str, Any]] = []
     for citation in citations:
-        chunk = strip_markers(citation.sentence).strip()
+        chunk = unmarked(citation.sentence).strip()
         for source in citation.sources:
             datas.append({
                 "url": source.url,

@@ -14,7 +14,17 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from tracer.errors import InvalidInputError
-from tracer.existing import SCOPE_STEP, SUBJECT_VERB, _footnote_definitions, strip_markers
+from tracer.existing import (
+    MARKER_RE,
+    RUN_JOIN,
+    SCOPE_STEP,
+    SUBJECT_VERB,
+    _footnote_definitions,
+    marker_runs,
+    opening_runs,
+    run_blanks,
+    strip_markers,
+)
 from tracer.markdown import kept_definitions, link_definitions, link_label, open_table_rows, unclosed_block
 from tracer.models import (
     Candidate,
@@ -77,6 +87,7 @@ _ASIDE_DASH = re.compile(r"[ \t]+(?:—|–|--?)[ \t]+")
 _ASIDE_CUE = re.compile(r"[ \t]+(?:(?:see|via|at|from|visit|on|details|more|read|available|source|sources)"
                         r"(?:[ \t]+(?:also|more|at|on|here|in))*[ \t]*:?[ \t]*"
                         r"|(?:详见|参见|见|来源|出处)[:：]?[ \t]*)$", re.IGNORECASE)
+_ONE_NEWLINE = re.compile(r"\A[ \t]*\r?\n(?=[ \t]*\S)")
 _CONTAINER_PREFIX = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+|>[ \t]*)+")
 
 _MARKER_PATTERNS: dict[str, str] = {
@@ -303,7 +314,8 @@ class _Text:
         while len(kept) < 40 and hi < end:   # past long deleted markers ("[[2]](https://…)")
             hi = min(end, hi + 400)
             kept = self._kept(p, hi)
-        return SUBJECT_VERB.match(kept) is not None
+        # (a verb on the next line of the paragraph too: "2023.[1]\n found that …")
+        return SUBJECT_VERB.match(_ONE_NEWLINE.sub(" ", kept, count=1)) is not None
 
     def _deleted(self, lo: int, hi: int) -> bool:
         """Whether body[lo:hi] lies inside one marker being deleted."""
@@ -361,6 +373,10 @@ class _Text:
         if q < 0 or "\n\n" in self.body[p:q] or "[" in self.body[p + 1:q]:
             return False
         return link_label(self.body[p + 1:q]) in self.link_labels
+
+    def deleted_through(self, p: int) -> int:
+        """The end of the run of deletions that starts at p (p itself if none does)."""
+        return self._run_end.get(p, p)
 
     def next_char(self, p: int) -> str:
         p = self._run_end.get(p, p)
@@ -440,6 +456,8 @@ def _before_terminal(text: _Text, s: Sentence, end: int) -> int:
     run = body[p:end]
     if run == "." and _ABBREV_TAIL.search(body[max(s.start, p - 12):p]):
         return end  # "the U.S." — a marker inside the abbreviation would read wrong
+    while p - 1 > s.start and body[p - 1] in " \t":
+        p -= 1  # "in 2023 ." -> "in 2023[1] .": the blank before the stop is the text's, not the marker's
     return p
 
 
@@ -495,15 +513,17 @@ def _positions(text: _Text, s: Sentence, old: list[ExistingMarker], placement: P
     order: list[int] = []
     # "fact [1]." -> "fact [2].": reuse the author's slot so no stray space is left behind.
     if old:
-        # the slot of the last run of markers the author wrote glued together ("x [1][2]" ->
+        # the slot of the last run of markers the author wrote ("x [1][2]" or "x [1], [2]" ->
         # "x [3]"), so a second trace finds the same slot in the output
         k = len(old) - 1
-        while k > 0 and old[k - 1].end == old[k].start:
+        while k > 0 and RUN_JOIN.fullmatch(text.body, old[k - 1].end, old[k].start):
             k -= 1
         slot = old[k].start
         # under replace the slot must also obey the placement: before the terminal for "before"
         # ("2021. [1] Its" -> "2021[2]. Its"), after it for "after" ("2021 [1]." -> "2021 .[2]")
-        obeys = before == end or (slot <= before if placement is Placement.BEFORE_PUNCT else slot >= end)
+        # (a run of old markers and the blank before it are deleted as one: "x [1]." is "x" + ".")
+        reach = text.deleted_through(before)
+        obeys = before == end or (slot <= reach if placement is Placement.BEFORE_PUNCT else slot >= end)
         if slot > s.start and text.body[slot - 1] in " \t" and old[-1].end >= before and (keep or obeys):
             order.append(slot)
     order += [first, second, s.end]
@@ -675,7 +695,9 @@ def render_report(
         else:
             kept.setdefault(m.sentence, []).extend(found)
 
-    text = _Text(body, deletions, open_table_rows(report, layout), layout.link_labels)
+    # Markers are placed in the body as it reads with the old ones deleted and what they leave
+    # behind too, as if no new marker were written in a run of old ones (`_tidied`)
+    text = _Text(body, _tidied(body, deletions, ()), open_table_rows(report, layout), layout.link_labels)
 
     # 2. sources per sentence: kept old ones first, then new ones, deduped by canonical source.
     anchors: list[_Anchor] = []
@@ -829,6 +851,12 @@ def render_report(
         )
     heading = _heading(options, lang, *((report[layout.references[0]:], report[layout.references[1]:])
                                         if layout.references else ()))
+    # what the deletions leave behind goes too, now that it is known where new markers go
+    at = [p for p, _i, _m in insertions]
+    final = _Text(body, _tidied(body, deletions, at), text.protected, text.link_labels)
+    if bare := [p for p in at if _hazard(final, p, place_style)]:
+        final = _Text(body, _tidied(body, deletions, at, bare), text.protected, text.link_labels)
+    text = final
     out = _assemble(
         body, anchors, order, insertions, refs, recs, style, fmt, heading, lang, text, warnings, fence,
         defined,
@@ -856,6 +884,65 @@ def _closing(report: str, layout: Layout, before: str) -> str:
     return kept + _separator(before, nl) + tail[lead:]
 
 
+def _tidied(body: str, deletions: Sequence[Span], at: Collection[int],
+            bare: Collection[int] = ()) -> list[Span]:
+    """The deletions, with what they would leave behind as `tracer.existing.unmarked` reads a
+    run of markers. In a run (`marker_runs`), what joins its markers (", ", "、") stays only between
+    two markers of the output, old ones that stay or new ones written there (`at`): "Canaveral
+    [1], [2]." -> "Canaveral [3]." not "Canaveral , [3].", "[1], [2]" with "[2]" staying -> "[2]".
+    A run that loses every marker also loses the blank before it where it ends a sentence, a line
+    or an aside ("cars [2]." -> "cars."). A run that opens a line or a sentence loses its markers
+    only (`tracer.existing.opening_runs`). Each old marker and each join stays a deletion of its
+    own, so a new marker goes between two of them, never inside one. Markers are placed as if
+    none were written in any run (`render_report`); a run where one is written after all keeps
+    more (the blank before it, or its joins), never less, unless a new marker there is in `bare`
+    (the blank would join it to what follows: " [^1]:" reads as a footnote's definition)."""
+    dels = sorted(deletions)
+    if not dels:
+        return []
+    found = [(m.start(), m.end()) for m in MARKER_RE.finditer(body)]
+    points = sorted(set(at))
+    out: list[Span] = list(dels)
+    k = 0
+    whole = marker_runs(body, found)
+    blanks, opens = run_blanks(body, whole), opening_runs(body, whole)
+    for (lo, hi), blank, opening in zip(whole, blanks, opens, strict=True):
+        if opening:
+            continue   # its markers only (`tracer.existing.opening_runs`)
+        j = bisect_left(dels, (lo, -1))
+        if j >= len(dels) or dels[j][0] >= hi:
+            continue   # no old marker of this run is deleted
+        members = found[bisect_left(found, (lo, -1)):bisect_left(found, (hi, hi + 1))]
+        gone = set(dels[j:bisect_left(dels, (hi, hi + 1))])
+        if not gone <= set(members):
+            continue   # deletions that are not whole markers of the run: left as they are
+        while k < len(points) and points[k] < lo:
+            k += 1
+        here = []
+        while k < len(points) and points[k] <= hi:
+            here.append(points[k])
+            k += 1
+        # what stands in the output: markers that stay, and new ones (at a marker's start or end)
+        items = [m not in gone or any(m[0] <= p <= m[1] for p in here) for m in members]
+        if any(not any(m[0] <= p <= m[1] for m in members) for p in here):
+            continue   # a new marker inside a join: left as it is
+        waiting: list[Span] = []
+        seen_item = False
+        for n, m in enumerate(members):
+            if items[n]:
+                if seen_item and waiting:
+                    waiting = waiting[1:]   # one join between two markers of the output
+                out.extend(waiting)
+                waiting = []
+                seen_item = True
+            if n + 1 < len(members) and m[1] < members[n + 1][0]:
+                waiting.append((m[1], members[n + 1][0]))
+        out.extend(waiting)
+        if blank < lo and (not any(items) or any(lo <= p <= hi for p in bare)):
+            out.append((blank, lo))
+    return sorted(set(out))
+
+
 def _uncited(report: str, layout: Layout, body: str, deletions: list[Span], keep: bool,
              warnings: list[str]) -> Rendered:
     """Nothing to cite. The report comes back as it came, unless existing=replace removes old
@@ -864,7 +951,7 @@ def _uncited(report: str, layout: Layout, body: str, deletions: list[Span], keep
         return Rendered(report, (), (), tuple(w.replace("; removed", "") for w in warnings))
     out: list[str] = []
     cur = 0
-    for a, b in deletions:
+    for a, b in _tidied(body, deletions, ()):
         out.append(body[cur:a])
         cur = b
     out.append(body[cur:])

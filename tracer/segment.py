@@ -14,7 +14,14 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from tracer.existing import MARKER_RE, labelled_entries, source_note_at, source_note_spans, strip_markers
+from tracer.existing import (
+    MARKER_RE,
+    RUN_JOIN,
+    labelled_entries,
+    source_note_at,
+    source_note_spans,
+    strip_markers,
+)
 from tracer.markdown import heading_title, table_line_regions
 from tracer.models import Layout, Sentence, Span
 from tracer.text import _CJK_CHAR, _LATIN_LETTER, DIGIT_NOTE, EN_STOPWORDS, MAYBE_END, NEVER_END, note_after
@@ -269,6 +276,12 @@ class _Splitter:
         while True:
             mm = self.mark_at(q, unit_end)
             if not mm:
+                # "2023.[1], [2] As": what joins two markers is their run's, as the output reads
+                # once they are gone (`tracer.existing.unmarked`)
+                join = RUN_JOIN.match(text, q, unit_end)
+                if q > b and join is not None and join.end() > q and self.mark_at(join.end(), unit_end):
+                    q = join.end()
+                    continue
                 break
             q = mm[1]
         follow = text[q] if q < len(text) else " "

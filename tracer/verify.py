@@ -39,7 +39,7 @@ from tracer.conflict import (
     zh_other_place,
 )
 from tracer.existing import LABELLED_PAREN_RE as _LABELLED_MARKER
-from tracer.existing import MARKER_RE, SOURCE_NOTE_RE, ZH_SOURCE_WORK
+from tracer.existing import MARKER_RE, SOURCE_NOTE_RE, ZH_SOURCE_WORK, marker_runs, opening_runs
 from tracer.models import Record, Sentence, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
@@ -262,7 +262,7 @@ def sentence_query(text: str) -> str:
     if ("[" in text or "<" in text or "【" in text or "［" in text or "〔" in text or "\ue200" in text
             or "citeturn" in text   # ChatGPT's marker copied without its private-use characters
             or _LABELLED_MARKER.search(text)):   # "(ref. 2)", "（来源：2）"
-        text = _MARKER.sub(_marker_gap, MARKER_RE.sub(_marker_gap, _unframed(text)))
+        text = _MARKER.sub(_marker_gap, _without_marker_runs(_unframed(text)))
         text = _LINK.sub(r" \1 ", text)
         text = _HTML_TAG.sub(" ", text)
     if "://" in text or "www." in text:
@@ -403,11 +403,36 @@ def _unframed(text: str) -> str:
     return "".join(out)
 
 
+def _without_marker_runs(text: str) -> str:
+    """`text` without its markers, as `_marker_gap` leaves each, and without what joins the markers
+    of a run ("出口【来源5】, [2]量" is "出口量"), as the output reads once they are gone
+    (`tracer.existing.unmarked`); a run that opens the text or a sentence loses its markers only."""
+    found = [(m.start(), m.end()) for m in MARKER_RE.finditer(text)]
+    if not found:
+        return text
+    runs = marker_runs(text, found)
+    out: list[str] = []
+    at = 0
+    for (a, b), opening in zip(runs, opening_runs(text, runs), strict=True):
+        pieces = [(c, d) for c, d in found if a <= c and d <= b] if opening else [(a, b)]
+        for c, d in pieces:
+            if c < at:
+                continue
+            out.append(text[at:c])
+            out.append(_gap(text, c, d))
+            at = d
+    out.append(text[at:])
+    return "".join(out)
+
+
 def _marker_gap(m: re.Match[str]) -> str:
+    return _gap(m.string, m.start(), m.end())
+
+
+def _gap(text: str, a: int, b: int) -> str:
     """What a marker leaves in the claim: the text as it reads without it ("据文献[1]报道" is
     "据文献报道", one run for the word segmenter; "35.5%[1]。" is "35.5%。"), but a space where
     removing it would join two words ("fact[1]next")."""
-    text, a, b = m.string, m.start(), m.end()
     if a and b < len(text) and text[a - 1].isalnum() and text[b].isalnum() \
             and not (_HAN.match(text, a - 1) or _HAN.match(text, b)):
         return " "

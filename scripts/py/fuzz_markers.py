@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tracer import TraceOptions, trace  # noqa: E402
-from tracer.existing import strip_markers  # noqa: E402
+from tracer.existing import unmarked  # noqa: E402
 from tracer.markdown import scan_markdown  # noqa: E402
 
 ZH = [
@@ -207,7 +207,7 @@ def generate(seed: int, labelled: bool = False, links: bool = False,
 
 def _body(report: str) -> str:
     """The body before the references section, markers taken out."""
-    return strip_markers(report[:scan_markdown(report).body_end]).rstrip()
+    return unmarked(report[:scan_markdown(report).body_end]).rstrip()
 
 
 def check(seed: int, labelled: bool = False, links: bool = False,

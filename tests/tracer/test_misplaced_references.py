@@ -299,7 +299,7 @@ def test_link_definitions_come_back_before_closing_matter_and_when_nothing_is_ci
     uncited = DEFS_REPORT.replace("Hubble has made more than 1.5 million observations.",
                                   "Saturn has rings [1].")
     out = trace(uncited, RECORDS, TraceOptions(existing="replace"))
-    assert out.report == ("# T\n\nSaturn has rings . See [Webb][webb] and [Hubble].\n\n"
+    assert out.report == ("# T\n\nSaturn has rings. See [Webb][webb] and [Hubble].\n\n"
                           "[hubble]: https://a.example/hubble\n[webb]: https://b.example/webb\n")
 
 

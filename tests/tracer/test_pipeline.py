@@ -798,7 +798,7 @@ def test_a_bracketed_number_the_body_defines_is_no_inline_link() -> None:
 def test_inline_link_citations_side_by_side_are_one_run_and_an_abbreviation_ends_no_sentence() -> None:
     report = "Webb launched on 25 December 2021 ([Alpha](https://a.com/x)) ([Alpha page](https://a.com/x/)).\n"
     once = trace(report, _LINK_RECS, TraceOptions(existing="replace"))
-    assert once.report.startswith("Webb launched on 25 December 2021  [1].") and not once.warnings
+    assert once.report.startswith("Webb launched on 25 December 2021 [1].") and not once.warnings
     assert trace(once.report, _LINK_RECS, TraceOptions(existing="replace")).report == once.report
     # "U.S." is no sentence's end: the parenthesis after it is an aside, left as written
     report = "In the U.S. ([Alpha](https://a.com/x)) Webb launched on 25 December 2021.\n"

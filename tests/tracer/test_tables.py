@@ -133,7 +133,7 @@ def test_author_markers_in_rows(existing: str) -> None:
     else:
         # re-traced: the first row gets its own record, the second (a wrong figure) nothing
         assert rows[1].endswith("$1,599 launch price [1] |")  # in the slot of the author's marker
-        assert rows[2].endswith("$1,099 launch price  |")
+        assert rows[2].endswith("$1,099 launch price |")
     assert all(r.url != "" for r in result.references)
 
 
@@ -409,7 +409,7 @@ def test_replace_with_placement_after_puts_the_marker_after_the_period() -> None
     report = ("NVIDIA released the GeForce RTX 4090 graphics card in October 2022 [2].\n"
               "\n## References\n\n[1] https://a.example/4090\n[2] https://b.example/7900\n")
     out = trace(report, GPU_RECORDS, TraceOptions(existing="replace", placement="after")).report
-    assert out.startswith("NVIDIA released the GeForce RTX 4090 graphics card in October 2022 .[1]\n")
+    assert out.startswith("NVIDIA released the GeForce RTX 4090 graphics card in October 2022.[1]\n")
 
 
 def test_a_row_takes_no_figures_the_record_gives_another_row() -> None:

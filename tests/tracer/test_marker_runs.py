@@ -1,0 +1,93 @@
+"""Runs of old markers ("[1], [2]", "[1]; [2]", "[1]、[2]"): removed or replaced whole, with what
+joins them and, where nothing is written in their place, the blank before them, so existing=replace
+leaves no ", " or " ." behind; `unmarked` is the reading both sides of the lossless check share."""
+
+from __future__ import annotations
+
+import pytest
+
+from tracer import TraceOptions, trace
+from tracer.existing import unmarked
+from tracer.markdown import scan_markdown
+from tracer.segment import segment_sentences
+from tracer.verify import sentence_query
+
+RECORDS = [
+    {"url": "https://a.example/falcon", "title": "Falcon 9",
+     "content": "The Falcon 9 rocket first flew in June 2010 from Cape Canaveral."},
+    {"url": "https://b.example/spacex", "title": "SpaceX",
+     "content": "SpaceX's Falcon 9 rocket first flew in June 2010 from Cape Canaveral in Florida."},
+]
+REFS = "\n## References\n\n[1] https://a.example/falcon\n[2] https://b.example/spacex\n"
+
+
+@pytest.mark.parametrize(("text", "reads"), [
+    ("Canaveral [1], [2].", "Canaveral."),              # a run ending a sentence: joins and blank
+    ("Canaveral [1]; [2]\n", "Canaveral\n"),
+    ("(see page 4 [1])", "(see page 4)"),
+    ("x [1] [2].", "x."),                               # two runs, both ending the sentence
+    ("比亚迪[1]、[2]，特斯拉", "比亚迪，特斯拉"),
+    ("如[1]、[2]所述", "如所述"),
+    ("Tesla [1] and BYD", "Tesla  and BYD"),             # before a word the blank is the text's
+    ("BYD [1], and", "BYD , and"),                       # a comma may join markers: not a clause end
+    ("Tesla, [1].", "Tesla, ."),                         # the blank after a comma is the text's
+    ("2021. [1] Its", "2021.  Its"),                     # a run opening a sentence: markers only
+    ("[3], [1] found that", ",  found that"),
+    ("- [1]: x", "- : x"),                               # ... or a list item
+])
+def test_unmarked_reads_a_run_of_markers_whole(text: str, reads: str) -> None:
+    assert unmarked(text) == reads
+
+
+def _body(report: str) -> str:
+    return report.split("\n\n## References")[0]
+
+
+def test_a_run_of_old_markers_is_replaced_without_its_joins() -> None:
+    report = "The Falcon 9 rocket first flew in June 2010 from Cape Canaveral [1], [2].\n" + REFS
+    for existing in ("replace", "keep"):
+        once = trace(report, RECORDS, TraceOptions(existing=existing))
+        # the new markers take the run's place, the author's blank before it kept
+        assert _body(once.report) == "The Falcon 9 rocket first flew in June 2010 from Cape Canaveral [1][2]."
+        assert trace(once.report, RECORDS, TraceOptions(existing=existing)).report == once.report
+
+
+def test_a_run_that_goes_takes_its_joins_and_the_blank_before_it() -> None:
+    report = ("The Falcon 9 rocket first flew in June 2010 from Cape Canaveral. "
+              "Bananas are yellow [1]; [2]. Tasty, too [2], [1]\n" + REFS)
+    once = trace(report, RECORDS, TraceOptions(existing="replace"))
+    assert _body(once.report) == ("The Falcon 9 rocket first flew in June 2010 from Cape Canaveral[1][2]. "
+                                  "Bananas are yellow. Tasty, too")
+    assert unmarked(_body(once.report)) == unmarked(report[:report.index("\n## R")]).rstrip()
+    assert trace(once.report, RECORDS, TraceOptions(existing="replace")).report == once.report
+
+
+@pytest.mark.parametrize("run", ["[2], [3]", "[3], [2]", "[3][2]"])
+def test_a_marker_that_stays_keeps_its_place_in_the_run(run: str) -> None:
+    # "[2]" links the author's own page ("[2]: url" in the body): it stays, "[3]" goes with its join
+    report = (f"Bananas are yellow and tasty {run}.\n\n[2]: https://example.org/own\n"
+              "\n## References\n\n[1] https://a.example/falcon\n[3] https://b.example/spacex\n")
+    out = trace(report, RECORDS, TraceOptions(existing="replace"))
+    assert out.report.startswith("Bananas are yellow and tasty [2].\n\n[2]: https://example.org/own\n")
+
+
+def test_the_claim_reads_a_run_without_its_joins() -> None:
+    # as the output will read once the run is gone, so a second trace matches the same words
+    assert sentence_query("汽车出口【来源5】, [2]量为585.9万辆") == "汽车出口量为585.9万辆"
+    assert sentence_query("Exports rose [1], [2] to 4.91 million") == "Exports rose  to 4.91 million"
+
+
+def test_a_run_after_a_full_stop_ends_its_sentence_there() -> None:
+    # "[1], [2]" glued to the full stop are that sentence's citations, not the next one's words
+    text = "Exports rose to 4.91 million units in 2023.[1], [2] As shown, sales grew in 2024."
+    sentences = segment_sentences(text, scan_markdown(text))
+    assert [s.text for s in sentences][0] == "Exports rose to 4.91 million units in 2023."
+    assert len(sentences) == 2
+
+
+def test_a_blank_the_author_put_before_the_full_stop_stays_before_it() -> None:
+    # a new marker goes before that blank: after it, the blank would read as the marker's
+    report = "The Falcon 9 rocket first flew in June 2010 from Cape Canaveral .\n"
+    out = trace(report, RECORDS).report
+    assert out.startswith("The Falcon 9 rocket first flew in June 2010 from Cape Canaveral[1][2] .\n"), out
+    assert unmarked(_body(out)) == report.rstrip("\n")
