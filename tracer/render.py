@@ -24,6 +24,7 @@ from tracer.existing import (
     opening_runs,
     run_blanks,
     strip_markers,
+    unmarked,
 )
 from tracer.markdown import kept_definitions, link_definitions, link_label, open_table_rows, unclosed_block
 from tracer.models import (
@@ -144,8 +145,9 @@ def _named_keys(markers: Iterable[ExistingMarker], resolved: Mapping[int, int | 
 
 
 def _reads_without(report: str, sentence: Sentence, marker: ExistingMarker) -> str:
-    """The sentence around an old marker that was removed, markers aside (for a warning): whole
-    when short, else 40 characters either side, cut at a space where there is one, "…" where cut."""
+    """The sentence around an old marker that was removed, markers aside as the output reads it
+    (`tracer.existing.unmarked`; for a warning): whole when short, else 40 characters either side,
+    cut at a space where there is one, "…" where cut."""
     lo, hi = sentence.start, sentence.end
     if hi - lo > 120:
         lo, hi = max(lo, marker.start - 40), min(hi, marker.end + 40)
@@ -154,7 +156,7 @@ def _reads_without(report: str, sentence: Sentence, marker: ExistingMarker) -> s
         left = "…" + (left[left.index(" ") + 1:] if " " in left else left)
     if hi < sentence.end:
         right = (right[:right.rindex(" ")] if " " in right else right) + "…"
-    return strip_markers(left) + strip_markers(right)
+    return unmarked(left + report[marker.start:marker.end] + right)
 
 
 def _old_label(marker: ExistingMarker, n: int) -> str:

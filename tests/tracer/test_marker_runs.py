@@ -91,3 +91,12 @@ def test_a_blank_the_author_put_before_the_full_stop_stays_before_it() -> None:
     out = trace(report, RECORDS).report
     assert out.startswith("The Falcon 9 rocket first flew in June 2010 from Cape Canaveral[1][2] .\n"), out
     assert unmarked(_body(out)) == report.rstrip("\n")
+
+
+def test_the_warning_for_a_removed_word_marker_quotes_the_sentence_as_it_now_reads() -> None:
+    report = ("As shown in [3], [4], the Falcon 9 rocket first flew in June 2010 from Cape Canaveral.\n"
+              "\n## References\n\n[3] https://c.example/x\n[4] https://d.example/y\n")
+    out = trace(report, RECORDS, TraceOptions(existing="replace"))
+    assert _body(out.report).startswith("As shown in , the Falcon 9 rocket")
+    assert any("so the sentence reads, markers aside, 'As shown in , the Falcon 9 rocket" in w
+               for w in out.warnings), out.warnings
