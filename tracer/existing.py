@@ -252,33 +252,28 @@ def run_blanks(text: str, runs: Sequence[tuple[int, int]]) -> list[int]:
     the blanks right before it when the run ends a sentence, a line or an aside ("Canaveral [1].",
     "cars [2]\n", "(see page 4 [1])"), unless they follow a line break, a full stop, a comma, a
     colon or an opening bracket (`_BLANK_KEEPERS`). What stands on either side is read past other
-    runs and blanks, so the answer does not change as markers come or go."""
+    runs and blanks, so the answer does not change as markers come or go. (Runs with only blanks
+    between them are read as one cluster, once: linear in the runs.)"""
     out: list[int] = []
     n = len(text)
-    for i, (lo, hi) in enumerate(runs):
-        s = lo
-        while s > 0 and text[s - 1] in " \t":
-            s -= 1
-        if s == lo or s == 0:
-            out.append(lo)
-            continue
-        j, k = hi, i + 1   # what follows, past blanks and runs
-        while True:
-            while j < n and text[j] in " \t":
-                j += 1
-            if k < len(runs) and runs[k][0] == j:
-                j = runs[k][1]
-                k += 1
-                continue
-            break
-        p, q = s, i - 1    # what precedes, past blanks and runs
-        while q >= 0 and runs[q][1] == p:
-            p = runs[q][0]
-            q -= 1
-            while p > 0 and text[p - 1] in " \t":
-                p -= 1
+    i = 0
+    while i < len(runs):
+        first = i   # the cluster: runs with only blanks between them
+        while i + 1 < len(runs) and not text[runs[i][1]:runs[i + 1][0]].strip(" \t"):
+            i += 1
+        j = runs[i][1]   # what follows the cluster
+        while j < n and text[j] in " \t":
+            j += 1
+        p = runs[first][0]   # what precedes it
+        while p > 0 and text[p - 1] in " \t":
+            p -= 1
         keep = (j < n and text[j] not in _RUN_ENDERS) or p == 0 or text[p - 1] in _BLANK_KEEPERS
-        out.append(lo if keep else s)
+        for lo, _hi in runs[first:i + 1]:
+            s = lo
+            while s > 0 and text[s - 1] in " \t":
+                s -= 1
+            out.append(lo if keep or s == lo or s == 0 else s)
+        i += 1
     return out
 
 
@@ -286,24 +281,22 @@ def opening_runs(text: str, runs: Sequence[tuple[int, int]]) -> list[bool]:
     """For each of the sorted `runs`, whether it opens a line or a sentence: only blanks, commas,
     semicolons and other runs between it and the start of its line or of its list item ("- [1]:
     x"), a full stop with a blank after it ("2021. [1] found that"), or a Chinese full stop
-    ("。[1]、[2]指出"). Such a run loses its
-    markers only: what is left ("[3], [1] found that" -> ", found that") still starts a sentence of
-    its own, and no marker before it reads as the previous sentence's, when traced again."""
+    ("。[1]、[2]指出"). Such a run loses its markers only: what is left ("[3], [1] found that" ->
+    ", found that") still starts a sentence of its own, and no marker before it reads as the
+    previous sentence's, when traced again. (Linear in the runs: each gap is read once.)"""
     out: list[bool] = []
-    q = -1
+    p = 0             # where what precedes the current cluster of runs ends
+    blank = False     # a blank between that point and the current run
     for i, (lo, _hi) in enumerate(runs):
-        p = lo
-        blank = False
-        q = i - 1
-        while True:
-            while p > 0 and text[p - 1] in " \t,;，；、":
-                blank = blank or text[p - 1] in " \t"
-                p -= 1
-            if q >= 0 and runs[q][1] == p:
-                p = runs[q][0]
-                q -= 1
-                continue
-            break
+        gap_from = runs[i - 1][1] if i else 0
+        q = lo
+        while q > gap_from and text[q - 1] in " \t,;，；、":
+            q -= 1
+        gap_blank = any(ch in " \t" for ch in text[q:lo])
+        if i and q == gap_from:   # only blanks and joins since the previous run: the same cluster
+            blank = blank or gap_blank
+        else:
+            p, blank = q, gap_blank
         line = text.rfind("\n", 0, p) + 1
         out.append(p == 0 or text[p - 1] in "\r\n。！？" or (blank and text[p - 1] in ".!?")
                    or (blank and _ITEM_OPENER.fullmatch(text, line, p) is not None))

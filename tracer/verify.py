@@ -11,6 +11,7 @@ live in `tracer.options.Tuning` and were calibrated on the dev benchmark (docs/q
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Sequence
@@ -414,7 +415,8 @@ def _without_marker_runs(text: str) -> str:
     out: list[str] = []
     at = 0
     for (a, b), opening in zip(runs, opening_runs(text, runs), strict=True):
-        pieces = [(c, d) for c, d in found if a <= c and d <= b] if opening else [(a, b)]
+        pieces = found[bisect.bisect_left(found, (a, -1)):bisect.bisect_left(found, (b, b + 1))] \
+            if opening else [(a, b)]
         for c, d in pieces:
             if c < at:
                 continue

@@ -88,6 +88,9 @@ CASES: dict[str, tuple[Gen, int]] = {
     # existing citations and rendering
     "markers on one line": (_report(lambda n: P + "x" + " [1]:" * n + "\n"), 8_000),
     "a run of markers": (_report(lambda n: P + "Fact " + "[1]" * n + "\n"), 2_000),
+    # runs read whole (`tracer.existing.unmarked`): each run looks past its neighbours once
+    "markers with blanks between": (_report(lambda n: P + "Fact " + "[1] " * n + ".\n"), 2_000),
+    "markers with commas between": (_report(lambda n: P + "Fact " + "[1], " * n + "[1].\n"), 2_000),
     "one line of markers before labels and colons": (
         _report(lambda n: P + "Fact one [1][a]: b. " * n), 2_000),
     "one entry cited by every line": (_report(
