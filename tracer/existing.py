@@ -297,9 +297,9 @@ def opening_runs(text: str, runs: Sequence[tuple[int, int]]) -> list[bool]:
             blank = blank or gap_blank
         else:
             p, blank = q, gap_blank
-        line = text.rfind("\n", 0, p) + 1
         out.append(p == 0 or text[p - 1] in "\r\n。！？" or (blank and text[p - 1] in ".!?")
-                   or (blank and _ITEM_OPENER.fullmatch(text, line, p) is not None))
+                   or (blank and text[p - 1] in "-*+.)>"
+                       and _ITEM_OPENER.fullmatch(text, text.rfind("\n", 0, p) + 1, p) is not None))
     return out
 
 
