@@ -699,7 +699,9 @@ def render_report(
 
     # Markers are placed in the body as it reads with the old ones deleted and what they leave
     # behind too, as if no new marker were written in a run of old ones (`_tidied`)
-    text = _Text(body, _tidied(body, deletions, ()), open_table_rows(report, layout), layout.link_labels)
+    runs = _Runs.of(body) if deletions else None
+    text = _Text(body, _tidied(body, deletions, (), runs), open_table_rows(report, layout),
+                 layout.link_labels)
 
     # 2. sources per sentence: kept old ones first, then new ones, deduped by canonical source.
     anchors: list[_Anchor] = []
@@ -752,7 +754,7 @@ def render_report(
         anchors.append(_Anchor(pos, None, entries))
 
     if not anchors:
-        return _uncited(report, layout, body, deletions, keep, warnings)
+        return _uncited(report, layout, body, deletions, keep, warnings, runs)
 
     # 3. positions first (so numbers follow the text order of the markers), each at a spot
     #    where the style's marker cannot join the following markdown.
@@ -795,7 +797,7 @@ def render_report(
         placed.append(a)
     anchors = placed
     if not anchors:
-        return _uncited(report, layout, body, deletions, keep, warnings)
+        return _uncited(report, layout, body, deletions, keep, warnings, runs)
     order = sorted(range(len(anchors)), key=lambda i: (anchors[i].pos, i))
 
     # 4. numbers by first appearance, one per canonical source.
@@ -855,9 +857,9 @@ def render_report(
                                         if layout.references else ()))
     # what the deletions leave behind goes too, now that it is known where new markers go
     at = [p for p, _i, _m in insertions]
-    final = _Text(body, _tidied(body, deletions, at), text.protected, text.link_labels)
+    final = _Text(body, _tidied(body, deletions, at, runs), text.protected, text.link_labels)
     if bare := [p for p in at if _hazard(final, p, place_style)]:
-        final = _Text(body, _tidied(body, deletions, at, bare), text.protected, text.link_labels)
+        final = _Text(body, _tidied(body, deletions, at, runs, bare), text.protected, text.link_labels)
     text = final
     out = _assemble(
         body, anchors, order, insertions, refs, recs, style, fmt, heading, lang, text, warnings, fence,
@@ -886,7 +888,25 @@ def _closing(report: str, layout: Layout, before: str) -> str:
     return kept + _separator(before, nl) + tail[lead:]
 
 
-def _tidied(body: str, deletions: Sequence[Span], at: Collection[int],
+@dataclass(frozen=True)
+class _Runs:
+    """The body's markers (`MARKER_RE`), their runs, and what `tracer.existing` reads of each run:
+    where its blank begins (`run_blanks`) and whether it opens a line or sentence (`opening_runs`).
+    Read once per render: they do not depend on where new markers go."""
+
+    found: list[Span]
+    whole: list[Span]
+    blanks: list[int]
+    opens: list[bool]
+
+    @classmethod
+    def of(cls, body: str) -> _Runs:
+        found = [(m.start(), m.end()) for m in MARKER_RE.finditer(body)]
+        whole = marker_runs(body, found)
+        return cls(found, whole, run_blanks(body, whole), opening_runs(body, whole))
+
+
+def _tidied(body: str, deletions: Sequence[Span], at: Collection[int], runs: _Runs | None = None,
             bare: Collection[int] = ()) -> list[Span]:
     """The deletions, with what they would leave behind as `tracer.existing.unmarked` reads a
     run of markers. In a run (`marker_runs`), what joins its markers (", ", "、") stays only between
@@ -902,13 +922,12 @@ def _tidied(body: str, deletions: Sequence[Span], at: Collection[int],
     dels = sorted(deletions)
     if not dels:
         return []
-    found = [(m.start(), m.end()) for m in MARKER_RE.finditer(body)]
+    runs = runs or _Runs.of(body)
+    found = runs.found
     points = sorted(set(at))
     out: list[Span] = list(dels)
     k = 0
-    whole = marker_runs(body, found)
-    blanks, opens = run_blanks(body, whole), opening_runs(body, whole)
-    for (lo, hi), blank, opening in zip(whole, blanks, opens, strict=True):
+    for (lo, hi), blank, opening in zip(runs.whole, runs.blanks, runs.opens, strict=True):
         if opening:
             continue   # its markers only (`tracer.existing.opening_runs`)
         j = bisect_left(dels, (lo, -1))
@@ -946,14 +965,14 @@ def _tidied(body: str, deletions: Sequence[Span], at: Collection[int],
 
 
 def _uncited(report: str, layout: Layout, body: str, deletions: list[Span], keep: bool,
-             warnings: list[str]) -> Rendered:
+             warnings: list[str], runs: _Runs | None) -> Rendered:
     """Nothing to cite. The report comes back as it came, unless existing=replace removes old
     markers (none of them verified): then they go, and with them the old references section."""
     if keep or not deletions:
         return Rendered(report, (), (), tuple(w.replace("; removed", "") for w in warnings))
     out: list[str] = []
     cur = 0
-    for a, b in _tidied(body, deletions, ()):
+    for a, b in _tidied(body, deletions, (), runs):
         out.append(body[cur:a])
         cur = b
     out.append(body[cur:])
