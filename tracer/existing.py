@@ -307,21 +307,28 @@ def opening_runs(text: str, runs: Sequence[tuple[int, int]]) -> list[bool]:
 _ITEM_OPENER = re.compile(r"[ \t]*(?:(?:[-*+]|\d{1,9}[.)]|>)[ \t]*)*(?:[-*+]|\d{1,9}[.)]|>)")
 
 
-def _without_runs(text: str, spans: Iterable[tuple[int, int]] | None = None) -> str:
+def without_runs(text: str, spans: Iterable[tuple[int, int]] | None = None, *,
+                 gap: Callable[[str, int, int], str] | None = None, blanks: bool = True) -> str:
+    """One pass of `unmarked`: `text` without the runs of its markers (`MARKER_RE`'s matches, or
+    the sorted `spans`), each with what joins its markers, a run that opens a line or a sentence
+    marker by marker. `gap(text, start, end)`: what each removed run or marker leaves (nothing by
+    default); `blanks`: whether the blank before a run that ends a sentence goes with it."""
     found = list(spans) if spans is not None else [(m.start(), m.end()) for m in MARKER_RE.finditer(text)]
+    if not found:
+        return text
     runs = marker_runs(text, found)
     out: list[str] = []
     at = 0
     for (a, b), blank, opening in zip(runs, run_blanks(text, runs), opening_runs(text, runs), strict=True):
-        if opening:   # its markers only
-            for c, d in found[bisect.bisect_left(found, (a, -1)):bisect.bisect_left(found, (b, b + 1))]:
-                if c >= at:
-                    out.append(text[at:c])
-                    at = d
-            continue
-        a = max(at, blank)
-        out.append(text[at:a])
-        at = b
+        pieces = found[bisect.bisect_left(found, (a, -1)):bisect.bisect_left(found, (b, b + 1))] \
+            if opening else [(blank if blanks else a, b)]   # an opening run: its markers only
+        for c, d in pieces:
+            if c < at:
+                continue
+            out.append(text[at:c])
+            if gap is not None:
+                out.append(gap(text, c, d))
+            at = d
     out.append(text[at:])
     return "".join(out)
 
@@ -336,9 +343,9 @@ def unmarked(text: str, spans: Iterable[tuple[int, int]] | None = None) -> str:
 
     `spans`: the first round's markers, if not `MARKER_RE`'s matches (sorted (start, end)).
     Repeated, like `strip_markers`, until nothing changes."""
-    out = _without_runs(text, spans)
+    out = without_runs(text, spans)
     while out != text:
-        text, out = out, _without_runs(out)
+        text, out = out, without_runs(out)
     return out
 
 
@@ -1854,6 +1861,7 @@ __all__ = [
     "SOURCE_NOTE_RE",
     "strip_markers",
     "unmarked",
+    "without_runs",
     "marker_runs",
     "run_blanks",
     "opening_runs",

@@ -11,7 +11,6 @@ live in `tracer.options.Tuning` and were calibrated on the dev benchmark (docs/q
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 from collections.abc import Sequence
@@ -40,7 +39,7 @@ from tracer.conflict import (
     zh_other_place,
 )
 from tracer.existing import LABELLED_PAREN_RE as _LABELLED_MARKER
-from tracer.existing import MARKER_RE, SOURCE_NOTE_RE, ZH_SOURCE_WORK, marker_runs, opening_runs
+from tracer.existing import MARKER_RE, SOURCE_NOTE_RE, ZH_SOURCE_WORK, without_runs
 from tracer.models import Record, Sentence, Support
 from tracer.options import Tuning
 from tracer.retrieve import PassageIndex
@@ -263,7 +262,9 @@ def sentence_query(text: str) -> str:
     if ("[" in text or "<" in text or "【" in text or "［" in text or "〔" in text or "\ue200" in text
             or "citeturn" in text   # ChatGPT's marker copied without its private-use characters
             or _LABELLED_MARKER.search(text)):   # "(ref. 2)", "（来源：2）"
-        text = _MARKER.sub(_marker_gap, _without_marker_runs(_unframed(text)))
+        # without what joins a run's markers too ("出口【来源5】, [2]量" is "出口量"), as the output
+        # reads once they are gone (`tracer.existing.unmarked`)
+        text = _MARKER.sub(_marker_gap, without_runs(_unframed(text), gap=_gap, blanks=False))
         text = _LINK.sub(r" \1 ", text)
         text = _HTML_TAG.sub(" ", text)
     if "://" in text or "www." in text:
@@ -400,29 +401,6 @@ def _unframed(text: str) -> str:
     for a, b in cuts:
         out.append(text[at:a])
         at = b
-    out.append(text[at:])
-    return "".join(out)
-
-
-def _without_marker_runs(text: str) -> str:
-    """`text` without its markers, as `_marker_gap` leaves each, and without what joins the markers
-    of a run ("出口【来源5】, [2]量" is "出口量"), as the output reads once they are gone
-    (`tracer.existing.unmarked`); a run that opens the text or a sentence loses its markers only."""
-    found = [(m.start(), m.end()) for m in MARKER_RE.finditer(text)]
-    if not found:
-        return text
-    runs = marker_runs(text, found)
-    out: list[str] = []
-    at = 0
-    for (a, b), opening in zip(runs, opening_runs(text, runs), strict=True):
-        pieces = found[bisect.bisect_left(found, (a, -1)):bisect.bisect_left(found, (b, b + 1))] \
-            if opening else [(a, b)]
-        for c, d in pieces:
-            if c < at:
-                continue
-            out.append(text[at:c])
-            out.append(_gap(text, c, d))
-            at = d
     out.append(text[at:])
     return "".join(out)
 
