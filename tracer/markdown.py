@@ -516,7 +516,7 @@ def scan_markdown(text: str, *, find_references: bool = True, titles: Collection
     for c in tail:
         ref_end = _section_end(lines, c, heading_lines, spans, c in plain)
         if ref_end is not None:
-            ref_line = c
+            ref_line = _list_above(text, lines, spans, heading_lines, c, ref_end)
             break
     if ref_line is None and find_references:
         found = _trailing_definitions(text, lines, spans, heading_lines)
@@ -591,6 +591,45 @@ _CITING_BEFORE = re.compile(
     r"(?:\b(?i:according to|(?:as )?(?:shown|reported|described|noted|stated) (?:in|by)|based on|per|see"
     r"|cf\.|refer to|in|by|from|citing)|如|据|根据|依据|参见|详见|见)[ \t]*\Z")
 _TEXT_REFLINK = re.compile(r"\[((?:[^\[\]\n]|\[[^\[\]\n]*\])*)\]\[[ \t]*(\d{1,4})[ \t]*\]")
+
+
+def _list_above(
+    text: str, lines: list[_Line], blocks: list[Span], heading_lines: set[int], start: int, end: int,
+) -> int:
+    """Where the cut starts for the references section on lines [start, end): at `start`, or
+    earlier when definitions that `_trailing_definitions` would take for a headingless
+    references list ("[2]: url", "[^1]: [Title](url)") sit right above its heading, with only
+    blank lines or a rule between. Read alone, without the section, that list would end the report
+    and be its references; so it is cut with the section, as a second trace would cut it once
+    the section is gone (left in the body, "[2]: url" came back last when nothing was cited,
+    and the next trace cut it and removed the author's "[2]" with it). Not entries that are taken
+    for what the body cites ("[1] Title https://…", "1. [Title](url)"): the new markers change
+    that, and the next trace would cut what this one kept."""
+    k = start - 1
+    while k >= 0 and _blank_or_rule(lines[k].text):
+        k -= 1
+    head = k
+    while head > 0 and _INDENTED.match(lines[head].text) and lines[head - 1].text.strip():
+        head -= 1
+    if k < 0 or not (_NUMBERED_DEF.match(lines[head].text) or _FOOTNOTE_DEF.match(lines[head].text)):
+        return start
+    # the report as the section's cut leaves it: the lines above it, then the ones after it
+    cut_from = lines[start].start
+    cut_to = lines[end].start if end < len(lines) else len(text)
+    shift = cut_to - cut_from
+    rest = [_Line(ln.start - shift, ln.end - shift, ln.next - shift, ln.text) for ln in lines[end:]]
+    probe = lines[:start] + rest
+    headings = {h if h < start else h - (end - start) for h in heading_lines if not start <= h < end}
+    found = _trailing_definitions(text[:cut_from] + text[cut_to:], probe,
+                                  [b for b in blocks if b[0] < cut_from], headings)
+    if found is None or found[0] >= start:
+        return start
+    if any(probe[x].text.strip() for x in range(start, found[1])):
+        return start                     # the list runs on past the section (into what follows it)
+    if not all(_NUMBERED_DEF.match(t) or _FOOTNOTE_DEF.match(t) or not t.strip() or _INDENTED.match(t)
+               or _blank_or_rule(t) for t in (ln.text for ln in lines[found[0]:start])):
+        return start                     # entries cut for what the body cites: new markers change that
+    return found[0]
 
 
 def _trailing_definitions(

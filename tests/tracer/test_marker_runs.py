@@ -65,8 +65,9 @@ def test_a_run_that_goes_takes_its_joins_and_the_blank_before_it() -> None:
 @pytest.mark.parametrize("run", ["[2], [3]", "[3], [2]", "[3][2]"])
 def test_a_marker_that_stays_keeps_its_place_in_the_run(run: str) -> None:
     # "[2]" links the author's own page ("[2]: url" in the body): it stays, "[3]" goes with its join
-    report = (f"Bananas are yellow and tasty {run}.\n\n[2]: https://example.org/own\n"
-              "\n## References\n\n[1] https://a.example/falcon\n[3] https://b.example/spacex\n")
+    # (a paragraph after it: definitions right above the references list go with it)
+    report = (f"Bananas are yellow and tasty {run}.\n\n[2]: https://example.org/own\n\n"
+              "They grow in bunches.\n\n## References\n\n[1] https://a.example/falcon\n[3] https://b.example/spacex\n")
     out = trace(report, RECORDS, TraceOptions(existing="replace"))
     assert out.report.startswith("Bananas are yellow and tasty [2].\n\n[2]: https://example.org/own\n")
 

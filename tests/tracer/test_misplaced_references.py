@@ -303,6 +303,21 @@ def test_link_definitions_come_back_before_closing_matter_and_when_nothing_is_ci
                           "[hubble]: https://a.example/hubble\n[webb]: https://b.example/webb\n")
 
 
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+@pytest.mark.parametrize("defs", ["[2]: https://example.com/operator\n",
+                                  "[^2]: [Operator](https://example.com/operator)\n"])
+def test_definitions_above_the_references_heading_trace_the_same_twice(existing: str, defs: str) -> None:
+    # left in the body when nothing was cited, "[2]: url" came back last: the next trace took it
+    # for the references list and removed the author's "[2]" with it
+    report = ("Saturn has rings [1]. See the operator [2] for more.\n\n" + defs
+              + "\n## References\n\n[1] Some source https://example.com/a\n")
+    out = trace(report, RECORDS, TraceOptions(existing=existing))
+    if existing == "replace":   # ("keep" keeps the uncited "[1]" and the list it cites)
+        assert out.report == "Saturn has rings. See the operator  for more.\n\n"
+        assert "https://example.com/operator" in out.removed_references
+    assert trace(out.report, RECORDS, TraceOptions(existing=existing)).report == out.report
+
+
 def test_a_labelled_citation_definition_is_a_citation_not_a_link_to_keep() -> None:
     report = ("Hubble has made more than 1.5 million observations [Source 1].\n\n## References\n\n"
               "[Source 1]: Hubble facts https://a.example/hubble\n")
