@@ -2,7 +2,7 @@
 
 Recognised forms: ``[1]``, ``[1, 2]``, ``[1-3]``, ``[1][3]`` (two markers), ``【1】``,
 ``[^1]`` (footnote references, not definitions), ``[citation:1]``, ``[[1]](url)``,
-``[1](http…)``, ``<sup>[1]</sup>``, the openJiuwen form ``[source_tracer_result][title](url)``,
+``[1](http…)``, ``<sup>[1]</sup>``, any of these in bold or italics (``**[1]**``), the openJiuwen form ``[source_tracer_result][title](url)``,
 and what writer agents emit: ``【4†source】`` / ``【4:0†L10-L20】`` / ``【turn0search3】`` and
 ChatGPT's private-use ``\ue200cite\ue202turn0search3\ue201``, Gemini's ``[cite: 1, 2]`` (with
 its ``[cite_start]`` span openers, which cite nothing and are removed), Kimi's ``[^1^]``,
@@ -178,8 +178,17 @@ _UNIT_BEFORE = re.compile(r"(?<![^\W\d_])(?:[kcmnμµd]?m|ft|in|mi|yd|mc)\Z")
 # exponential in their number (30 digits: 51 s).
 _SUP = rf"<sup>(?>\s*(?:{_ONE}|{_NUM_LIST})(?:\s*[,，]?\s*(?:{_ONE}|{_NUM_LIST}))*\s*)</sup>"
 
+# markers the author set in bold, italics or strike-through, or in an HTML tag of those: "hectares
+# **[1]**.", "占地72公顷**[1]**。", "*[1][2]*", "<b>[1]</b>": one marker with its delimiters, so that
+# removing it leaves no "****" behind. Only after a word or a stop (a blank between or not): a
+# bold number opening a line ("**[1]** Open the app.") labels a step, as a bare one may.
+_WRAPPED_ITEMS = rf"(?>{_ONE})(?:[ \t]*+(?:[,，、;；][ \t]*+)?(?>{_ONE}))*+"
+_EMPHASIS = (rf"(?=[*_~<])(?:(?<=[\w.,;:!?。，；：！？)）%\"”'’\]】])|(?<=[\w.,;:!?。，；：！？)）%\"”'’\]】][ \t]))"
+             rf"(?:(?P<md_em>\*{{1,3}}|_{{1,3}}|~~){_WRAPPED_ITEMS}(?P=md_em)(?![\w*~])"
+             rf"|<(?P<html_em>b|strong|em|i)>{_WRAPPED_ITEMS}</(?P=html_em)>)")
+
 #: One citation marker of any recognised form (markers written back to back match one by one).
-MARKER_RE = re.compile(rf"{_SUP}|{_ONE}")
+MARKER_RE = re.compile(rf"{_EMPHASIS}|{_SUP}|{_ONE}")
 #: A labelled number in parentheses ("(ref. 2)", "（来源：2）"): a marker without square brackets.
 LABELLED_PAREN_RE = re.compile(_LABELLED_PAREN)
 #: A source's number in parentheses under any label word ("(Source 2)", "（来源1）"): a marker where
@@ -403,6 +412,20 @@ def _opens_with_digit(raw: str) -> bool:
     return raw[1:3].lstrip(" \t")[:1].isdigit()
 
 
+_EMPHASIS_TAG = re.compile(r"<(b|strong|em|i)>")
+
+
+def _without_emphasis(raw: str) -> str:
+    """The markers inside the bold, italics or strike-through of an `_EMPHASIS` match ("**[1]**",
+    "<b>[1]</b>": "[1]"); any other marker as it is."""
+    if raw[:1] in "*_~":
+        n = len(raw) - len(raw.lstrip(raw[0]))
+        return raw[n:-n]
+    if (tag := _EMPHASIS_TAG.match(raw)) is not None:
+        return raw[tag.end():-len(tag.group(1)) - 3]
+    return raw
+
+
 def _unwrapped(marker: str) -> str:
     """A marker without the parentheses or caret the author wrapped around its brackets."""
     if marker[:1] not in "(（^":
@@ -510,6 +533,7 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
     index_end = -1                     # where the last index read as no marker ended ("list[0]")
     for s, e, raw in _candidates(text, body_end, ctx):
         glued, prev_end = s > 0 and text[s - 1] == "]" and s != prev_end, e
+        raw = _without_emphasis(raw)   # "**[1]**" is read as "[1]" is (its span keeps the "**")
         if not _outside_code(text, layout, prot_starts, s, e, inner):
             continue
         if glued and raw[0] == "(" and _LABELLED_HEAD.match(raw):

@@ -121,8 +121,10 @@ def _marker(r: random.Random, n: int, lang: str, labelled: bool,
     if labelled and r.random() < 0.5:
         one = r.choice(LABELLED[lang]).format(a=a, b=b)
         return r.choices([one, one + f"[{b}]", f"{one}, [{b}]", f"[{b}] and {one}"], [60, 15, 15, 10])[0]
-    return r.choices([f"[{a}]", f"[{a}][{b}]", f"[{a}, {b}]", f"【{a}】", f"[{a}] and [{b}]", f"[ {a} ]"],
-                     [50, 15, 15, 10, 10, 5])[0]
+    # (and now and then in bold or italics: "**[1]**", "*[1][2]*")
+    return r.choices([f"[{a}]", f"[{a}][{b}]", f"[{a}, {b}]", f"【{a}】", f"[{a}] and [{b}]", f"[ {a} ]",
+                      f"**[{a}]**", f"*[{a}][{b}]*"],
+                     [50, 15, 15, 10, 10, 5, 4, 2])[0]
 
 
 def _inserted(r: random.Random, s: str, m: str) -> str:

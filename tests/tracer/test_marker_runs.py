@@ -101,3 +101,29 @@ def test_the_warning_for_a_removed_word_marker_quotes_the_sentence_as_it_now_rea
     assert _body(out.report).startswith("As shown in , the Falcon 9 rocket")
     assert any("so the sentence reads, markers aside, 'As shown in , the Falcon 9 rocket" in w
                for w in out.warnings), out.warnings
+
+
+@pytest.mark.parametrize("wrapped", ["**[1]**", "*[1]*", "__[1]__", "_[1]_", "~~[1]~~", "***[1]***",
+                                     "**([1])**", "**[1], [2]**", "*[1][2]*", "<b>[1]</b>",
+                                     "<strong>[1]</strong>", "<em>[2]</em>", "**[ref1]**"])
+def test_a_marker_in_bold_or_italics_goes_with_its_delimiters(wrapped: str) -> None:
+    # removed alone, it left "****", "**" or "<b></b>" behind, which a reader sees
+    assert unmarked(f"Cape Canaveral {wrapped}.") == "Cape Canaveral."
+    assert unmarked(f"佛罗里达州卡纳维拉尔角{wrapped}。") == "佛罗里达州卡纳维拉尔角。"
+    report = f"The Falcon 9 rocket first flew in June 2010 from Cape Canaveral {wrapped}.\n{REFS}"
+    for existing in ("keep", "replace"):
+        once = trace(report, RECORDS, TraceOptions(existing=existing))
+        assert _body(once.report) == "The Falcon 9 rocket first flew in June 2010 from Cape Canaveral [1][2]."
+        assert trace(once.report, RECORDS, TraceOptions(existing=existing)).report == once.report
+    gone = trace(f"Bananas are yellow {wrapped}.\n{REFS}", RECORDS, TraceOptions(existing="replace"))
+    assert gone.report.strip() == "Bananas are yellow."
+
+
+@pytest.mark.parametrize("text", [
+    "**[1]** Open the dashboard.",          # a bold number opening a line labels a step
+    "- **[2]** Export the table.",
+    "Bold **Revenue rose [1]** here.",      # bold text that ends in a marker: only the marker goes
+    "a **[1]**b",                           # no emphasis: a word glued to the closing delimiter
+])
+def test_what_emphasis_around_a_marker_does_not_take(text: str) -> None:
+    assert "**" in unmarked(text)
