@@ -2,7 +2,8 @@
 
 Recognised forms: ``[1]``, ``[1, 2]``, ``[1-3]``, ``[1][3]`` (two markers), ``【1】``,
 ``[^1]`` (footnote references, not definitions), ``[citation:1]``, ``[[1]](url)``,
-``[1](http…)``, ``<sup>[1]</sup>``, any of these in bold or italics (``**[1]**``), the openJiuwen form ``[source_tracer_result][title](url)``,
+``[1](http…)``, ``<sup>[1]</sup>``, any of these in bold or italics (``**[1]**``), the openJiuwen
+form ``[source_tracer_result][title](url)``,
 and what writer agents emit: ``【4†source】`` / ``【4:0†L10-L20】`` / ``【turn0search3】`` and
 ChatGPT's private-use ``\ue200cite\ue202turn0search3\ue201``, Gemini's ``[cite: 1, 2]`` (with
 its ``[cite_start]`` span openers, which cite nothing and are removed), Kimi's ``[^1^]``,
@@ -183,7 +184,8 @@ _SUP = rf"<sup>(?>\s*(?:{_ONE}|{_NUM_LIST})(?:\s*[,，]?\s*(?:{_ONE}|{_NUM_LIST}
 # removing it leaves no "****" behind. Only after a word or a stop (a blank between or not): a
 # bold number opening a line ("**[1]** Open the app.") labels a step, as a bare one may.
 _WRAPPED_ITEMS = rf"(?>{_ONE})(?:[ \t]*+(?:[,，、;；][ \t]*+)?(?>{_ONE}))*+"
-_EMPHASIS = (rf"(?=[*_~<])(?:(?<=[\w.,;:!?。，；：！？)）%\"”'’\]】])|(?<=[\w.,;:!?。，；：！？)）%\"”'’\]】][ \t]))"
+_AFTER_WORD = r"[\w.,;:!?。，；：！？)）%\"”'’\]】]"
+_EMPHASIS = (rf"(?=[*_~<])(?:(?<={_AFTER_WORD})|(?<={_AFTER_WORD}[ \t]))"
              rf"(?:(?P<md_em>\*{{1,3}}|_{{1,3}}|~~){_WRAPPED_ITEMS}(?P=md_em)(?![\w*~])"
              rf"|<(?P<html_em>b|strong|em|i)>{_WRAPPED_ITEMS}</(?P=html_em)>)")
 
