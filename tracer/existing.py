@@ -159,8 +159,9 @@ _ONE = (
     # "（）" or "^" behind: "（[1]）", "([1], [2])", "^[1]"
     # "(see [1])", "（参见[1]）", "(Source: [1])": a cue word with it, so no "(see )" is left either
     # ... and a chat app's markers among them: "(citeturn0search3)", "（[web:1]）", "(see [1], [web:2])"
-    rf"|[(（][ \t]*+{_CUE}?(?:{_BRACKETED}|{_CHAT_ONE})"
-    rf"(?:[ \t]*+(?:[,，、;；][ \t]*+)?(?:{_BRACKETED}|{_CHAT_ONE}))*+[ \t]*+[)）]"
+    # ... and labelled ones among them: "(see (Source: 2), [1])"
+    rf"|[(（][ \t]*+{_CUE}?(?:{_BRACKETED}|{_CHAT_ONE}|{_LABELLED_PAREN})"
+    rf"(?:[ \t]*+(?:[,，、;；][ \t]*+)?(?:{_BRACKETED}|{_CHAT_ONE}|{_LABELLED_PAREN}))*+[ \t]*+[)）]"
     rf"|[(（][ \t]*+{_CUE}{_LABELLED_PAREN}[ \t]*+[)）]"   # "(see (ref. 2))": one marker, as "(see [2])"
     rf"|{_LINK_GROUP}"
     rf"|\[\[{_NUM}\]\((?:https?://|www\.){_URL}\)\]|\^\[{_NUM_LIST}\]\^"

@@ -97,6 +97,9 @@ def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
         ("［来源1］", (1,)),
         (" (Ref. [2])", (2,)),
         ("（参考文献[1]）", (1,)),
+        # a labelled one among others in one parenthesis: one marker, or "(see)" was left
+        (" (see (Source: 2), [1])", (2, 1)),
+        ("（参见（来源：2）、[1]）", (2, 1)),
     ],
 )
 def test_marker_forms(marker: str, numbers: tuple[int, ...]) -> None:
