@@ -234,10 +234,10 @@ def strip_markers(text: str) -> str:
 # first, blanks after it or not ("[1], [2]", "[1]; [2]", "[1]，[2]", "[1]、[2]"). Blanks alone ("[1]
 # [2]"), or before the comma, part two runs: removing "[3]" from "(…) [3], [1]" joins nothing.
 RUN_JOIN = re.compile(r"(?:[,;，；、][ \t]*+)?")
-# what may follow a run that ends a sentence, a line or an aside: the blank before such a run is
-# the marker's ("Canaveral [1].", "(see page 4 [1])"), not the text's. Not a comma or a
-# semicolon, which may join markers too.
-_RUN_ENDERS = frozenset("\r\n.!?:)]}>。！？：）】》」』\"'*_|~")
+# what may follow a run that ends a sentence, a line, a clause or an aside: the blank before such a
+# run is the marker's ("Canaveral [1].", "BYD [1], and", "(see page 4 [1])"), not the text's (a
+# comma or semicolon that joins a marker after it is the run's own).
+_RUN_ENDERS = frozenset("\r\n.!?:,;)]}>。！？：，；、）】》」』\"'*_|~")
 # what the blank before a run may follow and still be the text's: a line break (an indent), a
 # full stop ("2021. [1] Its": what follows may start a sentence), a comma, a colon, an opening
 # bracket ("Tesla, [1].")
@@ -261,7 +261,7 @@ def marker_runs(text: str, spans: Iterable[tuple[int, int]] | None = None) -> li
 
 def run_blanks(text: str, runs: Sequence[tuple[int, int]]) -> list[int]:
     """For each of the sorted `runs`, where it begins with the blank before it that goes with it:
-    the blanks right before it when the run ends a sentence, a line or an aside ("Canaveral [1].",
+    the blanks right before it when the run ends a sentence, a line, a clause or an aside ("Canaveral [1].",
     "cars [2]\n", "(see page 4 [1])"), unless they follow a line break, a full stop, a comma, a
     colon or an opening bracket (`_BLANK_KEEPERS`). What stands on either side is read past other
     runs and blanks, so the answer does not change as markers come or go. (Runs with only blanks
@@ -348,7 +348,7 @@ def without_runs(text: str, spans: Iterable[tuple[int, int]] | None = None, *,
 def unmarked(text: str, spans: Iterable[tuple[int, int]] | None = None) -> str:
     """`text` as it reads without its citation markers. Each run of markers (`marker_runs`) goes
     whole, with what joins its markers: "Canaveral [1], [2]." reads "Canaveral .". Where the run
-    ends a sentence, a line or an aside, the blank before it goes too (`run_blanks`):
+    ends a sentence, a line, a clause or an aside, the blank before it goes too (`run_blanks`):
     "Canaveral." A run that opens a line or a sentence (`opening_runs`) loses its markers only:
     "[3], [1] found that" reads ", found that". This is what the tracer keeps byte for byte: the
     body it returns reads the same as the one it was given.

@@ -29,7 +29,9 @@ REFS = "\n## References\n\n[1] https://a.example/falcon\n[2] https://b.example/s
     ("比亚迪[1]、[2]，特斯拉", "比亚迪，特斯拉"),
     ("如[1]、[2]所述", "如所述"),
     ("Tesla [1] and BYD", "Tesla  and BYD"),             # before a word the blank is the text's
-    ("BYD [1], and", "BYD , and"),                       # a comma may join markers: not a clause end
+    ("BYD [1], and", "BYD, and"),                        # a comma or semicolon after the run: a clause end
+    ("比亚迪 [1]，特斯拉", "比亚迪，特斯拉"),
+    ("BYD [1]; Tesla", "BYD; Tesla"),
     ("Tesla, [1].", "Tesla, ."),                         # the blank after a comma is the text's
     ("2021. [1] Its", "2021.  Its"),                     # a run opening a sentence: markers only
     ("[3], [1] found that", ",  found that"),
@@ -98,8 +100,8 @@ def test_the_warning_for_a_removed_word_marker_quotes_the_sentence_as_it_now_rea
     report = ("As shown in [3], [4], the Falcon 9 rocket first flew in June 2010 from Cape Canaveral.\n"
               "\n## References\n\n[3] https://c.example/x\n[4] https://d.example/y\n")
     out = trace(report, RECORDS, TraceOptions(existing="replace"))
-    assert _body(out.report).startswith("As shown in , the Falcon 9 rocket")
-    assert any("so the sentence reads, markers aside, 'As shown in , the Falcon 9 rocket" in w
+    assert _body(out.report).startswith("As shown in, the Falcon 9 rocket")
+    assert any("so the sentence reads, markers aside, 'As shown in, the Falcon 9 rocket" in w
                for w in out.warnings), out.warnings
 
 

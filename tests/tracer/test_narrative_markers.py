@@ -59,7 +59,7 @@ def test_under_replace_a_named_source_that_does_not_support_the_sentence_is_remo
     r = trace(report, EN_RECS, TraceOptions(existing="replace"))
     body = _body(r.report)
     # [1] is the car-sales page: it says nothing of the bridge, so it goes; the bridge page is cited
-    assert body.startswith("As shown in , the Wuhan Yangtze River Bridge opened to traffic in 1957[1]."), body
+    assert body.startswith("As shown in, the Wuhan Yangtze River Bridge opened to traffic in 1957[1]."), body
     assert [x.url for x in r.references] == ["https://b.example/bridge"]
     assert any("'[1]'" in w and "is not supported by its record" in w for w in r.warnings), r.warnings
     # under keep the author's citation stays where it stands, and is warned about
@@ -296,7 +296,7 @@ def test_named_sources_count_toward_max_sources_and_list_their_unstated_figures(
 def test_more_forms_of_a_named_source(policy: str) -> None:
     lists = EV_LIST + "[5] Tesla (dup) https://www.reuters.com/business/autos/tesla-deliveries-2023\n"
     for report, want in (
-            ("According to [2], [5], and [4], " + TESLA, "According to [1], [1], and "),
+            ("According to [2], [5], and [4], " + TESLA, "According to [1], [1], and"),
             ("[2] found that " + TESLA, "[1] found that Tesla"),
             ("Based on [2], " + TESLA, "Based on [1], Tesla"),
             ("Per [2], " + TESLA, "Per [1], Tesla")):
@@ -364,7 +364,7 @@ _EV = "Global electric car sales reached 14 million in 2023"
      f"{_CAR}，表明市场需求持续旺盛。[1]"),
     (f"{_CAR}[1]，表明市场需求持续旺盛。", {}, f"{_CAR}，表明市场需求持续旺盛[1]。"),
     (f"{_EV} [3], estimated at 18% of all cars sold.", {"existing": "replace", "placement": "after"},
-     f"{_EV} , estimated at 18% of all cars sold.[1]"),
+     f"{_EV}, estimated at 18% of all cars sold.[1]"),
     (f"{_EV} [3] and reports suggest more.", {}, f"{_EV}  and reports suggest more[1]."),
     # after a Chinese period, a sentence may open with 表明 itself: the marker is the first one's
     (f"{_CAR}。[1]表明市场需求持续旺盛。", {}, f"{_CAR}[1]。表明市场需求持续旺盛。"),
