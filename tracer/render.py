@@ -67,7 +67,8 @@ _STYLE_ALIASES = {
 _TERMINAL = frozenset(".!?。！？；;…:：")
 _SUPERSCRIPT_DIGITS = frozenset("⁰¹²³⁴⁵⁶⁷⁸⁹")
 _ABBREV_TAIL = re.compile(
-    r"(?:\b[A-Za-z]\.){1,}[A-Za-z]?$|\b(?:e\.g|i\.e|etc|vs|Inc|Ltd|Co|Corp|Dept|Mr|Mrs|Ms|Dr|St|No)$"
+    r"(?:\b[A-Za-z]\.){1,}[A-Za-z]?$|\b(?:e\.g|i\.e|etc|vs|Inc|Ltd|Co|Corp|Dept|Mr|Mrs|Ms|Dr|St|No|Jr|Sr)$"
+    r"|\bet al$"                               # "Wang et al."
     r"|\b[A-Z][a-z]{0,2}\.[A-Za-z]{1,3}$"   # "a Ph.D.", "an M.Sc."
 )
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")

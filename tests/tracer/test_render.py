@@ -180,7 +180,8 @@ def test_no_marker_goes_between_a_footnote_reference_and_a_colon() -> None:
     assert out.report.startswith("Prices rose 18% in 2022 [^1]:<sup>[1]</sup>\n")
 
 
-@pytest.mark.parametrize("sentence", ["Output grew in the U.S.", "The merger was led by a Ph.D."])
+@pytest.mark.parametrize("sentence", ["Output grew in the U.S.", "The merger was led by a Ph.D.",
+                                      "The survey is by Wang et al.", "It was led by Martin Luther King Jr."])
 def test_abbreviation_at_sentence_end_keeps_marker_outside(sentence: str) -> None:
     d = doc([sentence])
     out = run(d, {0: [cand(0, 0)]}, [rec(0)])
