@@ -280,11 +280,19 @@ def run_blanks(text: str, runs: Sequence[tuple[int, int]]) -> list[int]:
         while p > 0 and text[p - 1] in " \t":
             p -= 1
         keep = (j < n and text[j] not in _RUN_ENDERS) or p == 0 or text[p - 1] in _BLANK_KEEPERS
+        # "long. [1] The", "long. [1]\n" (or ".[2] [1]\n"): they cite the sentence before, and go with
+        # their blanks; but one blank stays when the next sentence is glued to them (". [1] ^[The")
+        spare = False
+        if p > 0 and text[p - 1] in ".!?" and _trails_a_stop(text, j) and (
+                p < runs[first][0] or any(runs[k][1] < runs[k + 1][0] for k in range(first, i))):
+            keep = False
+            spare = j == runs[i][1] and j < n and text[j] not in "\r\n"
         for lo, _hi in runs[first:i + 1]:
             s = lo
             while s > 0 and text[s - 1] in " \t":
                 s -= 1
-            out.append(lo if keep or s == lo or s == 0 else s)
+            out.append(lo if keep or s == lo or s == 0 or spare else s)
+            spare = spare and s == lo
         i += 1
     return out
 
@@ -292,11 +300,18 @@ def run_blanks(text: str, runs: Sequence[tuple[int, int]]) -> list[int]:
 def opening_runs(text: str, runs: Sequence[tuple[int, int]]) -> list[bool]:
     """For each of the sorted `runs`, whether it opens a line or a sentence: only blanks, commas,
     semicolons and other runs between it and the start of its line or of its list item ("- [1]:
-    x"), a full stop with a blank after it ("2021. [1] found that"), or a Chinese full stop
+    x"), a full stop with a blank after it ("2021. [1] found that"; not when a capital, a figure or
+    the line's end follows the run, `_trails_a_stop`: "long. [1] The …"), or a Chinese full stop
     ("。[1]、[2]指出"). Such a run loses its markers only: what is left ("[3], [1] found that" ->
     ", found that") still starts a sentence of its own, and no marker before it reads as the
     previous sentence's, when traced again. (Linear in the runs: each gap is read once.)"""
     out: list[bool] = []
+    n = len(text)
+    ends = [0] * len(runs)   # where each run's cluster (runs with blanks and joins between) ends
+    for i in range(len(runs) - 1, -1, -1):
+        hi = runs[i][1]
+        joined = i + 1 < len(runs) and not text[hi:runs[i + 1][0]].strip(" \t,;，；、")
+        ends[i] = ends[i + 1] if joined else hi
     p = 0             # where what precedes the current cluster of runs ends
     blank = False     # a blank between that point and the current run
     for i, (lo, _hi) in enumerate(runs):
@@ -309,10 +324,22 @@ def opening_runs(text: str, runs: Sequence[tuple[int, int]]) -> list[bool]:
             blank = blank or gap_blank
         else:
             p, blank = q, gap_blank
-        out.append(p == 0 or text[p - 1] in "\r\n。！？" or (blank and text[p - 1] in ".!?")
+        j = ends[i]
+        while j < n and text[j] in " \t":
+            j += 1
+        out.append(p == 0 or text[p - 1] in "\r\n。！？"
+                   or (blank and text[p - 1] in ".!?" and not _trails_a_stop(text, j))
                    or (blank and text[p - 1] in "-*+.)>"
                        and _ITEM_OPENER.fullmatch(text, text.rfind("\n", 0, p) + 1, p) is not None))
     return out
+
+
+def _trails_a_stop(text: str, j: int) -> bool:
+    """Whether markers after a full stop and a blank, with the first other character at `j`
+    (past blanks), cite the sentence before them: a line or the text ends after them, or a capital
+    or a figure follows ("long. [1] The Forbidden City …"), which opens the next sentence; not
+    "2021. [1] found that", where the markers are its subject."""
+    return j >= len(text) or text[j] in "\r\n" or text[j].isupper() or text[j].isdigit()
 
 
 # what opens a list item or a quote's line: "- ", "1. ", "> ", "> - " (then the item's own words)

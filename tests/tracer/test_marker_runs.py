@@ -33,7 +33,14 @@ REFS = "\n## References\n\n[1] https://a.example/falcon\n[2] https://b.example/s
     ("比亚迪 [1]，特斯拉", "比亚迪，特斯拉"),
     ("BYD [1]; Tesla", "BYD; Tesla"),
     ("Tesla, [1].", "Tesla, ."),                         # the blank after a comma is the text's
-    ("2021. [1] Its", "2021.  Its"),                     # a run opening a sentence: markers only
+    ("2021. [1] Its", "2021.  Its"),                     # a run opening a list item ("2021."): markers only
+    ("in 2021. [1] found that", "in 2021.  found that"),  # ... or a sentence, as its subject
+    ("in 2021. [1] and [2] found", "in 2021.  and  found"),
+    # after a full stop, with a capital, a figure or the line's end after it: the sentence's before
+    ("in 2021. [1] Its", "in 2021. Its"),
+    ("in 2021. [1], [2] 2022 was", "in 2021. 2022 was"),
+    ("in 2021. [1] [2]\nNext", "in 2021.\nNext"),
+    ("in 2021! [1]", "in 2021!"),
     ("[3], [1] found that", ",  found that"),
     ("- [1]: x", "- : x"),                               # ... or a list item
 ])
@@ -129,3 +136,13 @@ def test_a_marker_in_bold_or_italics_goes_with_its_delimiters(wrapped: str) -> N
 ])
 def test_what_emphasis_around_a_marker_does_not_take(text: str) -> None:
     assert "**" in unmarked(text)
+
+
+def test_a_run_after_a_full_stop_that_cites_the_sentence_before_leaves_one_blank() -> None:
+    # "long. [1] The …": "long[1]. The …", not "long[1].  The …"; the last run leaves no blank
+    report = ("The Falcon 9 rocket first flew in June 2010 from Cape Canaveral. [1] Bananas are yellow. [2]\n"
+              + REFS)
+    once = trace(report, RECORDS, TraceOptions(existing="replace"))
+    assert _body(once.report) == ("The Falcon 9 rocket first flew in June 2010 from Cape Canaveral[1][2]. "
+                                  "Bananas are yellow.")
+    assert trace(once.report, RECORDS, TraceOptions(existing="replace")).report == once.report

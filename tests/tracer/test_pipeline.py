@@ -655,7 +655,7 @@ def test_a_chat_marker_in_parentheses_goes_with_them(wrapped: str) -> None:
     for existing in ("keep", "replace"):
         res = trace(report, AGENT_RECORDS, TraceOptions(existing=existing))
         # (under replace the slot after the period obeys no placement: the new marker goes before it)
-        expected = f"{_LAUNCH}. [1]" if existing == "keep" else f"{_LAUNCH}[1]. "
+        expected = f"{_LAUNCH}. [1]" if existing == "keep" else f"{_LAUNCH}[1]."
         assert res.report.split("\n\n## References")[0] == f"# Webb\n\n{expected}"
         assert trace(res.report, AGENT_RECORDS, TraceOptions(existing=existing)).report == res.report
 

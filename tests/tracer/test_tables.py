@@ -551,7 +551,7 @@ def test_a_run_of_markers_before_a_colon_goes_when_all_of_it_goes() -> None:
 
 
 @pytest.mark.parametrize(("placement", "expected"), [
-    ("before", "on 25 December 2021[1].  It was built by NASA."),
+    ("before", "on 25 December 2021[1]. It was built by NASA."),
     ("after", "on 25 December 2021. [1] It was built by NASA."),
 ])
 def test_under_replace_the_authors_slot_obeys_the_placement(placement: str, expected: str) -> None:
