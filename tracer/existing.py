@@ -729,8 +729,11 @@ def _footnotes_apart(text: str, markers: list[ExistingMarker],
 
 # superscript numbers after a sign, a Chinese character or punctuation: "35.5%²", "771.9万辆¹", "^2^"
 # "35.5%²", "^2^", and a circled number ending a clause ("增长29.02%①。", not "：①打开设置")
+# (after a word of four letters or more too, a blank between or not: "hectares²", "long ^1^"; not
+# a unit's power, "m²", "km²", "ft³")
 _SUPERSCRIPT_NOTE = re.compile(
-    r"(?<=[%％\u4e00-\u9fff。，、；：！？.,;:!?”’」』])(?:\^(\d{1,3})\^|([¹²³⁴⁵⁶⁷⁸⁹⁰]{1,3}))"
+    r"(?:(?<=[%％\u4e00-\u9fff。，、；：！？.,;:!?”’」』])|(?<=[^\W\d_]{4})|(?<=[^\W\d_]{4} ))"
+    r"(?:\^(\d{1,3})\^|([¹²³⁴⁵⁶⁷⁸⁹⁰]{1,3}))"
     r"|(?<=[%％\u4e00-\u9fff”’」』)）])([①-⑳])(?=[。，、；：！？.,;:!?\s]|\Z)")
 _SUPERSCRIPT_DIGITS = str.maketrans("¹²³⁴⁵⁶⁷⁸⁹⁰", "1234567890")
 

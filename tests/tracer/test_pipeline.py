@@ -1078,6 +1078,15 @@ def test_superscript_numbers_the_old_list_holds_stay_with_a_warning() -> None:
     r = trace("The park covers 120 km² of forest.", [{"url": "https://a.com", "title": "A",
               "content": "The park covers 120 km² of forest."}], TraceOptions())
     assert not [w for w in r.warnings if w.startswith("superscript")]
+    # after a word, a blank between or not, and pandoc's "^2^" (but not a unit's power)
+    refs = "\n\n## References\n\n1. A https://a.com\n2. B https://b.com\n"
+    recs = [{"url": "https://a.com", "title": "A", "content": "The park covers 120 km² of forest."}]
+    for report, shown in (("It covers 72 hectares². Next.", "²"), ("It covers 72 hectares ^2^. Next.", "^2^"),
+                          ("It covers 72 hectares ¹.", "¹")):
+        r = trace(report + refs, recs, TraceOptions())
+        assert any(w.startswith(f"superscript number(s) {shown} look like") for w in r.warnings), report
+    r = trace("The park covers 120 km² of forest, 5 m² each." + refs, recs, TraceOptions())
+    assert not [w for w in r.warnings if w.startswith("superscript")]
 
 
 def test_warnings_one_per_item_are_capped_and_counted() -> None:
