@@ -67,8 +67,9 @@ _LABEL_AGAIN = rf"(?:{CITATION_LABEL_WORD}[ \t]*+(?:[:：][ \t]*+)?)"
 _LABELLED_NUMS = rf"#?{_NUM}(?:{_SEP}{_LABEL_AGAIN}?#?{_NUM})*"
 _LABELLED = rf"{_LABEL_AGAIN}{_LABELLED_NUMS}(?:{_PAGES})?"
 # ... and in parentheses only what cannot be a name: "(ref. 2)", "(Source: 1, 2)", "（来源：2）",
-# "(Ref. 2; Ref. 1)", not "(Source 1)", a well's name
-_LABELLED_PAREN = (rf"[(（][ \t]*+(?:(?i:refs?\.?|references?)[ \t]*+(?:[:：][ \t]*+)?"
+# "(Ref. 2; Ref. 1)", "(see ref. 2)", not "(Source 1)", a well's name
+_LABELLED_PAREN = (rf"[(（][ \t]*+(?:(?i:see|cf\.)[ \t]++|参见|详见)?"
+                   rf"(?:(?i:refs?\.?|references?)[ \t]*+(?:[:：][ \t]*+)?"
                    rf"|(?:(?i:sources?)|来源|参考文献|参考资料|出处)[ \t]*+[:：][ \t]*+)"
                    rf"{_LABELLED_NUMS}(?:{_PAGES})?"
                    rf"[ \t]*+[)）]")

@@ -99,6 +99,9 @@ def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
         ("（参考文献[1]）", (1,)),
         # a labelled one among others in one parenthesis: one marker, or "(see)" was left
         (" (see (Source: 2), [1])", (2, 1)),
+        (" (see ref. 2)", (2,)),
+        (" (cf. Refs. 1, 2)", (1, 2)),
+        ("（参见来源：2）", (2,)),
         ("（参见（来源：2）、[1]）", (2, 1)),
     ],
 )
