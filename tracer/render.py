@@ -375,7 +375,9 @@ class _Text:
         q = self.body.find("]", p + 1, p + 1000)
         if q < 0 or "\n\n" in self.body[p:q] or "[" in self.body[p + 1:q]:
             return False
-        return link_label(self.body[p + 1:q]) in self.link_labels
+        label = link_label(self.body[p + 1:q])
+        # (a footnote's label makes no link: "[1][^2]" is a marker and a footnote reference)
+        return not label.startswith("^") and label in self.link_labels
 
     def deleted_through(self, p: int) -> int:
         """The end of the run of deletions that starts at p (p itself if none does)."""
@@ -529,7 +531,17 @@ def _positions(text: _Text, s: Sentence, old: list[ExistingMarker], placement: P
         obeys = before == end or (slot <= reach if placement is Placement.BEFORE_PUNCT else slot >= end)
         if slot > s.start and text.body[slot - 1] in " \t" and old[-1].end >= before and (keep or obeys):
             order.append(slot)
-    order += [first, second, s.end]
+    order.append(first)
+    if placement is Placement.BEFORE_PUNCT and before != end:
+        # "…3800亿元[^1]。" with the author's footnote kept: "[^1]" + "[1]" would read as a link's
+        # halves, and after "。" the marker would open the next sentence; so before the footnote
+        fn = before
+        while (ref := _FOOTNOTE_REF_BEFORE.search(text.body, max(s.start, fn - 44), fn)) is not None \
+                and ref.start() > s.start:
+            fn = ref.start()
+        if fn != before:
+            order.append(fn)
+    order += [second, s.end]
     out: list[int] = []
     for p in order:
         q = _place(text, min(p, len(text.body)))

@@ -412,6 +412,17 @@ def test_a_footnote_that_is_a_note_stays_with_its_note(existing: str, style: str
               "2. [Webb](https://b.example/webb)\n\n" + note)
     options = TraceOptions(existing=existing, style=style)
     out = trace(report, RECORDS, options)
-    assert "observations[^hyb]" in out.report and out.report.endswith("\n\n" + note)
+    # (the new marker before it: after the full stop it would open the next sentence)
+    assert re.search(r"observations\[\^?1\]\[\^hyb\]\.", out.report) and out.report.endswith("\n\n" + note)
     assert not out.warnings and len(out.citations) == 2
     assert trace(out.report, RECORDS, options).report == out.report
+
+
+def test_a_chinese_sentence_ending_in_a_note_reference_is_cited_before_it() -> None:
+    # after "。" the marker read as the next sentence's ("。[1]上海是…")
+    recs = [{"url": "https://a.example/sh", "title": "上海",
+             "content": "2023年，上海人工智能规上企业数量达到348家，产业规模突破3800亿元。"}]
+    fact = "2023年，上海人工智能规上企业数量达到348家，产业规模突破3800亿元"
+    out = trace(f"{fact}[^1]。上海是重要的产业高地。\n\n[^1]: 不含港澳台。\n\n更多内容。\n", recs)
+    assert out.report.startswith(f"{fact}[1][^1]。上海是")
+    assert trace(out.report, recs).report == out.report

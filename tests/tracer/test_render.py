@@ -177,7 +177,20 @@ def test_no_marker_goes_next_to_a_bracketed_year(year: str) -> None:
 def test_no_marker_goes_between_a_footnote_reference_and_a_colon() -> None:
     d = doc(["Prices rose 18% in 2022 [^1]:"], tail="\n\nNext.\n")
     out = run(d, {0: [cand(0, 0)]}, [rec(0)], style="superscript")
-    assert out.report.startswith("Prices rose 18% in 2022 [^1]:<sup>[1]</sup>\n")
+    assert out.report.startswith("Prices rose 18% in 2022 <sup>[1]</sup>[^1]:\n")
+
+
+@pytest.mark.parametrize(("sentence", "cited"), [
+    ("产业规模突破3800亿元[^1]。", "产业规模突破3800亿元[1][^1]。"),
+    ("Revenue reached $96.8 billion[^note][^2].", "Revenue reached $96.8 billion[1][^note][^2]."),
+])
+def test_a_marker_goes_before_the_authors_footnote_references_ending_a_sentence(sentence: str,
+                                                                                cited: str) -> None:
+    # "[^1]" + "[1]" would read as a link's halves, and after the stop the marker would open the
+    # next sentence ("。[1]上海是…"): before the footnote reference
+    d = doc([sentence, "Next sentence."])
+    out = run(d, {0: [cand(0, 0)]}, [rec(0)])
+    assert body_of(out.report).startswith(cited + " Next sentence.")
 
 
 @pytest.mark.parametrize("sentence", ["Output grew in the U.S.", "The merger was led by a Ph.D.",
