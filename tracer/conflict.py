@@ -311,6 +311,15 @@ def _first_word_names(a: tuple[_Word, ...], b: tuple[_Word, ...], s1: int, s2: i
     if _abbreviates(said, quoted) or _abbreviates(quoted, said):
         return False
     sentence = " ".join(w for _k, w, _t in a)
+    # a run written as only a name is ("BYD", "McKinsey", "iPhone": a capital after its first
+    # letter) against one that neither text writes in lower case ("Tesla cut …" for "BYD cut …")
+    said_named, quoted_named = _named_by_form(a[s1:s2]), _named_by_form(b[t1:t2])
+    if said_named or quoted_named:
+        plain = b[t1:t2] if said_named else a[s1:s2]
+        lower = any(re.search(rf"\b{re.escape(w.lower())}\b", text) or w.lower() in sentence
+                    for _k, w, _t in plain)
+        if (said_named and quoted_named) or (all(w[:1].isupper() for _k, w, _t in plain) and not lower):
+            return True
     if re.search(rf"(?:^|[\s(])[a-z]+[,;:]? {re.escape(quoted)}\b(?! [A-Z])", text):
         return not any(re.search(rf"\b{re.escape(w.lower())}\b", text) or w.lower() in sentence
                        for _k, w, _t in a[s1:s2])
@@ -319,6 +328,14 @@ def _first_word_names(a: tuple[_Word, ...], b: tuple[_Word, ...], s1: int, s2: i
     words = [w for _k, w, _t in (*a[s1:s2], *b[t1:t2])]
     return not any(w.lower() in sentence or written(w.lower())[0] for w in words) \
         and written(quoted)[1] and written(said)[1]
+
+
+def _named_by_form(words: tuple[_Word, ...]) -> bool:
+    """Whether a run of English words has one that only a name is written as: three letters or
+    more with a capital after the first ("BYD", "McKinsey", "iPhone"), not a roman numeral ("III").
+    Not two ("US", "UK", "EU" stand for "American", "British", "European" as often as not)."""
+    return any(len(w) >= 3 and w.isalpha() and any(c.isupper() for c in w[1:]) and not _ROMAN.fullmatch(w)
+               for _k, w, _t in words)
 
 
 def _abbreviates(short: str, long: str) -> bool:

@@ -926,6 +926,25 @@ def test_another_name_opening_an_english_sentence_is_a_swap_when_the_record_show
                           "en", record=study) is None
 
 
+def test_another_name_opening_an_english_sentence_is_a_swap_when_one_is_written_as_only_names_are() -> None:
+    # "BYD", "OpenAI", "McKinsey": a capital after the first letter; the other side is written in
+    # capitals by neither text
+    byd = "BYD cut the starting price of its Seagull hatchback to 69,800 yuan in February 2024."
+    assert quote_conflict(byd.replace("BYD", "Tesla"), byd, "en", record=byd) == Conflict(
+        "name", "Tesla", "BYD")
+    gpt = "OpenAI launched the GPT Store in January 2024."
+    assert quote_conflict(gpt.replace("OpenAI", "Meta"), gpt, "en", record=gpt) == Conflict(
+        "name", "Meta", "OpenAI")
+    assert quote_conflict(gpt, gpt.replace("OpenAI", "Meta"), "en", record=gpt.replace("OpenAI", "Meta")) \
+        == Conflict("name", "OpenAI", "Meta")
+    # two letters stand for a demonym as often as not; a word the texts write in lower case is no name
+    spent = "US consumers spent $9.8 billion online on Black Friday."
+    assert quote_conflict(spent.replace("US", "American"), spent, "en", record=spent) is None
+    study = "NASA scientists found that the ice sheet lost mass. Other scientists agreed."
+    assert quote_conflict("Researchers found that the ice sheet lost mass.", "Scientists found that the ice "
+                          "sheet lost mass.", "en", record=study.replace("NASA s", "S")) is None
+
+
 def test_another_name_opening_an_english_sentence_is_a_swap_when_another_record_shows_it_is_one() -> None:
     toyota = {"url": "https://a.example/toyota", "title": "Toyota results",
               "content": "Toyota sold 11.2 million vehicles in 2023, remaining the world's best-selling "
