@@ -280,7 +280,7 @@ def sentence_query(text: str) -> str:
     left = _LEFT_FRAME.match(text)
     if left and left.end() and left.end() < len(text):
         text = text[left.end():]
-    if "ccording to" in text or " in " in text or " by " in text or "ased on" in text:
+    if "ccording to" in text or " in" in text or " by" in text or "ased on" in text:   # (" in,": tidied)
         text = _FRAME_REMNANT.sub("", text)
     for _ in range(2):   # "此外，值得注意的是，X"
         opening = _OPENING.match(text)

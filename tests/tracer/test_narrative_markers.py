@@ -421,6 +421,8 @@ def test_one_marker_naming_a_page_twice_cites_it_once_and_link_markers_are_named
     # ... inside a sentence, or after it: the frame's words before nothing but punctuation
     ("Cases rose, and as shown in , the bridge was built in 1932.",
      "Cases rose, and , the bridge was built in 1932."),
+    # ... with the blank before the comma gone, as a run's removal now leaves it ("shown in [1], X")
+    ("Cases rose, and as shown in, the bridge opened.", "Cases rose, and , the bridge opened."),
     ("The bridge was built in 1932, as reported by .", "The bridge was built in 1932."),
     ("Cases rose.  and  According to  and , the bridge was built in 1932.",
      "Cases rose.  and  , the bridge was built in 1932."),
