@@ -768,10 +768,36 @@ def _claim_dates(text: str) -> tuple[set[str], str]:
 def stated_numbers(text: str) -> set[str]:
     """Everything a record states, leniently: plain numbers (date parts included) plus every
     date with its year, year-month and month-day forms, for matching against `numbers`."""
-    found, _ = _dates(text, prefixes=True)
+    found, rest = _dates(text, prefixes=True)
+    if "月" in rest:
+        found |= _months_in_context(text, rest)
     if "FY" in text or "fy" in text:
         found |= _fiscal_years(text)[0]
     return found | _plain_numbers(text, lenient=True) | _cn_ordinals(text)
+
+
+# a Chinese month with no year of its own ("12月海外单月销量…"; not "12个月", "12月3日", "2024年12月"),
+# and a year before it
+_ZH_LONE_MONTH = re.compile(r"(?<![\d０-９〇零一二三四五六七八九十年.])(1[0-2]|0?[1-9])月(?![日号份\d])")
+_YEAR_MENTION = re.compile(r"(?<![\d.])((?:19|20)\d\d)(?![\d.%])")
+_YEAR_REACH = 300   # characters back a month looks for its year
+
+
+def _months_in_context(text: str, rest: str) -> set[str]:
+    """The year-months of a record's Chinese months written without a year, each in the year the
+    text last named before it, within a few sentences ("2024年比亚迪海外销量…。12月海外单月销量为…"
+    states "d:2024-12"). `rest`: the text with its full dates blanked (`_dates`)."""
+    found: set[str] = set()
+    for m in _ZH_LONE_MONTH.finditer(rest):
+        window = text[max(0, m.start() - _YEAR_REACH):m.start()]
+        if "\n\n" in window:
+            window = window[window.rindex("\n\n"):]
+        year = None
+        for y in _YEAR_MENTION.finditer(window):
+            year = y.group(1)
+        if year is not None:
+            found.add(f"d:{year}-{int(m.group(1))}")
+    return found
 
 
 def stated_units(text: str) -> StatedUnits:

@@ -2221,3 +2221,15 @@ def test_a_record_s_stems_are_read_on_the_first_lookup_and_answer_as_the_set_doe
     assert lazy._stems == record_stems(record)
     untouched = RecordStems(record)
     assert cause_addition("Shares closed higher.", quote, untouched) is None and untouched._stems is None
+
+
+def test_a_year_month_agrees_with_a_month_the_record_states_under_that_year() -> None:
+    # "12月" after "2024年…": the record states December 2024, so "2024年12月" is no figure of its own
+    byd = {"url": "https://www.byd.example/overseas", "title": "比亚迪海外销量",
+           "content": "2024年比亚迪海外销量达到41.7万辆，同比增长71.9%。"
+                      "12月海外单月销量为57,510辆，首次突破5万辆。"}
+    other = {"url": "https://x.example/weather", "title": "天气", "content": "巴黎今年春天天气温和。"}
+    said = "比亚迪海外销量在2024年12月单月突破5万辆。"
+    assert trace(said, [byd, other]).citations
+    for wrong in ("2023年12月", "2024年11月"):
+        assert not trace(said.replace("2024年12月", wrong), [byd, other]).citations

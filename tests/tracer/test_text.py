@@ -185,6 +185,18 @@ def test_dates_are_one_value_so_conflicting_dates_do_not_match() -> None:
     assert numbers("model v2") == {"c:v2"}                  # inside a code: the code, not a 2
 
 
+def test_a_chinese_month_without_a_year_is_in_the_year_named_before_it() -> None:
+    from tracer.text import stated_numbers
+
+    record = stated_numbers("2024年比亚迪海外销量达到41.7万辆，同比增长71.9%。12月海外单月销量为57,510辆。")
+    assert "d:2024-12" in record and "d:2024-11" not in record and "d:2023-12" not in record
+    # no year before it (or only in another paragraph), "12个月", a day: no year-month
+    assert not {v for v in stated_numbers("12月销量为57,510辆。") if v.startswith("d:")}
+    assert "d:2024-12" not in stated_numbers("2024年销量上升。\n\n12月销量为57,510辆。")
+    assert not {v for v in stated_numbers("2024年，过去12个月里销量上升。") if v.startswith("d:2024-")}
+    assert "d:2024-12" not in stated_numbers("2024年。12月3日发布。")
+
+
 def test_full_date_agrees_with_the_same_day_stated_without_a_year() -> None:
     from tracer.text import numbers_agreement, stated_numbers
 
