@@ -2409,7 +2409,8 @@ def _zh_figure_slots(words: tuple[_Word, ...]) -> list[_Slot]:
         if not unit and i + 1 < len(words) and words[i + 1][2].rstrip(_APART) == "m" \
                 and not words[i + 1][1][:1].isdigit() and not words[i + 1][2].endswith(_APART):
             unit = words[i + 1][1]
-        if unit in _ZH_TIME_UNITS or (not unit and len(m.group(1)) == 4):
+        if unit in _ZH_TIME_UNITS or (not unit and len(m.group(1)) == 4 and m.group(1).isdigit()):
+            # a year ("2024" with no unit); "42.7万人" is a figure
             continue
         if any(0 <= x < len(words) and words[x][1] in ("比", ":", "：") for x in (i - 1, i + 1)):
             continue  # a score or a ratio ("3比1"), read with its verb, not a measure
@@ -2442,6 +2443,19 @@ def _zh_figure_slot(a: tuple[_Word, ...], b: tuple[_Word, ...]) -> Conflict | No
                          frozenset(k for k, _w, _t in a))
 
 
+def _same_measure(theirs: tuple[str, ...], mine: tuple[str, ...]) -> bool:
+    """Whether two figures' measure words (nearest first) name one measure: the same words as far
+    as both go. A measure that opens its clause has one word and takes what qualifies it from the
+    clause before ("普通本专科招生42.7万人，…，在校生131.5万人": 在校生 is 普通本专科在校生)."""
+    k = min(len(theirs), len(mine))
+    return theirs[:k] == mine[:k]
+
+
+def _same_figure(value: str, other: str) -> bool:
+    """`other` states `value`: the same figure, or one within 3% ("约1286亿元" for 1286.4亿元)."""
+    return other == value or figure_near("about", value, other) or figure_near("about", other, value)
+
+
 def _figure_moved(said: list[tuple[str, _Slot]], quoted: list[tuple[str, _Slot]],
                   said_words: frozenset[str] = frozenset()) -> Conflict | None:
     """The first of the sentence's figures (with its subject, "" for none, and measure) whose
@@ -2450,15 +2464,14 @@ def _figure_moved(said: list[tuple[str, _Slot]], quoted: list[tuple[str, _Slot]]
     a word the sentence says too (`said_words`): "三季度…同比增长4.6%" against "…同比增长5.3%，
     二季度增长4.7%，三季度增长4.6%"."""
     for subject, (context, value, unit) in said:
-        n = len(context)
-        mine = [v for s, (c, v, u) in quoted if s == subject and c[:n] == context and u == unit]
-        if not mine or any(v == value or figure_near("about", value, v) or figure_near("about", v, value)
-                           for v in mine[:_MAX_SLOTS]):
+        mine = [v for s, (c, v, u) in quoted if s == subject and _same_measure(c, context) and u == unit]
+        if not mine or any(_same_figure(value, v) for v in mine[:_MAX_SLOTS]):
             continue
-        if said_words and any(v == value and u == unit and s == subject and c[:1] == context[:1]
+        if said_words and any(_same_figure(value, v) and u == unit and s == subject and c[:1] == context[:1]
                               and len(c) > 1 and c[1] in said_words for s, (c, v, u) in quoted):
             continue
-        if any(v == value and u == unit and (s != subject or c[:n] != context) for s, (c, v, u) in quoted):
+        if any(u == unit and (s != subject or not _same_measure(c, context)) and _same_figure(value, v)
+               for s, (c, v, u) in quoted):
             label = subject + "".join(reversed(context))
             return Conflict("figures-slot", label + value + unit, label + mine[0] + unit)
     return None

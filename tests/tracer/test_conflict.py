@@ -1631,6 +1631,18 @@ def test_roles_the_other_way_round_are_a_conflict(sentence: str, quote: str, lan
         ("锐能动力2024年第三季度营收922.8亿元，同比增长12.1%。",
          "当季公司实现营业收入922.8亿元，同比下降12.1%；归母净利润131.4亿元，同比增长25.9%。",
          "同比增长12.1%", "同比增长25.9%"),
+        # the sentence rounds the figure the quote gives another measure
+        ("蓝海电池2024年净利润约1286亿元，同比增长18.7%。",
+         "公司全年实现营业收入1286.4亿元，同比增长18.7%；归属于上市公司股东的净利润为96.3亿元，同比增长33.5%。",
+         "净利润1286亿元", "净利润96.3亿元"),
+        ("锐能动力三季度营业收入约131亿元，比去年同期增长25.9%。",
+         "当季公司实现营业收入922.8亿元，同比下降12.1%；归母净利润131.4亿元，同比增长25.9%。",
+         "营业收入131亿元", "营业收入922.8亿元"),
+        # a measure opening its clause is the one the clause before qualifies; a figure of four
+        # characters is no year
+        ("普通本专科在校生42.7万人，比上年增长3.8%。",
+         "全省共有普通高校109所；普通本专科招生42.7万人，比上年增长3.8%，在校生131.5万人。",
+         "本专科在校生42.7", "本专科在校生131.5"),
     ],
 )
 def test_a_figure_of_another_measure_in_the_quote_is_a_conflict(sentence: str, quote: str, said: str,
@@ -1654,6 +1666,12 @@ def test_a_figure_of_another_measure_in_the_quote_is_a_conflict(sentence: str, q
         # the quote gives it under a word the sentence says too: the quarter
         ("2024年三季度国内生产总值同比增长4.6%。",
          "2024年分季度看，一季度国内生产总值同比增长5.3%，二季度增长4.7%，三季度增长4.6%。"),
+        # the quote gives the figure to the measure as the clause opens ("增长…6.3%"), the
+        # sentence under a word more ("名义增长6.3%")
+        ("农村居民人均可支配收入为20133元，名义增长6.3%，实际增长4.2%。",
+         "全国居民人均可支配收入36883元，比上年名义增长5.0%，扣除价格因素，实际增长2.9%。"
+         "分城乡看，城镇居民人均可支配收入49283元，增长3.9%，扣除价格因素，实际增长1.9%；"
+         "农村居民人均可支配收入20133元，增长6.3%，扣除价格因素，实际增长4.2%。"),
     ],
 )
 def test_a_figure_the_quote_gives_its_measure_is_no_slot_conflict(sentence: str, quote: str) -> None:
