@@ -1703,6 +1703,12 @@ def test_a_figure_the_quote_gives_its_measure_is_no_slot_conflict(sentence: str,
         ("Eastern Shipping operates about 85 vessels, against 230 for Southern Marine.",
          "Eastern Shipping operates about 230 vessels; Southern Marine operates about 85 vessels.",
          "Shipping operates 85 vessels", "Shipping operates 230 vessels"),
+        # a full stop ends the clause: "iPhone revenue" measures the figure after it, not the one
+        # of the sentence before
+        ("Services revenue reached a record $69.1 billion.",
+         "Apple reported quarterly revenue of $124.3 billion. iPhone revenue was $69.1 billion, while "
+         "services revenue reached a record $26.3 billion.",
+         "revenue record 69.1 billion", "revenue record 26.3 billion"),
     ],
 )
 def test_an_english_figure_the_quote_gives_another_measure_is_a_conflict(sentence: str, quote: str,
