@@ -249,6 +249,8 @@ def trace(
             needs = recognize.recognize_sentences(sentences, lang)
         # a topic's label ("1. **动力电池**" over its points) states nothing: never cited
         labels = {s.id for s in sentences if recognize.is_label(s, report)}
+        # nor is a question ("Why did BYD overtake Tesla?"): it states nothing a record could support
+        labels |= {s.id for s in sentences if recognize.is_question(s)}
         needs -= labels
         stats.needs_citation = len(needs)
 

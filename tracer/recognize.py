@@ -87,6 +87,20 @@ _VERB = re.compile(r"\b(?i:is|are|was|were|has|have|had|will|would|can|could|did
                    r"shall|should|became|becomes|remains?|rose|fell|grew|leads?|led|wins?|won)\b")
 
 
+def is_question(sentence: Sentence) -> bool:
+    """Whether a sentence asks rather than states ("Why did BYD overtake Tesla in 2023?"): it ends
+    in a question mark and bears no marker of its author. A record may state what the question
+    takes for granted, but a citation on a question reads as support for an answer it does not
+    give, so it is never cited (nor reported unsupported). A question its author cited ("Did BYD
+    overtake Tesla? [1]") is read as the author's claim, as a label with a marker is."""
+    if sentence.in_table:
+        return False
+    said = strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip()
+    # (one that ends in a quoted question states what someone asks: 'summarized by the phrase "Who
+    # says what … with what effect?"')
+    return said == sentence.text.strip() and said.rstrip("*_ \t").endswith(("?", "？"))
+
+
 def is_label(sentence: Sentence, text: str) -> bool:
     """Whether a sentence is a label that names a topic and states nothing ("1. **动力电池**" over
     its points, "- Economic growth" over sub-items, "经济增长" alone on its line): no marker, no

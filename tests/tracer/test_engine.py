@@ -418,6 +418,36 @@ def test_a_label_that_names_a_topic_is_never_cited(report: str) -> None:
     assert all(u.sentence.endswith(("。", ".")) for u in result.unsupported)   # the points, not the labels
 
 
+QUESTION_RECORDS = [
+    {"url": "https://ev.example/2023", "title": "EV sales",
+     "content": "BYD sold 3.02 million new energy vehicles in 2023, overtaking Tesla in the fourth quarter. "
+                "Its rise prompted the question \"Can anyone catch BYD?\""},
+    {"url": "https://ev.example.cn/2023", "title": "新能源汽车",
+     "content": "2023年，比亚迪销售新能源汽车302万辆，第四季度销量超过特斯拉。"},
+]
+
+
+@pytest.mark.parametrize("report", [
+    "# EVs\n\nWhy did BYD sell 3.02 million new energy vehicles in 2023 and overtake Tesla?\n",
+    "# EVs\n\n**How did BYD sell 3.02 million new energy vehicles in 2023 and overtake Tesla?**\n",
+    "# 新能源\n\n比亚迪为何能在2023年销售新能源汽车302万辆，并在第四季度销量超过特斯拉？\n",
+])
+def test_a_question_is_never_cited(report: str) -> None:
+    # the record states what the question takes for granted; a citation would read as an answer
+    result = trace(report, QUESTION_RECORDS)
+    assert result.citations == () and result.report == report and result.unsupported == ()
+
+
+def test_a_question_its_author_cited_is_read_as_a_claim() -> None:
+    report = "# EVs\n\nDid BYD sell 3.02 million new energy vehicles in 2023 and overtake Tesla [1]?\n"
+    result = trace(report, QUESTION_RECORDS)
+    assert [c.sources[0].url for c in result.citations] == ["https://ev.example/2023"]
+    statement = "# EVs\n\nBYD sold 3.02 million new energy vehicles in 2023, overtaking Tesla.\n"
+    assert trace(statement, QUESTION_RECORDS).citations   # the same words stated are cited
+    quoting = '# EVs\n\nBYD\'s rise in 2023 prompted analysts to ask: "Can anyone catch BYD?"\n'
+    assert trace(quoting, QUESTION_RECORDS).citations     # a statement that ends in a quoted question
+
+
 @pytest.mark.parametrize("report", [
     "- 动力电池装车量548.4GWh\n",                 # a figure
     "- 特斯拉全线降价\n- 比亚迪销量第一\n",         # a flat list of short claims, not over sub-items
