@@ -534,13 +534,14 @@ _ZH_SAME_TIME = tuple(frozenset(g.split()) for g in (
 def _spelling(said: str, quoted: str) -> bool:
     """Whether two English names are spellings of one: one letter apart in a word of five letters
     or more ("Organization" and "Organisation", "Philip" and "Phillip", "Tchaikovsky" and
-    "Tchaikovski"), two in one of nine or more, or an abbreviation of at most four letters that
-    begins the other ("Med" for "Medicine"). "Austria" and "Australia", "Niger" and "Nigeria" are
-    two names."""
+    "Tchaikovski"), two in one of nine or more, or an abbreviation that begins the other: of at
+    most four letters ("Med" for "Medicine"), or of five for a word four letters longer or more
+    ("Calif" for "California", "Assoc" for "Association"). "Austria" and "Australia", "Niger" and
+    "Nigeria" are two names."""
     x, y = said.lower().replace(".", ""), quoted.lower().replace(".", "")
     short, long = sorted((x, y), key=len)
-    if len(short) <= 4 and len(long) >= 6 and long.startswith(short):
-        return True
+    if long.startswith(short) and (len(short) <= 4 <= len(long) - 2 or 5 == len(short) <= len(long) - 4):
+        return True   # "Med" for "Medicine", "Calif" for "California" (not "Niger" for "Nigeria")
     if _letters(x) == _letters(y) or _acronym(said, quoted) or _acronym(quoted, said) \
             or any(_letters(x) in group and _letters(y) in group for group in _EN_SAME_PLACE):
         return True
@@ -860,7 +861,9 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                 flanked = (least >= 2 or (least >= 1 and most >= 2) or ends) \
                     and (least >= 2 or (_is_proper(a[s1:s2]) and _is_proper(b[t1:t2])))
             else:
-                flanked = least >= 1 and not (title_case or _title_case(b))
+                # (or ended: "… from Wells Fargo and Citigroup." for "… and Barclays.", where two
+                # words or more align before the name, so that its capital is no sentence's)
+                flanked = (least >= 1 or ends) and not (title_case or _title_case(b))
             if zh and flanked and s2 - s1 == 1 and t2 - t1 == 1 and ka[s1] not in in_b \
                     and _ZH_PERIOD.search(a[s1][1]) and _ZH_PERIOD.search(b[t1][1]) \
                     and not _same_period(a[s1][1], b[t1][1]) and not _one_name(a[s1][1], b[t1][1], zh):

@@ -592,6 +592,28 @@ def test_two_spellings_of_one_english_name_are_no_swap_but_two_close_names_are()
     assert quote_conflict("The team from Austria won the final match in Vienna last year.",
                           "The team from Australia won the final match in Vienna last year.",
                           "en") == Conflict("name", "Austria", "Australia")
+    # a state's abbreviation ending both texts
+    assert quote_conflict("The company is headquartered in Cupertino, California.",
+                          "The company is headquartered in Cupertino, Calif.", "en") is None
+
+
+def test_another_name_ending_both_english_texts_is_a_swap() -> None:
+    assert quote_conflict(
+        "Meridian plans to fund the purchase with cash on hand and a new $1.5 billion term loan from "
+        "Wells Fargo and Citigroup.",
+        "Meridian plans to finance the purchase with cash on hand and a new $1.5 billion term loan from "
+        "Wells Fargo and Barclays.", "en") == Conflict("name", "Citigroup", "Barclays")
+    assert quote_conflict("The paper was published in the journal Nature.",
+                          "The paper was published in the journal Science.", "en") == Conflict(
+        "name", "Nature", "Science")
+    # another form of the same name, or more of it, is none
+    for sentence, quote in (
+        ("The study was funded by the National Institutes of Health.", "The study was funded by the NIH."),
+        ("The bill was signed into law by President Biden.", "The bill was signed into law by Joe Biden."),
+        ("The paper was published in Nature Astronomy.", "The paper was published in Nature."),
+        ("The film was directed by Christopher Nolan.", "The film was directed by Nolan."),
+    ):
+        assert quote_conflict(sentence, quote, "en") is None, sentence
 
 
 def test_a_negative_form_of_the_negated_word_and_chinese_times_that_say_the_same_are_no_conflict() -> None:
