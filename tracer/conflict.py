@@ -2665,18 +2665,29 @@ def _planned_for_done(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[
     """English: the sentence only plans what its quote says is done: "is planning to open" for
     "has opened", "will lift" for "has already lifted". The plan word ends the sentence's change
     right before the run both share (the verb), whose quote change says has, have, had or
-    already, and no plan word of the quote's."""
+    already, and no plan word of the quote's. Or the quote writes that verb in the past ("plans
+    to sign a licensing deal" for "In August 2024 it signed a licensing deal"), and no word of
+    the whole quote plans anything ("said it expanded the network and plans to expand it again"
+    may support "plans to expand the network")."""
+    planless: bool | None = None
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
-        if tag != "replace" or i2 - i1 > _MAX_CHANGE or j2 - j1 > _MAX_CHANGE \
-                or k + 1 >= len(ops) or ops[k + 1][0] != "equal":
+        if tag not in ("replace", "delete") or k + 1 >= len(ops) or ops[k + 1][0] != "equal":
             continue
         said = [w.lower() for _k, w, _t in a[i1:i2]]
         quoted = [w.lower() for _k, w, _t in b[j1:j2]]
         if (quoted and quoted[-1] == "to") or (j2 < len(b) and b[j2][1].lower() == "to"):
             continue  # "has agreed to merge", "has decided to sell": a decision, not the deed
-        if any(w in _EN_PLAN for w in said[-3:]) and any(w in _EN_DONE for w in quoted) \
+        if tag == "replace" and i2 - i1 <= _MAX_CHANGE and j2 - j1 <= _MAX_CHANGE \
+                and any(w in _EN_PLAN for w in said[-3:]) and any(w in _EN_DONE for w in quoted) \
                 and not any(_prospect(b, j, False) for j in range(j1, j2)):
             return Conflict("done", _said(a, i1, i2), _said(b, j1, j2))
+        if len(said) >= 2 and said[-1] == "to" and said[-2] in _EN_PLAN and j2 < len(b) and i2 < len(a) \
+                and b[j2][1].lower().endswith("ed") and not a[i2][1].lower().endswith("ed"):
+            if planless is None:
+                planless = not any(_prospect(b, j, False) or b[j][1].lower() in _EN_PLAN
+                                   for j in range(len(b)))
+            if planless:
+                return Conflict("done", _said(a, max(i1, i2 - 3), i2), _said(b, j2, j2 + 1))
     return None
 
 
@@ -2692,10 +2703,15 @@ def _done_or_not(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
     """Chinese: the sentence says it has not happened where its quote says it has, or the other
     way round: "并未于2024年10月投产" for "已于2024年10月投产", "尚未与…签署" for "公司已与…签署".
     The 已 word stands at the end of its text's change, right before the run both share, and
-    that change holds no negation."""
+    that change holds no negation. Or the sentence only plans what the quote says is done: "计划
+    启动" for "已启动", and for "还选派了" or "组建了" (`_done_with_le`) "计划选派", "计划组建"."""
     for k, (tag, i1, i2, j1, j2) in enumerate(ops):
-        if tag != "replace" or i2 - i1 > 2 * _MAX_CHANGE or j2 - j1 > 2 * _MAX_CHANGE \
-                or k + 1 >= len(ops) or ops[k + 1][0] != "equal":
+        if k + 1 >= len(ops) or ops[k + 1][0] != "equal":
+            continue
+        if tag == "delete" and i2 - i1 <= 2 and any(w in _ZH_PLAN for _k, w, _t in a[i1:i2]) \
+                and _done_with_le(a, b, i2, j2):
+            return Conflict("done", _said(a, i1, i2), _said(b, j2, j2 + 2))
+        if tag != "replace" or i2 - i1 > 2 * _MAX_CHANGE or j2 - j1 > 2 * _MAX_CHANGE:
             continue
         if any(w in _ZH_STOPPING for _k, w, _t in (*a[i1:i2 + 1], *b[j1:j2 + 1])):
             continue  # "不再生产" is "已停止生产", "没有接受" is "已拒绝"
@@ -2707,9 +2723,17 @@ def _done_or_not(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_Op],
             return Conflict("negation", _said(a, i1, i2), _said(b, j1, j2))
         # a plan where the quote says it is done: "计划启动" for "已启动"
         if not quoted_not and any(w in _ZH_PLAN for _k, w, _t in a[max(i1, i2 - 3):i2]) \
-                and any(_zh_done(w) for _k, w, _t in b[max(j1, j2 - 2):j2]):
+                and (any(_zh_done(w) for _k, w, _t in b[max(j1, j2 - 2):j2]) or _done_with_le(a, b, i2, j2)):
             return Conflict("done", _said(a, i1, i2), _said(b, j1, j2))
     return None
+
+
+def _done_with_le(a: tuple[_Word, ...], b: tuple[_Word, ...], i2: int, j2: int) -> bool:
+    """Chinese: the quote writes 了 after the word both texts share at a[i2] and b[j2] ("组建了")
+    and the sentence does not, and no word of the quote plans or expects anything ("去年推出了…，
+    并计划明年推出…" may support "计划推出")."""
+    return j2 + 1 < len(b) and b[j2 + 1][1] == "了" and not (i2 + 1 < len(a) and a[i2 + 1][1] == "了") \
+        and not any(_prospect(b, j, True) for j in range(len(b)))
 
 
 def _prospect(words: tuple[_Word, ...], i: int, zh: bool) -> bool:

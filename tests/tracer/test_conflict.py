@@ -1826,6 +1826,20 @@ def test_a_sentence_that_names_a_plan_or_looks_ahead_states_no_plan_as_done(sent
          "zh", True),
         ("The health department is planning to open four walk-in vaccination clinics.",
          "The department has opened four walk-in vaccination clinics since February.", "en", True),
+        # the quote writes the deed in the past: 了 after the verb, an English past tense
+        ("全省计划选派1200名城镇骨干教师到乡村学校支教一年。",
+         "2024年，全省还选派了1200名城镇骨干教师到乡村学校支教，支教期限为一年。", "zh", True),
+        ("省里计划组建澜西引水集团有限公司，负责工程运营管理。",
+         "为负责工程建成后的运营管理，省里组建了澜西引水集团有限公司，注册资本200亿元。", "zh", True),
+        ("Aster plans to sign a licensing deal with Tomoe Pharma covering velmarotide in Japan.",
+         "In August 2024 it signed a licensing deal with Japan's Tomoe Pharma, which paid $150 million "
+         "upfront for the rights to develop and sell velmarotide in Japan.", "en", True),
+        ("The city plans to expand the bike network.", "The city expanded the bike network in 2023.",
+         "en", True),
+        # ... not when the quote plans it too, elsewhere
+        ("公司计划推出新款手机。", "公司去年推出了新款手机，并计划明年推出新款手机。", "zh", False),
+        ("The city plans to expand the bike network.",
+         "The city said it expanded the bike network in 2023 and plans to expand it again.", "en", False),
         # the quote plans too, or the sentence says it is done
         ("沿线部分市县计划启动征地拆迁前期准备工作。", "沿线部分市县计划启动征地拆迁前期准备工作。",
          "zh", False),
