@@ -1263,13 +1263,15 @@ _FRAME_EN = re.compile(
     # "denied reports that", "refuted suggestions that", "said it was false that"
     r"|(?:den(?:y|ies|ied)|refut\w*|dismiss\w*|rebut\w*|reject\w*) (?:the )?(?:media )?"
     r"(?:reports?|claims?|suggestions?|rumou?rs?|allegations?|speculation) that"
-    r"|(?:false|untrue|a myth|a hoax|fake news) that)\b",
+    r"|(?:false|untrue|a myth|a hoax|fake news) that"
+    # "The startup claims its battery can …": a verb before what it claims ("insurance claims rose" is none)
+    r"|claim(?:s|ed) (?=(?:its|it|the|their|his|her|to)\b))\b",
     re.IGNORECASE,
 )
 _FRAME_ZH = re.compile(
     r"是否|有无(?![数人线限法机])|(?:并无|没有|尚无|无)证据(?:表明|显示|证明)?|传言|谣言|否认|辟谣|不实|是不是"
     r"|尚不清楚|尚不明确|尚无定论|尚未证实|未经证实|有待证实|有待确认|网传|据传|(?<![数根证依论])据[称说]|传闻|市场猜测|猜测称|网友称|爆料称"
-    r"|宣称|声称|指责|指控|预计|预期")
+    r"|宣称|声称|指责|指控|预计|预期|有消息称|(?:网络上|网上|坊间|社交媒体上)流传")
 # a denial after what it denies, in the same quote sentence ("网传…提高到67岁，人社部回应称该消息不实",
 # "… to 67, but the ministry called it a fabrication")
 _POST_DENIAL_EN = re.compile(
@@ -1444,7 +1446,8 @@ def framed(sentence: str, quote: str, lang: str) -> Conflict | None:
             continue
         claim_at = qm[min(x.b for x in after)].start()  # where the repeated words start after it
         # (a Chinese frame may stand before a comma: "该公司宣称，其电池…", "分析人士预计，苹果将…")
-        gap_from = f.end() + 1 if lang == "zh" and quote[f.end():f.end() + 1] in "，：," else f.end()
+        gap_from = f.end() + (1 if lang == "zh" and quote[f.end():f.end() + 1] == "称" else 0)   # "传闻称，"
+        gap_from += 1 if lang == "zh" and quote[gap_from:gap_from + 1] in "，：," else 0
         if claim_at - f.end() > 60 or _CLAUSE_BREAK.search(quote, gap_from, claim_at):
             continue
         last_at = qm[max(x.b for x in after)].start()

@@ -1026,6 +1026,26 @@ def test_a_claim_the_record_reports_as_denied_or_rumoured_is_framed() -> None:
                   "据传政府将把退休年龄提高到67岁。"):
         got = framed("政府将把退休年龄提高到67岁。", quote, "zh")
         assert got is not None and got.kind == "framed", quote
+    # a rumour by other words: "有消息称", "传闻称，", what spreads online; a company's claim
+    for said, quote in (
+            ("监管部门将对外卖平台佣金设定统一的15%上限。",
+             "此前有消息称，监管部门将对外卖平台佣金设定统一的15%上限。"),
+            ("成都一环路以内老旧片区将于2025年整体拆迁。",
+             "近日，网络上流传“成都一环路以内老旧片区将于2025年整体拆迁”的消息，引发市民关注。"),
+            ("欧洲私募基金哈尔登资本曾以更高报价参与竞购凯斯特纳。",
+             "此前有市场传闻称，欧洲私募基金哈尔登资本（Halden Capital）曾以更高报价参与竞购。")):
+        got = framed(said, quote, "zh")
+        assert got is not None and got.kind == "framed", quote
+    got = framed("The startup's battery can charge to 80% in five minutes.",
+                 "The startup claims its battery can charge to 80% in five minutes.", "en")
+    assert got is not None and got.quote_says == "The startup claims", got
+    # ... but "claims" the noun, official news, and a claim the sentence makes a claim stay
+    assert framed("Insurance claims rose 5% in 2023 across the country.",
+                  "Insurance claims rose 5% in 2023 across the country.", "en") is None
+    assert framed("The startup claims its battery can charge to 80% in five minutes.",
+                  "The startup claims its battery can charge to 80% in five minutes.", "en") is None
+    assert framed("国务院常务会议通过了新的数据安全条例。",
+                  "新华社消息称，国务院常务会议通过了新的数据安全条例。", "zh") is None
     # a denial of something else in the sentence, a rumour then confirmed, a thing that is fake
     for said, quote in (
             ("2023年公司营收增长20%。", "2023年公司营收增长20%，公司同时表示，关于裁员的传闻不实。"),
