@@ -232,6 +232,9 @@ class Conflict:
             return f'its quote has the roles the other way round ("{self.quote_says}")'
         if self.kind == "framed":
             return f'its quote only reports it as a question or a claim ("{self.quote_says}")'
+        if self.kind == "speaker":
+            return (f'the sentence gives the words to {self.sentence_says}, whom the record never names; '
+                    f'its quote gives them to another ("{self.quote_says}")')
         if self.kind == "unanswered":
             return f'the sentence denies what its quote never denies ("{self.sentence_says}")'
         if self.kind == "negation":
@@ -2935,3 +2938,84 @@ def _said(words: tuple[_Word, ...], start: int, end: int) -> str:
         return " ".join(run).replace(" n't", "n't")
     return "".join(run)
 
+
+
+# --- who said it ---------------------------------------------------------------------------------
+
+# a verb that gives someone's words or view: "X said", "X told reporters", "X wrote that"
+_EN_SPEECH = (r"(?:said|says|told|tells|wrote|writes|argued|argues|noted|notes|added|adds|cautioned|cautions|"
+              r"warned|warns|stated|states|explained|explains|described|describes|predicted|predicts|"
+              r"acknowledged|acknowledges|insisted|insists|stressed|stresses|emphasi[sz]ed|emphasi[sz]es|"
+              r"contended|contends|observed|remarked|concluded|concludes|believes|believed|announced|"
+              r"announces|testified|testifies|recalled|recalls|claimed|claims)")
+_EN_SPEAKER = re.compile(
+    r"(?P<name>(?:[A-Z][\w'’.-]*\s+){0,5}[A-Z][\w'’-]*)\s+" + _EN_SPEECH + r"\b"
+    r"|\b" + _EN_SPEECH + r"\s+(?P<after>(?:[A-Z][\w'’.-]*\s+){0,4}[A-Z][\w'’-]*)(?=\s*[.,;]|\s*$)"
+    r"|\baccording to (?P<source>(?:[A-Z][\w'’.-]*\s+){0,4}[A-Z][\w'’-]*)")
+# capitalised words that give a speaker's role or stand for no one in particular, not a name
+_EN_NOT_SPEAKERS = frozenset(
+    "the a an he she they it we i you his her their its our this that these those there then but and "
+    "chief executive officer ceo cfo coo cto chairman chairwoman chair president vice deputy senior "
+    "assistant associate principal lead investigator dr mr mrs ms miss prof professor judge justice "
+    "governor minister secretary senator sen rep representative mayor director commissioner general "
+    "lieutenant colonel captain sir dame lord lady head manager spokesperson spokesman spokeswoman "
+    "analyst analysts economist economists researcher researchers scientist scientists expert experts "
+    "official officials officer officers doctor doctors state federal national county city company "
+    "government ministry department agency police court study report reports survey data statement "
+    "however meanwhile also in on at for by of to from with as after before when while".split())
+_EN_SPEECH_WORD = re.compile(r"\b" + _EN_SPEECH + r"\b")
+_ZH_SPEECH = re.compile(r"表示|认为|指出|强调|介绍|透露|坦言|回应称|说道|写道|称")
+
+
+def unnamed_speaker(sentence: str, quote: str, record: str, lang: str) -> Conflict | None:
+    """The sentence gives its words to a named person or body that the record never names, where
+    the quote gives them to another, named one: "Chief Executive Officer Maren Lindqvist said
+    Halvorsen now expects…" against "Okafor said the company now expects…", "王振华认为，…"
+    against "李明远认为，…". A speaker is, in English, a capitalised run right before "said",
+    "told", "wrote" … (or after it at the clause's end, or after "according to"), without role
+    words ("Chief Executive Officer", "Dr.") and not a lone word opening the sentence
+    ("Researchers said"); in Chinese a person's name (rjieba's nr, two to four characters)
+    right before 表示, 认为, 指出 …. Every word of the sentence's speaker must be missing from the
+    record, so a record that names the speaker anywhere, in any form, is no conflict, and the
+    English quote's speaker must be missing from the sentence (a page need not name its
+    publisher: "Popular Mechanics said that …" against the magazine's own words is no conflict).
+    A Chinese quote need only give the words to someone (表示, 认为 …): its speaker may be no
+    name rjieba tags ("教授李明远认为"), and the sentence's, a person's, is no publisher."""
+    said = _speakers(sentence, lang)
+    if not said:
+        return None
+    if lang == "zh":   # (a person, by rjieba's tag: no publisher; the quote's speaker may be untagged)
+        spoken = _ZH_SPEECH.search(quote)
+        quoted = [quote[max(0, spoken.start() - 5):spoken.end()]] if spoken else []
+    else:
+        quoted = [w for names in _speakers(quote, lang, True) for w in names
+                  if not re.search(rf"\b{re.escape(w.lower())}\b", sentence.lower())]
+    if not quoted:
+        return None
+    low = record.lower()
+    for names in said:
+        if lang == "zh":
+            if not any(w in record or (len(w) == 3 and w[1:] in record) for w in names):
+                return Conflict("speaker", "".join(names), quoted[0])
+        elif not any(re.search(rf"\b{re.escape(w.lower())}\b", low) for w in names):
+            return Conflict("speaker", " ".join(names), quoted[0])
+    return None
+
+
+def _speakers(text: str, lang: str, lone: bool = False) -> list[list[str]]:
+    """The names of who speaks in `text` (`unnamed_speaker`), each as its words; with `lone`, a
+    lone word opening the text too ("Okafor said …")."""
+    if lang == "zh":
+        words = rjieba.tag(text)
+        return [[w] for i, (w, tag) in enumerate(words[:-1])
+                if tag == "nr" and 2 <= len(w) <= 4 and _ZH_SPEECH.match(words[i + 1][0])]
+    out: list[list[str]] = []
+    for m in _EN_SPEAKER.finditer(text):
+        run = m.group("name") or m.group("after") or m.group("source")
+        start = m.start("name") if m.group("name") else -1
+        names = [w.strip(".'’").removesuffix("'s").removesuffix("’s") for w in run.split()]
+        names = [w for w in names if w.lower() not in _EN_NOT_SPEAKERS and len(w) >= 2]
+        opening = start == 0 or (start > 0 and text[start - 1] in "\"“'‘")
+        if names and (lone or not (opening and len(names) < 2)):
+            out.append(names)   # not "Researchers said", "Officials told …": a sentence's first word
+    return out

@@ -34,6 +34,7 @@ from tracer.conflict import (
     quote_addition,
     quote_conflict,
     rank_conflict,
+    unnamed_speaker,
     year_role_conflict,
     zh_clause_figure,
     zh_other_place,
@@ -1007,7 +1008,8 @@ class Verifier:
                 stems = self._stems[record] = RecordStems(content)
             got = cause_addition(query, quote, stems) or clause_addition(query, quote, stems)
         return got or figure_change_conflict(query, content, self.index.lang) \
-            or year_role_conflict(query, content, self.index.lang)
+            or year_role_conflict(query, content, self.index.lang) \
+            or unnamed_speaker(query, quote, content, self.index.lang)
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
         """A figure of the sentence that the record states nowhere, where the quote states

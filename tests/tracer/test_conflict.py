@@ -2313,3 +2313,60 @@ def test_a_year_month_agrees_with_a_month_the_record_states_under_that_year() ->
     assert trace(said, [byd, other]).citations
     for wrong in ("2023年12月", "2024年11月"):
         assert not trace(said.replace("2024年12月", wrong), [byd, other]).citations
+
+
+def test_words_given_to_a_speaker_the_record_never_names_are_a_conflict() -> None:
+    from tracer.conflict import unnamed_speaker
+
+    quote = "Okafor said the company now expects input cost inflation of about 3% for the full year."
+    got = unnamed_speaker("Chief Executive Officer Maren Lindqvist said Halvorsen now expects input cost "
+                          "inflation of about 3% for the full year.", quote, quote, "en")
+    assert got == Conflict("speaker", "Maren Lindqvist", "Okafor")
+    quote = '"It is a modest but meaningful result for a condition with very few options," Reiner said.'
+    got = unnamed_speaker("Principal investigator Dr. Anjali Mehra described the result as modest but "
+                          "meaningful for a condition with very few options.", quote, quote, "en")
+    assert got == Conflict("speaker", "Anjali Mehra", "Reiner")
+    quote = "中国人民大学劳动人事学院教授李明远认为，新规的具体效果取决于平台算法的透明度和地方执法力度。"
+    got = unnamed_speaker("市场监管总局网络交易监督管理司司长王振华认为，新规的具体效果取决于平台算法的"
+                          "透明度和地方执法力度。", quote, quote, "zh")
+    assert got is not None and got.kind == "speaker" and got.sentence_says == "王振华"
+    assert "whom the record never names" in got.describe()
+
+
+def test_a_speaker_the_record_names_or_a_page_that_speaks_for_itself_is_no_conflict() -> None:
+    from tracer.conflict import unnamed_speaker
+
+    record = ("Halvorsen's chief executive, Maren Lindqvist, presented the results. Okafor said the company "
+              "now expects input cost inflation of about 3% for the full year.")
+    quote = record.split(". ", 1)[1]
+    # named elsewhere in the record: the verifier's other checks, not this one, read who said what
+    assert unnamed_speaker("Lindqvist said Halvorsen now expects input cost inflation of about 3% for the "
+                           "full year.", quote, record, "en") is None
+    # a magazine's own words: its page need not name it; nor does a sentence's first word name anyone
+    quote = "Starship Mine is one of the ten most fun episodes, as Picard must save his ship, fans said."
+    assert unnamed_speaker('Popular Mechanics said that "Starship Mine" was one of the ten most fun '
+                           'episodes.', quote, quote, "en") is None
+    quote = "Okafor said inflation would ease."
+    assert unnamed_speaker("Economists said inflation would ease.", quote, quote, "en") is None
+    assert unnamed_speaker("Researchers said inflation would ease.", quote, quote, "en") is None
+    # a quote that gives the words to no one
+    quote = "研究人员测定，嫦娥六号着陆区玄武岩的形成年龄约为28.07亿年。"
+    assert unnamed_speaker("国家航天局局长张克俭表示，嫦娥六号着陆区玄武岩的形成年龄约为28.07亿年。",
+                           quote, quote, "zh") is None
+
+
+def test_a_sentence_that_gives_a_record_s_words_to_another_speaker_is_not_cited() -> None:
+    from tracer import trace
+
+    records = [{"url": "https://news.example/halvorsen-q3", "title": "Halvorsen third quarter",
+                "content": "Halvorsen Foods reported third-quarter revenue of $2.1 billion on Tuesday. "
+                           "Okafor said the company now expects input cost inflation of about 3% for the "
+                           "full year, down from its earlier estimate of 4%."}]
+    wrong = ("# Halvorsen\n\nChief Executive Officer Maren Lindqvist said the company now expects input "
+             "cost inflation of about 3% for the full year.\n")
+    result = trace(wrong, records)
+    assert result.citations == () and result.report == wrong
+    assert "whom the record never names" in result.unsupported[0].reason
+    right = ("# Halvorsen\n\nOkafor said the company now expects input cost inflation of about 3% for the "
+             "full year.\n")
+    assert trace(right, records).citations
