@@ -715,7 +715,10 @@ def _trailing_definitions(
             break                        # one kind of entry per list
         if (dm or fm) and lines[j].start in block_starts:
             if fm and not _SOURCE_LINK.search(t + below):
-                return None              # a footnote that is a note, not a source
+                if first is None:
+                    return None          # a footnote that is a note, not a source
+                j = first - 1            # the notes above the sources below them stay the body's
+                break
             if dm:
                 labels.add(dm.group(1))
             notelike = notelike or bool(fm)

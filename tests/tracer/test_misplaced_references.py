@@ -426,3 +426,21 @@ def test_a_chinese_sentence_ending_in_a_note_reference_is_cited_before_it() -> N
     out = trace(f"{fact}[^1]。上海是重要的产业高地。\n\n[^1]: 不含港澳台。\n\n更多内容。\n", recs)
     assert out.report.startswith(f"{fact}[1][^1]。上海是")
     assert trace(out.report, recs).report == out.report
+
+
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+def test_source_footnotes_below_a_note_footnote_are_the_references(existing: str) -> None:
+    # a Word document through pandoc: a note first, then the sources, all footnotes
+    recs = [{"url": "https://www.nature.com/articles/s41586-024-07500-2",
+             "title": "Hybrid working from home improves retention",
+             "content": "A trial at Trip.com involving 1,612 employees found that hybrid work cut quit rates "
+                        "by one third."}]
+    note = "[^1]: Prepared for internal discussion only.\n"
+    report = ("This memo is internal.[^1] A trial at Trip.com involving 1,612 employees found that hybrid "
+              "work cut quit rates by one third.[^2]\n\n" + note + "\n[^2]: Bloom, N. (2024). \"Hybrid "
+              "working from home improves retention.\" *Nature*. https://www.nature.com/articles/s41586-024-07500-2\n")
+    out = trace(report, recs, TraceOptions(existing=existing))
+    assert "[^2]" not in out.report and out.report.count("nature.com") == 1
+    assert out.report.startswith("This memo is internal.[^1] A trial at Trip.com involving 1,612 employees "
+                                 "found that hybrid work cut quit rates by one third[1].\n\n" + note)
+    assert trace(out.report, recs, TraceOptions(existing=existing)).report == out.report
