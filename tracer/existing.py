@@ -130,6 +130,8 @@ _ONE = (
     # "[1](#ref-1)": a number linking to its entry further down (not "[2](#figure-2)"); "[\[1\]](url)",
     # brackets escaped
     rf"|\[{_NUM}\]\(#(?i:ref|cite|citation|fn|footnote|note|endnote|source|bib)[^()\s]{{0,80}}\)"
+    # Tencent Yuanbao's "[3](@ref)", "[5,6](@ref)": numbers of its search results
+    rf"|\[{_NUM_LIST}\]\(@ref\)"
     rf"|\[\\\[{_NUM_LIST}\\\]\]\({_URL}\)"
     # a number with the page it cites: "[1, p. 5]", "[2, pp. 10–12]"
     rf"|\[{_NUM_LIST}{_PAGES}\]"
@@ -663,7 +665,8 @@ def find_existing_markers(text: str, layout: Layout, sentences: list[Sentence]) 
                     continue           # "10<sup>6</sup>", "72,735 m<sup>2</sup>", "mc<sup>2</sup>": a
                     # power, whatever a list numbers (the new list would make a second trace read it)
             bare = _unwrapped(clean)
-            urls = tuple(u for u in (_HREF.findall(bare) if "<a" in bare else _URL_IN.findall(bare)) if u)
+            urls = tuple(u for u in (_HREF.findall(bare) if "<a" in bare else _URL_IN.findall(bare))
+                         if u and u != "@ref")   # Yuanbao's "[3](@ref)" links nowhere: its number cites
             if urls and len(numbers) == 1 and not urls[0].startswith("#"):
                 # "[[1]](https://byd…)" cites its URL: a number of its own, so that a "[1]" of
                 # another section (or the list) that means another source is not taken for it

@@ -103,6 +103,9 @@ def found(text: str) -> list[tuple[str, tuple[int, ...]]]:
         (" (cf. Refs. 1, 2)", (1, 2)),
         ("（参见来源：2）", (2,)),
         ("（参见（来源：2）、[1]）", (2, 1)),
+        # Tencent Yuanbao's numbers of its search results, linked to "@ref"
+        ("[2](@ref)", (2,)),
+        ("[1,2](@ref)", (1, 2)),
     ],
 )
 def test_marker_forms(marker: str, numbers: tuple[int, ...]) -> None:
