@@ -47,8 +47,9 @@ _CN_NUMBER_UNIT = {"万": 1e4, "亿": 1e8, "千": 1e3, "百": 1e2}
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 # Scales a page abbreviates right after the digits ("5m users", "$3bn", "10k"): a record's side
 # reads the scaled figure as well as the bare one, since "5m" may as well be five metres.
-_SHORT_SCALE = re.compile(r"(bn|m|k)(?![A-Za-z0-9²³/])")
-_SHORT_SCALES = {"bn": 1e9, "m": 1e6, "k": 1e3}
+# ("671B", "$500M", "10K" too, as model cards and tech pages write them)
+_SHORT_SCALE = re.compile(r"(bn|Bn|BN|[mkMKB])(?![A-Za-z0-9²³/])")
+_SHORT_SCALES = {"bn": 1e9, "b": 1e9, "m": 1e6, "k": 1e3}
 
 _STEMMER = Stemmer.Stemmer("english")
 
@@ -1185,7 +1186,7 @@ def _plain_numbers(text: str, *, lenient: bool = False, units: StatedUnits | Non
         short = None
         if scale is None and lenient and tail[:1] in ("m", "b", "k"):
             matched = _SHORT_SCALE.match(text, m.end())
-            short = _fmt(float(value) * _SHORT_SCALES[matched.group(1)]) if matched else None
+            short = _fmt(float(value) * _SHORT_SCALES[matched.group(1).lower()]) if matched else None
         found.update(keys)
         if short is not None:  # "5m", "3bn", "10k": the scaled figure too, with no unit of its own
             found.add(short)

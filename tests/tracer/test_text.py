@@ -347,6 +347,11 @@ def test_a_figure_stated_only_in_another_unit_disagrees_and_a_conversion_agrees(
     assert agreement("Everest is 8,848 feet high.", "Everest is 8,848 m high.") == 0.0
     assert agreement("The bar weighs 0.5 kg.", "The bar weighs 500 g.") == 1.0
     assert agreement("It has 5 million users.", "It has 5m users.") == 1.0
+    # a capital B, M or K as model cards and tech pages write them
+    assert agreement("The model has 671 billion parameters.", "The model has 671B parameters.") == 1.0
+    assert agreement("The round raised $500 million.", "The round raised $500M.") == 1.0
+    assert agreement("The race drew 10,000 runners.", "The race drew 10K runners.") == 1.0
+    assert agreement("The model has 670 billion parameters.", "The model has 671B parameters.") == 0.0
     assert agreement("It ships 5 million tonnes.", "It ships 5 m tonnes.") == 1.0  # not 5 metres then
     # and in the sentence too: "5 m tonnes" is five million, whatever the record writes
     assert agreement("It ships 5 m tonnes.", "It ships 5,000,000 tonnes.") == 1.0
