@@ -849,7 +849,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                     and _figure_value(ka[fa[0]]) != _figure_value(kb[fb[0]]) \
                     and not _near(a, fa[0], b[fb[0]][1]) \
                     and all(_minor(w, zh) for i, w in enumerate(a[i1:i2], i1) if i != fa[0]) \
-                    and all(_minor(w, zh) for j, w in enumerate(b[j1:j2], j1) if j != fb[0]):
+                    and all(_minor(w, zh) for j, w in enumerate(b[j1:j2], j1) if j != fb[0]) \
+                    and not _from_year_to(a, fa[0], b, fb[0]):
                 return Conflict("figure", a[fa[0]][1], b[fb[0]][1])
         # a name swap: flanked on both sides, so that a capital is a name's and not a sentence's
         # ("Researchers found" and "Scientists found" are no swap), and not in title-case text,
@@ -899,6 +900,14 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                 return Conflict("name", _said(a, s1, s2), _said(b, t1, t2))
     return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around) \
         or _crossed_opposite(a, b, ka, kb, zh, negations, opposites)
+
+
+def _from_year_to(a: tuple[_Word, ...], i: int, b: tuple[_Word, ...], j: int) -> bool:
+    """English: the quote's year is the one a change is measured from and the sentence's a later
+    one it happened in ("fell 20% in 2024" against "dropped 20% from 2023"): the same change."""
+    return 0 < i and 0 < j and a[i - 1][1].lower() == "in" and b[j - 1][1].lower() in ("from", "since") \
+        and _YEAR.fullmatch(a[i][1]) is not None and _YEAR.fullmatch(b[j][1]) is not None \
+        and int(a[i][1]) > int(b[j][1])
 
 
 _NEGATIVE_FIGURE = re.compile(r"(?:[-−–]|负)\s*\d")
@@ -1768,10 +1777,13 @@ def zh_clause_figure(sentence: str, record: str) -> Conflict | None:
     with this one ("2023年江西第二产业增加值增长5.8%" where the record has "第二产业增加值增长5.0%，第三
     产业增加值增长5.8%"; "全年居民消费价格比上年上涨0.5%" against "…上涨0.3%"): the longest end of the
     words before the figure in its clause (six characters or more) that the record writes, and what
-    follows it there. A figure near the sentence's ("5.79%" for "5.8%") agrees."""
+    follows it there. A figure near the sentence's ("5.79%" for "5.8%") agrees, and one within its
+    hedge ("超过8%" or "约8.4%" for 8.5%)."""
     for m in itertools.islice(_ZH_CLAUSE_FIGURE.finditer(sentence), _MAX_CLAUSE_FIGURES):
         lead = _ZH_FIGURE_LEAD.search(sentence, max(0, m.start() - 12), m.start())
         start = m.start() - (len(lead.group(0)) if lead else 0)
+        # "超过8%" and "约8.4%" for the record's 8.5%: within the sentence's hedge
+        how = hedge_of(lead.group(0) if lead else "", sentence[m.end():m.end() + 8])
         reach = max(0, start - _MAX_CLAUSE)
         begin = max((b.end() for b in _ZH_CLAUSE_BREAK.finditer(sentence, reach, start)), default=reach)
         words = sentence[begin:start]
@@ -1794,13 +1806,13 @@ def zh_clause_figure(sentence: str, record: str) -> Conflict | None:
             here = record[opens:x.start()]
             if any(t not in here for t in dropped):
                 continue     # "全年…增长" against "12月份，…增长": another period's figure
-            lead = _ZH_RECORD_LEAD.match(record, x.end())
-            fig = _ZH_CLAUSE_FIGURE.match(record, lead.end() if lead else x.end())
+            theirs = _ZH_RECORD_LEAD.match(record, x.end())
+            fig = _ZH_CLAUSE_FIGURE.match(record, theirs.end() if theirs else x.end())
             if fig is not None and fig.group("unit") == m.group("unit"):
                 found.append(fig.group("num"))
         num = m.group("num")
-        if found and not any(float(f) == float(num) or figure_near("round", num, f)
-                             or figure_near("round", f, num) for f in found):
+        if found and not any(float(f) == float(num) or figure_near(how, num, f)
+                             or (how == "round" and figure_near("round", f, num)) for f in found):
             return Conflict("figure", num + m.group("unit"), found[0] + m.group("unit"))
     return None
 
@@ -2928,7 +2940,10 @@ def _near(words: tuple[_Word, ...], at: int, quoted: str) -> bool:
     rounded or hedged figure ("约300" or "超过300" for "302.44", "302.4" for "302.44")."""
     before = words[at - 1][1] if at > 0 else ""
     after = words[at + 1][1] if at + 1 < len(words) else ""
-    return figure_near(hedge_of(before, after), words[at][1], quoted)
+    said = words[at][1]
+    if said.endswith(("%", "％")) and quoted.endswith(("%", "％")):
+        said, quoted = said[:-1], quoted[:-1]   # "超过8%" for "8.5%": percents alike
+    return figure_near(hedge_of(before, after), said, quoted)
 
 
 def _said(words: tuple[_Word, ...], start: int, end: int) -> str:
@@ -2937,7 +2952,6 @@ def _said(words: tuple[_Word, ...], start: int, end: int) -> str:
     if any(w[:1].isascii() for w in run):
         return " ".join(run).replace(" n't", "n't")
     return "".join(run)
-
 
 
 # --- who said it ---------------------------------------------------------------------------------

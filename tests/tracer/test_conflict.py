@@ -1213,6 +1213,12 @@ def test_a_chinese_figure_whose_clause_the_record_writes_with_another_figure_is_
     # the clause's own figure, or one rounded from it, agrees
     assert zh_clause_figure("2023年江西第三产业增加值增长5.8%。", record) is None
     assert zh_clause_figure("第一产业增加值增长3.90%。", record) is None
+    # ... and so does one within the sentence's hedge, but not past it
+    share = "全国并网太阳能发电量8341亿千瓦时，占全社会用电量的比重为8.5%，较上年提高2.2个百分点。"
+    assert zh_clause_figure("占全社会用电量的比重超过8%。", share) is None
+    assert zh_clause_figure("占全社会用电量的比重约为8.4%。", share) is None
+    assert zh_clause_figure("占全社会用电量的比重超过9%。", share) == Conflict("figure", "9%", "8.5%")
+    assert zh_clause_figure("占全社会用电量的比重为8.6%。", share) == Conflict("figure", "8.6%", "8.5%")
     jx = {"url": "https://a.example/jx", "title": "江西统计公报", "content": record}
     assert not trace("第二产业增加值增长5.8%。\n", [jx]).citations
     # the words ending a longer measure, or another period's: none (faithful pairs a sweep found)
@@ -2370,3 +2376,15 @@ def test_a_sentence_that_gives_a_record_s_words_to_another_speaker_is_not_cited(
     right = ("# Halvorsen\n\nOkafor said the company now expects input cost inflation of about 3% for the "
              "full year.\n")
     assert trace(right, records).citations
+
+
+def test_a_change_measured_from_the_year_before_is_the_same_change() -> None:
+    # "dropped 20% from 2023" is the fall in 2024
+    quote = ("Lithium-ion battery pack prices dropped 20% from 2023 to a record low of $115 per "
+             "kilowatt-hour, according to BloombergNEF.")
+    assert quote_conflict("Lithium-ion battery pack prices fell 20% in 2024 to $115 per kilowatt-hour.",
+                          quote, "en") is None
+    assert quote_conflict("Lithium-ion battery pack prices fell 20% in 2022 to $115 per kilowatt-hour.",
+                          quote, "en") == Conflict("figure", "2022", "2023")
+    assert quote_conflict("Lithium-ion battery pack prices fell 20% in 2024 to $115 per kilowatt-hour.",
+                          quote.replace("from 2023", "in 2023"), "en") == Conflict("figure", "2024", "2023")
