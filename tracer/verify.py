@@ -102,6 +102,9 @@ _SENTENCE_END = re.compile("|".join(
 # the word a period follows ("Inc", "e.g", "U.S"), and the first letter after the whitespace
 _WORD_BEFORE_DOT = re.compile(r"(?<![A-Za-z.])(?:[A-Za-z]+\.)*[A-Za-z]+$")
 _NEXT_NON_SPACE = re.compile(r"[ \t]*+([A-Za-z])")
+# a label opening a sentence ("Note: Hybrid projects …", "*Background:* …"): what follows it opens
+# the sentence, and its capital is no name's
+_LEAD_LABEL = re.compile(r"[*_]{0,2}[A-Za-z][\w-]*(?: [\w-]+)?[*_]{0,2}:[*_]{0,2}\s+")
 _CAPITALISED = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-zA-Z\u00c0-\u024f]+(?:\s+[A-Z][a-zA-Z]+)*)")
 _CODE_RUNS = re.compile(r"[a-z]+|[0-9]+(?:\.[0-9]+)?")
 _DIGIT_RUNS = re.compile(r"[0-9]+")
@@ -252,6 +255,13 @@ class _Claim:
         """The claim says nothing but figures ("It was 40% in 2023."): no word and no Chinese
         character of it can match, so a record stating the same figures supports nothing."""
         return bool(self.toks) and not self.cjk and all(t[:1].isdigit() for t in self.toks)
+
+
+def _entities(text: str) -> frozenset[str]:
+    """A claim's capitalised names, lower-cased: not its first word's, nor the first after a label
+    that opens it ("Note: Hybrid projects …")."""
+    lead = _LEAD_LABEL.match(text)
+    return frozenset(e.lower() for e in _CAPITALISED.findall(text[lead.end():] if lead else text))
 
 
 def sentence_query(text: str) -> str:
@@ -752,7 +762,7 @@ class Verifier:
                 approx=approximate_figures(text) if claimed else {},
                 in_words=frozenset(v for v in claimed if v.isdigit()) - stated_numbers(text)
                 if claimed else frozenset(),
-                entities=frozenset(e.lower() for e in _CAPITALISED.findall(text)),
+                entities=_entities(text),
                 negated=bool(_NEGATION.search(text)),
                 acronyms=tuple((a, t[0]) for a in acronyms(text) if len(t := content_tokens(a)) == 1),
                 expansions=tuple(dict.fromkeys(

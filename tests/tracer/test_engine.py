@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
@@ -506,3 +508,17 @@ def test_a_code_whose_last_letters_open_a_longer_run_is_stated_as_the_full_readi
     claim = "six6six6"
     _, ver = build([{"url": "https://a.example/r", "title": "r", "content": "Figures: six6six6"}], "en")
     assert ver.unstated_numbers_in(claim, 0) == []
+
+
+# six pages on grid batteries (an audit's, one of them on interconnection queues)
+BATTERY_RECORDS = json.loads((Path(__file__).parent / "data" / "battery_records.json").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("lead", ["", "Note: ", "*Note:* ", "Background: ", "**Key takeaway:** "])
+def test_a_label_opening_a_sentence_does_not_make_its_first_word_a_name(lead: str) -> None:
+    # "Hybrid" after "Note:" opens the sentence: as a name found in the record ("hybrid plants")
+    # it lifted an unsupported claim from 0.54 to 0.69, and it was cited
+    report = f"{lead}Hybrid projects share an interconnection point, which lowers grid upgrade costs.\n"
+    result = trace(report, BATTERY_RECORDS)
+    assert result.citations == () and result.report == report
+    assert result.unsupported[0].closest is not None and result.unsupported[0].closest.score < 0.6
