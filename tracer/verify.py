@@ -288,6 +288,10 @@ def sentence_query(text: str) -> str:
     if "*" in text or "_" in text or "~" in text:
         text = _STAR_EMPHASIS.sub(r"\1", _EMPHASIS.sub(r"\2", _STRUCK.sub("", text)))
     text = _EMOJI.sub("", text) if _EMOJI.search(text) else text
+    if ("Fig" in text or "Table" in text or "Exhibit" in text or "Appendix" in text or "Chart" in text
+            or "图" in text or "表" in text):
+        text = _CROSS_REF.sub(" ", text)
+        text = _POINTER_LEFT.sub("", text)   # "See [Figure 1] and [Table 2]: X" is X
     left = _LEFT_FRAME.match(text)
     if left and left.end() and left.end() < len(text):
         text = text[left.end():]
@@ -362,6 +366,14 @@ _LEFT_FRAME = re.compile(
 # ... and what such a frame leaves where its markers were removed ("X, according to ." or, run on,
 # "… As shown in , X", "… According to  and , X"): nothing after the frame's words but the
 # conjunctions of a run and punctuation
+# a pointer to the document's own figures and tables ("[Figure 1]", "(see Table 2)", "Fig. 3",
+# "（见图1）", "如表2所示"): where to look, so its number is no figure the claim states
+_CROSS_REF = re.compile(
+    r"[\[(（][ \t]*(?:(?:see|cf\.)[ \t]+)?(?:Fig(?:ure)?s?\.?|Tables?|Exhibits?|Appendix|Charts?)[ \t]*"
+    r"\d+(?:\.\d+)?[a-z]?(?:[ \t]*(?:,|and|&|–|-)[ \t]*\d+(?:\.\d+)?[a-z]?)*[ \t]*[\])）]"
+    r"|\b(?:Fig(?:ure)?s?\.?|Tables?|Exhibits?|Appendix|Charts?)[ \t]+\d+(?:\.\d+)?[a-z]?\b(?![.,]\d)"
+    r"|[（(][ \t]*(?:见|参见|详见)?[图表][ \t]*\d+[ \t]*[)）]|如[图表][ \t]*\d+所示")
+_POINTER_LEFT = re.compile(r"^[ \t]*(?i:see|refer to|cf\.)(?:[ \t]+(?:and|&)|[ \t]*,)*[ \t]*[:：][ \t]*")
 _FRAME_REMNANT = re.compile(
     r"(?:[,，][ \t]*)?\b(?:according to|as (?:shown|reported|described|noted|discussed|stated|found"
     r"|defined|cited|proposed|explained|seen) (?:in|by)|based on)(?:[ \t]+(?:and|or|&)\b)*"

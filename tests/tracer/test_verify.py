@@ -233,3 +233,34 @@ def test_a_negation_is_a_whole_word_or_a_chinese_negator() -> None:
     for text in ("a knot", "nothing", "cannon", "snow", "nobody", "without_x", "_not", "9no",
                  "wits", "Nothing", "Notably", "Knot", "n'tx", "cannoted"):
         assert not _NEGATION.search(text), text
+
+
+@pytest.mark.parametrize(("sentence", "figures"), [
+    ("See [Figure 1] and [Table 2]: Nova targets GPUs that have the GSP firmware.", set()),
+    ("As Table 2 shows, revenue rose 5% in 2023.", {"5", "2023"}),
+    ("Revenue rose 5% in 2023 (see Figure 3).", {"5", "2023"}),
+    ("Revenue rose 5% in 2023 (Figs. 2 and 3).", {"5", "2023"}),
+    ("营收增长5%（见图1）。", {"5"}),
+    ("如表2所示，营收增长5%。", {"5"}),
+    # a thing a number names in the world, not a pointer into the document
+    ("The Phase 3 trial enrolled 1,200 adults.", {"3", "1200"}),
+    ("代表2名学生发言。", {"2"}),
+])
+def test_a_pointer_to_the_document_s_own_figures_and_tables_states_no_figure(sentence: str,
+                                                                              figures: set[str]) -> None:
+    from tracer.text import numbers
+    from tracer.verify import sentence_query
+
+    assert numbers(sentence_query(sentence)) == figures
+
+
+def test_a_sentence_that_points_to_a_figure_is_cited_as_it_would_be_without_the_pointer() -> None:
+    from tracer import trace
+
+    recs = [{"url": "https://www.phoronix.com/news/Nova", "title": "Nova: a Rust NVIDIA driver",
+             "content": "Nova is a new open-source NVIDIA GPU driver written in Rust. Nova targets GPUs "
+                        "that have the GSP firmware, which means the RTX 20 series and newer."}]
+    plain = trace("Nova targets GPUs that have the GSP firmware.\n", recs)
+    pointed = trace("See [Figure 1] and [Table 2]: Nova targets GPUs that have the GSP firmware.\n", recs)
+    assert plain.citations and pointed.citations
+    assert pointed.citations[0].sources[0].score == plain.citations[0].sources[0].score
