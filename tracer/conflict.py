@@ -666,6 +666,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
     if ordered:
         slot = _reversed_ratio(sentence, quote) or ((
             _zh_growth_moved(sentence, quote) or _zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote)
+            or zh_done_but_pending(sentence, quote)
             or _roles_swapped(a, b, zh, False)) if zh else _en_figure_slot(a, b))
     if slot is not None:
         return slot
@@ -2760,6 +2761,8 @@ def _prospect(words: tuple[_Word, ...], i: int, zh: bool) -> bool:
     is "把"."""
     w = words[i][1]
     if zh:
+        if w == "规划" and i > 0 and words[i - 1][1].endswith("免疫"):
+            return False   # "非免疫规划疫苗": the immunisation programme, no plan
         if w == "将":
             return i + 1 < len(words) and words[i + 1][2][:1] in ("v", "p", "d")
         return w in _ZH_PROSPECT or (w[:1] == "拟" and len(w) == 2 and w[1] in "向于以将在对")
@@ -3033,3 +3036,42 @@ def _speakers(text: str, lang: str, lone: bool = False) -> list[list[str]]:
         if names and (lone or not (opening and len(names) < 2)):
             out.append(names)   # not "Researchers said", "Officials told …": a sentence's first word
     return out
+
+
+# --- done, where the quote says it is still to come ------------------------------------------------
+
+# what says a thing is still to come or undecided, before its verb in a Chinese clause: "正在研究将…纳入",
+# "提出将…延长", "将由…公布", "暂缓开通", "预计…投入使用", "需待…后方能落地"
+_ZH_PENDING = re.compile(r"正在研究|正在考虑|研究将|提出将|拟|计划|打算|准备|将由|将于|将在|暂缓|推迟|预计|"
+                         r"有望|需待|尚待|有待|待定|尚未|还未|仍未|未能")
+_ZH_CLAUSE = re.compile(r"[，。；！？,;!?]")
+
+
+def zh_done_but_pending(sentence: str, quote: str) -> Conflict | None:
+    """Chinese: the sentence says it is done (已 before its verb: "已将EV71疫苗纳入…", "已于4月
+    公布…") where every clause of the quote that has that verb says it is still to come or
+    undecided ("正在研究将EV71疫苗纳入…", "最终名单将由国家游泳队于5月公布", "暂缓开通"), and
+    none of them says it is done."""
+    if "已" not in sentence:
+        return None
+    words = rjieba.tag(sentence)
+    for i, (w, _tag) in enumerate(words):
+        if not w.startswith("已") or w in ("已故", "已婚", "已知", "已往"):
+            continue
+        at = next((k for k in range(i + 1, min(i + 7, len(words)))
+                   if words[k][1].startswith("v") and len(words[k][0]) >= 2), None)
+        if at is None or words[at][0] not in quote:
+            continue
+        verb = words[at][0]
+        pending: list[str] = []
+        for m in re.finditer(re.escape(verb), quote):
+            opens = max((c.end() for c in _ZH_CLAUSE.finditer(quote, 0, m.start())), default=0)
+            before = quote[opens:m.start()]
+            marker = _ZH_PENDING.search(before)
+            if marker is None or "已" in before[marker.end():] or "已" in before[:marker.start()]:
+                pending = []
+                break
+            pending.append(quote[opens:m.end()])
+        if pending:
+            return Conflict("plan", "".join(x for x, _t in words[i:at + 1]), pending[0])
+    return None

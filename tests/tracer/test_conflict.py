@@ -2388,3 +2388,30 @@ def test_a_change_measured_from_the_year_before_is_the_same_change() -> None:
                           quote, "en") == Conflict("figure", "2022", "2023")
     assert quote_conflict("Lithium-ion battery pack prices fell 20% in 2024 to $115 per kilowatt-hour.",
                           quote.replace("from 2023", "in 2023"), "en") == Conflict("figure", "2024", "2023")
+
+
+@pytest.mark.parametrize(("sentence", "quote", "said"), [
+    ("安平省已将EV71疫苗纳入省级免费接种项目。",
+     "记者从安平省卫健委获悉，该省正在研究将EV71疫苗纳入省级免费接种项目，相关方案已提交省政府审议，尚未最终确定。",
+     "已将EV71疫苗纳入"),
+    ("宁川北站已随5号线同步开通。",
+     "因涉及与铁路部门的接口调试，宁川北站暂缓开通，预计于2026年春运前投入使用。", "已随5号线同步开通"),
+    ("国家游泳队已于4月公布世锦赛最终参赛名单。", "最终名单将由国家游泳队于5月公布。", "已于4月公布"),
+    ("云岭市男方陪产假已由15天延长至20天。",
+     "另外，办法提出将男方陪产假由15天延长至20天，但这一条款需待省人大常委会修订条例后方能落地。",
+     "已由15天延长"),
+])
+def test_a_chinese_deed_the_quote_says_is_still_to_come_is_a_conflict(sentence: str, quote: str,
+                                                                       said: str) -> None:
+    got = quote_conflict(sentence, quote, "zh")
+    assert got is not None and got.kind == "plan" and got.sentence_says == said, got
+
+
+def test_a_chinese_deed_the_quote_also_says_is_done_is_no_conflict() -> None:
+    for quote in ("地铁5号线原计划于2024年开通，经过调试，已于12月28日开通运营。",
+                  "地铁5号线于12月28日开通运营。"):
+        assert quote_conflict("地铁5号线已开通运营。", quote, "zh") is None, quote
+    # "非免疫规划疫苗" is a kind of vaccine, not a plan
+    assert quote_conflict("在安平省，EV71疫苗目前需自费接种，全程两剂，每剂约200元。",
+                          "目前，EV71疫苗在安平省属于自费的非免疫规划疫苗，全程接种两剂，每剂价格约为200元。",
+                          "zh") is None
