@@ -667,7 +667,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
         slot = _reversed_ratio(sentence, quote) or ((
             _zh_growth_moved(sentence, quote) or _zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote)
             or zh_done_but_pending(sentence, quote)
-            or _roles_swapped(a, b, zh, False)) if zh else _en_figure_slot(a, b))
+            or _roles_swapped(a, b, zh, False)) if zh
+            else (_en_figure_slot(a, b) or en_year_moved(sentence, quote)))
     if slot is not None:
         return slot
     dropped = _condition_dropped(a, b, zh)
@@ -3074,4 +3075,27 @@ def zh_done_but_pending(sentence: str, quote: str) -> Conflict | None:
             pending.append(quote[opens:m.end()])
         if pending:
             return Conflict("plan", "".join(x for x, _t in words[i:at + 1]), pending[0])
+    return None
+
+
+# an English figure and the year right after it that dates it: "310,000 naloxone kits in 2024"
+_EN_FIGURE_YEAR = re.compile(
+    r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?)(?:%| percent)?((?:[ \t]+(?!in\b)[A-Za-z-]+){0,4})"
+    r"[ \t]+in[ \t]+((?:19|20)\d\d)\b")
+
+
+def en_year_moved(sentence: str, quote: str) -> Conflict | None:
+    """English: the sentence dates a figure by a year ("310,000 naloxone kits in 2023") that the
+    quote gives another figure, while the quote dates the sentence's figure by another year ("…
+    310,000 naloxone kits in 2024, up from 145,000 in 2023"): the figures moved between years."""
+    said = [(m.group(1).replace(",", ""), m.group(3)) for m in _EN_FIGURE_YEAR.finditer(sentence)]
+    if not said:
+        return None
+    quoted = [(m.group(1).replace(",", ""), m.group(3)) for m in _EN_FIGURE_YEAR.finditer(quote)]
+    for figure, year in said:
+        if (figure, year) in quoted or _YEAR.fullmatch(figure):
+            continue
+        others = [y for f, y in quoted if f == figure and y != year]
+        if others and any(y == year and f != figure for f, y in quoted):
+            return Conflict("figure", f"{figure} … {year}", f"{figure} … {others[0]}")
     return None

@@ -2415,3 +2415,13 @@ def test_a_chinese_deed_the_quote_also_says_is_done_is_no_conflict() -> None:
     assert quote_conflict("在安平省，EV71疫苗目前需自费接种，全程两剂，每剂约200元。",
                           "目前，EV71疫苗在安平省属于自费的非免疫规划疫苗，全程接种两剂，每剂价格约为200元。",
                           "zh") is None
+
+
+def test_an_english_figure_dated_by_the_year_the_quote_gives_another_figure_is_a_conflict() -> None:
+    quote = "The state distributed 310,000 naloxone kits in 2024, up from 145,000 in 2023."
+    assert quote_conflict("Calder distributed 310,000 naloxone kits in 2023.", quote, "en") == Conflict(
+        "figure", "310000 … 2023", "310000 … 2024")
+    # each figure with its own year
+    for sentence in ("Calder distributed 310,000 naloxone kits in 2024.",
+                     "Calder distributed 145,000 naloxone kits in 2023."):
+        assert quote_conflict(sentence, quote, "en") is None, sentence
