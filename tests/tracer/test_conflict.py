@@ -1033,7 +1033,9 @@ def test_a_claim_the_record_reports_as_denied_or_rumoured_is_framed() -> None:
             ("成都一环路以内老旧片区将于2025年整体拆迁。",
              "近日，网络上流传“成都一环路以内老旧片区将于2025年整体拆迁”的消息，引发市民关注。"),
             ("欧洲私募基金哈尔登资本曾以更高报价参与竞购凯斯特纳。",
-             "此前有市场传闻称，欧洲私募基金哈尔登资本（Halden Capital）曾以更高报价参与竞购。")):
+             "此前有市场传闻称，欧洲私募基金哈尔登资本（Halden Capital）曾以更高报价参与竞购。"),
+            ("江浩已与一家国际运动品牌签约。",
+             "有媒体报道称，江浩已与一家国际运动品牌签约，但浙江队对此未予置评。")):
         got = framed(said, quote, "zh")
         assert got is not None and got.kind == "framed", quote
     got = framed("The startup's battery can charge to 80% in five minutes.",
@@ -1046,6 +1048,8 @@ def test_a_claim_the_record_reports_as_denied_or_rumoured_is_framed() -> None:
                   "The startup claims its battery can charge to 80% in five minutes.", "en") is None
     assert framed("国务院常务会议通过了新的数据安全条例。",
                   "新华社消息称，国务院常务会议通过了新的数据安全条例。", "zh") is None
+    assert framed("国务院常务会议通过了新的数据安全条例。",
+                  "据报道，国务院常务会议通过了新的数据安全条例。", "zh") is None
     # a denial of something else in the sentence, a rumour then confirmed, a thing that is fake
     for said, quote in (
             ("2023年公司营收增长20%。", "2023年公司营收增长20%，公司同时表示，关于裁员的传闻不实。"),
