@@ -743,7 +743,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             if zh:
                 weak = [j for j in range(j1, j2) if b[j][0] in _ZH_WEAK_ONLY
                         and not (j > 0 and b[j - 1][0] in _ZH_NOT)]   # "不可能" denies, not hedges
-                hedged = any(w[0] in _ZH_WEAK or w[0] in _ZH_ABLE
+                hedged = any(w[0] in _ZH_WEAK or w[0] in _ZH_ABLE or w[0] in _ZH_PROSPECT
                              or any(h in w[0] for h in _ZH_WEAK_ONLY) for w in a)   # ("可能性" too)
             else:
                 weak = [j for j in range(j1, j2) if _weak_modal(b, j)]
@@ -2073,7 +2073,7 @@ _ZH_PROSPECT = frozenset("计划 拟 拟于 预计 预期 有望 可望 择机 �
                          "目标 承诺 设想 准备 将会 预定 预测 展望 希望 定于".split())
 _ZH_WEAK = frozenset("可能 或许 也许 大概 估计 或 恐".split())
 # ... those that only hedge, whatever follows ("或" joins, "估计" counts), and what says a thing can be so
-_ZH_WEAK_ONLY = frozenset("可能 或许 也许".split())
+_ZH_WEAK_ONLY = frozenset("可能 或许 也许 有望 可望".split())
 _ZH_ABLE = frozenset("可 可以 能 能够 有助于 有望".split())
 _ZH_NOT = frozenset("不 没 没有 无 并不 绝不 决不".split())
 # what puts a sentence's claim ahead of the quote's time, or names a plan as one ("The offer of

@@ -1279,6 +1279,11 @@ def test_a_quote_that_only_says_it_may_be_so_does_not_state_it() -> None:
     assert quote_conflict(quote, "The drug reduces the risk of heart attack in older adults.", "en") is None
     could = "The drug could reduce the risk of heart attack in older adults."
     assert quote_conflict(could, quote, "en") is None
+    # 有望 ("is hoped to") only hopes: "将" and a bare statement claim more; 预计 and 有望 as little
+    hoped = "队医表示，韩志远有望在6月恢复训练。"
+    assert quote_conflict("韩志远将在6月恢复训练。", hoped, "zh") == Conflict("modality", "将", "有望")
+    assert quote_conflict("韩志远预计在6月恢复训练。", hoped, "zh") is None
+    assert quote_conflict("韩志远有望在6月恢复训练。", hoped, "zh") is None
 
 
 def test_an_english_sentence_that_adds_a_cause_the_record_never_gives_claims_more() -> None:
