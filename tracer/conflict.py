@@ -66,7 +66,8 @@ before:after earlier:later north:south northern:southern east:west eastern:weste
 positive:negative win:lose won:lost victory:defeat success:failure succeed:fail accept:reject approve:reject
 allow:prohibit allow:forbid allow:ban legal:illegal include:exclude inside:outside internal:external
 strengthen:weaken expand:contract expand:shrink true:false majority:minority youngest:oldest younger:older
-high:low strong:weak hot:cold fast:slow faster:slower rich:poor private:public male:female men:women
+high:low strong:weak hot:cold fast:slow faster:slower faster:slowly quickly:slowly rapidly:slowly
+quicker:slower rich:poor private:public male:female men:women
 man:woman import:export buy:sell bought:sold agree:disagree possible:impossible able:unable likely:unlikely
 safe:unsafe safe:dangerous common:rare always:never present:absent alive:dead benign:malignant acute:chronic
 best:worst better:worse advantage:disadvantage support:oppose profit:loss surplus:deficit highest:lowest

@@ -27,6 +27,9 @@ def test_the_opposite_word_a_negation_or_another_name_is_a_conflict() -> None:
     assert quote_conflict("Microsoft didn't acquire the patents outright.",
                           "Microsoft acquired the patents outright.", "en") == Conflict(
         "negation", "didn't acquire", "")
+    assert quote_conflict("Deaths among people aged 55 and older fell faster than among younger adults.",
+                          "Deaths among people aged 55 and older fell more slowly than among younger adults.",
+                          "en") == Conflict("opposite", "faster", "slowly")
     assert quote_conflict("Snow cover in the Southern Hemisphere declined.",
                           "Snow cover in the Northern Hemisphere declined.", "en") == Conflict(
         "opposite", "Southern", "Northern")
