@@ -532,7 +532,7 @@ def _one_name(said: str, quoted: str, zh: bool) -> bool:
 _ZH_SAME_TIME = tuple(frozenset(g.split()) for g in (
     "年底 年末 岁末 年尾", "年初 年头 岁初", "月底 月末", "月初 月头", "去年 上年 上一年", "明年 来年",
     "今年 本年", "上午 早上 早晨 清晨", "下午 午后", "晚上 夜间 夜晚 夜里", "周末 双休日",
-    "平均气温 平均温度", "气温 温度"))
+    "平均气温 平均温度", "气温 温度", "全部 全线 全程"))
 
 
 def _spelling(said: str, quoted: str) -> bool:
@@ -2081,6 +2081,7 @@ _ZH_NOT = frozenset("不 没 没有 无 并不 绝不 决不".split())
 # $41.50 is a 28% premium", "定于9月28日首销", "opens next year"): such a sentence states no plan
 # as done
 _AHEAD = frozenset("offer offers proposal proposals bid bids target targets goal goals projection "
+                   "reckon reckons reckoned 测算 据测算 估算 预估 "
                    "projections outlook upcoming next future tomorrow soon scheduled pending "
                    "定于 将于 将在 即将 明年 后年 下周 下月 未来 今后 届时 拟定 预定 计划".split())
 

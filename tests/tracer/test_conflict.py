@@ -2437,3 +2437,18 @@ def test_an_english_figure_dated_by_the_year_the_quote_gives_another_figure_is_a
     for sentence in ("Calder distributed 310,000 naloxone kits in 2024.",
                      "Calder distributed 145,000 naloxone kits in 2023."):
         assert quote_conflict(sentence, quote, "en") is None, sentence
+
+
+def test_an_estimate_or_the_whole_line_is_no_plan_or_other_name() -> None:
+    # a sentence that gives an estimate as one ("reckons", "据测算") claims no deed the quote plans
+    quote = ("Analysts at Redpoint Research estimate Corvane would need to sell roughly 90,000 trucks a "
+             "year to break even.")
+    assert quote_conflict("Redpoint Research reckons Corvane must sell roughly 90,000 trucks a year to break "
+                          "even.", quote, "en") is None
+    assert quote_conflict("Corvane must sell roughly 90,000 trucks a year to break even.", quote,
+                          "en") == Conflict("plan", "must", "would need to")
+    assert quote_conflict("据测算，这项新政每年需要财政投入约2.6亿元，其中六成由市级财政承担。",
+                          "据测算，该市每年将投入财政资金约2.6亿元，其中六成由市级财政承担。", "zh") is None
+    # "全线" (the whole line) and "全部" (all of it) say the same of a metro line
+    assert quote_conflict("宁川地铁5号线一期全长34.6公里，全线为地下线，共设27座车站。",
+                          "5号线一期工程全长34.6公里，全部为地下线，共设车站27座。", "zh") is None
