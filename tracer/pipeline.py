@@ -250,7 +250,7 @@ def trace(
         # a topic's label ("1. **动力电池**" over its points) states nothing: never cited
         labels = {s.id for s in sentences if recognize.is_label(s, report)}
         # nor is a question ("Why did BYD overtake Tesla?"): it states nothing a record could support
-        labels |= {s.id for s in sentences if recognize.is_question(s)}
+        labels |= {s.id for s in sentences if recognize.is_question(s) or recognize.is_furniture(s, report)}
         needs -= labels
         stats.needs_citation = len(needs)
 

@@ -38,7 +38,7 @@ _META = re.compile(
 _INSTRUCTION = re.compile(
     r"^(?:select|click|choose|open|go|save|press|type|enter|navigate|install|run|use|try|consider|"
     r"make sure|ensure|remember|note that|avoid|prioriti[sz]e|check|visit|contact|consult|ask|keep|"
-    r"follow)\b(?!-)"
+    r"follow|see|refer to)\b(?!-)"
     r"(?!\s+(?:of|to|with|for|by|in|is|was|are|were|has|had)\b)"  # "Use of X rose", "Follow-up"
     r"|^(?:you|we) (?:should|may|might|can|could|will|need to|must)\b"
     r"|^(?:请|建议|你可以|你需要|我们可以|您可以)",
@@ -85,6 +85,35 @@ _WHOLE_EMPHASIS = re.compile(r"(\*\*|__)(?=\S).*\S\1[ \t]*[:：]?")
 MAX_LABEL_WORDS = 3
 _VERB = re.compile(r"\b(?i:is|are|was|were|has|have|had|will|would|can|could|did|does|do|may|might|must|"
                    r"shall|should|became|becomes|remains?|rose|fell|grew|leads?|led|wins?|won)\b")
+
+
+# a line that captions a table or figure ("Table 1. Sales by maker", Pandoc's ": Table 1. …" under a
+# table, "图1 …"), or heads a memo ("**To:** Board  **From:** …", "Date: 4 December 2026")
+_FURNITURE_LINE = re.compile(
+    r"[ \t>]*(?::[ \t]+)?(?:"
+    r"(?:\*\*|__|\*|_)?(?:Table|Figure|Fig\.|Chart|Exhibit|Source)[ \t]*\d+(?:\.\d+)?[a-z]?"
+    r"(?:\*\*|__|\*|_)?[ \t]*[.:：]"
+    r"|(?:\*\*|__)?[图表][ \t]*\d+(?:\*\*|__)?[ \t.:：]"
+    r"|(?:\*\*|__)?(?:To|From|Date|Subject|Re|Cc|CC|Bcc|Attn|Memo|Memorandum|Prepared (?:by|for)"
+    r"|收件人|发件人|抄送|日期|主题|事由)(?:\*\*|__)?[ \t]*[:：])")
+
+
+def is_furniture(sentence: Sentence, text: str) -> bool:
+    """Whether a sentence is part of a line that captions a table or figure ("Table 1. New energy
+    vehicle sales by maker in 2023", Pandoc's ": Table 1. …" under a table, "图1 …") or heads a memo
+    ("**To:** Board of directors  **From:** Strategy team"): it describes the document, not the
+    world, so it is never cited (nor reported unsupported). Not a sentence with its author's marker."""
+    if sentence.in_table:
+        return False
+    said = strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip()
+    if said != sentence.text.strip():
+        return False
+    ls = text.rfind("\n", 0, sentence.start) + 1
+    if _FURNITURE_LINE.match(text, ls) is not None:
+        return True
+    # Pandoc's caption under a table (": Selected policies"), not a definition list's ": …"
+    above = text[:ls].rstrip()
+    return text.startswith(": ", ls) and above[above.rfind("\n") + 1:].lstrip().startswith("|")
 
 
 def is_question(sentence: Sentence) -> bool:

@@ -522,3 +522,31 @@ def test_a_label_opening_a_sentence_does_not_make_its_first_word_a_name(lead: st
     result = trace(report, BATTERY_RECORDS)
     assert result.citations == () and result.report == report
     assert result.unsupported[0].closest is not None and result.unsupported[0].closest.score < 0.6
+
+
+FURNITURE_RECORDS = [
+    {"url": "https://ev.example/2023", "title": "EV sales",
+     "content": "BYD sold 3.02 million new energy vehicles in 2023, overtaking Tesla in the fourth quarter. "
+                "Tesla delivered 1.81 million vehicles in 2023."},
+]
+
+
+@pytest.mark.parametrize("line", [
+    ": Table 1. New energy vehicle sales by maker in 2023",     # Pandoc's caption under a table
+    "Table 1. New energy vehicle sales by maker in 2023",
+    "**Figure 2:** BYD and Tesla deliveries in 2023",
+    "表1：2023年各车企新能源汽车销量",
+    "**To:** Board of directors  **From:** Strategy team  **Date:** 4 December 2026",
+    "See [[BYD]] and ![[tesla-notes]] for the 2023 sales of the two companies.",
+])
+def test_a_caption_a_memo_header_or_a_pointer_is_neither_cited_nor_unsupported(line: str) -> None:
+    report = f"| Maker | Sales |\n|---|---|\n| BYD | 3.02 million |\n\n{line}\n"
+    result = trace(report, FURNITURE_RECORDS)
+    assert not any(line.startswith(u.sentence) or u.sentence in line for u in result.unsupported), result
+    assert not any(c.sentence in line for c in result.citations)
+
+
+def test_a_definition_list_s_definition_is_read_as_a_claim() -> None:
+    # Pandoc's definition list (": …" under a term, not under a table) states things
+    report = "BYD\n: BYD sold 3.02 million new energy vehicles in 2023, overtaking Tesla.\n"
+    assert trace(report, FURNITURE_RECORDS).citations
