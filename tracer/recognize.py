@@ -105,15 +105,13 @@ def is_furniture(sentence: Sentence, text: str) -> bool:
     world, so it is never cited (nor reported unsupported). Not a sentence with its author's marker."""
     if sentence.in_table:
         return False
-    said = strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip()
-    if said != sentence.text.strip():
-        return False
     ls = text.rfind("\n", 0, sentence.start) + 1
-    if _FURNITURE_LINE.match(text, ls) is not None:
-        return True
-    # Pandoc's caption under a table (": Selected policies"), not a definition list's ": …"
-    above = text[:ls].rstrip()
-    return text.startswith(": ", ls) and above[above.rfind("\n") + 1:].lstrip().startswith("|")
+    if _FURNITURE_LINE.match(text, ls) is None:
+        # Pandoc's caption under a table (": Selected policies"), not a definition list's ": …"
+        above = text[:ls].rstrip() if text.startswith(": ", ls) else ""
+        if not above[above.rfind("\n") + 1:].lstrip().startswith("|"):
+            return False
+    return strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip() == sentence.text.strip()
 
 
 def is_question(sentence: Sentence) -> bool:
@@ -122,11 +120,11 @@ def is_question(sentence: Sentence) -> bool:
     takes for granted, but a citation on a question reads as support for an answer it does not
     give, so it is never cited (nor reported unsupported). A question its author cited ("Did BYD
     overtake Tesla? [1]") is read as the author's claim, as a label with a marker is."""
-    if sentence.in_table:
-        return False
-    said = strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip()
     # (one that ends in a quoted question states what someone asks: 'summarized by the phrase "Who
     # says what … with what effect?"')
+    if sentence.in_table or not sentence.text.rstrip("*_ \t\r\n").endswith(("?", "？")):
+        return False
+    said = strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip()
     return said == sentence.text.strip() and said.rstrip("*_ \t").endswith(("?", "？"))
 
 
