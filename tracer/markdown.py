@@ -114,9 +114,11 @@ _REF_TITLES = frozenset(
         "learn more", "了解详细信息",   # Copilot's list of its sources
     }
 )
-# Bing's exported chat: "Source: Conversation with Bing, 12/3/2023" over "(1) Title. https://…"
+# Bing's exported chat: "Source: Conversation with Bing, 12/3/2023" over "(1) Title. https://…" (and
+# Copilot's, as Bing Chat was renamed: "Source: Conversation with Copilot, 5/14/2024")
 _BING_TITLE = re.compile(
-    r"(?:sources?|源|来源)[ \t]*[:：][ \t]*(?:conversation with bing|与[ \t]*必应的对话)\b")
+    r"(?:sources?|源|来源)[ \t]*[:：][ \t]*"
+    r"(?:conversation with (?:bing|copilot)|与[ \t]*(?:必应|copilot)的对话)\b")
 # titles that head other lists too ("## Sources" over data points, "## 引用" over famous quotes): a
 # section under one whose entries are mostly figures or quotations is no references list
 _LOOSE_TITLES = frozenset({"sources", "source", "source(s)", "citations", "引用", "来源", "信息来源",

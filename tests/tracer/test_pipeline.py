@@ -604,6 +604,10 @@ _ORBIT = "It orbits the Sun near the second Lagrange point, about 1.5 million km
         (f"# Webb\n\n{_LAUNCH}[^1^][1]. {_ORBIT}[^2^][2].\n\nSource: Conversation with Bing, 12/3/2023\n"
          "(1) Webb launch - NASA. https://a.example/webb.\n(2) Webb orbit - ESA. https://b.example/l2.\n"
          '[1]: https://a.example/webb ""\n[2]: https://b.example/l2 ""\n', []),
+        # ... and Copilot's, once Bing Chat was renamed
+        (f"# Webb\n\n{_LAUNCH}[^1^][1]. {_ORBIT}[^2^][2].\n\nSource: Conversation with Copilot, 5/14/2024\n"
+         "(1) Webb launch - NASA. https://a.example/webb.\n(2) Webb orbit - ESA. https://b.example/l2.\n"
+         '[1]: https://a.example/webb ""\n[2]: https://b.example/l2 ""\n', []),
         # Copilot's: the same markers over "Learn more" and its numbered links
         (f"# Webb\n\n{_LAUNCH}[^1^][1]. {_ORBIT}[^2^][2].\n\nLearn more\n\n"
          "1. [a.example](https://a.example/webb)\n2. [b.example](https://b.example/l2)\n\n"
@@ -613,7 +617,7 @@ _ORBIT = "It orbits the Sun near the second Lagrange point, about 1.5 million km
     ],
     ids=["gemini", "chatgpt-private-use", "chatgpt-turn", "chatgpt-dagger", "kimi", "double-brackets",
          "chatgpt-copied", "chatgpt-oai-citation", "chatgpt-perplexity-unresolved", "perplexity-unresolved",
-         "grok", "gemini-spans", "bing", "copilot", "bing-definitions"],
+         "grok", "gemini-spans", "bing", "copilot-conversation", "copilot", "bing-definitions"],
 )
 def test_writer_agents_citation_forms_are_understood(report: str, warned: list[str]) -> None:
     """Each agent's own markers are old citations: removed from the body (none of their bytes,
