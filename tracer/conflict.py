@@ -667,7 +667,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
     if ordered:
         slot = _reversed_ratio(sentence, quote) or ((
             _zh_growth_moved(sentence, quote) or _zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote)
-            or zh_done_but_pending(sentence, quote)
+            or zh_done_but_pending(a, quote)
             or _roles_swapped(a, b, zh, False)) if zh
             else (_en_figure_slot(a, b) or en_year_moved(sentence, quote)))
     if slot is not None:
@@ -3002,6 +3002,8 @@ def unnamed_speaker(sentence: str, quote: str, record: str, lang: str) -> Confli
     publisher: "Popular Mechanics said that …" against the magazine's own words is no conflict).
     A Chinese quote need only give the words to someone (表示, 认为 …): its speaker may be no
     name rjieba tags ("教授李明远认为"), and the sentence's, a person's, is no publisher."""
+    if not (_ZH_SPEECH if lang == "zh" else _EN_SPEECH_WORD).search(sentence):
+        return None   # (most sentences name no speaker: no tagging, no name scan)
     said = _speakers(sentence, lang)
     if not said:
         return None
@@ -3051,22 +3053,19 @@ _ZH_PENDING = re.compile(r"正在研究|正在考虑|研究将|提出将|拟|计
 _ZH_CLAUSE = re.compile(r"[，。；！？,;!?]")
 
 
-def zh_done_but_pending(sentence: str, quote: str) -> Conflict | None:
-    """Chinese: the sentence says it is done (已 before its verb: "已将EV71疫苗纳入…", "已于4月
-    公布…") where every clause of the quote that has that verb says it is still to come or
-    undecided ("正在研究将EV71疫苗纳入…", "最终名单将由国家游泳队于5月公布", "暂缓开通"), and
-    none of them says it is done."""
-    if "已" not in sentence:
-        return None
-    words = rjieba.tag(sentence)
-    for i, (w, _tag) in enumerate(words):
+def zh_done_but_pending(words: tuple[_Word, ...], quote: str) -> Conflict | None:
+    """Chinese: the sentence (its `_zh_words`) says it is done (已 before its verb: "已将EV71疫苗
+    纳入…", "已于4月公布…") where every clause of the quote that has that verb says it is still to
+    come or undecided ("正在研究将EV71疫苗纳入…", "最终名单将由国家游泳队于5月公布", "暂缓开通"),
+    and none of them says it is done."""
+    for i, (_k, w, _tag) in enumerate(words):
         if not w.startswith("已") or w in ("已故", "已婚", "已知", "已往"):
             continue
         at = next((k for k in range(i + 1, min(i + 7, len(words)))
-                   if words[k][1].startswith("v") and len(words[k][0]) >= 2), None)
-        if at is None or words[at][0] not in quote:
+                   if words[k][2].startswith("v") and len(words[k][1]) >= 2), None)
+        if at is None or words[at][1] not in quote:
             continue
-        verb = words[at][0]
+        verb = words[at][1]
         pending: list[str] = []
         for m in re.finditer(re.escape(verb), quote):
             opens = max((c.end() for c in _ZH_CLAUSE.finditer(quote, 0, m.start())), default=0)
@@ -3077,7 +3076,7 @@ def zh_done_but_pending(sentence: str, quote: str) -> Conflict | None:
                 break
             pending.append(quote[opens:m.end()])
         if pending:
-            return Conflict("plan", "".join(x for x, _t in words[i:at + 1]), pending[0])
+            return Conflict("plan", "".join(x for _k, x, _t in words[i:at + 1]), pending[0])
     return None
 
 
