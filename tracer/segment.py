@@ -553,6 +553,7 @@ def _has_prose(text: str, sp: _Splitter, s: int, e: int) -> bool:
 
 
 _CELL_BAR = re.compile(r"(?<!\\)\|")
+_CODE_CELL = re.compile(r"(?:(`+)(?!`).*?(?<!`)\1\s*)+")  # one or more inline code spans, nothing else
 _LINK_TEXT = re.compile(r"\[((?:[^\[\]]|\[[^\[\]]*\])*)\][(\[]")  # not an image's alt text
 
 
@@ -585,6 +586,9 @@ def _table_rows(
         if not prose:
             continue
         last = max(prose[-1], marked)  # a "Source" column's markers after the values are the row's
+        for j in range(last + 1, len(cells)):
+            if _CODE_CELL.fullmatch(text, *cells[j]):
+                last = j   # "| Want partial results | `gather(...)` |": the code is the row's last value
         parts = []
         subject = None
         for i in prose:

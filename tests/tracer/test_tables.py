@@ -521,10 +521,13 @@ def test_a_subject_named_once_then_spoken_of() -> None:
 
 
 def test_code_or_an_image_holding_a_marker_is_no_source_cell() -> None:
-    for note in ("`buf[1]`", "![chart[1]](c.png)"):
+    for note, row in (("`buf[1]`", "$1,599 launch price | `buf[1]`[1] |"),  # the code is the row's last value
+                      ("![chart[1]](c.png)", "$1,599 launch price[1] | ![chart[1]](c.png) |")):
         report = ("| Card | Memory | Launch price | Note |\n|---|---|---|---|\n"
                   f"| GeForce RTX 4090 | 24 GB GDDR6X memory | $1,599 launch price | {note} |\n")
-        assert _rows(trace(report, GPU_RECORDS).report)[1].endswith(f"$1,599 launch price[1] | {note} |")
+        result = trace(report, GPU_RECORDS)
+        assert _rows(result.report)[1].endswith(row)
+        assert trace(result.report, GPU_RECORDS).report == result.report
 
 
 def test_a_quoted_table_with_mixed_prefixes_is_left_alone_and_a_heading_may_precede_a_definition() -> None:
@@ -676,3 +679,19 @@ def test_a_marker_in_a_header_cell_is_no_word_of_the_rows_claims(header: str) ->
         return [(c.sentence, [(s.url, s.score) for s in c.sources]) for c in result.citations]
     assert cited(marked) and cited(marked) == cited(plain)
     assert trace(marked.report, GPU_RECORDS, options).report == marked.report
+
+
+@pytest.mark.parametrize("style", ["numeric", "superscript", "footnote"])
+def test_a_row_whose_last_value_is_code_takes_its_marker_after_the_code(style: str) -> None:
+    records = [{"url": "https://so.example/taskgroup", "title": "TaskGroup vs gather",
+                "content": "Use gather if you want partial results despite failures, with "
+                           "return_exceptions=True, or if you must support Python 3.8."}, *FILLER]
+    report = ("| Situation | Recommended |\n|---|---|\n"
+              "| Want partial results despite failures | `gather(..., return_exceptions=True)` |\n")
+    first = trace(report, records, TraceOptions(style=style))
+    row = _rows(first.report)[1]
+    # the marker closes the row, after its last value, not in the middle of it
+    marker = {"numeric": "[1]", "superscript": "<sup>[1]</sup>", "footnote": "[^1]"}[style]
+    assert row == f"| Want partial results despite failures | `gather(..., return_exceptions=True)`{marker} |"
+    assert first.citations[0].sentence.endswith("`gather(..., return_exceptions=True)`")
+    assert trace(first.report, records, TraceOptions(style=style)).report == first.report
