@@ -1516,6 +1516,10 @@ _REF_LINE = re.compile(
     r"|[(（](\d{1,4})[)）]|([①-⑳]))"
     r"(?:\*\*|__|\*|_)?[ \t]*(.*)$"
 )
+# an entry numbered by a superscript, as some chat exports write the list: "<sup>[1]</sup> [A](u)"
+_SUP_ENTRY = re.compile(
+    r"^([ \t]*(?:[-*+•][ \t]+)?)<sup>[ \t]*\\?\[?[ \t]*(\d{1,4})[ \t]*\\?\]?[ \t]*</sup>[ \t]*",
+    re.IGNORECASE)
 _LABELLED_ENTRY = re.compile(
     rf"^([ \t]*(?:[-*+•][ \t]+)?)\\?[\[【(（][ \t]*(?P<word>{CITATION_LABEL_WORD})[ \t]*(?:[:：][ \t]*)?"
     rf"(?P<num>\d{{1,4}})[ \t]*\\?[\]】)）]")
@@ -1624,6 +1628,7 @@ def _parse_entries(
         labelled = bool(row and row.group(1))
         if row:  # "| 1 | Alpha report | https://a.com/x |": the number, then the other cells
             line = f"[{row.group(2)}] " + " | ".join(c.strip() for c in row.group(3).split("|") if c.strip())
+        line = _SUP_ENTRY.sub(r"\g<1>[\g<2>]", line, count=1)   # "<sup>[1]</sup> [A](https://…)": "[1] …"
         written = line
         word = _LABELLED_ENTRY.match(line) or _BARE_LABELLED_ENTRY.match(line)
         line = _LABELLED_ENTRY.sub(r"\g<1>[\g<num>]", line, count=1)   # "[ref1] …", "【来源1】…": "[1] …"

@@ -361,6 +361,29 @@ def test_parse_reference_entries_continuation_lines() -> None:
     assert entries[2] == (["https://b.com"], ["B"])
 
 
+def test_parse_reference_entries_reads_entries_numbered_by_a_superscript() -> None:
+    refs = ("**参考来源：**\n\n<sup>[1]</sup> [A](https://a.org/x)\n<SUP>2</SUP> B report https://b.org/y\n"
+            "<sup>\\[3\\]</sup> [C](https://c.org/z)\n")
+    entries = parse_reference_entries(refs)
+    assert {n: urls for n, (urls, _t) in entries.items()} == {
+        1: ["https://a.org/x"], 2: ["https://b.org/y"], 3: ["https://c.org/z"]}
+
+
+def test_superscript_markers_keep_resolving_through_a_list_numbered_by_superscripts() -> None:
+    from tracer import TraceOptions, trace
+    report = ("The bridge opened in 1932<sup>[1]</sup>. The tower was finished in 1889<sup>[2]</sup>.\n\n"
+              "**参考来源：**\n\n<sup>[1]</sup> [A](https://a.org/x)\n<sup>[2]</sup> [B](https://b.org/y)\n")
+    records = [{"url": "https://a.org/x", "title": "A", "content": "The bridge opened in 1932 and carries "
+                "eight lanes of traffic across the harbour."},
+               {"url": "https://b.org/y", "title": "B", "content": "The tower was finished in 1889 for the "
+                "world fair."}]
+    result = trace(report, records, TraceOptions(existing="keep"))
+    assert not [w for w in result.warnings if "does not resolve" in w]
+    assert [(c.sentence, [s.url for s in c.sources]) for c in result.citations] == [
+        ("The bridge opened in 1932<sup>[1]</sup>.", ["https://a.org/x"]),
+        ("The tower was finished in 1889<sup>[2]</sup>.", ["https://b.org/y"])]
+
+
 def test_parse_reference_entries_reads_an_html_list() -> None:
     # items numbered by their place in an "<ol>" (from its start), links and entities decoded,
     # other tags dropped; a "<ul>" item numbers itself or not at all
