@@ -1415,7 +1415,10 @@ def rank_conflict(sentence: str, quote: str, lang: str) -> Conflict | None:
         by_kind.setdefault(k, []).append((p, t))
     for kind, place, text in said:
         same = by_kind.get(kind, [])
-        if same and not any(_place_holds(place, p) for p, _t in same):
+        # (not where the sentence names the quote's rank too: "第四次调查…比第三次调查增长了16.8%"
+        # against "与第三次调查相比…增长16.8%" compares the two)
+        if same and not any(_place_holds(place, p) for p, _t in same) \
+                and not all(any(_place_holds(o, p) for k, o, _t in said if k == kind) for p, _t in same):
             return Conflict("rank", text, same[0][1])
     return None
 

@@ -1551,6 +1551,11 @@ def test_another_rank_is_a_conflict(sentence: str, quote: str, lang: str, said: 
         # 前三季度 ranks nothing
         ("公司前三季度营收增长5%。", "公司第三季度营收增长5%，排名第二。", "zh"),
         ("公司第一时间发布了公告。", "公司随后发布公告，股价排名第二。", "zh"),           # nor does 第一时间
+        # the sentence names the quote's rank too: it compares the two
+        ("根据第四次全国大熊猫调查，野生大熊猫数量为1864只，比第三次调查增长了16.8%。",
+         "野生大熊猫种群数量达1864只。与第三次调查相比，种群数量增加268只，增长16.8%。", "zh"),
+        ("The second survey counted 1,864 pandas, 16.8% more than the first survey.",
+         "Compared with the first survey, the count rose 16.8% to 1,864.", "en"),
         ("The Mekong is one of the longest rivers in Asia.",
          "The Mekong is the longest river in Asia.", "en"),
         ("Lagos is the largest city in Nigeria.", "Lagos, the largest city in Nigeria, grew fast.", "en"),
