@@ -1053,6 +1053,8 @@ def figures_instead(claimed: set[str], missing: list[str], claimed_units: dict[s
             continue
         for unit in units.units_of.get(value) or {None}:
             kind = _figure_kind(value, unit)
+            if kind == "date" and not value.startswith("d:") and _counts(rest, spans.get(value, [])):
+                kind = "bare"   # "1800多只", "1,800 pandas": no year
             if kind not in wanted:
                 continue
             text = display_number(value, unit)
@@ -1109,6 +1111,15 @@ def _counted_nouns(claim: str, missing: list[str]) -> set[str]:
 
 
 _NEXT_WORD = re.compile(r"[ \t]*(?:([A-Za-z\u00c0-\u024f]+)|([\u3400-\u9fff]))")
+
+
+_COUNT_AFTER = re.compile(r"[多余几]?(?![年月日天周])[个家名位条次种项座所只件台辆架艘例部本场届期头匹]")
+
+
+def _counts(text: str, where: list[tuple[int, int]]) -> bool:
+    """Whether a year-like number is written, at each of `where` in `text`, as a count: grouped
+    ("1,800") or before a Chinese measure word ("1800多只", "1864只")."""
+    return bool(where) and all("," in text[a:b] or _COUNT_AFTER.match(text, b) for a, b in where)
 
 
 def _noun_after(text: str, end: int) -> str:

@@ -316,6 +316,10 @@ def test_unstated_numbers_are_shown_as_a_reader_writes_them() -> None:
     ("They married in 2017.", "Wed on March 22, 2015 in Rome.", ["2015-03-22"]),
     ("They were engaged in 2015 and married in 2017.", "Engaged on March 22, 2015 in Rome.", []),
     ("It has 21 segments and 6 bolts.", "It has 6 bolts and 18 segments.", ["18"]),
+    # a count is no year, however many it counts
+    ("2021年，大熊猫的受威胁等级降为易危。", "我国野生大熊猫数量已达到1800多只，等级降为易危。", []),
+    ("2021年，大熊猫降为易危。", "2016年，野生大熊猫1864只。", ["2016"]),
+    ("The count rose in 2021.", "The count rose to 1,864 pandas.", []),
 ])
 def test_a_quote_states_figures_of_the_same_sort_instead(claim: str, quote: str, instead: list[str]) -> None:
     from tracer.text import figures_instead, numbers_and_units, stated_numbers, stated_units, unstated_numbers
