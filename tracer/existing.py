@@ -824,6 +824,54 @@ def paren_notes(text: str, body_end: int, removed_references: str) -> list[str]:
     return found[:8]
 
 
+# an author-year (APA, Harvard) references entry: "Avgerinos, K. I., Spyrou, N., … (2018). Title…",
+# "- Smith, J. and Lee, K. 2020. Title…": its first author's surname, and its year
+_AUTHOR_YEAR_ENTRY = re.compile(
+    r"^[ \t]*+(?:[-*+•][ \t]++|\d{1,4}[.)][ \t]++)?(?:\*\*|__)?"
+    r"(?P<name>(?:(?:van|von|de|del|der|da|di|le|la)[ \t]++)?[A-Z][\w'’-]{1,40}),[ \t]++[^\n]{0,400}?"
+    r"[(\s](?P<year>(?:1[89]|20)\d\d)[a-z]?(?:[),.]|\Z)")
+# ... and what cites one in the body: "(Avgerinos et al., 2018)", "(Smith & Lee, 2020; Kim, 2019a)",
+# "(see Smith and Lee 2020)", and the narrative "Avgerinos et al. (2018)"
+_AUTHOR_YEAR_ITEM = (r"(?:(?:see|e\.g\.,?|cf\.)[ \t]+)?(?P<n>(?:(?:van|von|de|del|der|da|di|le|la)[ \t]+)?"
+                     r"[A-Z][\w'’-]{1,40})(?:[ \t]+et[ \t]+al\.?|[ \t]+(?:and|&)[ \t]+[A-Z][\w'’-]{1,40})?"
+                     r",?[ \t]+(?P<y>(?:1[89]|20)\d\d)[a-z]?")
+_AUTHOR_YEAR_ONE = re.compile(_AUTHOR_YEAR_ITEM)
+_AUTHOR_YEAR_PAREN = re.compile(r"[(（]([^()（）\n]{4,300})[)）]")
+_AUTHOR_YEAR_NARRATIVE = re.compile(
+    r"\b((?:[A-Z][\w'’-]{1,40})(?:[ \t]+et[ \t]+al\.?|[ \t]+(?:and|&)[ \t]+[A-Z][\w'’-]{1,40})?)"
+    r"[ \t]+\((?:1[89]|20)\d\d[a-z]?\)")
+
+
+def author_year_notes(text: str, body_end: int, removed_references: str) -> list[str]:
+    """Author-year citations in the body ("(Avgerinos et al., 2018)", "Smith and Lee (2020)")
+    whose first author and year head an entry of the removed references list ("Avgerinos, K. I.,
+    … (2018). …"): the author's old citations, which are not read as markers (an author and a
+    year name no record by themselves), so the caller warns that they stay as written and that
+    their entries survive only in the removed list."""
+    if not removed_references:
+        return []
+    keys = {(m.group("name").casefold(), m.group("year")) for line in removed_references.splitlines()
+            if (m := _AUTHOR_YEAR_ENTRY.match(line))}
+    if not keys:
+        return []
+    found: list[tuple[int, str]] = []
+    for m in _AUTHOR_YEAR_PAREN.finditer(text, 0, body_end):
+        items = [i.strip() for i in re.split(r"[;；]", m.group(1))]
+        hits = [h for i in items if (h := _AUTHOR_YEAR_ONE.fullmatch(i)) is not None]
+        if hits and len(hits) == len(items) and any((h.group("n").casefold(), h.group("y")) in keys
+                                                      for h in hits):
+            found.append((m.start(), m.group(0)))
+    for m in _AUTHOR_YEAR_NARRATIVE.finditer(text, 0, body_end):
+        name = m.group(1).split()[0].casefold()
+        if (name, re.sub(r"\D", "", m.group(0)[-7:])[:4]) in keys:
+            found.append((m.start(), m.group(0)))
+    out: list[str] = []
+    for _at, raw in sorted(found):
+        if raw not in out:
+            out.append(raw)
+    return out[:8]
+
+
 # a marker used as a word of its sentence: "如[2]所述", "据文献[1]报道", "根据[3]的统计", "as shown in [2]",
 # "see [1] for details", "[4] found that …": removed, it would leave "如所述" or "as shown in ."
 # (whole words only: "很常见[1]", "缺乏依据[1]", "invested the most in [1]" end a sentence with a citation)

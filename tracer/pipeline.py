@@ -236,6 +236,11 @@ def trace(
             if found:
                 warnings.append(f"{what} {', '.join(found)} look like the author's old citations ({why}); "
                                 "they stay as written and do not follow the new numbering")
+        if found := existing_stage.author_year_notes(report, layout.body_end, removed):
+            warnings.append(
+                f"author-year citation(s) {', '.join(found)} look like the author's old citations (the "
+                "removed references list has entries by those authors and years); they stay as written and "
+                "are not checked, and their entries are only in removed_references")
 
     with timer.stage("recognize"):
         needs: set[int] | None = None

@@ -1059,6 +1059,35 @@ def test_parenthesised_numbers_of_a_list_numbered_so_stay_with_a_warning() -> No
         assert not [w for w in r.warnings if w.startswith("number(s) in parentheses")], report
 
 
+@pytest.mark.parametrize("existing", ["keep", "replace"])
+def test_author_year_citations_of_an_author_year_list_stay_with_a_warning(existing: str) -> None:
+    recs = [{"url": "https://doi.org/10.1016/j.exger.2018.04.013", "title": "Creatine and cognition",
+             "content": "Creatine supplementation improved short-term memory and intelligence/reasoning of "
+                        "healthy individuals."}]
+    body = ("Creatine improved short-term memory and intelligence/reasoning in healthy individuals "
+            "(Avgerinos et al., 2018). Publication bias cannot be excluded (Prokopidis et al., 2024; Kim, "
+            "2019a). As Smith and Lee (2020) argued, doses vary. Two steps (Phase 1, 2020) followed.")
+    refs = ("\n\n## References\n\n"
+            "Avgerinos, K. I., Spyrou, N., & Kapogiannis, D. (2018). Effects of creatine. *Experimental "
+            "Gerontology*, 108, 166–173. https://doi.org/10.1016/j.exger.2018.04.013\n\n"
+            "Prokopidis, K., Giannos, P., et al. (2024). Creatine and memory. *Nutrition Reviews*.\n\n"
+            "- Smith, J. and Lee, K. 2020. Dosing. Journal of Things.\n")
+    r = trace(body + refs, recs, TraceOptions(existing=existing))
+    warned = [w for w in r.warnings if w.startswith("author-year citation(s)")]
+    # each citation that names an entry's first author and year, once, in the body's order; not
+    # "(Phase 1, 2020)", which names no entry
+    assert warned == [
+        "author-year citation(s) (Avgerinos et al., 2018), (Prokopidis et al., 2024; Kim, 2019a), "
+        "Smith and Lee (2020) look like the author's old citations (the removed references list has "
+        "entries by those authors and years); they stay as written and are not checked, and their "
+        "entries are only in removed_references"]
+    assert strip_markers(r.report).startswith(body)   # the citations stay as the author wrote them
+    # a numbered list, or no list: no warning
+    for report in (body + "\n\n## References\n\n[1] Avgerinos K. Creatine. https://doi.org/x\n", body):
+        assert not [w for w in trace(report, recs, TraceOptions(existing=existing)).warnings
+                    if w.startswith("author-year")]
+
+
 def test_circled_numbers_ending_a_clause_are_warned_about_as_superscripts() -> None:
     recs = [{"url": "https://a.example.cn/x", "title": "年报",
              "content": "公司营业收入7771.02亿元，同比增长29.02%。"}]
