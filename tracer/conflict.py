@@ -233,6 +233,8 @@ class Conflict:
             return f'its quote has the roles the other way round ("{self.quote_says}")'
         if self.kind == "framed":
             return f'its quote only reports it as a question or a claim ("{self.quote_says}")'
+        if self.kind == "direction":
+            return f"its record says it {self.quote_says} where the sentence says it {self.sentence_says}"
         if self.kind == "speaker":
             return (f'the sentence gives the words to {self.sentence_says}, whom the record never names; '
                     f'its quote gives them to another ("{self.quote_says}")')
@@ -1714,6 +1716,64 @@ def figure_change_conflict(sentence: str, record: str, lang: str) -> Conflict | 
             if any(way == w and (not measure or not m or measure == m) for m, w, _ in where):
                 continue
             return Conflict("opposite", words, where[0][2])
+    return None
+
+
+# a thing that changes, the way it changes, and the year: "sales doubled in 2024", "German heat pump
+# sales nearly halve in 2024", "exports fell sharply in 2023" (direction words with no figure too)
+_EN_UP_WORDS = _EN_UP + r"|doubled|doubles|tripled|triples|quadrupled|soared|soars|rebounded|expanded|expands"
+_EN_DOWN_WORDS = _EN_DOWN + r"|halved|halve|halves|plunged|plunges|slumped|slumps|tumbled|tumbles|contracted"
+_EN_MOVE = re.compile(
+    r"\b(?P<noun>[a-z][a-z-]{2,30})[ \t]+(?P<neg>(?:(?:have|has|had|were|was|nearly|almost|sharply|steadily"
+    r"|roughly|also|then|more[ \t]+than|not|never|n't|did|didn't)[ \t]+){0,3})"
+    rf"(?:(?P<up>{_EN_UP_WORDS})|(?P<down>{_EN_DOWN_WORDS}))\b"
+    r"(?=(?P<tail>[^.;!?\n]{0,80}))", re.IGNORECASE)
+_EN_YEAR_AFTER = re.compile(r"\b(?:in|during|for|through|over)[ \t]+(?:fiscal[ \t]+|calendar[ \t]+|FY[ \t]*)?"
+                            r"((?:19|20)\d\d)\b(?![ \t]*(?:-|–|to)[ \t]*(?:19|20)?\d\d\b)")
+_EN_NOT_SUBJECT = frozenset("""it they this that these those which who what there here he she we you one
+    also and but or not has have had was were been be is are will would could may might can
+    than then when while as so to of in on at by for with from about""".split())
+
+
+@lru_cache(maxsize=64)   # a record is read once, not once per sentence it is checked against
+def _en_moves(text: str) -> dict[tuple[str, str], set[str]]:
+    """Each (thing, year) the text says went up or down, and which ways ("up", "down"): "sales
+    doubled in 2024" gives ("sale", "2024") -> {"up"}. Negated moves ("did not fall") say none."""
+    out: dict[tuple[str, str], set[str]] = {}
+    for m in _EN_MOVE.finditer(text):
+        noun = m.group("noun").lower()
+        if noun in _EN_NOT_SUBJECT or re.search(r"\bnot\b|\bnever\b|n't", m.group("neg"), re.IGNORECASE):
+            continue
+        tail = m.group("tail")
+        year = _EN_YEAR_AFTER.search(tail)
+        if year is not None and re.search(r"\bfrom\b", tail[:year.start()]):
+            # "dropped from 9 in 2023 to 6 in 2024": the move is the later year's
+            to = re.search(r"\bto\b", tail[year.end():])
+            year = _EN_YEAR_AFTER.search(tail, year.end() + to.end()) if to else None
+        if year is None:
+            continue
+        out.setdefault((_stem(noun), year.group(1)), set()).add("up" if m.group("up") else "down")
+    return out
+
+
+def direction_conflict(sentence: str, record: str, lang: str) -> Conflict | None:
+    """A thing the sentence says went one way in a year, where the record says only that it went
+    the other ("Germany's sales doubled in 2024" against "sales nearly halve in 2024", "sales fell
+    48% in 2024"), though the quote chosen may hold neither: the figure and the direction words
+    often sit in another of the record's sentences than the one that matches the most words.
+    English; a record that moves that thing both ways in that year says nothing."""
+    if lang == "zh" or not any(ch.isdigit() for ch in sentence):
+        return None
+    said = _en_moves(sentence)
+    if not said:
+        return None
+    stated = _en_moves(record)
+    for key, ways in said.items():
+        theirs = stated.get(key)
+        if theirs and len(ways) == 1 and not ways & theirs:
+            way = next(iter(ways))
+            return Conflict("direction", f"{'rose' if way == 'up' else 'fell'} in {key[1]}",
+                            f"{'fell' if way == 'up' else 'rose'} in {key[1]}")
     return None
 
 

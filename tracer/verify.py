@@ -29,6 +29,7 @@ from tracer.conflict import (
     asked,
     cause_addition,
     clause_addition,
+    direction_conflict,
     figure_change_conflict,
     framed,
     quote_addition,
@@ -534,6 +535,7 @@ class Verifier:
         self._exact: dict[tuple[str, int], bool] = {}
         self._years: dict[tuple[str, int], bool] = {}
         self._stems: dict[int, RecordStems] = {}
+        self._titled: dict[int, str] = {}   # a record's title and content, as one text (read once)
         self._record_runs: dict[int, set[str]] = {}
         self._record_norm: dict[int, str] = {}
         self._passage_bigrams: dict[int, frozenset[tuple[str, str]]] = {}
@@ -1030,8 +1032,16 @@ class Verifier:
                 stems = self._stems[record] = RecordStems(content)
             got = cause_addition(query, quote, stems) or clause_addition(query, quote, stems)
         return got or figure_change_conflict(query, content, self.index.lang) \
+            or direction_conflict(query, self._titled_text(record), self.index.lang) \
             or year_role_conflict(query, content, self.index.lang) \
             or unnamed_speaker(query, quote, content, self.index.lang)
+
+    def _titled_text(self, record: int) -> str:
+        got = self._titled.get(record)
+        if got is None:
+            rec = self.records[record]
+            got = self._titled[record] = f"{rec.title}\n{rec.content}"
+        return got
 
     def _figures_instead(self, sentence: str, record: int, quote: str) -> Conflict | None:
         """A figure of the sentence that the record states nowhere, where the quote states

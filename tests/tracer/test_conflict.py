@@ -2457,3 +2457,55 @@ def test_an_estimate_or_the_whole_line_is_no_plan_or_other_name() -> None:
     # "全线" (the whole line) and "全部" (all of it) say the same of a metro line
     assert quote_conflict("宁川地铁5号线一期全长34.6公里，全线为地下线，共设27座车站。",
                           "5号线一期工程全长34.6公里，全部为地下线，共设车站27座。", "zh") is None
+
+
+HEAT_PUMPS = {"url": "https://cleanenergy.example/heat-pumps-2024",
+              "title": "German heat pump sales nearly halve in 2024",
+              "content": "Heat pump sales in Germany fell 48% in 2024 to around 193,000 units. The drop came "
+                         "after a record 2023, when households rushed to install systems before the revised "
+                         "Building Energy Act took effect. Industry groups blamed uncertainty over "
+                         "subsidies."}
+
+
+@pytest.mark.parametrize(("sentence", "record", "said", "stated"), [
+    ("Germany's sales doubled in 2024 as buyers rushed to beat the new law.",
+     "German heat pump sales nearly halve in 2024", "rose in 2024", "fell in 2024"),
+    ("Exports rose sharply in 2023.", "Exports fell 12% in 2023, the customs office said.",
+     "rose in 2023", "fell in 2023"),
+    # "from … in 2023 to … in 2024" moves in 2024
+    ("Incursions rose in 2024.", "Incursions dropped from 9 in 2023 to 6 in 2024.",
+     "rose in 2024", "fell in 2024"),
+])
+def test_a_move_the_record_gives_only_the_other_way_that_year_is_a_conflict(
+        sentence: str, record: str, said: str, stated: str) -> None:
+    from tracer.conflict import direction_conflict
+    assert direction_conflict(sentence, record, "en") == Conflict("direction", said, stated)
+
+
+@pytest.mark.parametrize(("sentence", "record"), [
+    ("Sales fell in 2024.", "Sales fell 48% in 2024 after they doubled in 2023."),
+    ("Sales doubled in 2023.", "Sales fell 48% in 2024 after they doubled in 2023."),   # another year
+    ("Sales rose in 2024.", "Sales fell in the first half, but over the year sales rose in 2024."),
+    ("Sales rose in 2024.", "Sales did not fall in 2024."),        # a negated move says nothing
+    ("Sales did not fall in 2024.", "Sales rose in 2024."),
+    ("Sales rose in 2024.", "Profits fell in 2024."),              # another thing
+    ("Sales rose in 2024.", "Sales fell in 2023."),                # another year
+    ("Sales rose from 2023 to 2024.", "Sales fell in 2023 to 2024 levels."),
+    ("销量在2024年翻番。", "2024年销量几乎减半。"),                  # English only
+])
+def test_a_move_the_record_gives_both_ways_or_not_at_all_is_no_conflict(sentence: str, record: str) -> None:
+    from tracer.conflict import direction_conflict
+    lang = "zh" if "年" in sentence else "en"
+    assert direction_conflict(sentence, record, lang) is None
+
+
+def test_a_sentence_whose_record_moves_it_the_other_way_is_not_cited_though_its_quote_does_not_say() -> None:
+    report = "Germany's heat pump sales doubled in 2024 as households rushed to install systems before the " \
+             "revised Building Energy Act took effect.\n"
+    result = trace(report, [HEAT_PUMPS, OTHER, CLIMATE])
+    assert not result.citations
+    assert result.unsupported[0].reason.endswith(
+        "its record says it fell in 2024 where the sentence says it rose in 2024")
+    faithful = "Germany's heat pump sales fell 48% in 2024, to around 193,000 units.\n"
+    cited = trace(faithful, [HEAT_PUMPS, OTHER, CLIMATE]).citations
+    assert [c.sources[0].url for c in cited] == [HEAT_PUMPS["url"]]
