@@ -667,7 +667,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
     # read without the alignment: clauses move
     slot: Conflict | None = None
     if ordered:
-        slot = _reversed_ratio(sentence, quote) or ((
+        slot = _reversed_ratio(sentence, quote) or _comparison_flipped(sentence, quote, zh) or ((
             _zh_growth_moved(sentence, quote) or _zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote)
             or zh_done_but_pending(a, quote)
             or _roles_swapped(a, b, zh, False)) if zh
@@ -2356,6 +2356,53 @@ def _roles_swapped(a: tuple[_Word, ...], b: tuple[_Word, ...], zh: bool,
 _RATIO = re.compile(r"(?<![\d.:：∶])(\d{1,3})[ \t]*(?:[:：∶]|比)[ \t]*(\d{1,3})(?![\d.:：∶%])")
 _RATIO_WORD = re.compile(r"比例|比率|配比|分担|分配|分成|ratio|proportion|split|randomi[sz]ed|allocated",
                          re.IGNORECASE)
+
+
+# a comparison that finds no difference, or one that finds the first thing better, with what it
+# is compared to: "no better than a low-fat diet", "superior to the low-fat diet", "不优于低脂饮食"
+_EN_DET = r"(?:(?:the|a|an)[ \t]+)?"
+_EN_NO_BETTER = re.compile(
+    r"\b(?:no|not|hardly|scarcely)[ \t]+(?:any[ \t]+)?(?:better|more[ \t]+effective|superior)"
+    r"[ \t]+(?:than|to)[ \t]+" + _EN_DET + r"(?P<x>[a-z][\w-]*)"
+    r"|\b(?:did[ \t]+not|didn't|failed[ \t]+to)[ \t]+(?:outperform|beat)[ \t]+" + _EN_DET
+    + r"(?P<y>[a-z][\w-]*)"
+    r"|\b(?:as[ \t]+(?:effective|good)[ \t]+as|comparable[ \t]+to|similar[ \t]+to|no[ \t]+different[ \t]+from"
+    r"|equivalent[ \t]+to|non-?inferior[ \t]+to)[ \t]+" + _EN_DET + r"(?P<z>[a-z][\w-]*)", re.IGNORECASE)
+_EN_BETTER = re.compile(
+    r"\b(?P<pre>\w+[ \t]+\w+[ \t]+)?(?:superior[ \t]+to|(?:significantly[ \t]+)?better[ \t]+than"
+    r"|more[ \t]+effective[ \t]+than|outperformed|beat)[ \t]+" + _EN_DET + r"(?P<x>[a-z][\w-]*)",
+    re.IGNORECASE)
+_EN_BETTER_UNDONE = re.compile(r"\b(?:no|not|n't|never|hardly|scarcely|neither|nor|any)\b", re.IGNORECASE)
+_ZH_BETTER_WORD = r"(?:优于|好于|胜过|强于)(?P<x>[\u4e00-\u9fff]{2})"
+_ZH_NO_BETTER = re.compile(r"(?:并不|并未|不|未|没有)(?:显著)?" + _ZH_BETTER_WORD)
+_ZH_BETTER = re.compile(r"(?<![不未没并])(?:显著|明显)?" + _ZH_BETTER_WORD)
+
+
+def _comparison_flipped(sentence: str, quote: str, zh: bool) -> Conflict | None:
+    """The sentence finds no difference where its quote finds the first thing better, with the same
+    thing compared to: "the Mediterranean diet was no better than a low-fat diet" against "was
+    superior to the low-fat diet"; "并不优于低脂饮食" against "优于低脂饮食". And the other way round."""
+    if zh:
+        nb_s = {m.group("x") for m in _ZH_NO_BETTER.finditer(sentence)}
+        nb_q = {m.group("x") for m in _ZH_NO_BETTER.finditer(quote)}
+        b_s = {m.group("x"): m.group(0) for m in _ZH_BETTER.finditer(sentence)}
+        b_q = {m.group("x"): m.group(0) for m in _ZH_BETTER.finditer(quote)}
+    else:
+        nb_s = {_stem((m.group("x") or m.group("y") or m.group("z")).lower())
+                for m in _EN_NO_BETTER.finditer(sentence)}
+        nb_q = {_stem((m.group("x") or m.group("y") or m.group("z")).lower())
+                for m in _EN_NO_BETTER.finditer(quote)}
+        b_s = {_stem(m.group("x").lower()): m.group(0)[len(m.group("pre") or ""):]
+               for m in _EN_BETTER.finditer(sentence) if not _EN_BETTER_UNDONE.search(m.group("pre") or "")}
+        b_q = {_stem(m.group("x").lower()): m.group(0)[len(m.group("pre") or ""):]
+               for m in _EN_BETTER.finditer(quote) if not _EN_BETTER_UNDONE.search(m.group("pre") or "")}
+    for x in sorted(nb_s):
+        if x in b_q and x not in nb_q:
+            return Conflict("opposite", "no better", b_q[x])
+    for x in sorted(b_s):
+        if x in nb_q and x not in b_q and x not in nb_s:
+            return Conflict("opposite", b_s[x], "no better")
+    return None
 
 
 def _reversed_ratio(sentence: str, quote: str) -> Conflict | None:

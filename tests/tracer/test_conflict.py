@@ -2509,3 +2509,41 @@ def test_a_sentence_whose_record_moves_it_the_other_way_is_not_cited_though_its_
     faithful = "Germany's heat pump sales fell 48% in 2024, to around 193,000 units.\n"
     cited = trace(faithful, [HEAT_PUMPS, OTHER, CLIMATE]).citations
     assert [c.sources[0].url for c in cited] == [HEAT_PUMPS["url"]]
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang", "said", "quoted"), [
+    ("In patients with heart disease, the Mediterranean diet was no better than a low-fat diet at "
+     "preventing recurrent events.",
+     "The Mediterranean diet was superior to the low-fat diet in preventing major cardiovascular events.",
+     "en", "no better", "superior to the low-fat"),
+    ("The new drug did not outperform placebo on the primary endpoint.",
+     "The new drug outperformed placebo on the primary endpoint at 12 weeks.", "en", "no better",
+     "outperformed placebo"),
+    ("The vaccine was more effective than the standard shot in adults over 65.",
+     "In adults over 65 the vaccine was no more effective than the standard shot.", "en",
+     "more effective than the standard", "no better"),
+    ("地中海饮食在预防心血管事件方面并不优于低脂饮食。",
+     "地中海饮食在预防主要心血管事件方面优于低脂饮食。", "zh",
+     "no better", "优于低脂"),
+])
+def test_no_difference_against_a_difference_is_a_conflict(sentence: str, quote: str, lang: str, said: str,
+                                                          quoted: str) -> None:
+    assert quote_conflict(sentence, quote, lang) == Conflict("opposite", said, quoted)
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang"), [
+    # the same finding, in other words
+    ("The Mediterranean diet was no better than a low-fat diet.",
+     "The Mediterranean diet was not superior to the low-fat diet.", "en"),
+    ("The drug was better than placebo.", "The drug was significantly better than placebo.", "en"),
+    # the quote finds both, for another outcome each
+    ("The drug was no better than placebo for pain.",
+     "The drug was better than placebo for sleep but no better than placebo for pain.", "en"),
+    # another thing compared to
+    ("The drug was no better than aspirin.", "The drug was better than placebo.", "en"),
+    ("该方案并不优于传统方案。", "该方案不优于传统方案，但费用更低。", "zh"),
+])
+def test_the_same_comparison_or_another_thing_compared_is_no_conflict(sentence: str, quote: str,
+                                                                      lang: str) -> None:
+    from tracer.conflict import _comparison_flipped
+    assert _comparison_flipped(sentence, quote, lang == "zh") is None
