@@ -668,7 +668,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
     slot: Conflict | None = None
     if ordered:
         slot = _reversed_ratio(sentence, quote) or _comparison_flipped(sentence, quote, zh) or ((
-            _zh_growth_moved(sentence, quote) or _zh_figure_slot(a, b) or _zh_figure_subject(sentence, quote)
+            _zh_growth_moved(sentence, quote) or _zh_growth_owner(sentence, quote) or _zh_figure_slot(a, b)
+            or _zh_figure_subject(sentence, quote)
             or zh_done_but_pending(a, quote)
             or _roles_swapped(a, b, zh, False)) if zh
             else (_en_figure_slot(a, b) or en_year_moved(sentence, quote)))
@@ -2522,6 +2523,80 @@ def _zh_growth_moved(sentence: str, quote: str) -> Conflict | None:
             return Conflict("figures-slot", f"{value}{unit}，{change}{sign}",
                             f"{theirs[0][0]}{unit}，{theirs[0][1]}{sign}")
     return None
+
+
+_ZH_PERIOD_WORDS = (r"同比|环比|较上年同期|比上年同期|较去年同期|比去年同期|较上年|比上年|较去年|比去年"
+                    r"|较上季度|比上季度|较上月|比上月")
+_ZH_UP_WORD = r"增长|增加|提高|上涨|上升"
+_ZH_DOWN_WORD = r"下降|减少|降低|下跌|回落|下滑"
+# a measure and its change, in the sentence: "销售额同比下降14.6%", "旅游收入同比增长9.2%"
+_ZH_MEASURE_CHANGE = re.compile(
+    rf"(?P<m>[\u4e00-\u9fff]{{2,6}})(?P<p>{_ZH_PERIOD_WORDS})?(?:(?P<up>{_ZH_UP_WORD})|(?P<down>{_ZH_DOWN_WORD}))了?"
+    r"[ \t]*(?P<c>\d+(?:\.\d+)?)[ \t]*(?:%|％)")
+# ... and a change in the quote, wherever it stands after its measure's figure
+_ZH_CHANGE_AT = re.compile(
+    rf"(?P<p>{_ZH_PERIOD_WORDS})?(?:(?P<up>{_ZH_UP_WORD})|(?P<down>{_ZH_DOWN_WORD}))了?[ \t]*"
+    r"(?:约|近|超过|逾)?[ \t]*(?P<c>\d+(?:\.\d+)?)[ \t]*(?:%|％)")
+_ZH_CLAUSE_END = re.compile(r"[；;。！？!?]")
+
+
+def _zh_changes_after(quote: str, at: int) -> list[tuple[str, str, str]]:
+    """The changes (period word, direction, figure) the quote states in the clause from `at` to the
+    next "；" or "。" (within 40 characters): the first is what a measure named at `at` changed by."""
+    end = _ZH_CLAUSE_END.search(quote, at)
+    stop = min(end.start() if end else len(quote), at + 40)
+    return [(_ZH_AGAINST.get(m.group("p") or "", m.group("p") or ""), "up" if m.group("up") else "down",
+             m.group("c")) for m in _ZH_CHANGE_AT.finditer(quote, at, stop)]
+
+
+def _zh_growth_owner(sentence: str, quote: str) -> Conflict | None:
+    """Chinese: the sentence gives a measure a change that the quote gives another measure, while
+    the quote gives this measure its own change ("销售额同比下降14.6%" against "销售面积812万平方米，同比
+    下降14.6%；销售额1236亿元，同比下降19.2%"): read by the measure's words (its last three or
+    more characters the quote writes) and the first change after them in their clause."""
+    for m in _ZH_MEASURE_CHANGE.finditer(sentence):
+        words = m.group("m")
+        period = _ZH_AGAINST.get(m.group("p") or "", m.group("p") or "")
+        way = "up" if m.group("up") else "down"
+        change = m.group("c")
+        measure = next((words[-n:] for n in range(len(words), 2, -1) if words[-n:] in quote), None)
+        if measure is None:
+            continue   # (two characters name no measure for sure: "名义增长6.3%")
+        own = [c for at in _find_all(quote, measure)
+               for c in _zh_changes_after(quote, at + len(measure))[:1]]
+        own = [c for c in own if _same_kind(c[0], period) and c[1] == way]
+        if not own or any(_same_figure(change, c[2]) for c in own):
+            continue
+        # ... and gives the sentence's change to another measure: not under a word the sentence says
+        # too ("三季度国内生产总值同比增长4.6%" against "一季度国内生产总值同比增长5.3%，…，三季度增长4.6%")
+        if any(x.group("c") == change and bool(x.group("up")) == (way == "up")
+               and _same_kind(_ZH_AGAINST.get(x.group("p") or "", x.group("p") or ""), period)
+               and not _said_before(quote, x.start(), sentence)
+               for x in _ZH_CHANGE_AT.finditer(quote)):
+            return Conflict("figures-slot", f"{measure}{m.group(0)[len(words):]}",
+                            f"{measure}…{own[0][0]}{'增长' if way == 'up' else '下降'}{own[0][2]}%")
+    return None
+
+
+_ZH_CLAUSE_MARK = re.compile(r"[，,；;。：:（(]")
+
+
+def _said_before(quote: str, at: int, sentence: str) -> bool:
+    """Whether the words of the quote's clause before `at` (two characters or more) are the
+    sentence's words too: the change at `at` is the sentence's thing, named as the sentence names it."""
+    floor = max(0, at - 20)
+    start = max((m.end() for m in _ZH_CLAUSE_MARK.finditer(quote, floor, at)), default=floor)
+    words = quote[start:at].strip()
+    return len(words) >= 2 and words in sentence
+
+
+def _find_all(text: str, part: str) -> list[int]:
+    out: list[int] = []
+    at = text.find(part)
+    while at >= 0 and len(out) < 16:
+        out.append(at)
+        at = text.find(part, at + 1)
+    return out
 
 
 # what may stand between a measure and its figure: "净利润为6.2亿元", "运营船舶约85艘"

@@ -2547,3 +2547,32 @@ def test_the_same_comparison_or_another_thing_compared_is_no_conflict(sentence: 
                                                                       lang: str) -> None:
     from tracer.conflict import _comparison_flipped
     assert _comparison_flipped(sentence, quote, lang == "zh") is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "said", "quoted"), [
+    ("2024年澜州新建商品住宅销售额同比下降14.6%。",
+     "2024年全市新建商品住宅销售面积812万平方米，同比下降14.6%；销售额1236亿元，同比下降19.2%。",
+     "销售额同比下降14.6%", "销售额…同比下降19.2%"),
+    ("春节假期全省旅游收入同比增长9.2%。",
+     "全省共接待游客4860万人次，按可比口径同比增长9.2%；实现旅游收入412亿元，同比增长7.5%。",
+     "旅游收入同比增长9.2%", "旅游收入…同比增长7.5%"),
+])
+def test_a_change_the_quote_gives_another_measure_is_a_conflict(sentence: str, quote: str, said: str,
+                                                                quoted: str) -> None:
+    assert quote_conflict(sentence, quote, "zh") == Conflict("figures-slot", said, quoted)
+
+
+@pytest.mark.parametrize(("sentence", "quote"), [
+    # the measure's own change
+    ("2024年新建商品住宅销售面积同比下降14.6%。",
+     "2024年全市新建商品住宅销售面积812万平方米，同比下降14.6%；销售额1236亿元，同比下降19.2%。"),
+    # a word of two characters names no measure for sure ("名义" qualifies both incomes)
+    ("农村居民人均可支配收入名义增长6.3%。",
+     "城镇居民人均可支配收入为49283元，名义增长3.9%，实际增长1.9%；农村居民收入名义增长6.3%。"),
+    # another kind of change ("环比") says nothing of "同比"
+    ("销售额同比下降14.6%。", "销售面积同比下降14.6%；销售额1236亿元，环比下降19.2%。"),
+])
+def test_a_change_of_the_measure_itself_or_of_an_unsure_measure_is_no_conflict(sentence: str,
+                                                                               quote: str) -> None:
+    from tracer.conflict import _zh_growth_owner
+    assert _zh_growth_owner(sentence, quote) is None
