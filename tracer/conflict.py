@@ -1276,6 +1276,9 @@ _DENYING = frozenset({"缺乏", "缺少", "拒绝", "否认", "避免", "禁止"
 _FRAME_EN = re.compile(
     r"\b(?:whether|no evidence (?:that|of)|little evidence (?:that|of)|no proof that|allegations? that"
     r"|alleged that|claims? that|claimed that|rumou?rs? that|den(?:y|ies|ied) that|myth that|not true that"
+    # "claimed on Monday that", "alleged last week that": a time between the verb and what it claims
+    r"|(?:claimed|alleged) (?:(?:on|last|this|earlier|late|early) \w+(?: \d{1,2})?|yesterday|today"
+    r"|earlier|in a statement) that"
     r"|falsely (?:claimed|said|reported|stated)|speculation that|hypothes[ie]s that"
     r"|it is not the case that|speculated that|(?:fears?|feared) that|posts? claiming"
     # "denied reports that", "refuted suggestions that", "said it was false that"

@@ -1044,6 +1044,13 @@ def test_a_claim_the_record_reports_as_denied_or_rumoured_is_framed() -> None:
     got = framed("The startup's battery can charge to 80% in five minutes.",
                  "The startup claims its battery can charge to 80% in five minutes.", "en")
     assert got is not None and got.quote_says == "The startup claims", got
+    # ... a time between the verb and its "that"
+    duty = "the tower had three controllers on duty that night."
+    for quote, frame in ((f"The union claimed on Monday that {duty}", "The union claimed on Monday that"),
+                         (f"Activists alleged last week that {duty}", "Activists alleged last week that")):
+        got = framed(duty.capitalize(), quote, "en")
+        assert got is not None and got.quote_says == frame, got
+    assert framed(duty.capitalize(), f"The board said on Monday that {duty}", "en") is None
     # ... but "claims" the noun, official news, and a claim the sentence makes a claim stay
     assert framed("Insurance claims rose 5% in 2023 across the country.",
                   "Insurance claims rose 5% in 2023 across the country.", "en") is None
