@@ -672,7 +672,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             or _zh_figure_subject(sentence, quote)
             or zh_done_but_pending(a, quote)
             or _roles_swapped(a, b, zh, False)) if zh
-            else (_en_figure_slot(a, b) or en_year_moved(sentence, quote)))
+            else (_en_figure_slot(a, b) or en_year_moved(sentence, quote)
+                  or _en_from_to_swapped(sentence, quote)))
     if slot is not None:
         return slot
     dropped = _condition_dropped(a, b, zh)
@@ -3269,9 +3270,50 @@ def zh_done_but_pending(words: tuple[_Word, ...], quote: str) -> Conflict | None
 
 
 # an English figure and the year right after it that dates it: "310,000 naloxone kits in 2024"
+# (up to six words between: "14 battery-related recall campaigns for electric vehicles in 2024"; not
+# a clause's conjunction: "14 recalls and fires in 2024")
 _EN_FIGURE_YEAR = re.compile(
-    r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?)(?:%| percent)?((?:[ \t]+(?!in\b)[A-Za-z-]+){0,4})"
-    r"[ \t]+in[ \t]+((?:19|20)\d\d)\b")
+    r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?)(?:%| percent)?"
+    r"((?:[ \t]+(?!(?:in|and|or|but|while|whereas)\b)[A-Za-z-]+){0,6})[ \t]+in[ \t]+((?:19|20)\d\d)\b")
+
+
+_EN_NUM = r"(\d[\d,]*(?:\.\d+)?)"
+# a figure and the one it changed from: "to 2.1 tonnes … from 2.5 tonnes", "from 2.5 to 2.1", "14 …, up
+# from 9"
+_EN_NOT_YEAR = r"(?!(?:19|20)\d\d(?![\d,.]))"
+_EN_GAP = r"(?:[^.;!?\d]|(?<!\d)(?:19|20)\d\d(?!\d))"   # no figure between, but a year may be
+_EN_TO_FROM = re.compile(
+    r"\bto[ \t]+(?:about[ \t]+|around[ \t]+|roughly[ \t]+|nearly[ \t]+)?[$£€]?" + _EN_NOT_YEAR + _EN_NUM
+    + r"(?![\d,])" + _EN_GAP + r"{0,50}?\bfrom[ \t]+[$£€]?" + _EN_NOT_YEAR + _EN_NUM
+    + r"|\bfrom[ \t]+[$£€]?" + _EN_NOT_YEAR + _EN_NUM + r"(?![\d,])" + _EN_GAP + r"{0,30}?\bto[ \t]+[$£€]?"
+    + _EN_NOT_YEAR + _EN_NUM
+    + r"|(?<![\w.,])" + _EN_NOT_YEAR + _EN_NUM + r"(?![\d,])" + _EN_GAP
+    + r"{0,60}?,?[ \t]+(?:up|down)[ \t]+from[ \t]+[$£€]?" + _EN_NOT_YEAR + _EN_NUM,
+    re.IGNORECASE)
+
+
+def _en_changes_from(text: str) -> set[tuple[str, str]]:
+    """Each (figure, the figure it changed from) of an English text."""
+    out: set[tuple[str, str]] = set()
+    for m in _EN_TO_FROM.finditer(text):
+        g = m.groups()
+        now, before = (g[0], g[1]) if g[0] else (g[3], g[2]) if g[2] else (g[4], g[5])
+        out.add((now.replace(",", "").rstrip("."), before.replace(",", "").rstrip(".")))
+    return out
+
+
+def _en_from_to_swapped(sentence: str, quote: str) -> Conflict | None:
+    """English: the sentence gives a change the other way round from its quote: "fell to 2.5
+    tonnes … from 2.1 tonnes" against "dropped to 2.1 tonnes … from 2.5 tonnes"; "fell to 9 …
+    from 14" against "14 …, up from 9"."""
+    said = _en_changes_from(sentence)
+    if not said:
+        return None
+    quoted = _en_changes_from(quote)
+    for now, before in sorted(said):
+        if now != before and (before, now) in quoted and (now, before) not in quoted:
+            return Conflict("swap", f"{now} from {before}", f"{before} from {now}")
+    return None
 
 
 def en_year_moved(sentence: str, quote: str) -> Conflict | None:

@@ -2451,6 +2451,41 @@ def test_an_english_figure_dated_by_the_year_the_quote_gives_another_figure_is_a
         assert quote_conflict(sentence, quote, "en") is None, sentence
 
 
+def test_a_figure_six_words_from_its_year_is_dated_by_it() -> None:
+    quote = ("NVSA data show 14 battery-related recall campaigns for electric vehicles in 2024, up from 9 in "
+             "2023.")
+    assert quote_conflict("There were 9 battery-related recall campaigns for electric vehicles in 2024.",
+                          quote, "en") == Conflict("figure", "9 … 2024", "9 … 2023")
+    # (not across a conjunction: "and" opens another clause)
+    from tracer.conflict import en_year_moved
+    assert en_year_moved("There were 9 recalls in 2024.", "There were 9 recalls and several fires in 2023, "
+                         "and 14 recalls in 2024.") is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "said", "quoted"), [
+    ("Average wheat yields fell to 2.5 tonnes per hectare from 2.1 tonnes a year earlier.",
+     "Average wheat yields dropped to 2.1 tonnes per hectare from 2.5 tonnes a year earlier.",
+     "2.5 from 2.1", "2.1 from 2.5"),
+    ("Recall campaigns fell to 9 from 14.", "There were 14 recall campaigns, up from 9.",
+     "9 from 14", "14 from 9"),
+    ("Turnout fell from 61.4% to 57.9%.", "Turnout climbed to 61.4% from 57.9%.",
+     "57.9 from 61.4", "61.4 from 57.9"),
+])
+def test_a_change_the_other_way_round_is_a_swap(sentence: str, quote: str, said: str, quoted: str) -> None:
+    assert quote_conflict(sentence, quote, "en") == Conflict("swap", said, quoted)
+
+
+@pytest.mark.parametrize(("sentence", "quote"), [
+    ("Turnout climbed to 61.4% from 57.9% at the 2021 election.", "Turnout rose from 57.9% to 61.4%."),
+    ("Profit rose to $312 million in 2023 from $298 million.",
+     "Profit was $312 million in 2023, up from $298 million."),
+    ("Sales rose to 5 in 2024 from 2023.", "Sales rose from 2023 to 2024."),     # years are no figures here
+])
+def test_the_same_change_in_other_words_is_no_swap(sentence: str, quote: str) -> None:
+    from tracer.conflict import _en_from_to_swapped
+    assert _en_from_to_swapped(sentence, quote) is None
+
+
 def test_an_estimate_or_the_whole_line_is_no_plan_or_other_name() -> None:
     # a sentence that gives an estimate as one ("reckons", "据测算") claims no deed the quote plans
     quote = ("Analysts at Redpoint Research estimate Corvane would need to sell roughly 90,000 trucks a "
