@@ -1668,7 +1668,9 @@ _EN_UP = r"rose|rises|risen|rising|increased|increases|grew|grown|grows|climbed|
 _EN_DOWN = (r"fell|falls|fallen|falling|declined|declines|dropped|drops|decreased|decreases|slid|shrank"
             r"|narrowed|slipped|sank")
 _EN_CHANGE = re.compile(
-    rf"\b(?:(?P<up>{_EN_UP})|(?P<down>{_EN_DOWN}))[ \t]+(?:(?:to|from|by)[ \t]+)?"
+    # ("up 9 percent", "down 3%": not "up to 9%", a bound)
+    rf"\b(?:(?P<up>{_EN_UP}|up(?=[ \t]+\d))|(?P<down>{_EN_DOWN}|down(?=[ \t]+\d)))[ \t]+"
+    r"(?:(?:to|from|by)[ \t]+)?"
     r"(?:about|nearly|almost|roughly|some|around)?[ \t]*"
     r"(?P<figure>\d+(?:\.\d+)?)[ \t]*(?:%|percent\b|per cent\b|percentage points?\b)", re.IGNORECASE)
 

@@ -1302,6 +1302,12 @@ _MARGIN = ("Northwind reported its third-quarter results on Tuesday. The company
      '"同比下降0.8%" where the sentence says "同比上涨0.8%"'),
     ("2024年1月，全国居民消费价格同比下降0.3%。", _CPI, "zh", '"同比下降0.8%"'),
     ("Northwind's operating costs rose 3% in the quarter.", _MARGIN, "en", '"fell 3%"'),
+    # "up 9 percent" and "down 9%" say which way too ("up to 9%" is a bound)
+    ("Total attendance at the museum fell 9% in 2024 to 1.42 million.",
+     "Total attendance across all its galleries reached 1.42 million in 2024, up 9 percent on 2023.", "en",
+     '"up 9 percent"'),
+    ("Total attendance at the museum rose 9% in 2024.",
+     "Total attendance across all its galleries rose by up to 9% in 2024 in some weeks.", "en", ""),
     # the same change, said the same way or without its measure, is no conflict
     ("2024年1月，全国居民消费价格同比下降0.8%。", _CPI, "zh", ""),
     ("2024年1月，全国居民消费价格下降0.8%。", _CPI, "zh", ""),
