@@ -2628,9 +2628,11 @@ def _zh_figure_slots(words: tuple[_Word, ...]) -> list[_Slot]:
         if not unit and i + 1 < len(words) and words[i + 1][2].rstrip(_APART) == "m" \
                 and not words[i + 1][1][:1].isdigit() and not words[i + 1][2].endswith(_APART):
             unit = words[i + 1][1]
-        if unit in _ZH_TIME_UNITS or (not unit and len(m.group(1)) == 4 and m.group(1).isdigit()):
-            # a year ("2024" with no unit); "42.7万人" is a figure
-            continue
+        counted = i + 1 < len(words) and words[i + 1][2].rstrip(_APART) == "q" \
+            and words[i + 1][1] not in _ZH_TIME_UNITS    # "1460公顷", "1800只": no year
+        if unit in _ZH_TIME_UNITS or (not unit and len(m.group(1)) == 4 and m.group(1).isdigit()
+                                      and not counted):
+            continue   # a year ("2024" with no unit); "42.7万人" is a figure
         if any(0 <= x < len(words) and words[x][1] in ("比", ":", "：") for x in (i - 1, i + 1)):
             continue  # a score or a ratio ("3比1"), read with its verb, not a measure
         if out and last_end == i - 2 and words[i - 1][1] in _ZH_FIGURE_JOINERS:

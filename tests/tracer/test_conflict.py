@@ -1715,6 +1715,9 @@ def test_roles_the_other_way_round_are_a_conflict(sentence: str, quote: str, lan
         ("普通本专科在校生42.7万人，比上年增长3.8%。",
          "全省共有普通高校109所；普通本专科招生42.7万人，比上年增长3.8%，在校生131.5万人。",
          "本专科在校生42.7", "本专科在校生131.5"),
+        # four digits before a measure word are no year
+        ("龙脊山火灾造成受害森林面积约1460公顷。", "此次火灾过火面积约1460公顷，其中受害森林面积约610公顷。",
+         "森林面积1460", "森林面积610"),
     ],
 )
 def test_a_figure_of_another_measure_in_the_quote_is_a_conflict(sentence: str, quote: str, said: str,
