@@ -116,6 +116,7 @@ _ZH_OPPOSITES = """
 城市:农村 城镇:农村 内部:外部 首次:再次 甲型:乙型 上游:下游 上行:下行 顺利:受阻
 加入:退出 逮捕:释放 维持:撤销 超出:不及 好于:不及 生效:废止 生效:失效 任命:免去 任命:辞去 任命:免职
 解除:实施 解除:实行 上市:退市 首个:最后
+提前:推迟 提前:延后 提前:延迟 提前:推后 提早:推迟 提早:延后 提前:滞后
 """
 
 
@@ -2952,6 +2953,11 @@ def _done_with_le(a: tuple[_Word, ...], b: tuple[_Word, ...], i2: int, j2: int) 
         and not any(_prospect(b, j, True) for j in range(len(b)))
 
 
+# what measures against a plan or forecast before the word ("比原计划", "按计划", "好于预期")
+_ZH_AGAINST_PLAN = ("原", "比", "较", "按", "按照", "超", "超出", "超过", "好于", "低于", "高于", "不及",
+                    "符合", "如", "依")
+
+
 def _prospect(words: tuple[_Word, ...], i: int, zh: bool) -> bool:
     """Whether words[i] says the thing is planned, expected or proposed: "plans (to)", "will",
     "计划", "预计"; "将" only before a verb or "于" ("将于", "将引导"), for "将存量房贷利率…"
@@ -2960,6 +2966,9 @@ def _prospect(words: tuple[_Word, ...], i: int, zh: bool) -> bool:
     if zh:
         if w == "规划" and i > 0 and words[i - 1][1].endswith("免疫"):
             return False   # "非免疫规划疫苗": the immunisation programme, no plan
+        if w in ("计划", "预计", "预期", "预定", "规划") and i > 0 \
+                and words[i - 1][1].endswith(_ZH_AGAINST_PLAN):
+            return False   # "比原计划提前45天", "按计划", "好于预期": measured against a plan, no plan
         if w == "将":
             return i + 1 < len(words) and words[i + 1][2][:1] in ("v", "p", "d")
         return w in _ZH_PROSPECT or (w[:1] == "拟" and len(w) == 2 and w[1] in "向于以将在对")

@@ -2621,3 +2621,15 @@ def test_a_change_of_the_measure_itself_or_of_an_unsure_measure_is_no_conflict(s
                                                                                quote: str) -> None:
     from tracer.conflict import _zh_growth_owner
     assert _zh_growth_owner(sentence, quote) is None
+
+
+def test_ahead_of_plan_against_behind_it_is_a_conflict_and_the_plan_it_beat_is_no_plan() -> None:
+    quote = "3月12日，石门岭隧洞全线贯通，比原计划提前45天。"
+    assert quote_conflict("石门岭隧洞的贯通时间比原计划推迟了45天。", quote, "zh") == Conflict(
+        "opposite", "推迟", "提前")
+    # "比原计划", "好于预期" measure against a plan: the quote plans nothing
+    assert quote_conflict("石门岭隧洞提前45天贯通。", quote, "zh") is None
+    assert quote_conflict("公司一季度净利润增长20%。", "公司一季度净利润增长20%，好于预期。", "zh") is None
+    # a plan is still one
+    got = quote_conflict("该工程已于2024年底投产。", "该工程计划于2024年底投产。", "zh")
+    assert got is not None and got.kind == "plan"
