@@ -670,6 +670,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
     if ordered:
         slot = _reversed_ratio(sentence, quote) or _comparison_flipped(sentence, quote, zh) or ((
             _zh_growth_moved(sentence, quote) or _zh_growth_owner(sentence, quote) or _zh_figure_slot(a, b)
+            or _zh_from_to_swapped(sentence, quote)
             or _zh_figure_subject(sentence, quote)
             or zh_done_but_pending(a, quote)
             or _roles_swapped(a, b, zh, False)) if zh
@@ -2545,6 +2546,29 @@ _ZH_CHANGE_AT = re.compile(
     rf"(?P<p>{_ZH_PERIOD_WORDS})?(?:(?P<up>{_ZH_UP_WORD})|(?P<down>{_ZH_DOWN_WORD}))了?[ \t]*"
     r"(?:约|近|超过|逾)?[ \t]*(?P<c>\d+(?:\.\d+)?)[ \t]*(?:%|％)")
 _ZH_CLAUSE_END = re.compile(r"[；;。！？!?]")
+
+
+# a Chinese change from one figure to another: "由上映首日的42%降至2月10日的31%", "从31%升至42%"
+_ZH_FT_GAP = r"(?:[^。；;，,\d]|\d{1,4}[年月日号])"   # words, and dates: "由上映首日的…", "至2月10日的…"
+_ZH_FT_NUM = r"(?<![\d.])(\d+(?:\.\d+)?)(?![\d.年月日号])"
+_ZH_FROM_TO = re.compile(
+    rf"(?:由|从){_ZH_FT_GAP}{{0,16}}?{_ZH_FT_NUM}[^。；;\d]{{0,16}}?"
+    r"(?:升|降|增|减|提高|提升|下降|上升|增长|减少|扩大|缩小|回落|回升|攀升|下滑)?[至到]"
+    rf"{_ZH_FT_GAP}{{0,16}}?{_ZH_FT_NUM}")
+
+
+def _zh_from_to_swapped(sentence: str, quote: str) -> Conflict | None:
+    """Chinese: the sentence gives a change the other way round from its quote ("由…42%降至…31%"
+    against "从…31%逐步升至…42%")."""
+    said = {(m.group(2), m.group(1)) for m in _ZH_FROM_TO.finditer(sentence)}
+    if not said:
+        return None
+    quoted = {(m.group(2), m.group(1)) for m in _ZH_FROM_TO.finditer(quote)}
+    for now, before in sorted(said):
+        if now != before and (before, now) in quoted and (now, before) not in quoted \
+                and not _is_year_word(now) and not _is_year_word(before):
+            return Conflict("swap", f"{before}→{now}", f"{now}→{before}")
+    return None
 
 
 def _zh_changes_after(quote: str, at: int) -> list[tuple[str, str, str]]:

@@ -2633,3 +2633,13 @@ def test_ahead_of_plan_against_behind_it_is_a_conflict_and_the_plan_it_beat_is_n
     # a plan is still one
     got = quote_conflict("该工程已于2024年底投产。", "该工程计划于2024年底投产。", "zh")
     assert got is not None and got.kind == "plan"
+
+
+def test_a_chinese_change_the_other_way_round_is_a_swap() -> None:
+    quote = "数据显示，该片排片占比从上映首日的31%逐步升至2月10日的42%，上座率连续多日位居同期影片首位。"
+    assert quote_conflict("《长河雪》的排片占比由上映首日的42%降至2月10日的31%。", quote, "zh") == Conflict(
+        "swap", "42→31", "31→42")
+    # the same change, and dates that only look like figures, are no swap
+    from tracer.conflict import _zh_from_to_swapped
+    assert _zh_from_to_swapped("该片排片占比从首日的31%升至2月10日的42%。", quote) is None
+    assert _zh_from_to_swapped("会期由3月5日延至3月11日。", "会期从3月11日起，至3月5日前报名。") is None
