@@ -3292,9 +3292,17 @@ def zh_done_but_pending(words: tuple[_Word, ...], quote: str) -> Conflict | None
         if at is None or words[at][1] not in quote:
             continue
         verb = words[at][1]
-        pending: list[str] = []
+        # the clauses of the verb that name what the sentence names between 已 and it ("已在澳大利亚
+        # 和新西兰上映" against "于2月7日在北美上映…将于3月在澳大利亚和新西兰上映"), when any does
+        named = [w for _k, w, t in words[i + 1:at] if t[:1] == "n" and len(w) >= 2]
+        spots = []
         for m in re.finditer(re.escape(verb), quote):
             opens = max((c.end() for c in _ZH_CLAUSE.finditer(quote, 0, m.start())), default=0)
+            spots.append((opens, m, any(w in quote[opens:m.start()] for w in named)))
+        if any(hit for _o, _m, hit in spots):
+            spots = [x for x in spots if x[2]]
+        pending: list[str] = []
+        for opens, m, _hit in spots:
             before = quote[opens:m.start()]
             marker = _ZH_PENDING.search(before)
             if marker is None or "已" in before[marker.end():] or "已" in before[:marker.start()]:

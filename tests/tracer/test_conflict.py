@@ -2643,3 +2643,11 @@ def test_a_chinese_change_the_other_way_round_is_a_swap() -> None:
     from tracer.conflict import _zh_from_to_swapped
     assert _zh_from_to_swapped("该片排片占比从首日的31%升至2月10日的42%。", quote) is None
     assert _zh_from_to_swapped("会期由3月5日延至3月11日。", "会期从3月11日起，至3月5日前报名。") is None
+
+
+def test_done_against_pending_reads_the_clauses_that_name_what_the_sentence_names() -> None:
+    quote = ("科幻电影《星港》于2月7日在北美上映，首周末票房位列当周北美外语片第一。出品方宣布，该片将于3月在"
+             "澳大利亚和新西兰上映，随后陆续登陆更多海外市场。")
+    got = quote_conflict("《星港》已在澳大利亚和新西兰上映。", quote, "zh")
+    assert got == Conflict("plan", "已在澳大利亚和新西兰上映", "该片将于3月在澳大利亚和新西兰上映")
+    assert quote_conflict("《星港》已在北美上映。", quote, "zh") is None
