@@ -670,7 +670,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
     if ordered:
         slot = _reversed_ratio(sentence, quote) or _comparison_flipped(sentence, quote, zh) or ((
             _zh_growth_moved(sentence, quote) or _zh_growth_owner(sentence, quote) or _zh_figure_slot(a, b)
-            or _zh_from_to_swapped(sentence, quote)
+            or _zh_from_to_swapped(sentence, quote) or _zh_as_of_moved(sentence, quote)
             or _zh_figure_subject(sentence, quote)
             or zh_done_but_pending(a, quote)
             or _roles_swapped(a, b, zh, False)) if zh
@@ -2555,6 +2555,49 @@ _ZH_FROM_TO = re.compile(
     rf"(?:由|从){_ZH_FT_GAP}{{0,16}}?{_ZH_FT_NUM}[^。；;\d]{{0,16}}?"
     r"(?:升|降|增|减|提高|提升|下降|上升|增长|减少|扩大|缩小|回落|回升|攀升|下滑)?[至到]"
     rf"{_ZH_FT_GAP}{{0,16}}?{_ZH_FT_NUM}")
+
+
+# a figure as of a date: "截至2月10日24时，…累计票房达38.6亿元", "截至春节档结束的2月4日，…38.6亿元"
+_ZH_AS_OF = re.compile(
+    r"截[至止](?:[^，,。；;\d]{0,12})?(?P<d>(?:\d{4}年)?\d{1,2}月\d{1,2}日|\d{4}年(?:\d{1,2}月)?(?:底|末)?)"
+    r"(?P<rest>[^。；;]{0,80})")
+_ZH_AS_OF_FIGURE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)[ \t]*(亿元|万元|元|亿|万|%|人次|万人次|亿人次)")
+
+
+def _zh_as_of(text: str) -> dict[str, set[str]]:
+    """Each figure (with its unit) the text gives as of a date, and those dates."""
+    out: dict[str, set[str]] = {}
+    for m in _ZH_AS_OF.finditer(text):
+        date = m.group("d")
+        for f in _ZH_AS_OF_FIGURE.finditer(m.group("rest")):
+            out.setdefault(f.group(1) + f.group(2), set()).add(date)
+    return out
+
+
+def _zh_as_of_moved(sentence: str, quote: str) -> Conflict | None:
+    """Chinese: the sentence gives a figure as of another date than the quote does ("截至春节档结束
+    的2月4日，…累计票房已达38.6亿元" against "截至2月10日24时，…累计票房达38.6亿元"), and the quote
+    gives it as of no date the sentence says."""
+    if "截" not in sentence:
+        return None
+    said = _zh_as_of(sentence)
+    if not said:
+        return None
+    quoted = _zh_as_of(quote)
+    for figure, dates in said.items():
+        theirs = quoted.get(figure)
+        if theirs and not any(_same_date(d, t) for d in dates for t in theirs):
+            return Conflict("figure", f"截至{min(dates)}…{figure}", f"截至{min(theirs)}…{figure}")
+    return None
+
+
+def _same_date(a: str, b: str) -> bool:
+    """Whether two Chinese dates may be one: the numbers of one start or end the other's ("2023年底"
+    and "2023年末", "2月10日" and "2024年2月10日", "2023年" and "2023年12月31日")."""
+    x = tuple(int(n) for n in re.findall(r"\d+", a))
+    y = tuple(int(n) for n in re.findall(r"\d+", b))
+    short, long = sorted((x, y), key=len)
+    return long[:len(short)] == short or long[len(long) - len(short):] == short
 
 
 def _zh_from_to_swapped(sentence: str, quote: str) -> Conflict | None:

@@ -2651,3 +2651,14 @@ def test_done_against_pending_reads_the_clauses_that_name_what_the_sentence_name
     got = quote_conflict("《星港》已在澳大利亚和新西兰上映。", quote, "zh")
     assert got == Conflict("plan", "已在澳大利亚和新西兰上映", "该片将于3月在澳大利亚和新西兰上映")
     assert quote_conflict("《星港》已在北美上映。", quote, "zh") is None
+
+
+def test_a_chinese_figure_given_as_of_another_date_is_a_conflict() -> None:
+    quote = ("据票库数据统计，截至2月10日24时，电影《长河雪》累计票房达38.6亿元，累计观影人次8420万。今年春节档"
+             "（1月28日至2月4日）总票房为71.3亿元。")
+    assert quote_conflict("截至春节档结束的2月4日，《长河雪》累计票房已达38.6亿元。", quote, "zh") == Conflict(
+        "figure", "截至2月4日…38.6亿元", "截至2月10日…38.6亿元")
+    # the same date, written otherwise
+    assert quote_conflict("截至2024年2月10日，《长河雪》累计票房已达38.6亿元。", quote, "zh") is None
+    assert quote_conflict("截至2023年底，杭州常住人口约1252万人，比上一年增加14.6万人。",
+                          "截至2023年末，全市常住人口1252.2万人，比上年末增加14.6万人。", "zh") is None
