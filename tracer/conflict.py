@@ -3294,6 +3294,87 @@ def unnamed_speaker(sentence: str, quote: str, record: str, lang: str) -> Confli
     return None
 
 
+# --- whose figure it is ---------------------------------------------------------------------------
+
+_EN_LEAD_IN = re.compile(r"(?:(?:In|On|By|As of|During|Last|This|Earlier|Separately|Meanwhile)\b"
+                         r"[^,]{0,40},\s+)?(?:(?:The|A|An)\s+)?")
+_EN_CAP_WORD = re.compile(r"[A-Z][\w&'’.-]*")
+_EN_SUBJECT_FIGURE = re.compile(
+    r"(?<![\w.,])[$£€]?(\d[\d,]*(?:\.\d+)?)"
+    r"(?:\s?(?:%|percent\b|per cent\b|million\b|billion\b|bn\b|trillion\b))?")
+_EN_SENTENCE_CUT = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“‘'])")
+
+
+def _opening_name(text: str, speaker: bool = False) -> list[str]:
+    """The name that opens an English sentence, as its words ("Kestrel Airways has committed …":
+    ["Kestrel", "Airways"]; "In March, Dunmore Airport Holdings said …"), without role words; []
+    unless it is two capitalised words or more, or an acronym ("NAAB"); [] too when a speech verb
+    follows it, unless `speaker` (a speaker's figure may be whoever the words are about)."""
+    at = _EN_LEAD_IN.match(text)
+    pos = at.end() if at else 0
+    words: list[str] = []
+    while (m := _EN_CAP_WORD.match(text, pos)) is not None:
+        words.append(m.group(0).removesuffix("'s").removesuffix("’s").rstrip("."))
+        pos = m.end()
+        if text[pos:pos + 1] != " ":
+            break
+        pos += 1
+    after = text[pos:pos + 30]
+    names = [w for w in words if w.lower() not in _EN_NOT_SPEAKERS and len(w) >= 2]
+    if not speaker and (_EN_SPEECH_WORD.match(after)
+                        or re.match(r"(?:has|had|have|was|is)\s+" + _EN_SPEECH, after)):
+        return []
+    if len(names) >= 2 or (len(names) == 1 and names[0].isupper() and len(names[0]) <= 6):
+        return names
+    return []
+
+
+def _spelled_out(acronym: str, text: str) -> bool:
+    """Whether a run of capitalised words in `text` starts with the acronym's letters ("NVSA" in
+    "The National Vehicle Safety Administration said …")."""
+    initials = "".join(w[0] for w in re.findall(r"\b[A-Z][a-z]+", text))
+    return acronym.upper() in initials
+
+
+def en_figure_subject(sentence: str, quote: str, record: str) -> Conflict | None:
+    """English: the sentence gives a figure to the name that opens it, where the quote's sentence
+    with that figure opens with another name and never names the sentence's ("Kestrel Airways has
+    committed £14.5 million …" against "Dunmore Airport Holdings said … it would spend £14.5
+    million …"), the record names the sentence's elsewhere (so it is another party of the story,
+    not another name for the quote's), and no sentence of the record gives it that figure."""
+    mine = _opening_name(sentence)
+    if not mine:
+        return None
+    low_record = record.lower()
+    if not all(re.search(rf"\b{re.escape(w.lower())}\b", low_record) for w in mine):
+        return None
+    figures = {m.group(1).replace(",", "") for m in _EN_SUBJECT_FIGURE.finditer(sentence)}
+    figures = {f for f in figures if not _YEAR.fullmatch(f) and (len(f.replace(".", "")) >= 2)}
+    if not figures:
+        return None
+
+    def holds(text: str, figure: str) -> bool:
+        plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)
+        return re.search(rf"(?<![\d.]){re.escape(figure)}(?![\d]|\.\d)", plain) is not None
+
+    def names_mine(text: str) -> bool:
+        low = text.lower()
+        return any(re.search(rf"\b{re.escape(w.lower())}\b", low) for w in mine)
+
+    for figure in sorted(figures):
+        theirs = [q for q in _EN_SENTENCE_CUT.split(quote) if holds(q, figure)]
+        if not theirs or any(names_mine(q) for q in theirs):
+            continue
+        other = _opening_name(theirs[0], speaker=True)
+        if not other or {w.lower() for w in other} & {w.lower() for w in mine} \
+                or (len(mine) == 1 and _spelled_out(mine[0], theirs[0])):
+            continue
+        if any(holds(r, figure) and names_mine(r) for r in _EN_SENTENCE_CUT.split(record)):
+            continue
+        return Conflict("name", " ".join(mine), " ".join(other))
+    return None
+
+
 def _speakers(text: str, lang: str, lone: bool = False) -> list[list[str]]:
     """The names of who speaks in `text` (`unnamed_speaker`), each as its words; with `lone`, a
     lone word opening the text too ("Okafor said …")."""

@@ -30,6 +30,7 @@ from tracer.conflict import (
     cause_addition,
     clause_addition,
     direction_conflict,
+    en_figure_subject,
     figure_change_conflict,
     framed,
     quote_addition,
@@ -1034,7 +1035,8 @@ class Verifier:
         return got or figure_change_conflict(query, content, self.index.lang) \
             or direction_conflict(query, self._titled_text(record), self.index.lang) \
             or year_role_conflict(query, content, self.index.lang) \
-            or unnamed_speaker(query, quote, content, self.index.lang)
+            or unnamed_speaker(query, quote, content, self.index.lang) \
+            or (en_figure_subject(query, quote, content) if self.index.lang != "zh" else None)
 
     def _titled_text(self, record: int) -> str:
         got = self._titled.get(record)

@@ -2654,11 +2654,33 @@ def test_done_against_pending_reads_the_clauses_that_name_what_the_sentence_name
 
 
 def test_a_chinese_figure_given_as_of_another_date_is_a_conflict() -> None:
-    quote = ("据票库数据统计，截至2月10日24时，电影《长河雪》累计票房达38.6亿元，累计观影人次8420万。今年春节档"
-             "（1月28日至2月4日）总票房为71.3亿元。")
-    assert quote_conflict("截至春节档结束的2月4日，《长河雪》累计票房已达38.6亿元。", quote, "zh") == Conflict(
-        "figure", "截至2月4日…38.6亿元", "截至2月10日…38.6亿元")
+    quote = ("据票库数据统计，截至2月10日24时，电影《长河雪》累计票房达38.6亿元，"
+             "累计观影人次8420万。今年春节档（1月28日至2月4日）总票房为71.3亿元。")
+    assert quote_conflict("截至春节档结束的2月4日，《长河雪》累计票房已达38.6亿元。", quote,
+                          "zh") == Conflict("figure", "截至2月4日…38.6亿元", "截至2月10日…38.6亿元")
     # the same date, written otherwise
     assert quote_conflict("截至2024年2月10日，《长河雪》累计票房已达38.6亿元。", quote, "zh") is None
     assert quote_conflict("截至2023年底，杭州常住人口约1252万人，比上一年增加14.6万人。",
                           "截至2023年末，全市常住人口1252.2万人，比上年末增加14.6万人。", "zh") is None
+
+
+_RADAR = ("Dunmore Airport Holdings said on 12 March that it would spend £14.5 million upgrading its surface "
+          "movement radar after last month's near-collision. Chief executive Martin Ekwueme said work would "
+          "start in May. A Kestrel Airways A321neo had rejected its takeoff on 3 February.")
+
+
+def test_a_figure_given_to_another_party_of_the_record_is_a_conflict() -> None:
+    from tracer.conflict import en_figure_subject
+    quote = _RADAR.split(" Chief")[0]
+    assert en_figure_subject("Kestrel Airways has committed £14.5 million to upgrading Dunmore's radar.",
+                             quote, _RADAR) == Conflict("name", "Kestrel Airways", "Dunmore Airport Holdings")
+    # the figure's own party; a speaker; a name the record never writes (another name for the quote's);
+    # an acronym the quote spells out
+    for sentence in ("Dunmore Airport Holdings has committed £14.5 million to upgrading its radar.",
+                     "Martin Ekwueme said the airport would spend £14.5 million on radar.",
+                     "Dunmore Holdings Group will spend £14.5 million on radar."):
+        assert en_figure_subject(sentence, quote, _RADAR) is None, sentence
+    record = ("The National Vehicle Safety Administration opened a preliminary evaluation covering about "
+              "21,000 Borealis sedans. The NVSA has not requested a recall.")
+    assert en_figure_subject("The NVSA has opened an evaluation covering about 21,000 Borealis sedans.",
+                             record.split(" The NVSA")[0], record) is None
