@@ -2387,10 +2387,17 @@ _ZH_NO_BETTER = re.compile(r"(?:并不|并未|不|未|没有)(?:显著)?" + _ZH_
 _ZH_BETTER = re.compile(r"(?<![不未没并])(?:显著|明显)?" + _ZH_BETTER_WORD)
 
 
+_EN_COMPARES = re.compile(r"better|superior|effective|outperform|beat|comparable|similar|different|equivalent"
+                          r"|inferior|good as", re.IGNORECASE)
+_ZH_COMPARES = re.compile(r"优于|好于|胜过|强于")
+
+
 def _comparison_flipped(sentence: str, quote: str, zh: bool) -> Conflict | None:
     """The sentence finds no difference where its quote finds the first thing better, with the same
     thing compared to: "the Mediterranean diet was no better than a low-fat diet" against "was
     superior to the low-fat diet"; "并不优于低脂饮食" against "优于低脂饮食". And the other way round."""
+    if not (_ZH_COMPARES if zh else _EN_COMPARES).search(sentence):
+        return None   # (most sentences compare nothing: no scan of the quote)
     if zh:
         nb_s = {m.group("x") for m in _ZH_NO_BETTER.finditer(sentence)}
         nb_q = {m.group("x") for m in _ZH_NO_BETTER.finditer(quote)}
