@@ -684,7 +684,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
     if share < _MIN_ALIGNED:  # a paraphrase: a denial of what the quote speaks of, unanswered, or
         # an opposite word with two of the sentence's words near it in both
         return _unanswered_negation(a, b, ka, kb, zh, negations, opposites, sentence, around, loose=True) \
-            or _crossed_opposite(a, b, ka, kb, zh, negations, opposites)
+            or _crossed_opposite(a, b, ka, kb, zh, negations, opposites) \
+            or _flanked_negation(a, b, ka, kb, ops, zh, negations)
     tail = ops[-1]
     opening = kb[tail[3]:tail[3] + 2] if tail[0] == "insert" else []
     cond_at = tail[3] + (1 if opening[:1] == ["onli"] else 0)
@@ -942,6 +943,26 @@ def _other_code(said: str, quoted: str) -> bool:
     # the longer, or three letters or more before it); "GB200" is no "B200"
     written = said if len(x) > len(y) else quoted
     return len(long) - len(short) < 3 and not re.search(r"[\s\-_.]", written)
+
+
+def _flanked_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],
+                      ops: Sequence[_Op], zh: bool, negations: frozenset[str]) -> Conflict | None:
+    """In a quote that repeats little of the sentence: a negation the quote alone has, between
+    words both share, one or more before it and two or more after ("Orion Auto has committed to
+    native NACS ports" against "Orion Auto … has not committed to a date"), where the sentence
+    negates nothing and the quote does not affirm the negated word again after a contrast."""
+    if _negated(ka, 0, len(ka), negations):
+        return None
+    for k in range(1, len(ops) - 1):
+        tag, i1, i2, j1, j2 = ops[k]
+        before, after = ops[k - 1], ops[k + 1]
+        if tag != "insert" or before[0] != "equal" or after[0] != "equal" \
+                or after[2] - after[1] < 2 or (before[2] - before[1]) + (after[2] - after[1]) < 3:
+            continue
+        if _negated(kb, j1, j2, negations) and _only_negation(b, kb, j1, j2, zh, negations) \
+                and not _recurs(kb, j2) and (not zh or _predicate_follows(b, j2, after[2] - after[1])):
+            return Conflict("negation", "", _said(b, j1, j2 + 1))
+    return None
 
 
 def _only_negation(words: tuple[_Word, ...], keys: list[str], start: int, end: int, zh: bool,

@@ -2684,3 +2684,20 @@ def test_a_figure_given_to_another_party_of_the_record_is_a_conflict() -> None:
               "21,000 Borealis sedans. The NVSA has not requested a recall.")
     assert en_figure_subject("The NVSA has opened an evaluation covering about 21,000 Borealis sedans.",
                              record.split(" The NVSA")[0], record) is None
+
+
+def test_a_negation_between_shared_words_of_a_loose_paraphrase_is_a_conflict() -> None:
+    quote = ("Orion Auto, by contrast, said it is still evaluating the connector and has not committed to a "
+             "date for adopting it, citing the cost of redesigning its vehicles.")
+    assert quote_conflict("Orion Auto has committed to native NACS ports from 2025 as well.", quote,
+                          "en") == Conflict("negation", "", "not committed")
+    # the quote affirms it after a contrast; the sentence negates too; "not only" denies nothing
+    for sentence, other in (
+            ("Orion Auto has committed to native NACS ports from 2025 as well.",
+             "Orion Auto, by contrast, said it has not committed to a date, but it has committed to the "
+             "connector for its vehicles."),
+            ("Orion Auto has not committed to native NACS ports yet.", quote),
+            ("Orion Auto has committed to native NACS ports from 2025 as well.",
+             "Orion Auto, by contrast, said it has not only committed to NACS but also to a date.")):
+        got = quote_conflict(sentence, other, "en")
+        assert got is None or got.kind != "negation", (sentence, got)
