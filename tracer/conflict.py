@@ -675,7 +675,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             or zh_done_but_pending(a, quote)
             or _roles_swapped(a, b, zh, False)) if zh
             else (_en_figure_slot(a, b) or en_year_moved(sentence, quote)
-                  or _en_from_to_swapped(sentence, quote)))
+                  or _en_from_to_swapped(sentence, quote) or _en_plan_as_done(sentence, quote)))
     if slot is not None:
         return slot
     dropped = _condition_dropped(a, b, zh)
@@ -943,6 +943,47 @@ def _other_code(said: str, quoted: str) -> bool:
     # the longer, or three letters or more before it); "GB200" is no "B200"
     written = said if len(x) > len(y) else quoted
     return len(long) - len(short) < 3 and not re.search(r"[\s\-_.]", written)
+
+
+# --- a plan stated as done (English, read without the alignment) -------------------------------------
+
+_EN_IRREGULAR_PAST = {"began": "begin", "begun": "begin", "built": "build", "took": "take", "taken": "take",
+                      "won": "win", "sold": "sell", "made": "make", "bought": "buy", "paid": "pay",
+                      "spent": "spend", "brought": "bring", "held": "hold", "led": "lead", "sent": "send",
+                      "left": "leave", "got": "get", "gotten": "get", "gave": "give", "given": "give"}
+_EN_DONE_VERB = re.compile(
+    r"\b(?:(?P<aux>has|have|had)\s+(?:already\s+|now\s+|just\s+|since\s+)?|already\s+)?"
+    r"(?P<v>[a-z]{3,}ed|" + "|".join(_EN_IRREGULAR_PAST) + r")\b")
+_EN_PLANNED_VERB = re.compile(
+    r"\b(?P<plan>(?:plans?|planned|planning|intends?|intended|aims?|aimed|expects?|expected|proposes?|proposed"
+    r"|hopes?|seeks?|wants?|(?:is|are|was|were)\s+(?:set|due|scheduled|expected|slated|poised))\s+to"
+    r"|will|would|could|may|might)\s+(?:(?:also|soon|eventually|then|only)\s+)?(?P<v>[a-z]{3,})\b")
+_EN_PLAN_IN_SENTENCE = re.compile(
+    r"\b(?:plans?|planned|planning|intends?|intended|aims?|expects?|expected|proposes?|proposed|will|would"
+    r"|could|may|might|to|set|due|scheduled|forecasts?|projected|hopes?)\b", re.IGNORECASE)
+
+
+def _verb_stem(word: str) -> str:
+    return _stem(_EN_IRREGULAR_PAST.get(word, word))
+
+
+def _en_plan_as_done(sentence: str, quote: str) -> Conflict | None:
+    """English: the sentence says a thing was done ("has already restarted", "began building")
+    that the quote only plans or expects, with the same verb ("plans to restart", "plans to begin
+    construction"), and the quote never says it was done; the sentence plans or expects nothing."""
+    if _EN_PLAN_IN_SENTENCE.search(sentence):
+        return None
+    done = [(m.group(0), _verb_stem(m.group("v"))) for m in _EN_DONE_VERB.finditer(sentence)]
+    if not done:
+        return None
+    planned = {_verb_stem(m.group("v")): m.group(0) for m in _EN_PLANNED_VERB.finditer(quote)}
+    if not planned:
+        return None
+    quote_done = {_verb_stem(m.group("v")) for m in _EN_DONE_VERB.finditer(quote)}
+    for said, stem in done:
+        if stem in planned and stem not in quote_done:
+            return Conflict("plan", said, planned[stem])
+    return None
 
 
 def _flanked_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],

@@ -2701,3 +2701,33 @@ def test_a_negation_between_shared_words_of_a_loose_paraphrase_is_a_conflict() -
              "Orion Auto, by contrast, said it has not only committed to NACS but also to a date.")):
         got = quote_conflict(sentence, other, "en")
         assert got is None or got.kind != "negation", (sentence, got)
+
+
+@pytest.mark.parametrize(("sentence", "quote", "said", "quoted"), [
+    ("Valdor Steel has already restarted its idled Kessel blast furnace, hiring 600 workers.",
+     "Valdor Steel, the country's largest steelmaker, announced that it plans to restart an idled blast "
+     "furnace at its Kessel works, a move that would create about 600 jobs.",
+     "has already restarted", "plans to restart"),
+    ("In India, Sarvam Silicon began building the country's first commercial fab in Dholera in 2024.",
+     "Sarvam Silicon said it plans to begin construction of a commercial semiconductor fab in Dholera, "
+     "Gujarat, in 2025, pending final approval of central government incentives.", "began", "plans to begin"),
+])
+def test_an_english_plan_stated_as_done_is_a_conflict(sentence: str, quote: str, said: str,
+                                                      quoted: str) -> None:
+    assert quote_conflict(sentence, quote, "en") == Conflict("plan", said, quoted)
+
+
+@pytest.mark.parametrize(("sentence", "quote"), [
+    # the quote says it was done too, or the sentence plans it as well
+    ("Valdor Steel has restarted its Kessel furnace.",
+     "Valdor Steel, which planned to restart the Kessel furnace in May, restarted it in April."),
+    ("Valdor Steel plans to restart its Kessel furnace and has hired 600 workers.",
+     "Valdor Steel plans to restart its Kessel furnace, a move that would hire 600 workers."),
+    # another verb
+    ("Valdor Steel completed the takeover of Kessel Works.",
+     "Under a proposed agreement, Valdor Steel would take over Kessel Works."),
+])
+def test_a_deed_the_quote_states_done_or_a_sentence_that_plans_is_no_plan_conflict(sentence: str,
+                                                                                  quote: str) -> None:
+    from tracer.conflict import _en_plan_as_done
+    assert _en_plan_as_done(sentence, quote) is None
