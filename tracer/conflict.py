@@ -676,6 +676,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             or _roles_swapped(a, b, zh, False)) if zh
             else (_en_figure_slot(a, b) or en_year_moved(sentence, quote)
                   or _en_from_to_swapped(sentence, quote) or _en_plan_as_done(sentence, quote)))
+    if slot is None and ordered:
+        slot = _draft_as_in_force(sentence, quote, zh)
     if slot is not None:
         return slot
     dropped = _condition_dropped(a, b, zh)
@@ -984,6 +986,27 @@ def _en_plan_as_done(sentence: str, quote: str) -> Conflict | None:
         if stem in planned and stem not in quote_done:
             return Conflict("plan", said, planned[stem])
     return None
+
+
+# a rule in force, and a rule still in draft
+_ZH_IN_FORCE = re.compile(r"(?:正式)?(?:施行|实施|生效)")
+_ZH_DRAFT = re.compile(r"征求意见稿|草案|公开征求意见|征求意见")
+_EN_IN_FORCE = re.compile(r"\b(?:took effect|takes effect|came into (?:force|effect)|entered into force|"
+                          r"(?:is|are|was|were) (?:now )?in (?:force|effect)|went into effect)\b",
+                          re.IGNORECASE)
+_EN_DRAFT = re.compile(r"\b(?:draft|proposed rules?|consultation|public comment|proposal)\b", re.IGNORECASE)
+
+
+def _draft_as_in_force(sentence: str, quote: str, zh: bool) -> Conflict | None:
+    """The sentence says a rule is in force ("已于…正式施行", "took effect") where its quote gives
+    only a draft out for comment ("征求意见稿", "草案", "draft rules … public comment") and never
+    says it took effect."""
+    force, draft = (_ZH_IN_FORCE, _ZH_DRAFT) if zh else (_EN_IN_FORCE, _EN_DRAFT)
+    said = force.search(sentence)
+    if said is None or draft.search(sentence) or force.search(quote):
+        return None
+    quoted = draft.search(quote)
+    return Conflict("plan", said.group(0), quoted.group(0)) if quoted else None
 
 
 def _flanked_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],
@@ -3478,9 +3501,11 @@ def zh_done_but_pending(words: tuple[_Word, ...], quote: str) -> Conflict | None
     come or undecided ("正在研究将EV71疫苗纳入…", "最终名单将由国家游泳队于5月公布", "暂缓开通"),
     and none of them says it is done."""
     for i, (_k, w, _tag) in enumerate(words):
-        if not w.startswith("已") or w in ("已故", "已婚", "已知", "已往"):
+        # (rjieba may join 已 to the word before it: "国家卫生健康委已于": "委已")
+        if not (w.startswith("已") or (len(w) == 2 and w.endswith("已"))) \
+                or w in ("已故", "已婚", "已知", "已往"):
             continue
-        at = next((k for k in range(i + 1, min(i + 7, len(words)))
+        at = next((k for k in range(i + 1, min(i + 9, len(words)))
                    if words[k][2].startswith("v") and len(words[k][1]) >= 2), None)
         if at is None or words[at][1] not in quote:
             continue
