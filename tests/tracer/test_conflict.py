@@ -2738,11 +2738,12 @@ def test_a_rule_in_force_against_a_draft_and_a_deed_after_a_joined_already_are_c
              "于2024年9月14日起向社会公开征求意见。")
     got = quote_conflict("《人工智能生成合成内容标识办法》已于2024年9月14日正式施行。", draft, "zh")
     assert got == Conflict("plan", "正式施行", "征求意见稿")
-    assert quote_conflict("The rules took effect on 1 March.", "Draft rules published on 1 March are open for "
-                          "public comment until May.", "en") == Conflict("plan", "took effect", "Draft")
+    assert quote_conflict("The rules took effect on 1 March.",
+                          "Draft rules published on 1 March are open for public comment until May.",
+                          "en") == Conflict("plan", "took effect", "Draft")
     # the quote says it took effect; the sentence speaks of the draft
-    assert quote_conflict("《办法》已于9月1日起正式施行。", "《办法》征求意见稿修改后，已于9月1日起正式施行。",
-                          "zh") is None
+    assert quote_conflict("《办法》已于9月1日起正式施行。",
+                          "《办法》征求意见稿修改后，已于9月1日起正式施行。", "zh") is None
     assert quote_conflict("征求意见稿已于9月14日公布。", draft, "zh") is None
     # "委已" is how rjieba cuts "健康委已于": the 已 still says it is done
     got = quote_conflict("国家卫生健康委已于2024年将HPV疫苗纳入国家免疫规划。",
