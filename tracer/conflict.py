@@ -677,7 +677,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             else (_en_figure_slot(a, b) or en_year_moved(sentence, quote)
                   or _en_from_to_swapped(sentence, quote) or _en_plan_as_done(sentence, quote)))
     if slot is None and ordered:
-        slot = _draft_as_in_force(sentence, quote, zh)
+        slot = _draft_as_in_force(sentence, quote, zh) \
+            or (_zh_main_secondary(sentence, quote) if zh else None)
     if slot is not None:
         return slot
     dropped = _condition_dropped(a, b, zh)
@@ -721,6 +722,15 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                 and i2 - i1 < j2 - j1 and b[j1 + (i2 - i1)][2] == _APART:
             j2 = j1 + (i2 - i1)   # so in English up to the quote's clause break ("in April 2011." against
             # "in April 2010, and sold well")
+        if zh and tag == "replace" and i2 - i1 <= 2 and j2 - j1 > _MAX_CHANGE and 0 < k < len(ops) - 1 \
+                and ops[k - 1][0] == "equal" and ops[k + 1][0] == "equal":
+            # a bound the other way, however many words the quote adds after it ("超过了不少于100克"
+            # against "低于任务设计时不少于100克")
+            core = [w for w in ka[i1:i2] if w not in ("了", "过", "着")]
+            if len(core) == 1 and kb[j1] in ZH_STRICT_OPPOSITES.get(core[0], ()) and core[0] not in in_b \
+                    and not _negated(kb, j1, j2, negations) \
+                    and not _NEGATIVE_FIGURE.search(sentence) and not _NEGATIVE_FIGURE.search(quote):
+                return Conflict("opposite", core[0], b[j1][1])
         if tag == "equal" or i2 - i1 > _MAX_CHANGE or j2 - j1 > _MAX_CHANGE:
             continue
         flank_before = ops[k - 1][2] - ops[k - 1][1] if k > 0 and ops[k - 1][0] == "equal" else 0
@@ -789,10 +799,11 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             chars = _opposite_chars("".join(said), "".join(quoted), opposites, quote)
             if chars:
                 return Conflict("opposite", *chars)
-            if before and (after or ends) and len(said) == 1 and len(quoted) == 1 \
-                    and quoted[0] in ZH_STRICT_OPPOSITES.get(said[0], ()) and said[0] not in in_b \
+            core = [w for w in said if w not in ("了", "过", "着")]   # "超过了不少于100克" against "低于…"
+            if before and (after or ends) and len(core) == 1 and (len(quoted) == 1 or len(core) < len(said)) \
+                    and quoted[0] in ZH_STRICT_OPPOSITES.get(core[0], ()) and core[0] not in in_b \
                     and not _NEGATIVE_FIGURE.search(sentence) and not _NEGATIVE_FIGURE.search(quote):
-                return Conflict("opposite", said[0], quoted[0])   # ("净利润为-5亿元" is a loss)
+                return Conflict("opposite", core[0], b[j1][1])   # ("净利润为-5亿元" is a loss)
             # one Latin name or code for another in Chinese text ("H100" for "A100", "GPT-4" for
             # "GPT-4o"), flanked on both sides: another product, model or company
             if before and after and len(said) == 1 and len(quoted) == 1 \
@@ -1007,6 +1018,23 @@ def _draft_as_in_force(sentence: str, quote: str, zh: bool) -> Conflict | None:
         return None
     quoted = draft.search(quote)
     return Conflict("plan", said.group(0), quoted.group(0)) if quoted else None
+
+
+_ZH_MAIN = re.compile(r"([\u4e00-\u9fff]{2,8}?)为主")
+
+
+def _zh_main_secondary(sentence: str, quote: str) -> Conflict | None:
+    """Chinese: the sentence makes the main way ("以实物安置为主") what its quote makes the
+    secondary one ("货币化安置为主、实物安置为辅")."""
+    if "为主" not in sentence or "为辅" not in quote:
+        return None
+    for m in _ZH_MAIN.finditer(sentence):
+        words = m.group(1).removeprefix("以")
+        for n in range(len(words), 1, -1):
+            part = words[-n:]
+            if f"{part}为辅" in quote and f"{part}为主" not in quote:
+                return Conflict("opposite", f"{part}为主", f"{part}为辅")
+    return None
 
 
 def _flanked_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],

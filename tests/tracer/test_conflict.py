@@ -2750,3 +2750,14 @@ def test_a_rule_in_force_against_a_draft_and_a_deed_after_a_joined_already_are_c
                          "国家卫生健康委表示，正在会同有关部门研究将HPV疫苗纳入国家免疫规划的可行性。",
                          "zh")
     assert got is not None and got.kind == "plan"
+
+
+def test_a_bound_the_other_way_and_the_main_way_made_secondary_are_conflicts() -> None:
+    quote = "根据探测器传回的数据评估，本次共采集样品约86克，低于任务设计时不少于100克的预期目标。"
+    assert quote_conflict("本次共采集样品约86克，超过了不少于100克的预期目标。", quote, "zh") == Conflict(
+        "opposite", "超过", "低于")
+    assert quote_conflict("本次共采集样品约86克，低于不少于100克的预期目标。", quote, "zh") is None
+    plan = "临江市2024年共启动城中村改造项目11个。改造采取货币化安置为主、实物安置为辅的方式。"
+    assert quote_conflict("城中村改造以实物安置为主。", plan, "zh") == Conflict("opposite", "实物安置为主",
+                                                                         "实物安置为辅")
+    assert quote_conflict("城中村改造以货币化安置为主。", plan, "zh") is None
