@@ -535,7 +535,7 @@ def _one_name(said: str, quoted: str, zh: bool) -> bool:
 _ZH_SAME_TIME = tuple(frozenset(g.split()) for g in (
     "年底 年末 岁末 年尾", "年初 年头 岁初", "月底 月末", "月初 月头", "去年 上年 上一年", "明年 来年",
     "今年 本年", "上午 早上 早晨 清晨", "下午 午后", "晚上 夜间 夜晚 夜里", "周末 双休日",
-    "平均气温 平均温度", "气温 温度", "全部 全线 全程"))
+    "平均气温 平均温度", "气温 温度", "全部 全线 全程", "家长 监护人", "患者 病人", "孩子 儿童"))
 
 
 def _spelling(said: str, quoted: str) -> bool:
@@ -2266,6 +2266,7 @@ _ZH_NOT = frozenset("不 没 没有 无 并不 绝不 决不".split())
 # $41.50 is a 28% premium", "定于9月28日首销", "opens next year"): such a sentence states no plan
 # as done
 _AHEAD = frozenset("offer offers proposal proposals bid bids target targets goal goals projection "
+                   "expected expects expect anticipated anticipates planned slated "
                    "reckon reckons reckoned 测算 据测算 估算 预估 "
                    "projections outlook upcoming next future tomorrow soon scheduled pending "
                    "定于 将于 将在 即将 明年 后年 下周 下月 未来 今后 届时 拟定 预定 计划".split())
@@ -2300,9 +2301,12 @@ def _prospect_change(a: tuple[_Word, ...], b: tuple[_Word, ...], ops: Sequence[_
             year = _ZH_YEAR_WORD.match("".join(w[1] for w in b[j2:j2 + 2])) is not None
             plan = j2 < len(b) and (b[j2][2][:1] == "v" or b[j2][1] in ("于", "在") or year) and any(
                 _prospect(b, j, zh) for j in range(max(j1, j2 - 4), j2))
-        else:         # "are expected to" or "will" right before the verb both share ("resume")
-            plan = _prospect(b, j2 - 1, zh) or (
-                b[j2 - 1][1] == "to" and j2 - 2 >= j1 and _prospect(b, j2 - 2, zh))
+        else:         # "are expected to" or "will" right before the verb both share ("resume"), where
+            # the sentence says it was done: a past form, or has / had ("enter duty-free" against "will
+            # enter duty-free" states a rule, in the present, as the quote's schedule does)
+            plan = (_prospect(b, j2 - 1, zh) or (
+                b[j2 - 1][1] == "to" and j2 - 2 >= j1 and _prospect(b, j2 - 2, zh))) \
+                and _en_said_done(a, i1, i2)
         if plan:
             return Conflict("plan", _said(a, i1, i2), _said(b, j1, j2))
     return None
@@ -3145,6 +3149,21 @@ _ZH_AGAINST_PLAN = ("原", "比", "较", "按", "按照", "超", "超出", "超�
                     "符合", "如", "依")
 
 
+def _en_said_done(a: tuple[_Word, ...], i1: int, i2: int) -> bool:
+    """Whether the sentence says a thing was done around its change a[i1:i2] (the two words before
+    it, it, and the verb after it): a past form ("opened", "began") or has, had, already, was,
+    were; not the present, which states a rule or a schedule ("enter duty-free", "pays 25%")."""
+    for w in a[max(0, i1 - 2):min(len(a), i2 + 1)]:
+        low = w[1].lower()
+        if (low.endswith("ed") and len(low) > 4) or low in _EN_IRREGULAR_PAST \
+                or low in ("has", "have", "had", "already", "was", "were", "did"):
+            return True
+    return False
+
+
+_DETERMINERS = frozenset("the a an its their his her our this that these those".split())
+
+
 def _prospect(words: tuple[_Word, ...], i: int, zh: bool) -> bool:
     """Whether words[i] says the thing is planned, expected or proposed: "plans (to)", "will",
     "计划", "预计"; "将" only before a verb or "于" ("将于", "将引导"), for "将存量房贷利率…"
@@ -3156,10 +3175,13 @@ def _prospect(words: tuple[_Word, ...], i: int, zh: bool) -> bool:
         if w in ("计划", "预计", "预期", "预定", "规划") and i > 0 \
                 and words[i - 1][1].endswith(_ZH_AGAINST_PLAN):
             return False   # "比原计划提前45天", "按计划", "好于预期": measured against a plan, no plan
-        if w == "将":
-            return i + 1 < len(words) and words[i + 1][2][:1] in ("v", "p", "d")
+        if w == "将":   # (not "将约121.6克样品送回": 将 before a figure takes its object)
+            return i + 1 < len(words) and words[i + 1][2][:1] in ("v", "p", "d") \
+                and words[i + 1][1] not in ("约", "近", "大约", "超过", "逾", "近乎")
         return w in _ZH_PROSPECT or (w[:1] == "拟" and len(w) == 2 and w[1] in "向于以将在对")
     low = w.lower()
+    if low in ("proposed", "planned", "projected") and i > 0 and words[i - 1][1].lower() in _DETERMINERS:
+        return False   # "opposed the proposed merger": a name for the deal, no plan of the clause's
     if low in _PROSPECT:
         return True
     if low == "due":  # "is due to open", not "delayed due to fog"

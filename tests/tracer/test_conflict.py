@@ -2761,3 +2761,30 @@ def test_a_bound_the_other_way_and_the_main_way_made_secondary_are_conflicts() -
     assert quote_conflict("城中村改造以实物安置为主。", plan, "zh") == Conflict("opposite", "实物安置为主",
                                                                          "实物安置为辅")
     assert quote_conflict("城中村改造以货币化安置为主。", plan, "zh") is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang"), [
+    # the sentence expects it too
+    ("Volume production of 3-nanometer-class chips is now expected in the second half of 2026.",
+     "Corvane said volume production of its 3-nanometer-class process will now begin in the second half of "
+     "2026.", "en"),
+    # a rule stated in the present, as the quote's schedule states it
+    ("Imports within an annual quota of 1.2 million tonnes enter duty-free.",
+     "Imports within an annual quota of 1.2 million tonnes will enter duty-free.", "en"),
+    # "the proposed merger" names the deal
+    ("The union opposed the deal from the start.",
+     "The union opposed the proposed merger from the start, warning of store closures.", "en"),
+    # 将 before a figure takes its object: no future
+    ("美国OSIRIS-REx于2023年9月带回约121.6克贝努样品。",
+     "美国OSIRIS-REx任务于2023年9月将约121.6克贝努小行星样品送回地球。", "zh"),
+    # two words for one
+    ("多地通过短信提醒家长带孩子接种第二剂。", "多地通过短信提醒监护人及时带孩子接种第二剂。", "zh"),
+])
+def test_words_that_only_look_like_a_plan_or_another_name_are_no_conflict(sentence: str, quote: str,
+                                                                         lang: str) -> None:
+    assert quote_conflict(sentence, quote, lang) is None
+
+
+def test_a_past_deed_the_quote_gives_as_future_is_still_a_plan_conflict() -> None:
+    got = quote_conflict("The plant opened in May.", "The plant will open in May.", "en")
+    assert got is not None and got.kind == "plan"
