@@ -1816,14 +1816,34 @@ def _read_both(sentence: str, record: str, lang: str, read: Callable[[str, bool]
     return (said, read(record, zh)) if said else None
 
 
+_SIGNED_CHANGE = re.compile(
+    r"(?<![\w.])(?P<sign>[+＋\-−－])[ \t]*(?P<figure>\d+(?:\.\d+)?)[ \t]*(?:%|％|个百分点)")
+
+
+def _signed_changes(text: str) -> dict[str, list[tuple[str, str, str]]]:
+    """Each figure a sign gives a direction ("+8.1%", "−0.6%", as a table writes a change)."""
+    out: dict[str, list[tuple[str, str, str]]] = {}
+    for m in _SIGNED_CHANGE.finditer(text):
+        out.setdefault(m.group("figure"), []).append(("", "up" if m.group("sign") in "+＋" else "down",
+                                                      m.group(0).strip()))
+    return out
+
+
 def figure_change_conflict(sentence: str, record: str, lang: str) -> Conflict | None:
     """A change the record gives the sentence's figure only otherwise: "同比上涨0.8%" where every
-    "0.8%" of the record is "同比下降0.8%" (or "环比上涨0.8%"), "fell 3%" where it "rose 3%".
-    Statistics releases put 同比 and 环比, up and down, side by side, so the words alone all match."""
+    "0.8%" of the record is "同比下降0.8%" (or "环比上涨0.8%"), "fell 3%" where it "rose 3%", a
+    table's "+8.1%" where it "同比下降8.1%". Statistics releases put 同比 and 环比, up and down,
+    side by side, so the words alone all match."""
     both = _read_both(sentence, record, lang, _changes)
-    if both is None:
+    signed = _signed_changes(sentence) if any(c in sentence for c in "+＋-−－") else {}
+    if both is None and not signed:
         return None
-    said, stated = both
+    said, stated = both if both is not None else ({}, _changes(record, lang == "zh"))
+    if signed:   # (a copy: `_changes` shares what it reads)
+        said = {figure: list(claims) for figure, claims in said.items()}
+        for figure, claims in signed.items():
+            mine = said.setdefault(figure, [])
+            mine.extend(c for c in claims if all(c[1] != x[1] for x in mine))
     for figure, claims in said.items():
         where = stated.get(figure)
         if not where:

@@ -621,8 +621,9 @@ _GENERIC_HEADER = re.compile(
     r"[*_\s]*(?:(?i:property|properties|value|values|item|items|details?|descriptions?|notes?|remarks?|"
     r"fields?|attributes?|parameters?|metrics?|features?|aspects?|categor(?:y|ies)|keys?|names?|"
     r"info(?:rmation)?|data|facts?|specs?|specifications?|key facts|dimension|characteristics?|"
-    r"comments?|explanation|summary|#|no\.?)|项目|数值|值|内容|说明|备注|参数|指标|属性|类别|名称|信息|数据|"
-    r"特点|特征|详情|描述|要点|事项|序号|类型|维度)[*_\s:：]*"
+    r"comments?|explanation|summary|#|no\.?|events?|dates?|time|timeline|milestones?|status|updates?)"
+    r"|项目|数值|值|内容|说明|备注|参数|指标|属性|类别|名称|信息|数据|"
+    r"特点|特征|详情|描述|要点|事项|序号|类型|维度|事件|日期|时间|进展|情况|动态|措施|举措)[*_\s:：]*"
 )
 
 

@@ -695,3 +695,23 @@ def test_a_row_whose_last_value_is_code_takes_its_marker_after_the_code(style: s
     assert row == f"| Want partial results despite failures | `gather(..., return_exceptions=True)`{marker} |"
     assert first.citations[0].sentence.endswith("`gather(..., return_exceptions=True)`")
     assert trace(first.report, records, TraceOptions(style=style)).report == first.report
+
+
+def test_a_signed_change_in_a_row_is_held_to_the_records_direction() -> None:
+    record = {"url": "https://stats.example/2024-09", "title": "9月份70个大中城市商品住宅销售价格变动情况",
+              "content": "2024年9月份，临江新建商品住宅销售价格环比下降0.6%，同比下降5.9%；二手住宅销售价格"
+                         "环比下降0.9%，同比下降8.1%。"}
+    table = "| 指标 | 9月数据 |\n|---|---|\n| 二手住宅价格同比 | {} |\n"
+    up = trace(table.format("+8.1%"), [record, *FILLER])
+    assert not up.citations and up.unsupported[0].closest is not None
+    assert up.unsupported[0].closest.conflict == 'its quote says "同比下降8.1%" where the sentence says "+8.1%"'
+    down = trace(table.format("-8.1%"), [record, *FILLER])
+    assert all(u.closest is None or not u.closest.conflict for u in down.unsupported)
+
+
+def test_a_header_that_names_no_property_is_not_read_into_the_row() -> None:
+    record = {"url": "https://gov.example/drought", "title": "抗旱应急响应",
+              "content": "省防汛抗旱指挥部于8月9日启动抗旱四级应急响应，8月14日提升至三级。"}
+    report = "| 日期 | 事件 |\n|---|---|\n| 8月9日 | 启动抗旱四级应急响应 |\n| 8月14日 | 提升至三级 |\n"
+    result = trace(report, [record, *FILLER])
+    assert [c.sentence for c in result.citations] == ["8月9日 | 启动抗旱四级应急响应", "8月14日 | 提升至三级"]
