@@ -704,7 +704,8 @@ def test_a_signed_change_in_a_row_is_held_to_the_records_direction() -> None:
     table = "| 指标 | 9月数据 |\n|---|---|\n| 二手住宅价格同比 | {} |\n"
     up = trace(table.format("+8.1%"), [record, *FILLER])
     assert not up.citations and up.unsupported[0].closest is not None
-    assert up.unsupported[0].closest.conflict == 'its quote says "同比下降8.1%" where the sentence says "+8.1%"'
+    assert up.unsupported[0].closest.conflict == \
+        'its quote says "同比下降8.1%" where the sentence says "+8.1%"'
     down = trace(table.format("-8.1%"), [record, *FILLER])
     assert all(u.closest is None or not u.closest.conflict for u in down.unsupported)
 
