@@ -675,7 +675,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             or zh_done_but_pending(a, quote)
             or _roles_swapped(a, b, zh, False)) if zh
             else (_en_figure_slot(a, b) or en_year_moved(sentence, quote)
-                  or _en_from_to_swapped(sentence, quote) or _en_plan_as_done(sentence, quote)))
+                  or _en_from_to_swapped(sentence, quote) or _en_plan_as_done(sentence, quote)
+                  or _en_count_instead(sentence, quote)))
     if slot is None and ordered:
         slot = _draft_as_in_force(sentence, quote, zh) \
             or (_zh_main_secondary(sentence, quote) if zh else None)
@@ -1034,6 +1035,54 @@ def _zh_main_secondary(sentence: str, quote: str) -> Conflict | None:
             part = words[-n:]
             if f"{part}为辅" in quote and f"{part}为主" not in quote:
                 return Conflict("opposite", f"{part}为主", f"{part}为辅")
+    return None
+
+
+# an English count and what it counts: "2,120 program-funded stations", "20 teams", "7,500 steel jobs"
+_EN_COUNT = re.compile(r"(?<![\w.,$£€])(\d{1,3}(?:,\d{3})+|\d+)(?![\d.,]\d)"
+                       r"(?!\s*(?:%|percent|per cent|million|billion|thousand|trillion|bn|m)\b)"
+                       r"((?:\s+(?!(?:of|in|and|or|to|for|from|by|at|on|per|a|an|the)\b)[A-Za-z-]+){1,3})")
+_EN_STOP_COUNTED = frozenset("million billion thousand trillion years months weeks days hours minutes "
+                             "percent times".split())
+
+
+def _en_counts(text: str) -> dict[str, set[str]]:
+    """Each plural noun an English text counts, and the counts it gives it ("20 teams": {"team":
+    {"20"}}), the noun being the first plural among the three words after the figure."""
+    out: dict[str, set[str]] = {}
+    for m in _EN_COUNT.finditer(text):
+        figure = m.group(1).replace(",", "")
+        if _YEAR.fullmatch(figure):
+            continue
+        noun = next((w for w in m.group(2).split() if w.endswith("s") and len(w) > 3), None)
+        if noun is None or noun.lower() in _EN_STOP_COUNTED:
+            continue
+        out.setdefault(_stem(noun.lower()), set()).add(figure)
+    return out
+
+
+def _en_count_instead(sentence: str, quote: str) -> Conflict | None:
+    """English: the sentence counts a thing ("2,120 program-funded stations", "20 teams") that its
+    quote counts otherwise ("212 stations", "18 teams"), one count for it, and the quote states the
+    sentence's figure nowhere: the record may state it elsewhere, of another thing ("7,500" lost
+    jobs, where the quote's "2,400 jobs" are the saved ones)."""
+    said = _en_counts(sentence)
+    if not said:
+        return None
+    quoted = _en_counts(quote)
+    plain = re.sub(r"(?<=\d),(?=\d{3})", "", quote)
+    own = set(re.findall(r"(?<![\d.])\d+(?:\.\d+)?", re.sub(r"(?<=\d),(?=\d{3})", "", sentence)))
+    for noun, figures in said.items():
+        theirs = quoted.get(noun)
+        if not theirs or len(theirs) != 1 or figures & theirs:
+            continue
+        other = next(iter(theirs))
+        if other in own:
+            continue   # the sentence states the quote's count too, of something it names otherwise
+        for figure in figures:
+            if re.search(rf"(?<![\d.]){figure}(?![\d]|\.\d)", plain) is None \
+                    and not _same_figure(figure, other):
+                return Conflict("figure", figure, other)
     return None
 
 

@@ -2788,3 +2788,31 @@ def test_words_that_only_look_like_a_plan_or_another_name_are_no_conflict(senten
 def test_a_past_deed_the_quote_gives_as_future_is_still_a_plan_conflict() -> None:
     got = quote_conflict("The plant opened in May.", "The plant will open in May.", "en")
     assert got is not None and got.kind == "plan"
+
+
+@pytest.mark.parametrize(("sentence", "quote", "said", "quoted"), [
+    ("By June 2024, 2,120 program-funded stations had opened.",
+     "As of June 2024, 212 stations funded by the program had opened to the public.", "2120", "212"),
+    ("Each ownership group pays a $450 million expansion fee, bringing the league to 20 teams.",
+     "The two teams will begin play in 2025, bringing the league to 18 teams.", "20", "18"),
+    ("The safeguard will save about 7,500 steel jobs over its three-year life.",
+     "The Policy Institute estimates that the safeguard will preserve about 2,400 jobs in steel production.",
+     "7500", "2400"),
+])
+def test_a_thing_the_quote_counts_otherwise_is_a_conflict(sentence: str, quote: str, said: str,
+                                                          quoted: str) -> None:
+    assert quote_conflict(sentence, quote, "en") == Conflict("figure", said, quoted)
+
+
+@pytest.mark.parametrize(("sentence", "quote"), [
+    # the quote's count is the sentence's too, of what it names otherwise
+    ('"Game of Thrones" set a record with 32, breaking the record of "NYPD Blue", which had 26 nominations.',
+     '"Game of Thrones" received 32 nominations, a record.'),
+    # a scaled figure counts no thing here; the quote states the sentence's figure
+    ("An estimated 40 million players vied for spots.",
+     "Some 40 million players entered; 100 players qualified."),
+    ("The league now has 18 teams.", "Two teams joined in 2025, bringing the league to 18 teams."),
+])
+def test_a_count_the_sentence_or_the_quote_also_states_is_no_conflict(sentence: str, quote: str) -> None:
+    from tracer.conflict import _en_count_instead
+    assert _en_count_instead(sentence, quote) is None
