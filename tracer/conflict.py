@@ -676,7 +676,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             or _roles_swapped(a, b, zh, False)) if zh
             else (_en_figure_slot(a, b) or en_year_moved(sentence, quote)
                   or _en_from_to_swapped(sentence, quote) or _en_plan_as_done(sentence, quote)
-                  or _en_count_instead(sentence, quote)))
+                  or _en_count_instead(sentence, quote) or _en_share_swapped(sentence, quote)))
     if slot is None and ordered:
         slot = _draft_as_in_force(sentence, quote, zh) \
             or (_zh_main_secondary(sentence, quote) if zh else None)
@@ -1083,6 +1083,32 @@ def _en_count_instead(sentence: str, quote: str) -> Conflict | None:
             if re.search(rf"(?<![\d.]){figure}(?![\d]|\.\d)", plain) is None \
                     and not _same_figure(figure, other):
                 return Conflict("figure", figure, other)
+    return None
+
+
+# a share of a group named by a word and its noun: "38% of rural counties", "4 percent of urban counties"
+_EN_SHARE_OF = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)\s+of\s+(?:the\s+|all\s+)?"
+                          r"([A-Za-z-]{3,})\s+([A-Za-z-]{3,})")
+
+
+def _en_share_swapped(sentence: str, quote: str) -> Conflict | None:
+    """English: the sentence gives one group's share to another group of the same kind ("38% of
+    urban counties" against "38% of rural counties …, compared with 4% of urban counties")."""
+    def shares(text: str) -> list[tuple[str, str, str]]:
+        return [(m.group(1), m.group(2).lower(), _stem(m.group(3).lower()))
+                for m in _EN_SHARE_OF.finditer(text)]
+
+    said = shares(sentence)
+    if not said:
+        return None
+    quoted = shares(quote)
+    for figure, group, noun in said:
+        if (figure, group, noun) in quoted:
+            continue
+        moved = [g for f, g, n in quoted if n == noun and f == figure and g != group]
+        own = [f for f, g, n in quoted if n == noun and g == group and f != figure]
+        if moved and own:
+            return Conflict("figure", f"{figure}% of {group}", f"{own[0]}% of {group}")
     return None
 
 

@@ -2816,3 +2816,12 @@ def test_a_thing_the_quote_counts_otherwise_is_a_conflict(sentence: str, quote: 
 def test_a_count_the_sentence_or_the_quote_also_states_is_no_conflict(sentence: str, quote: str) -> None:
     from tracer.conflict import _en_count_instead
     assert _en_count_instead(sentence, quote) is None
+
+
+def test_one_groups_share_given_to_another_group_is_a_conflict() -> None:
+    quote = ("A study by the Rural Policy Center found that 38% of rural counties in Arland have no public fast "
+             "charger, compared with 4% of urban counties.")
+    assert quote_conflict("A study found that 38% of urban counties have no public fast charger.", quote,
+                          "en") == Conflict("figure", "38% of urban", "4% of urban")
+    assert quote_conflict("A study found that 38% of rural counties have no public fast charger.", quote,
+                          "en") is None
