@@ -2819,8 +2819,8 @@ def test_a_count_the_sentence_or_the_quote_also_states_is_no_conflict(sentence: 
 
 
 def test_one_groups_share_given_to_another_group_is_a_conflict() -> None:
-    quote = ("A study by the Rural Policy Center found that 38% of rural counties in Arland have no public fast "
-             "charger, compared with 4% of urban counties.")
+    quote = ("A study by the Rural Policy Center found that 38% of rural counties in Arland have no public "
+             "fast charger, compared with 4% of urban counties.")
     assert quote_conflict("A study found that 38% of urban counties have no public fast charger.", quote,
                           "en") == Conflict("figure", "38% of urban", "4% of urban")
     assert quote_conflict("A study found that 38% of rural counties have no public fast charger.", quote,
