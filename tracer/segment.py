@@ -520,6 +520,10 @@ def _emit(
         e -= 1
     if s == 0 and text.startswith("\ufeff"):
         s = 1                  # a byte-order mark is no part of the first sentence
+    while s < e and (br := _BREAK.match(text, s)) is not None:
+        s = br.end()           # "….<br>Core inflation was 3.1%.": the line break is the last one's end
+        while s < e and text[s] in " \t":
+            s += 1
     if e <= s:
         return
     if not _has_prose(text, sp, s, e):

@@ -417,7 +417,7 @@ def test_large_report_linear() -> None:
         ("“市场化阶段。”——中汽协陈士华", ["“市场化阶段。”——中汽协陈士华"]),
         ("\"AI is here.\" — Jensen Huang, 2024. Next.", ["\"AI is here.\" — Jensen Huang, 2024.", "Next."]),
         # an HTML line break after a terminal ends the sentence like a newline
-        ("Fact one.<br>Fact two.", ["Fact one.", "<br>Fact two."]),
+        ("Fact one.<br>Fact two.", ["Fact one.", "Fact two."]),
         # full-width list numbering
         ("1．比亚迪份额约为35%\n2．特斯拉份额约为8%\n", ["比亚迪份额约为35%", "特斯拉份额约为8%"]),
     ],
