@@ -3426,6 +3426,8 @@ def _idiom(keys: list[str], i: int) -> bool:
     """Whether the negation at keys[i] opens an idiom that denies nothing: "not only", "no more
     than" (at most), "none other than", "not unlike" (like), "did not open until 1932" (opened
     in 1932)."""
+    if i >= 2 and keys[i - 1] == "or" and keys[i - 2] == "whether":
+        return True   # "whether or not": either way
     after = keys[i + 1:i + 3]
     return bool(after) and (after[0] in _NOT_NEGATING or (after[0] in _THAN and after[1:] == ["than"])
                             or any(k in _UNTIL for k in keys[i + 1:i + 5]))

@@ -114,18 +114,29 @@ def is_furniture(sentence: Sentence, text: str) -> bool:
     return strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip() == sentence.text.strip()
 
 
+# an indirect question standing alone, as lists of open questions write them
+_OPEN_QUESTION = re.compile(r"(?:Whether|Whether or not)\b|是否|能否|会否")
+_CLAUSE_COMMA = re.compile(r"[,，;；:：]")
+
+
 def is_question(sentence: Sentence) -> bool:
     """Whether a sentence asks rather than states ("Why did BYD overtake Tesla in 2023?"): it ends
-    in a question mark and bears no marker of its author. A record may state what the question
+    in a question mark, or is an indirect question alone ("Whether the league will realign its
+    conferences.", "是否上调利率。", no comma: "Whether or not it rains, the game goes on" states),
+    and bears no marker of its author. A record may state what the question
     takes for granted, but a citation on a question reads as support for an answer it does not
     give, so it is never cited (nor reported unsupported). A question its author cited ("Did BYD
     overtake Tesla? [1]") is read as the author's claim, as a label with a marker is."""
     # (one that ends in a quoted question states what someone asks: 'summarized by the phrase "Who
     # says what … with what effect?"')
-    if sentence.in_table or not sentence.text.rstrip("*_ \t\r\n").endswith(("?", "？")):
+    if sentence.in_table:
         return False
     said = strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip()
-    return said == sentence.text.strip() and said.rstrip("*_ \t").endswith(("?", "？"))
+    if said != sentence.text.strip():
+        return False
+    if _OPEN_QUESTION.match(said.lstrip("*_ \t")) and not _CLAUSE_COMMA.search(said):
+        return True   # "Whether the league will realign its conferences.": a question to watch
+    return said.rstrip("*_ \t").endswith(("?", "？"))
 
 
 def is_label(sentence: Sentence, text: str) -> bool:

@@ -433,6 +433,10 @@ QUESTION_RECORDS = [
     "# EVs\n\nWhy did BYD sell 3.02 million new energy vehicles in 2023 and overtake Tesla?\n",
     "# EVs\n\n**How did BYD sell 3.02 million new energy vehicles in 2023 and overtake Tesla?**\n",
     "# 新能源\n\n比亚迪为何能在2023年销售新能源汽车302万辆，并在第四季度销量超过特斯拉？\n",
+    # an indirect question alone, as a list of what to watch writes it
+    "### What to watch\n\n1. Whether BYD will sell 3.02 million new energy vehicles in 2023 and overtake "
+    "Tesla.\n",
+    "### 关注点\n\n- 是否在2023年销售新能源汽车302万辆并超过特斯拉。\n",
 ])
 def test_a_question_is_never_cited(report: str) -> None:
     # the record states what the question takes for granted; a citation would read as an answer
@@ -448,6 +452,8 @@ def test_a_question_its_author_cited_is_read_as_a_claim() -> None:
     assert trace(statement, QUESTION_RECORDS).citations   # the same words stated are cited
     quoting = '# EVs\n\nBYD\'s rise in 2023 prompted analysts to ask: "Can anyone catch BYD?"\n'
     assert trace(quoting, QUESTION_RECORDS).citations     # a statement that ends in a quoted question
+    whether = "# EVs\n\nWhether or not Tesla cut prices, BYD sold 3.02 million new energy vehicles in 2023.\n"
+    assert trace(whether, QUESTION_RECORDS).citations     # "Whether …, X": X is stated
 
 
 @pytest.mark.parametrize("report", [
