@@ -95,7 +95,11 @@ _FURNITURE_LINE = re.compile(
     r"(?:\*\*|__|\*|_)?[ \t]*[.:：]"
     r"|(?:\*\*|__)?[图表][ \t]*\d+(?:\*\*|__)?[ \t.:：]"
     r"|(?:\*\*|__)?(?:To|From|Date|Subject|Re|Cc|CC|Bcc|Attn|Memo|Memorandum|Prepared (?:by|for)"
-    r"|收件人|发件人|抄送|日期|主题|事由)(?:\*\*|__)?[ \t]*[:：])")
+    r"|收件人|发件人|抄送|日期|主题|事由)(?:\*\*|__)?[ \t]*[:：]"
+    # a line in italics that says who the document is for or by ("*A briefing prepared for league
+    # sponsors.*", "_Prepared by the strategy team, May 2025_", "*Last updated: 3 June 2025*")
+    r"|(?P<em>\*|_)(?=[^*_\n]{0,120}?\b(?:(?:prepared|written|compiled|produced|commissioned) (?:for|by)"
+    r"|[Ll]ast updated|[Uu]pdated (?:on )?\d)\b)[^*_\n]{1,200}(?P=em)[ \t]*(?:\r?\n|\Z))")
 
 
 def is_furniture(sentence: Sentence, text: str) -> bool:

@@ -544,12 +544,20 @@ FURNITURE_RECORDS = [
     "表1：2023年各车企新能源汽车销量",
     "**To:** Board of directors  **From:** Strategy team  **Date:** 4 December 2026",
     "See [[BYD]] and ![[tesla-notes]] for the 2023 sales of the two companies.",
+    # a line in italics that says whom the document is for or by
+    "*A briefing on 2023 new energy vehicle sales prepared for BYD's and Tesla's dealers.*",
+    "_Last updated 4 December 2026: BYD and Tesla sales in 2023_",
 ])
 def test_a_caption_a_memo_header_or_a_pointer_is_neither_cited_nor_unsupported(line: str) -> None:
     report = f"| Maker | Sales |\n|---|---|\n| BYD | 3.02 million |\n\n{line}\n"
     result = trace(report, FURNITURE_RECORDS)
     assert not any(line.startswith(u.sentence) or u.sentence in line for u in result.unsupported), result
     assert not any(c.sentence in line for c in result.citations)
+
+
+def test_a_claim_in_italics_is_still_a_claim() -> None:
+    claim = "*BYD sold 3.02 million new energy vehicles in 2023, overtaking Tesla.*\n"
+    assert trace(claim, FURNITURE_RECORDS).citations
 
 
 def test_a_definition_list_s_definition_is_read_as_a_claim() -> None:
