@@ -1024,7 +1024,7 @@ class Verifier:
             got = self._every_figure_instead(sentence, record, quote) \
                 or self._scale_slip(sentence, record, quote)
         if got is None and self.index.lang == "zh":
-            got = quote_addition(query, quote, content) \
+            got = quote_addition(query, quote, self._titled_text(record)) \
                 or zh_other_place(query, quote, f"{self.records[record].title}\n{content}") \
                 or zh_clause_figure(query, content)
         elif got is None:

@@ -564,3 +564,17 @@ def test_a_definition_list_s_definition_is_read_as_a_claim() -> None:
     # Pandoc's definition list (": …" under a term, not under a table) states things
     report = "BYD\n: BYD sold 3.02 million new energy vehicles in 2023, overtaking Tesla.\n"
     assert trace(report, FURNITURE_RECORDS).citations
+
+
+def test_a_name_the_record_gives_only_in_its_title_is_no_addition() -> None:
+    record = {"url": "https://linjiang.example/zwgk/2024-05-xiangou",
+              "title": "临江市关于进一步促进房地产市场平稳健康发展的通知",
+              "content": "为满足居民刚性和改善性住房需求，经市政府研究决定，自2024年5月20日起，"
+                         "在全市范围内全面取消住房限购政策，居民家庭在本市购买住房不再审核购房资格。"}
+    other = {"url": "https://news.example/a", "title": "楼市",
+             "content": "多地出台楼市支持政策，成交量有所回升。"}
+    result = trace("自2024年5月20日起，临江市在全市范围内全面取消住房限购政策。\n", [record, other])
+    assert [c.sources[0].url for c in result.citations] == [record["url"]]
+    # a name neither the title nor the text gives is still one the sentence adds
+    result = trace("自2024年5月20日起，澜州市在全市范围内全面取消住房限购政策。\n", [record, other])
+    assert not result.citations
