@@ -2141,8 +2141,9 @@ def cause_addition(sentence: str, quote: str, record: str | frozenset[str] | Rec
     may give the link in words no list holds ("drove", "made this possible", "reflecting"), so
     the cause's words found there are no addition."""
     m = _CAUSE.search(sentence)
-    if m is None or _CAUSE.search(quote):
+    if m is None:
         return None
+    theirs = _CAUSE.search(quote)
     claim, cause = sentence[:m.start()], sentence[m.end():]
     if not claim.strip(" \t\"'“‘*_") and (comma := sentence.find(", ", m.end())) > 0:
         claim, cause = sentence[comma + 2:], sentence[m.end():comma]
@@ -2151,11 +2152,20 @@ def cause_addition(sentence: str, quote: str, record: str | frozenset[str] | Rec
     if len(a) < 3 or not b:
         return None
     _ops, share = _aligned([k for k, _w, _t in a], [k for k, _w, _t in b])
-    if share < 0.7:
+    if share < 0.7 and (theirs is None or share < 0.5):
         return None
     words = [w for _k, w, _t in _en_words(cause) if w.lower() not in EN_STOPWORDS]
     if not words:
         return None
+    if theirs is not None:
+        # the quote gives its own cause: another one in its place ("driven by the new media deal"
+        # against "driven by higher ticket sales, sponsorship deals and merchandise") when most words
+        # of the sentence's cause are none of the quote's (half its words aligned will do)
+        quoted = {k for k, _w, _t in _en_words(quote)}
+        keys = [k for k, w, _t in _en_words(cause) if w.lower() not in EN_STOPWORDS]
+        if 2 * sum(k not in quoted for k in keys) <= len(keys):
+            return None
+        return Conflict("addition", (m.group(0) + cause).strip().rstrip(".!?"), "")
     absent = [w for w in words if _absent_from(record, w)]
     side_by_side = _SIDE_BY_SIDE.search(quote) is not None and _ANY_CAUSE.search(quote) is None
     if len(absent) * 2 < len(words) and not side_by_side:

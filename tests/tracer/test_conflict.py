@@ -2825,3 +2825,14 @@ def test_one_groups_share_given_to_another_group_is_a_conflict() -> None:
                           "en") == Conflict("figure", "38% of urban", "4% of urban")
     assert quote_conflict("A study found that 38% of rural counties have no public fast charger.", quote,
                           "en") is None
+
+
+def test_a_cause_in_place_of_the_quotes_own_is_an_addition() -> None:
+    from tracer.conflict import cause_addition
+    quote = ("The league generated revenue of $1.9 billion in the 2023–24 season, up 11% from the previous "
+             "season, driven by higher ticket sales, sponsorship deals and merchandise.")
+    assert cause_addition("League revenue rose 11% to $1.9 billion in 2023–24, driven by the new media deal.",
+                          quote, quote) == Conflict("addition", "driven by the new media deal", "")
+    # the quote's own cause, in other words
+    faithful = "League revenue rose 11% to $1.9 billion in 2023–24, driven by strong ticket sales."
+    assert cause_addition(faithful, quote, quote) is None
