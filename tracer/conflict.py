@@ -678,7 +678,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                   or _en_from_to_swapped(sentence, quote) or _en_plan_as_done(sentence, quote)
                   or _en_count_instead(sentence, quote) or _en_share_swapped(sentence, quote)))
     if slot is None and ordered:
-        slot = _draft_as_in_force(sentence, quote, zh) \
+        slot = _draft_as_in_force(sentence, quote, zh) or _first_widened(sentence, quote, zh) \
             or (_zh_main_secondary(sentence, quote) if zh else None)
     if slot is not None:
         return slot
@@ -1110,6 +1110,29 @@ def _en_share_swapped(sentence: str, quote: str) -> Conflict | None:
         if moved and own:
             return Conflict("figure", f"{figure}% of {group}", f"{own[0]}% of {group}")
     return None
+
+
+# a first across the world, and a first within one country
+_ZH_FIRST_WORD = r"(?:首次|首个|首款|首家|第一个|第一次|首例)"
+_ZH_WORLD_FIRST = re.compile(r"(?:人类|全球|世界|国际|全世界|史上)(?:上)?" + _ZH_FIRST_WORD)
+_ZH_LOCAL_FIRST = re.compile(r"(?:我国|国内|中国|全国|国产|省内|全省|亚洲)(?:的)?" + _ZH_FIRST_WORD)
+_EN_WORLD_FIRST = re.compile(r"\b(?:world'?s first|first ever|first in the world|first in history|"
+                             r"humanity'?s first)\b", re.IGNORECASE)
+_EN_LOCAL_FIRST = re.compile(
+    r"\b(?:(?:country|nation|China|India|Japan|Europe|America)'?s first"
+    r"|first (?:in|for) (?:the country|China|India|Japan|Europe|the nation|the region))\b", re.IGNORECASE)
+
+
+def _first_widened(sentence: str, quote: str, zh: bool) -> Conflict | None:
+    """The sentence makes a country's first the world's ("人类首次小行星采样返回任务" against "我国首次
+    …", "the world's first" against "the country's first"), and the quote says it is the world's
+    first nowhere."""
+    world, local = (_ZH_WORLD_FIRST, _ZH_LOCAL_FIRST) if zh else (_EN_WORLD_FIRST, _EN_LOCAL_FIRST)
+    said = world.search(sentence)
+    if said is None or world.search(quote) or local.search(sentence):
+        return None
+    quoted = local.search(quote)
+    return Conflict("opposite", said.group(0), quoted.group(0)) if quoted else None
 
 
 def _flanked_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],

@@ -2836,3 +2836,16 @@ def test_a_cause_in_place_of_the_quotes_own_is_an_addition() -> None:
     # the quote's own cause, in other words
     faithful = "League revenue rose 11% to $1.9 billion in 2023–24, driven by strong ticket sales."
     assert cause_addition(faithful, quote, quote) is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang", "said", "quoted"), [
+    ("天眸一号是人类首次小行星采样返回任务。", "天眸一号是我国首次小行星采样返回任务。", "zh", "人类首次", "我国首次"),
+    ("The plant is the world's first commercial fusion plant.",
+     "The plant is the country's first commercial fusion plant.", "en", "world's first", "country's first"),
+])
+def test_a_countrys_first_made_the_worlds_is_a_conflict(sentence: str, quote: str, lang: str, said: str,
+                                                        quoted: str) -> None:
+    assert quote_conflict(sentence, quote, lang) == Conflict("opposite", said, quoted)
+    # the quote that says the world's first as well, or a sentence that says the country's, is none
+    assert quote_conflict(sentence, quote.replace(quoted, said), lang) is None
+    assert quote_conflict(sentence.replace(said, quoted), quote, lang) is None
