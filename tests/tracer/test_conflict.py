@@ -2839,7 +2839,8 @@ def test_a_cause_in_place_of_the_quotes_own_is_an_addition() -> None:
 
 
 @pytest.mark.parametrize(("sentence", "quote", "lang", "said", "quoted"), [
-    ("天眸一号是人类首次小行星采样返回任务。", "天眸一号是我国首次小行星采样返回任务。", "zh", "人类首次", "我国首次"),
+    ("天眸一号是人类首次小行星采样返回任务。", "天眸一号是我国首次小行星采样返回任务。", "zh",
+     "人类首次", "我国首次"),
     ("The plant is the world's first commercial fusion plant.",
      "The plant is the country's first commercial fusion plant.", "en", "world's first", "country's first"),
 ])
