@@ -676,7 +676,8 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
             or _roles_swapped(a, b, zh, False)) if zh
             else (_en_figure_slot(a, b) or en_year_moved(sentence, quote)
                   or _en_from_to_swapped(sentence, quote) or _en_plan_as_done(sentence, quote)
-                  or _en_count_instead(sentence, quote) or _en_share_swapped(sentence, quote)))
+                  or _en_count_instead(sentence, quote) or _en_share_swapped(sentence, quote)
+                  or _multiple_conflict(sentence, quote)))
     if slot is None and ordered:
         slot = _draft_as_in_force(sentence, quote, zh) or _first_widened(sentence, quote, zh) \
             or (_zh_main_secondary(sentence, quote) if zh else None)
@@ -1133,6 +1134,41 @@ def _first_widened(sentence: str, quote: str, zh: bool) -> Conflict | None:
         return None
     quoted = local.search(quote)
     return Conflict("opposite", said.group(0), quoted.group(0)) if quoted else None
+
+
+# a change by a multiple: "doubled", "tripled", "halved"; and a change by a percentage
+_EN_MULTIPLE = {"doubled": 2.0, "doubles": 2.0, "tripled": 3.0, "triples": 3.0, "trebled": 3.0,
+                "quadrupled": 4.0, "quadruples": 4.0, "halved": 0.5, "halves": 0.5}
+_EN_MULTIPLE_WORD = re.compile(r"\b(" + "|".join(_EN_MULTIPLE) + r")\b", re.IGNORECASE)
+_EN_PERCENT_MOVE = re.compile(
+    r"\b(?:(?P<up>rose|increased|grew|jumped|surged|climbed|soared|up)|(?P<down>fell|decreased|declined|dropped"
+    r"|slumped|plunged|down))\s+(?:by\s+)?(?:about\s+|nearly\s+|almost\s+|some\s+|roughly\s+)?"
+    r"(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)", re.IGNORECASE)
+
+
+def _multiple_conflict(sentence: str, quote: str) -> Conflict | None:
+    """English: the sentence gives a change as a multiple ("tripled") that its quote gives as
+    another multiple ("doubled") or as a percentage far from it ("rose 48%", "fell 48%"), and
+    the quote writes no such multiple itself."""
+    said = _EN_MULTIPLE_WORD.search(sentence)
+    if said is None:
+        return None
+    factor = _EN_MULTIPLE[said.group(1).lower()]
+    quoted = [_EN_MULTIPLE[m.group(1).lower()] for m in _EN_MULTIPLE_WORD.finditer(quote)]
+    if factor in quoted:
+        return None
+    if quoted:
+        other = next(m.group(1) for m in _EN_MULTIPLE_WORD.finditer(quote))
+        return Conflict("figure", said.group(1), other)
+    moves = list(_EN_PERCENT_MOVE.finditer(quote))
+    if len(moves) != 1:
+        return None
+    m = moves[0]
+    change = float(m.group("n")) / 100
+    ratio = 1 + change if m.group("up") else 1 - change
+    if abs(ratio - factor) / factor > 0.2:
+        return Conflict("figure", said.group(1), m.group(0))
+    return None
 
 
 def _flanked_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],

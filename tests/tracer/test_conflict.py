@@ -2850,3 +2850,22 @@ def test_a_countrys_first_made_the_worlds_is_a_conflict(sentence: str, quote: st
     # the quote that says the world's first as well, or a sentence that says the country's, is none
     assert quote_conflict(sentence, quote.replace(quoted, said), lang) is None
     assert quote_conflict(sentence.replace(said, quoted), quote, lang) is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "said", "quoted"), [
+    ("Exports tripled in 2024.", "Exports doubled in 2024, the ministry said.", "tripled", "doubled"),
+    ("Exports doubled in 2024.", "Exports rose 48% in 2024, the ministry said.", "doubled", "rose 48%"),
+    ("Heat pump sales doubled in 2024.", "Heat pump sales fell 48% in 2024.", "doubled", "fell 48%"),
+])
+def test_a_multiple_the_quote_gives_otherwise_is_a_conflict(sentence: str, quote: str, said: str,
+                                                            quoted: str) -> None:
+    assert quote_conflict(sentence, quote, "en") == Conflict("figure", said, quoted)
+
+
+@pytest.mark.parametrize(("sentence", "quote"), [
+    ("Exports doubled in 2024.", "Exports rose 95% in 2024, the ministry said."),
+    ("Heat pump sales nearly halved in 2024.", "Heat pump sales fell 48% in 2024."),
+    ("Incursions doubled from two in 2023 to four in 2024.", "Incursions doubled to four in 2024."),
+])
+def test_a_multiple_the_quote_gives_as_well_or_near_is_no_conflict(sentence: str, quote: str) -> None:
+    assert quote_conflict(sentence, quote, "en") is None
