@@ -135,6 +135,9 @@ def is_question(sentence: Sentence) -> bool:
     # says what … with what effect?"')
     if sentence.in_table:
         return False
+    asks = sentence.text.rstrip("*_ \t\r\n").endswith(("?", "？"))
+    if not asks and not _OPEN_QUESTION.match(sentence.text.lstrip("*_ \t")):
+        return False   # (most sentences: no marker scan)
     said = strip_markers(SOURCE_NOTE_RE.sub("", sentence.text)).strip()
     if said != sentence.text.strip():
         return False
