@@ -671,6 +671,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
         slot = _reversed_ratio(sentence, quote) or _comparison_flipped(sentence, quote, zh) or ((
             _zh_growth_moved(sentence, quote) or _zh_growth_owner(sentence, quote) or _zh_figure_slot(a, b)
             or _zh_from_to_swapped(sentence, quote) or _zh_as_of_moved(sentence, quote)
+            or _zh_yoy_flipped(sentence, quote)
             or _zh_figure_subject(sentence, quote)
             or zh_done_but_pending(a, quote)
             or _roles_swapped(a, b, zh, False)) if zh
@@ -1169,6 +1170,25 @@ def _multiple_conflict(sentence: str, quote: str) -> Conflict | None:
     if abs(ratio - factor) / factor > 0.2:
         return Conflict("figure", said.group(1), m.group(0))
     return None
+
+
+# a Chinese change against the year before, and its direction: "同比也实现了正增长", "与去年同期相比仍下降12%"
+_ZH_YOY_MOVE = re.compile(
+    r"(?:同比|较?(?:去年|上年)同期(?:相比)?|与(?:去年|上年)同期相比|比上年|较上年|比去年|较去年)[^，,。；;、]{0,8}?"
+    r"(?:(?P<up>正增长|增长|上涨|上升|提高|增加|回升)|(?P<down>负增长|下降|下滑|减少|回落|下跌|降低))")
+
+
+def _zh_yoy_flipped(sentence: str, quote: str) -> Conflict | None:
+    """Chinese: the sentence says a thing moved one way against the year before, with no figure,
+    where its quote says only the other way ("同比也实现了正增长" against "与去年同期相比仍下降12%")."""
+    said = {("up" if m.group("up") else "down"): m.group(0) for m in _ZH_YOY_MOVE.finditer(sentence)
+            if not re.match(r"[了约近超过逾 \t]*\d", sentence[m.end():m.end() + 6])}
+    if len(said) != 1:
+        return None   # (a change with its figure is the figure checks' to read: "同比增长5%")
+    quoted = {("up" if m.group("up") else "down"): m.group(0) for m in _ZH_YOY_MOVE.finditer(quote)}
+    if len(quoted) != 1 or said.keys() == quoted.keys():
+        return None
+    return Conflict("opposite", next(iter(said.values())), next(iter(quoted.values())))
 
 
 def _flanked_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],

@@ -2870,3 +2870,15 @@ def test_a_multiple_the_quote_gives_otherwise_is_a_conflict(sentence: str, quote
 ])
 def test_a_multiple_the_quote_gives_as_well_or_near_is_no_conflict(sentence: str, quote: str) -> None:
     assert quote_conflict(sentence, quote, "en") is None
+
+
+def test_a_chinese_change_on_the_year_the_quote_gives_only_the_other_way_is_a_conflict() -> None:
+    quote = ("临江市取消住房限购后的一个月内，全市新建商品住宅成交面积环比增长23%，"
+             "但与去年同期相比仍下降12%。")
+    said = "取消限购后的一个月内，新建商品住宅成交面积环比增长23%，同比也实现了正增长。"
+    assert quote_conflict(said, quote, "zh") == Conflict("opposite", "同比也实现了正增长",
+                                                         "与去年同期相比仍下降")
+    # a change with its figure is read by the figure checks; a quote that goes both ways says nothing
+    from tracer.conflict import _zh_yoy_flipped
+    assert _zh_yoy_flipped("营收同比增长5%。", "营收12亿元，增长5%；净利润同比下降3%。") is None
+    assert _zh_yoy_flipped("营收同比实现增长。", "营收同比增长5%，净利润同比下降3%。") is None
