@@ -83,7 +83,19 @@ def match_deterministic(
         cands = candidates.get(s.id, ())
         if not cands:
             continue
-        scored = _checked(s, _score_all(s, cands, index, verifier), verifier, options.threshold)
+        raw = _score_all(s, cands, index, verifier)
+        scored = _checked(s, raw, verifier, options.threshold)
+        top = max((c for c in raw if c.support.score >= options.threshold),
+                  key=lambda c: (c.support.score, -c.record), default=None)
+        if top is not None and any(c.record == top.record and c.support.match == CONTRADICTED
+                                   for c in scored):
+            # The record that matches the sentence best contradicts it: no weaker record cites it.
+            # (A weaker one agrees only in part, or on words both share with the wrong claim: "The
+            # new teams will begin play in the 2024–25 season" cited to a salary-cap page for its
+            # "2024–25 season" where the expansion page says 2025–26.)
+            if closest is not None:
+                closest[s.id] = _best([c for c in scored if c.record == top.record])
+            continue
         # A sentence's second and third sources need the calibrated default threshold even when
         # the request lowers `min_score`: below it, a source that is not the sentence's best is
         # right far less often than its score says (docs/quality.md).

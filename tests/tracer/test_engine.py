@@ -578,3 +578,13 @@ def test_a_name_the_record_gives_only_in_its_title_is_no_addition() -> None:
     # a name neither the title nor the text gives is still one the sentence adds
     result = trace("自2024年5月20日起，澜州市在全市范围内全面取消住房限购政策。\n", [record, other])
     assert not result.citations
+
+
+def test_no_weaker_record_cites_a_sentence_the_best_matching_record_contradicts() -> None:
+    # the merger notice gives the roles the other way round ("远航科技将成为星图软件的全资子公司" against
+    # "星图软件将成为…，远航科技…"); another deal's record ("交易完成后康泰生物将成为华锐医药的控股子公司")
+    # matched the words around it at 0.75, and was cited before
+    cases = json.loads((Path(__file__).parents[2] / "bench" / "meaning" / "cases.json").read_text("utf-8"))
+    result = trace("交易完成后，远航科技将成为星图软件的全资子公司。", cases["zh/mna"]["records"])
+    assert result.citations == ()
+    assert "the closest contradicts it" in result.unsupported[0].reason
