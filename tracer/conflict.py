@@ -966,13 +966,20 @@ def _other_code(said: str, quoted: str) -> bool:
 _EN_IRREGULAR_PAST = {"began": "begin", "begun": "begin", "built": "build", "took": "take", "taken": "take",
                       "won": "win", "sold": "sell", "made": "make", "bought": "buy", "paid": "pay",
                       "spent": "spend", "brought": "bring", "held": "hold", "led": "lead", "sent": "send",
-                      "left": "leave", "got": "get", "gotten": "get", "gave": "give", "given": "give"}
+                      "left": "leave", "got": "get", "gotten": "get", "gave": "give", "given": "give",
+                      "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "grew": "grow",
+                      "grown": "grow", "drove": "drive", "driven": "drive", "broke": "break",
+                      "broken": "break", "chose": "choose", "chosen": "choose", "struck": "strike",
+                      "sank": "sink", "slid": "slide", "shrank": "shrink"}
 _EN_DONE_VERB = re.compile(
     r"\b(?:(?P<aux>has|have|had)\s+(?:already\s+|now\s+|just\s+|since\s+)?|already\s+)?"
     r"(?P<v>[a-z]{3,}ed|" + "|".join(_EN_IRREGULAR_PAST) + r")\b")
 _EN_PLANNED_VERB = re.compile(
     r"\b(?P<plan>(?:plans?|planned|planning|intends?|intended|aims?|aimed|expects?|expected|proposes?|proposed"
     r"|hopes?|seeks?|wants?|(?:is|are|was|were)\s+(?:set|due|scheduled|expected|slated|poised))\s+to"
+    # "expects capital spending to rise", "forecasts exports to fall": the thing, then what it will do
+    r"|(?:expects?|expected|forecasts?|forecast|projects?|projected|predicts?|predicted)"
+    r"\s+(?:[\w$%.-]+\s+){1,4}?to"
     r"|will|would|could|may|might)\s+(?:(?:also|soon|eventually|then|only)\s+)?(?P<v>[a-z]{3,})\b")
 _EN_PLAN_IN_SENTENCE = re.compile(
     r"\b(?:plans?|planned|planning|intends?|intended|aims?|expects?|expected|proposes?|proposed|will|would"
@@ -997,9 +1004,15 @@ def _en_plan_as_done(sentence: str, quote: str) -> Conflict | None:
         return None
     quote_done = {_verb_stem(m.group("v")) for m in _EN_DONE_VERB.finditer(quote)}
     for said, stem in done:
-        if stem in planned and stem not in quote_done:
+        # (a move said done in other words counts: "rose" against "grew 5% … expected to rise")
+        same = next((g for g in _EN_MOVE_GROUPS if stem in g), frozenset((stem,)))
+        if stem in planned and not same & quote_done:
             return Conflict("plan", said, planned[stem])
     return None
+
+
+_EN_MOVE_GROUPS = (frozenset(_stem(w) for w in "rise grow increase climb jump surge gain rebound".split()),
+                   frozenset(_stem(w) for w in "fall drop decline decrease slide slip sink shrink".split()))
 
 
 # a rule in force, and a rule still in draft

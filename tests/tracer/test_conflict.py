@@ -2712,6 +2712,10 @@ def test_a_negation_between_shared_words_of_a_loose_paraphrase_is_a_conflict() -
     ("In India, Sarvam Silicon began building the country's first commercial fab in Dholera in 2024.",
      "Sarvam Silicon said it plans to begin construction of a commercial semiconductor fab in Dholera, "
      "Gujarat, in 2025, pending final approval of central government incentives.", "began", "plans to begin"),
+    ("Spending rose in 2024, driven mainly by logic chips.",
+     "For 2024, ChipInsights expects capital spending to rise, with the rebound driven mainly by memory "
+     "makers.",
+     "rose", "expects capital spending to rise"),
 ])
 def test_an_english_plan_stated_as_done_is_a_conflict(sentence: str, quote: str, said: str,
                                                       quoted: str) -> None:
@@ -2727,6 +2731,8 @@ def test_an_english_plan_stated_as_done_is_a_conflict(sentence: str, quote: str,
     # another verb
     ("Valdor Steel completed the takeover of Kessel Works.",
      "Under a proposed agreement, Valdor Steel would take over Kessel Works."),
+    # the move said done in other words
+    ("Exports rose 5% in 2024.", "Exports grew 5% in 2024 and are expected to rise further in 2025."),
 ])
 def test_a_deed_the_quote_states_done_or_a_sentence_that_plans_is_no_plan_conflict(sentence: str,
                                                                                   quote: str) -> None:
