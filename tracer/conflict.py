@@ -681,6 +681,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                   or _multiple_conflict(sentence, quote)))
     if slot is None and ordered:
         slot = _draft_as_in_force(sentence, quote, zh) or _first_widened(sentence, quote, zh) \
+            or _trial_as_adopted(sentence, quote, zh) \
             or (_zh_main_secondary(sentence, quote) if zh else None)
     if slot is not None:
         return slot
@@ -1202,6 +1203,34 @@ def _zh_yoy_flipped(sentence: str, quote: str) -> Conflict | None:
     if len(quoted) != 1 or said.keys() == quoted.keys():
         return None
     return Conflict("opposite", next(iter(said.values())), next(iter(quoted.values())))
+
+
+# a thing in use everywhere, and a thing on trial
+_EN_IN_USE = re.compile(
+    r"\b(?:now uses|uses|used|has (?:adopted|introduced|rolled out|deployed|implemented)"
+    r"|have (?:adopted|introduced|rolled out|deployed|implemented)|adopted|rolled out|deployed)\b",
+    re.IGNORECASE)
+_EN_ON_TRIAL = re.compile(
+    r"\b(?:(?:is|are|was|were|has been|have been|began|begun|started)\s+"
+    r"(?:testing|trialling|trialing|piloting)"
+    r"|pilot (?:programme|program|project|scheme|phase)|on a trial basis|in a trial|a trial of|trial run)\b",
+    re.IGNORECASE)
+_EN_TRIAL_WORD = re.compile(r"\b(?:test\w*|trial\w*|pilot\w*|experiment\w*)\b", re.IGNORECASE)
+_ZH_IN_USE = re.compile(r"全面(?:推行|推广|实施|应用|启用)|已(?:推广|推行|全面|普及)")
+_ZH_ON_TRIAL = re.compile(r"试点|试行|试运行|测试|试验")
+
+
+def _trial_as_adopted(sentence: str, quote: str, zh: bool) -> Conflict | None:
+    """The sentence says a thing is in use (everywhere) that its quote says is only on trial ("The
+    league now uses AI-assisted officiating in all of its games" against "is testing AI-assisted
+    officiating technology in its development league"; "全面推行" against "试点"), and the sentence
+    speaks of no trial itself."""
+    use, on_trial, trial_word = (_ZH_IN_USE, _ZH_ON_TRIAL, _ZH_ON_TRIAL) if zh \
+        else (_EN_IN_USE, _EN_ON_TRIAL, _EN_TRIAL_WORD)
+    said, trial, own = use.search(sentence), on_trial.search(quote), trial_word.search(sentence)
+    if said is None or trial is None or own is not None:
+        return None
+    return Conflict("plan", said.group(0), trial.group(0))
 
 
 def _flanked_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],

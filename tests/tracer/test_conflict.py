@@ -2888,3 +2888,17 @@ def test_a_chinese_change_on_the_year_the_quote_gives_only_the_other_way_is_a_co
     from tracer.conflict import _zh_yoy_flipped
     assert _zh_yoy_flipped("营收同比增长5%。", "营收12亿元，增长5%；净利润同比下降3%。") is None
     assert _zh_yoy_flipped("营收同比实现增长。", "营收同比增长5%，净利润同比下降3%。") is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang", "said", "quoted"), [
+    ("The league now uses AI-assisted officiating in all of its games.",
+     "The league is testing AI-assisted officiating technology in its development league this season.", "en",
+     "now uses", "is testing"),
+    ("该市已全面推行垃圾分类。", "该市在三个区试点推行垃圾分类。", "zh", "已全面", "试点"),
+])
+def test_a_trial_stated_as_adoption_is_a_conflict(sentence: str, quote: str, lang: str, said: str,
+                                                  quoted: str) -> None:
+    assert quote_conflict(sentence, quote, lang) == Conflict("plan", said, quoted)
+    # a sentence that speaks of the trial itself
+    from tracer.conflict import _trial_as_adopted
+    assert _trial_as_adopted("The league uses the system in a pilot programme.", quote, False) is None
