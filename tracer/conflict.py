@@ -671,7 +671,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
         slot = _reversed_ratio(sentence, quote) or _comparison_flipped(sentence, quote, zh) or ((
             _zh_growth_moved(sentence, quote) or _zh_growth_owner(sentence, quote) or _zh_figure_slot(a, b)
             or _zh_from_to_swapped(sentence, quote) or _zh_as_of_moved(sentence, quote)
-            or _zh_yoy_flipped(sentence, quote)
+            or _zh_yoy_flipped(sentence, quote) or _multiple_conflict(sentence, quote, True)
             or _zh_figure_subject(sentence, quote)
             or zh_done_but_pending(a, quote)
             or _roles_swapped(a, b, zh, False)) if zh
@@ -681,7 +681,7 @@ def quote_conflict(sentence: str, quote: str, lang: str, around: str = "", recor
                   or _multiple_conflict(sentence, quote)))
     if slot is None and ordered:
         slot = _draft_as_in_force(sentence, quote, zh) or _first_widened(sentence, quote, zh) \
-            or _trial_as_adopted(sentence, quote, zh) \
+            or _trial_as_adopted(sentence, quote, zh) or _share_overstated(sentence, quote, zh) \
             or (_zh_main_secondary(sentence, quote) if zh else None)
     if slot is not None:
         return slot
@@ -1151,38 +1151,73 @@ def _first_widened(sentence: str, quote: str, zh: bool) -> Conflict | None:
     return Conflict("opposite", said.group(0), quoted.group(0)) if quoted else None
 
 
-# a change by a multiple: "doubled", "tripled", "halved"; and a change by a percentage
-_EN_MULTIPLE = {"doubled": 2.0, "doubles": 2.0, "tripled": 3.0, "triples": 3.0, "trebled": 3.0,
-                "quadrupled": 4.0, "quadruples": 4.0, "halved": 0.5, "halves": 0.5}
-_EN_MULTIPLE_WORD = re.compile(r"\b(" + "|".join(_EN_MULTIPLE) + r")\b", re.IGNORECASE)
+# a change by a multiple: "doubled", "tripled", "halved", "more than quadruple the $1,720", "翻了一番"
+_EN_MULTIPLE = {"doubled": 2.0, "doubles": 2.0, "double": 2.0, "tripled": 3.0, "triples": 3.0, "triple": 3.0,
+                "trebled": 3.0, "quadrupled": 4.0, "quadruples": 4.0, "quadruple": 4.0, "halved": 0.5,
+                "halves": 0.5}
+_EN_MULTIPLE_WORD = re.compile(
+    r"\b(" + "|".join(_EN_MULTIPLE) + r")\b(?!\s+(?:digits?|-digit|room|bed|check))", re.IGNORECASE)
+_ZH_MULTIPLE = (("翻两番", 4.0), ("翻了两番", 4.0), ("翻了一番", 2.0), ("翻一番", 2.0), ("翻番", 2.0),
+                ("增加了一倍", 2.0), ("增长了一倍", 2.0), ("增加一倍", 2.0), ("增长一倍", 2.0),
+                ("近一倍", 2.0),
+                ("减半", 0.5), ("一半", 0.5))
 _EN_PERCENT_MOVE = re.compile(
     r"\b(?:(?P<up>rose|increased|grew|jumped|surged|climbed|soared|up)|(?P<down>fell|decreased|declined|dropped"
     r"|slumped|plunged|down))\s+(?:by\s+)?(?:about\s+|nearly\s+|almost\s+|some\s+|roughly\s+)?"
     r"(?P<n>\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)", re.IGNORECASE)
+_ZH_PERCENT_MOVE = re.compile(
+    r"(?:(?P<up>增长|增加|上升|提高|上涨|增幅为|增幅达)|(?P<down>下降|减少|降低|下滑|下跌|降幅为))了?(?:约|近)?"
+    r"(?P<n>\d+(?:\.\d+)?)[%％]")
+# "up from £3.2 billion", "from 4 last year", "较去年同期的7.1%": the level it changed from
+_EN_FROM_LEVEL = re.compile(r"\bfrom (?:the |an? )?(?:estimated |about |around )?[$£€]?(\d[\d,]*(?:\.\d+)?)")
+_ZH_FROM_LEVEL = re.compile(r"(?:较|比|从|由)(?:去年|上年|上一年)?(?:同期)?(?:的)?(\d+(?:\.\d+)?)")
+_LEVEL = re.compile(r"(?<![\d.])(\d[\d,]*(?:\.\d+)?)")
 
 
-def _multiple_conflict(sentence: str, quote: str) -> Conflict | None:
-    """English: the sentence gives a change as a multiple ("tripled") that its quote gives as
-    another multiple ("doubled") or as a percentage far from it ("rose 48%", "fell 48%"), and
-    the quote writes no such multiple itself."""
-    said = _EN_MULTIPLE_WORD.search(sentence)
-    if said is None:
+def _multiple_conflict(sentence: str, quote: str, zh: bool = False) -> Conflict | None:
+    """The sentence gives a change as a multiple ("tripled", "doubled … to £3.9 billion", "翻了一番")
+    that its quote gives otherwise: as another multiple ("doubled"), as a percentage far from it
+    ("rose 48%", "增加了约15%"), or as the level it changed from ("up from £3.2 billion" where the
+    sentence's £3.9 billion is the new level: ×1.2). More than a fifth off counts; the quote
+    writing the sentence's multiple itself answers it."""
+    if zh:
+        said = next(((w, f) for w, f in _ZH_MULTIPLE if w in sentence), None)
+        if said is None:
+            return None
+        word, factor = said
+        if word in quote:
+            return None
+        other = next((w for w, f in _ZH_MULTIPLE if w in quote and f != factor), None)
+        moves, level_from = _ZH_PERCENT_MOVE, _ZH_FROM_LEVEL
+    else:
+        m = _EN_MULTIPLE_WORD.search(sentence)
+        if m is None:
+            return None
+        word, factor = m.group(1), _EN_MULTIPLE[m.group(1).lower()]
+        quoted = [(x.group(1), _EN_MULTIPLE[x.group(1).lower()]) for x in _EN_MULTIPLE_WORD.finditer(quote)]
+        if any(f == factor for _w, f in quoted):
+            return None
+        other = quoted[0][0] if quoted else None
+        moves, level_from = _EN_PERCENT_MOVE, _EN_FROM_LEVEL
+    if other is not None:
+        return Conflict("figure", word, other)
+    found = list(moves.finditer(quote))
+    if len(found) == 1:
+        change = float(found[0].group("n")) / 100
+        ratio = 1 + change if found[0].group("up") else 1 - change
+        if abs(ratio - factor) / factor > 0.2:
+            return Conflict("figure", word, found[0].group(0))
         return None
-    factor = _EN_MULTIPLE[said.group(1).lower()]
-    quoted = [_EN_MULTIPLE[m.group(1).lower()] for m in _EN_MULTIPLE_WORD.finditer(quote)]
-    if factor in quoted:
-        return None
-    if quoted:
-        other = next(m.group(1) for m in _EN_MULTIPLE_WORD.finditer(quote))
-        return Conflict("figure", said.group(1), other)
-    moves = list(_EN_PERCENT_MOVE.finditer(quote))
-    if len(moves) != 1:
-        return None
-    m = moves[0]
-    change = float(m.group("n")) / 100
-    ratio = 1 + change if m.group("up") else 1 - change
-    if abs(ratio - factor) / factor > 0.2:
-        return Conflict("figure", said.group(1), m.group(0))
+    # the level it changed from, and the sentence's new level, both in the quote
+    plain = re.sub(r"(?<=\d),(?=\d{3})", "", quote)
+    froms = [float(x.group(1).replace(",", "")) for x in level_from.finditer(plain)]
+    written = re.sub(r"(?<=\d),(?=\d{3})", "", sentence)
+    levels = {v for x in _LEVEL.finditer(written) if not _YEAR.fullmatch(v := x.group(1))
+              and re.search(rf"(?<![\d.]){re.escape(v)}(?![\d]|\.\d)", plain)}
+    if len(froms) == 1 and froms[0] > 0 and len(levels) == 1:
+        ratio = float(next(iter(levels))) / froms[0]
+        if abs(ratio - factor) / factor > 0.2:
+            return Conflict("figure", word, f"{froms[0]:g} → {next(iter(levels))}")
     return None
 
 
@@ -1231,6 +1266,72 @@ def _trial_as_adopted(sentence: str, quote: str, zh: bool) -> Conflict | None:
     if said is None or trial is None or own is not None:
         return None
     return Conflict("plan", said.group(0), trial.group(0))
+
+
+# how much of a group the sentence says ("all", "nearly all", "most"; "全部", "绝大多数", "大多数")
+_EN_SHARE_WORDS = ((1.0, re.compile(r"\b(?:all|every|entirely|wholly|unanimously)\b", re.IGNORECASE)),
+                   (0.8, re.compile(r"\b(?:nearly all|almost all|virtually all|the vast majority)\b",
+                                    re.IGNORECASE)),
+                   # (not "the most crimes", a superlative)
+                   (0.5, re.compile(r"(?<![Tt]he )\b(?:most|the majority|a majority|more than half)\b"
+                                    r"(?! of all)", re.IGNORECASE)))
+_ZH_SHARE_WORDS = ((1.0, re.compile(r"全部|全都|所有|均|一律|全体|无一例外")),
+                   (0.8, re.compile(r"绝大多数|绝大部分|几乎所有|几乎全部")),
+                   (0.5, re.compile(r"大多数|大部分|多数|过半|半数以上")))
+# ... and the shares of a group a quote gives: "61% of", "72% said", "19 of 30", "about a third",
+# "56%的家长", "近四成", "30位家长，其中有19位", "19名代表中，有13人"
+_EN_GROUP_SHARE = re.compile(
+    r"(?<![\d.])(?P<p>\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)\s+"
+    r"(?:of|said|say|reported|expected|agreed|supported|backed|were|had|found|opposed)\b"
+    r"|(?<![\d.,])(?P<n>\d+) (?:out )?of (?:the |its |their )?(?P<m>\d+)\b"
+    r"|\b(?:up to |about |around |roughly |nearly |almost )?"
+    r"(?P<frac>a third|one third|a quarter|one quarter|half|two-thirds|two thirds|a fifth|one fifth) of\b",
+    re.IGNORECASE)
+_ZH_GROUP_SHARE = re.compile(
+    r"(?<![\d.])(?P<p>\d+(?:\.\d+)?)[%％](?:的|表示|认为|支持|反对|来自|同意)"
+    r"|(?P<tenths>[一二三四五六七八九])成"
+    r"|(?<![\d.])(?P<m>\d+)[位名个人家所户批款]?[^，。；\d]{0,12}?[，,]?(?:其中|中)(?:有|仅有|只有)?(?:约)?(?P<n>\d+)"
+    r"|(?P<den>[二三四五六七八九十])分之(?P<num>[一二三四五六七八九])")
+_EN_FRACTION = {"a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25, "one quarter": 0.25, "half": 0.5,
+                "two-thirds": 2 / 3, "two thirds": 2 / 3, "a fifth": 0.2, "one fifth": 0.2}
+_ZH_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九十")}
+
+
+def _group_shares(quote: str, zh: bool) -> list[float]:
+    out: list[float] = []
+    for m in (_ZH_GROUP_SHARE if zh else _EN_GROUP_SHARE).finditer(quote):
+        if m.group("p"):
+            out.append(float(m.group("p")) / 100)
+        elif m.group("n") and m.group("m") and int(m.group("n")) <= int(m.group("m")) and int(m.group("m")):
+            out.append(int(m.group("n")) / int(m.group("m")))
+        elif not zh and m.group("frac"):
+            out.append(_EN_FRACTION[m.group("frac").lower()])
+        elif zh and m.group("tenths"):
+            out.append(_ZH_DIGIT[m.group("tenths")] / 10)
+        elif zh and m.group("den"):
+            out.append(_ZH_DIGIT[m.group("num")] / _ZH_DIGIT[m.group("den")])
+    return out
+
+
+def _share_overstated(sentence: str, quote: str, zh: bool) -> Conflict | None:
+    """The sentence says all, nearly all or most of a group ("nearly all of them reported lower
+    revenue", "30位家长全都表示", "绝大多数家长支持") where every share of a group its quote gives is
+    smaller ("61% reported", "其中有19位", "56%的家长支持"). Not when the sentence gives a share itself,
+    which the figure checks read."""
+    if re.search(r"\d\s*(?:%|％|percent|per cent)|\d+\s+of\s+\d+|成", sentence):
+        return None
+    # ("nearly all" before "all", "绝大多数" before "大多数")
+    words = _ZH_SHARE_WORDS if zh else _EN_SHARE_WORDS
+    said = next(((bound, m) for bound, pattern in (words[1], words[0], words[2])
+                 if (m := pattern.search(sentence))), None)
+    if said is None:
+        return None
+    shares = _group_shares(quote, zh)
+    bound, word = said
+    if not shares or any(x >= 0.995 if bound == 1.0 else x >= bound if bound == 0.8 else x > bound
+                         for x in shares):
+        return None
+    return Conflict("quantifier", word.group(0), f"{round(max(shares) * 100)}%")
 
 
 def _flanked_negation(a: tuple[_Word, ...], b: tuple[_Word, ...], ka: list[str], kb: list[str],

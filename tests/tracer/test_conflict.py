@@ -2902,3 +2902,60 @@ def test_a_trial_stated_as_adoption_is_a_conflict(sentence: str, quote: str, lan
     # a sentence that speaks of the trial itself
     from tracer.conflict import _trial_as_adopted
     assert _trial_as_adopted("The league uses the system in a pilot programme.", quote, False) is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang", "said"), [
+    ("A survey of 86 Ashby businesses found that nearly all of them reported lower revenue in 2023.",
+     "A survey of 86 member businesses found that 61% reported lower revenue in 2023 than in 2022.", "en",
+     "nearly all"),
+    ("Hartwell said the plant would be funded entirely by a loan from the Northern Growth Fund.",
+     "Hartwell said about a third of the investment would be funded by a loan from the Northern Growth Fund.",
+     "en", "entirely"),
+    ("记者随机采访的30位家长全都表示担心合并后活动变少。",
+     "记者随机采访了30位家长，其中有19位表示担心活动变少。", "zh", "全都"),
+    ("调查显示，绝大多数家长支持增设心理健康内容。",
+     "结果显示，56%的家长支持增设心理健康内容，24%表示无所谓。", "zh", "绝大多数"),
+])
+def test_all_or_most_of_a_group_against_a_smaller_share_is_a_conflict(sentence: str, quote: str,
+                                                                      lang: str, said: str) -> None:
+    got = quote_conflict(sentence, quote, lang)
+    assert got is not None and got.kind == "quantifier" and got.sentence_says == said, got
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang"), [
+    ("Most importers expected higher freight costs.",
+     "72% of importers expected higher freight costs.", "en"),
+    ("It had the most property theft crimes of any campus.", "Half of the campuses reported thefts.", "en"),
+    ("All three plants resumed production in May.",
+     "All three plants resumed production in May; output rose 12%.", "en"),
+    ("大多数家长支持增设心理健康内容。", "结果显示，56%的家长支持增设心理健康内容。", "zh"),
+])
+def test_a_share_the_quote_bears_out_or_no_share_of_a_group_is_no_conflict(
+        sentence: str, quote: str, lang: str) -> None:
+    from tracer.conflict import _share_overstated
+    assert _share_overstated(sentence, quote, lang == "zh") is None
+
+
+@pytest.mark.parametrize(("sentence", "quote", "lang", "quoted"), [
+    ("The estimated cost of Skerrow Bank has doubled since 2021, to £3.9 billion.",
+     "The project cost is now put at £3.9 billion, up from the £3.2 billion estimate given in 2021.", "en",
+     "3.2 → 3.9"),
+    ("Spot rates reached $5,840, more than quadruple the $1,720 recorded a year earlier.",
+     "Spot rates rose to $5,840, more than triple the $1,720 a year earlier.", "en", "triple"),
+    ("星澜科技二季度市场份额较去年同期翻了一番，升至8.9%。",
+     "星澜科技二季度市场份额为8.9%，较去年同期的7.1%上升1.8个百分点。", "zh", "7.1 → 8.9"),
+    ("2023年财政补贴达19.6亿元，比2022年翻了一番。", "补贴金额为19.6亿元，比2022年增加了约15%。", "zh",
+     "增加了约15%"),
+])
+def test_a_multiple_against_the_quotes_levels_or_percentage_is_a_conflict(sentence: str, quote: str,
+                                                                          lang: str, quoted: str) -> None:
+    got = quote_conflict(sentence, quote, lang)
+    assert got is not None and got.kind == "figure" and got.quote_says == quoted, got
+
+
+def test_a_multiple_the_quotes_levels_bear_out_is_no_conflict() -> None:
+    from tracer.conflict import _multiple_conflict
+    assert _multiple_conflict("Exports doubled to $4.1 billion.",
+                              "Exports rose to $4.1 billion, up from $2.0 billion.") is None
+    assert _multiple_conflict("补贴比2022年翻了一番，达19.6亿元。",
+                              "补贴金额为19.6亿元，比2022年增长98%。", True) is None
