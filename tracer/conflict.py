@@ -3744,6 +3744,14 @@ def unnamed_speaker(sentence: str, quote: str, record: str, lang: str) -> Confli
     name rjieba tags ("教授李明远认为"), and the sentence's, a person's, is no publisher."""
     if not (_ZH_SPEECH if lang == "zh" else _EN_SPEECH_WORD).search(sentence):
         return None   # (most sentences name no speaker: no tagging, no name scan)
+    if lang == "zh":
+        # by role, where rjieba may cut the name ("陆景行" as 陆景 + 行): "恒远钢铁总经理陆景行表示，…"
+        # against "协会副会长魏长松表示：“…”", the sentence's speaker named in the record, not the quote
+        mine = {m.group(1) for m in _ZH_ROLE_SPEAKER.finditer(sentence)}
+        theirs = [m.group(1) for m in _ZH_ROLE_SPEAKER.finditer(quote)] if mine else []
+        if mine and theirs and not any(n in quote for n in mine) and not set(theirs) & mine \
+                and any(n in record for n in mine):
+            return Conflict("speaker", min(mine), theirs[0])
     said = _speakers(sentence, lang)
     if not said:
         return None
@@ -3756,13 +3764,36 @@ def unnamed_speaker(sentence: str, quote: str, record: str, lang: str) -> Confli
     if not quoted:
         return None
     low = record.lower()
+    low_quote = quote.lower()
     for names in said:
         if lang == "zh":
             if not any(w in record or (len(w) == 3 and w[1:] in record) for w in names):
                 return Conflict("speaker", "".join(names), quoted[0])
         elif not any(re.search(rf"\b{re.escape(w.lower())}\b", low) for w in names):
             return Conflict("speaker", " ".join(names), quoted[0])
+        # a person the record names, not in the quote, whose quote gives the words to another by
+        # name ("… said fisheries officer Morag Lennie" against "… said association secretary Alan
+        # Buchan"); not an organisation ("the University of Chicago announced")
+        elif len(names) >= 2 and not any(w.lower() in _EN_ORG_WORDS for w in names) \
+                and not any(re.search(rf"\b{re.escape(w.lower())}\b", low_quote) for w in names) \
+                and _EN_PERSON_SPEECH.search(sentence):
+            return Conflict("speaker", " ".join(names), quoted[0])
     return None
+
+    return None
+
+
+# a Chinese speaker after the role that introduces them ("总经理陆景行表示", "副馆长欧阳琳回应称")
+_ZH_ROLE_SPEAKER = re.compile(
+    r"(?:总经理|董事长|总裁|局长|部长|副?会长|主任|教授|院长|馆长|副馆长|领袖|发言人|主席|秘书长|经理|学者|研究员|"
+    r"分析师|首席[\u4e00-\u9fff]{1,4}官|书记|市长|省长|区长|县长|厂长|校长|队长|理事长)"
+    r"([\u4e00-\u9fff]{2,3}|[\u4e00-\u9fff]{2,4}·[\u4e00-\u9fff]{2,4})"
+    r"(?:在[^，。：；]{0,12})?(?:表示|认为|指出|强调|回应称|介绍|坦言|透露|称)")
+_EN_ORG_WORDS = frozenset("university college company inc corp ltd ministry department council agency bank "
+                          "group association institute authority board commission committee office union "
+                          "party government police court service services foundation fund centre center "
+                          "league club federation organisation organization".split())
+_EN_PERSON_SPEECH = re.compile(r"\b(?:said|says|told|argued|warned|added|insisted|stressed|noted)\b")
 
 
 # --- whose figure it is ---------------------------------------------------------------------------

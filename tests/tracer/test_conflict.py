@@ -2959,3 +2959,20 @@ def test_a_multiple_the_quotes_levels_bear_out_is_no_conflict() -> None:
                               "Exports rose to $4.1 billion, up from $2.0 billion.") is None
     assert _multiple_conflict("补贴比2022年翻了一番，达19.6亿元。",
                               "补贴金额为19.6亿元，比2022年增长98%。", True) is None
+
+
+def test_words_the_quote_gives_another_named_speaker_are_a_speaker_conflict() -> None:
+    from tracer.conflict import unnamed_speaker
+    quote = "协会副会长魏长松表示：“预计11月钢价将以低位震荡为主，继续大幅下跌的空间有限。”"
+    record = quote + "恒远钢铁总经理陆景行说，公司将下调11月出厂价。"
+    said = "恒远钢铁总经理陆景行表示，预计11月钢价将以低位震荡为主，继续大幅下跌的空间有限。"
+    assert unnamed_speaker(said, quote, record, "zh") == Conflict("speaker", "陆景行", "魏长松")
+    quote = "Association secretary Alan Buchan said nobody had asked fishermen where the cable should go."
+    record = quote + " Fisheries officer Morag Lennie said the council would review the route."
+    said = "Fisheries officer Morag Lennie said nobody had asked fishermen where the cable should go."
+    assert unnamed_speaker(said, quote, record, "en") == Conflict("speaker", "Morag Lennie", "Alan")
+    # the quote's own speaker; an organisation that announces
+    assert unnamed_speaker("Alan Buchan said nobody had asked fishermen.", quote, record, "en") is None
+    org = "The University of Chicago announced plans to renovate the station."
+    words = 'Derek Douglas said: "We look forward to it."'
+    assert unnamed_speaker(org, words, f"The University of Chicago owns it. {words}", "en") is None
