@@ -1275,7 +1275,8 @@ _EN_SHARE_WORDS = ((1.0, re.compile(r"\b(?:all|every|entirely|wholly|unanimously
                    # (not "the most crimes", a superlative)
                    (0.5, re.compile(r"(?<![Tt]he )\b(?:most|the majority|a majority|more than half)\b"
                                     r"(?! of all)", re.IGNORECASE)))
-_ZH_SHARE_WORDS = ((1.0, re.compile(r"全部|全都|所有|均|一律|全体|无一例外")),
+_ZH_SHARE_WORDS = ((1.0, re.compile(r"全部|全都|所有|(?<![人平])均(?=[已为有表在将未可能需须不])|一律|全体"
+                                     r"|无一例外")),
                    (0.8, re.compile(r"绝大多数|绝大部分|几乎所有|几乎全部")),
                    (0.5, re.compile(r"大多数|大部分|多数|过半|半数以上")))
 # ... and the shares of a group a quote gives: "61% of", "72% said", "19 of 30", "about a third",
@@ -1328,6 +1329,9 @@ def _share_overstated(sentence: str, quote: str, zh: bool) -> Conflict | None:
         return None
     shares = _group_shares(quote, zh)
     bound, word = said
+    if (word.group(0) in quote) if zh \
+            else re.search(rf"\b{re.escape(word.group(0))}\b", quote, re.IGNORECASE):
+        return None   # the quote says it too ("extended to every household", "when only about half …")
     if not shares or any(x >= 0.995 if bound == 1.0 else x >= bound if bound == 0.8 else x > bound
                          for x in shares):
         return None

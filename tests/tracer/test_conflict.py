@@ -2929,6 +2929,11 @@ def test_all_or_most_of_a_group_against_a_smaller_share_is_a_conflict(sentence: 
     ("All three plants resumed production in May.",
      "All three plants resumed production in May; output rose 12%.", "en"),
     ("大多数家长支持增设心理健康内容。", "结果显示，56%的家长支持增设心理健康内容。", "zh"),
+    # the quote says "every" too (its "half of" is of another year); 人均 is per head, no "all"
+    ("Food waste rose after kitchen caddies were delivered to every household.",
+     "Collections, extended to every household in October, compared with 2022/23 when only about half of "
+     "homes were covered.", "en"),
+    ("全市人均可支配收入增长5%。", "其中有30%的居民收入增长超过5%。", "zh"),
 ])
 def test_a_share_the_quote_bears_out_or_no_share_of_a_group_is_no_conflict(
         sentence: str, quote: str, lang: str) -> None:
