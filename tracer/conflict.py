@@ -1283,13 +1283,14 @@ _ZH_SHARE_WORDS = ((1.0, re.compile(r"全部|全都|所有|(?<![人平])均(?=[�
 # "56%的家长", "近四成", "30位家长，其中有19位", "19名代表中，有13人"
 _EN_GROUP_SHARE = re.compile(
     r"(?<![\d.])(?P<p>\d+(?:\.\d+)?)\s*(?:%|percent\b|per cent\b)\s+"
-    r"(?:of|said|say|reported|expected|agreed|supported|backed|were|had|found|opposed)\b"
+    r"(?:of\s+(?:the\s+|its\s+|their\s+|all\s+)?(?P<of>[A-Za-z-]+)"
+    r"|(?:said|say|reported|expected|agreed|supported|backed|were|had|found|opposed)\b)"
     r"|(?<![\d.,])(?P<n>\d+) (?:out )?of (?:the |its |their )?(?P<m>\d+)\b"
     r"|\b(?:up to |about |around |roughly |nearly |almost )?"
     r"(?P<frac>a third|one third|a quarter|one quarter|half|two-thirds|two thirds|a fifth|one fifth) of\b",
     re.IGNORECASE)
 _ZH_GROUP_SHARE = re.compile(
-    r"(?<![\d.])(?P<p>\d+(?:\.\d+)?)[%％](?:的|表示|认为|支持|反对|来自|同意)"
+    r"(?<![\d.])(?P<p>\d+(?:\.\d+)?)[%％](?:的(?P<of>[\u4e00-\u9fff]{2})|表示|认为|支持|反对|来自|同意)"
     r"|(?P<tenths>[一二三四五六七八九])成"
     r"|(?<![\d.])(?P<m>\d+)[位名个人家所户批款]?[^，。；\d]{0,12}?[，,]?(?:其中|中)(?:有|仅有|只有)?(?:约)?(?P<n>\d+)"
     r"|(?P<den>[二三四五六七八九十])分之(?P<num>[一二三四五六七八九])")
@@ -1298,11 +1299,16 @@ _EN_FRACTION = {"a third": 1 / 3, "one third": 1 / 3, "a quarter": 0.25, "one qu
 _ZH_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九十")}
 
 
-def _group_shares(quote: str, zh: bool) -> list[float]:
+def _group_shares(quote: str, zh: bool, sentence: str) -> list[float]:
+    """The shares of a group the quote gives; a share "of" a thing ("61% of businesses", "56%的家长")
+    only when the sentence names that thing (not "12% of salary" against "All employees …")."""
     out: list[float] = []
+    said = sentence if zh else {_stem(w.lower()) for w in re.findall(r"[A-Za-z-]+", sentence)}
     for m in (_ZH_GROUP_SHARE if zh else _EN_GROUP_SHARE).finditer(quote):
         if m.group("p"):
-            out.append(float(m.group("p")) / 100)
+            thing = m.group("of")
+            if thing is None or (thing in said if zh else _stem(thing.lower()) in said):
+                out.append(float(m.group("p")) / 100)
         elif m.group("n") and m.group("m") and int(m.group("n")) <= int(m.group("m")) and int(m.group("m")):
             out.append(int(m.group("n")) / int(m.group("m")))
         elif not zh and m.group("frac"):
@@ -1327,7 +1333,7 @@ def _share_overstated(sentence: str, quote: str, zh: bool) -> Conflict | None:
                  if (m := pattern.search(sentence))), None)
     if said is None:
         return None
-    shares = _group_shares(quote, zh)
+    shares = _group_shares(quote, zh, sentence)
     bound, word = said
     if (word.group(0) in quote) if zh \
             else re.search(rf"\b{re.escape(word.group(0))}\b", quote, re.IGNORECASE):
@@ -3835,6 +3841,11 @@ def _opening_name(text: str, speaker: bool = False) -> list[str]:
     return []
 
 
+@lru_cache(maxsize=64)   # a record is lowered once, not once per sentence checked against it
+def _lowered(text: str) -> str:
+    return text.lower()
+
+
 def _spelled_out(acronym: str, text: str) -> bool:
     """Whether a run of capitalised words in `text` starts with the acronym's letters ("NVSA" in
     "The National Vehicle Safety Administration said …")."""
@@ -3851,12 +3862,12 @@ def en_figure_subject(sentence: str, quote: str, record: str) -> Conflict | None
     mine = _opening_name(sentence)
     if not mine:
         return None
-    low_record = record.lower()
-    if not all(re.search(rf"\b{re.escape(w.lower())}\b", low_record) for w in mine):
-        return None
     figures = {m.group(1).replace(",", "") for m in _EN_SUBJECT_FIGURE.finditer(sentence)}
     figures = {f for f in figures if not _YEAR.fullmatch(f) and (len(f.replace(".", "")) >= 2)}
     if not figures:
+        return None
+    low_record = _lowered(record)
+    if not all(re.search(rf"\b{re.escape(w.lower())}\b", low_record) for w in mine):
         return None
 
     def holds(text: str, figure: str) -> bool:

@@ -2934,6 +2934,8 @@ def test_all_or_most_of_a_group_against_a_smaller_share_is_a_conflict(sentence: 
      "Collections, extended to every household in October, compared with 2022/23 when only about half of "
      "homes were covered.", "en"),
     ("全市人均可支配收入增长5%。", "其中有30%的居民收入增长超过5%。", "zh"),
+    # a share of another thing than the sentence names
+    ("All employees received a bonus this year.", "Bonuses averaged 12% of salary this year.", "en"),
 ])
 def test_a_share_the_quote_bears_out_or_no_share_of_a_group_is_no_conflict(
         sentence: str, quote: str, lang: str) -> None:
