@@ -1086,8 +1086,8 @@ def _en_count_instead(sentence: str, quote: str) -> Conflict | None:
     if not said:
         return None
     quoted = _en_counts(quote)
-    plain = re.sub(r"(?<=\d),(?=\d{3})", "", quote)
-    own = set(re.findall(r"(?<![\d.])\d+(?:\.\d+)?", re.sub(r"(?<=\d),(?=\d{3})", "", sentence)))
+    plain = _ungrouped(quote)
+    own = set(re.findall(r"(?<![\d.])\d+(?:\.\d+)?", _ungrouped(sentence)))
     for noun, figures in said.items():
         theirs = quoted.get(noun)
         if not theirs or len(theirs) != 1 or figures & theirs:
@@ -1096,8 +1096,7 @@ def _en_count_instead(sentence: str, quote: str) -> Conflict | None:
         if other in own:
             continue   # the sentence states the quote's count too, of something it names otherwise
         for figure in figures:
-            if re.search(rf"(?<![\d.]){figure}(?![\d]|\.\d)", plain) is None \
-                    and not _same_figure(figure, other):
+            if not _states(plain, figure) and not _same_figure(figure, other):
                 return Conflict("figure", figure, other)
     return None
 
@@ -1172,6 +1171,17 @@ _ZH_PERCENT_MOVE = re.compile(
 _EN_FROM_LEVEL = re.compile(r"\bfrom (?:the |an? )?(?:estimated |about |around )?[$£€]?(\d[\d,]*(?:\.\d+)?)")
 _ZH_FROM_LEVEL = re.compile(r"(?:较|比|从|由)(?:去年|上年|上一年)?(?:同期)?(?:的)?(\d+(?:\.\d+)?)")
 _LEVEL = re.compile(r"(?<![\d.])(\d[\d,]*(?:\.\d+)?)")
+_GROUP_COMMA = re.compile(r"(?<=\d),(?=\d{3})")
+
+
+def _ungrouped(text: str) -> str:
+    """`text` with the commas that group a figure's digits taken out ("2,120" is "2120")."""
+    return _GROUP_COMMA.sub("", text)
+
+
+def _states(plain: str, figure: str) -> bool:
+    """Whether an `_ungrouped` text writes the figure whole ("2.1" is not in "2.15" nor "12.1")."""
+    return re.search(rf"(?<![\d.]){re.escape(figure)}(?![\d]|\.\d)", plain) is not None
 
 
 def _multiple_conflict(sentence: str, quote: str, zh: bool = False) -> Conflict | None:
@@ -1209,11 +1219,10 @@ def _multiple_conflict(sentence: str, quote: str, zh: bool = False) -> Conflict 
             return Conflict("figure", word, found[0].group(0))
         return None
     # the level it changed from, and the sentence's new level, both in the quote
-    plain = re.sub(r"(?<=\d),(?=\d{3})", "", quote)
+    plain = _ungrouped(quote)
     froms = [float(x.group(1).replace(",", "")) for x in level_from.finditer(plain)]
-    written = re.sub(r"(?<=\d),(?=\d{3})", "", sentence)
-    levels = {v for x in _LEVEL.finditer(written) if not _YEAR.fullmatch(v := x.group(1))
-              and re.search(rf"(?<![\d.]){re.escape(v)}(?![\d]|\.\d)", plain)}
+    levels = {v for x in _LEVEL.finditer(_ungrouped(sentence)) if not _YEAR.fullmatch(v := x.group(1))
+              and _states(plain, v)}
     if len(froms) == 1 and froms[0] > 0 and len(levels) == 1:
         ratio = float(next(iter(levels))) / froms[0]
         if abs(ratio - factor) / factor > 0.2:
@@ -3870,23 +3879,23 @@ def en_figure_subject(sentence: str, quote: str, record: str) -> Conflict | None
     if not all(re.search(rf"\b{re.escape(w.lower())}\b", low_record) for w in mine):
         return None
 
-    def holds(text: str, figure: str) -> bool:
-        plain = re.sub(r"(?<=\d),(?=\d{3})", "", text)
-        return re.search(rf"(?<![\d.]){re.escape(figure)}(?![\d]|\.\d)", plain) is not None
-
     def names_mine(text: str) -> bool:
         low = text.lower()
         return any(re.search(rf"\b{re.escape(w.lower())}\b", low) for w in mine)
 
+    quoted = _EN_SENTENCE_CUT.split(_ungrouped(quote))
+    stated: list[str] | None = None   # the record's sentences, read once, if a figure gets that far
     for figure in sorted(figures):
-        theirs = [q for q in _EN_SENTENCE_CUT.split(quote) if holds(q, figure)]
+        theirs = [q for q in quoted if _states(q, figure)]
         if not theirs or any(names_mine(q) for q in theirs):
             continue
         other = _opening_name(theirs[0], speaker=True)
         if not other or {w.lower() for w in other} & {w.lower() for w in mine} \
                 or (len(mine) == 1 and _spelled_out(mine[0], theirs[0])):
             continue
-        if any(holds(r, figure) and names_mine(r) for r in _EN_SENTENCE_CUT.split(record)):
+        if stated is None:
+            stated = _EN_SENTENCE_CUT.split(_ungrouped(record))
+        if any(_states(r, figure) and names_mine(r) for r in stated):
             continue
         return Conflict("name", " ".join(mine), " ".join(other))
     return None
