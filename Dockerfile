@@ -8,12 +8,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     SOURCE_TRACER_PROMPTS_DIR=/app/prompts
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md constraints.txt ./
 COPY tracer ./tracer
 COPY server ./server
 COPY proto ./proto
 COPY prompts ./prompts
-RUN pip install . \
+RUN pip install -c constraints.txt . \
     && useradd --system --uid 10001 --no-create-home tracer
 
 USER 10001
