@@ -178,6 +178,7 @@ NEAR_EXACT_SCORE = 0.9
 _COPY_ARTICLES = frozenset(tokens("a an the"))
 _COPY_PRONOUNS = frozenset(tokens("it its they their them this these those 它 其 该 此 这 它们"))
 _COPY_MIN_WORDS = 4
+_YEAR_TOKEN = re.compile(r"(?:1[5-9]|20)\d\d\Z")
 
 # A pair whose evidence quote contradicts the sentence (`tracer.conflict`: the opposite word, a
 # negation only one side has, another figure or name in the same place) scores at most this and
@@ -910,7 +911,8 @@ class Verifier:
         Without `with_evidence` the span is left empty; `with_evidence_span` fills it later."""
         f = self.features(sentence, pid, rank)
         s = self.score(f)
-        copied = not f.exact and s < NEAR_EXACT_SCORE and self._near_copy(sentence, pid, f)
+        copied = not f.exact and s < NEAR_EXACT_SCORE and (
+            self._near_copy(sentence, pid, f) or self._restated(sentence, pid, f))
         if copied:
             s = NEAR_EXACT_SCORE
         if not f.exact and self._claim(sentence).figures_only:
@@ -946,6 +948,29 @@ class Verifier:
         for (a, b), has in zip(units, words, strict=True):
             if need <= has and _copied_run(want, [t for t in tokens(text[a:b]) if t not in _COPY_ARTICLES]):
                 return True
+        return False
+
+    def _restated(self, sentence: str, pid: int, f: PairFeatures) -> bool:
+        """Whether one sentence of the passage says the claim word for word but for where a year
+        stands ("In 2023 Norway had an 82.4% EV share." for "Norway had 82.4% EV share in 2023.";
+        stems compared, articles aside, a year moving with its "in"): every word of it and no other,
+        at least four content words, the years in the same order, every figure and name stated and
+        no negation of the claim's own. The contradiction checks still run on it as on any pair."""
+        c = self._claim(sentence)
+        if (f.coverage < 0.999 or f.numbers < 1.0 or f.entity < 1.0 or f.negation > 0.0
+                or c.figures_only or len(set(c.toks)) < _COPY_MIN_WORDS
+                or not any(_YEAR_TOKEN.match(t) for t in c.toks)):
+            return False
+        need = frozenset(c.toks)
+        units, words = self._units_of(pid)
+        text = self.index.passages[pid].text
+        want = None
+        for (a, b), has in zip(units, words, strict=True):
+            if has == need:
+                want = want or _year_phrases(
+                    [t for t in tokens(sentence_query(sentence)) if t not in _COPY_ARTICLES])
+                if _year_phrases([t for t in tokens(text[a:b]) if t not in _COPY_ARTICLES]) == want:
+                    return True
         return False
 
     def unless_contradicted(self, sentence: str, pid: int, support: Support) -> Support:
@@ -1322,6 +1347,20 @@ def _after_condition(norm: str, at: int) -> bool:
     lo = max(0, at - 200)
     start = max(norm.rfind(ch, lo, at) for ch in ".!?。！？\n") + 1
     return _CONDITION_LEAD.match(norm, max(start, lo), at) is not None
+
+
+def _year_phrases(toks: list[str]) -> tuple[list[str], list[str]]:
+    """(the words but its years, its years in order), a year taking the "in" before it along."""
+    rest: list[str] = []
+    years: list[str] = []
+    for tok in toks:
+        if _YEAR_TOKEN.match(tok):
+            years.append(tok)
+            if rest and rest[-1] == "in":
+                rest.pop()
+        else:
+            rest.append(tok)
+    return rest, years
 
 
 def _copied_run(want: list[str], have: list[str]) -> bool:

@@ -146,6 +146,43 @@ def test_a_near_copy_with_a_word_changed_is_not_lifted(sentence: str) -> None:
     assert all(s.score < 0.9 for c in r.citations for s in c.sources), r.citations
 
 
+_NORWAY = [{"url": "https://stats.example/ev", "title": "EV sales",
+            "content": "In 2023 Norway had an 82.4% EV share. Acme, founded in 1990, acquired Beta in 2005. "
+                       "The Kestrel Cup ran 1998 to 2004 in Oslo."}]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Norway had 82.4% EV share in 2023.",    # the year moved, an article left out
+    "Norway had an 82.4% EV share in 2023.",
+])
+def test_a_record_sentence_restated_with_its_year_moved_is_cited_from_one_record(sentence: str) -> None:
+    """One record makes every word look common: the same words with the year at the other end
+    scored 0.37 and were left uncited."""
+    from tracer import trace
+
+    r = trace(sentence, _NORWAY)
+    assert [s.url for c in r.citations for s in c.sources] == ["https://stats.example/ev"], r.unsupported
+    assert r.citations[0].sources[0].score == 0.9
+
+
+@pytest.mark.parametrize("sentence", [
+    "Norway had 82.4% EV share in 2024.",                 # another year
+    "Sweden had 82.4% EV share in 2023.",                 # another name
+    "Norway had 28.4% EV share in 2023.",                 # another figure
+    "Norway had no 82.4% EV share in 2023.",              # a negation
+    "Norway had 82.4% EV market share in 2023.",          # a word the record does not say
+    "Acme, founded in 2005, acquired Beta in 1990.",      # the years the other way round
+    "Beta, founded in 1990, acquired Acme in 2005.",      # the names the other way round
+    "Acme acquired Beta, founded in 1990, in 2005.",      # "founded" moved to the other name
+    "The Kestrel Cup ran 2004 to 1998 in Oslo.",          # the years the other way round, no verb by each
+])
+def test_a_restatement_with_anything_changed_is_not_lifted(sentence: str) -> None:
+    from tracer import trace
+
+    r = trace(sentence, _NORWAY)
+    assert all(s.score < 0.9 for c in r.citations for s in c.sources), r.citations
+
+
 @pytest.mark.parametrize(("want", "have", "copied"), [
     ("a b c d".split(), "x a b c d y".split(), True),
     ("a b c d".split(), "a a b c d".split(), True),              # any start
