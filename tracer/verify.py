@@ -267,6 +267,14 @@ def _entities(text: str) -> frozenset[str]:
     return frozenset(e.lower() for e in _CAPITALISED.findall(text[lead.end():] if lead else text))
 
 
+# a source's label of a letter (or 文献) and its number, alone in brackets where a clause ends or
+# beside another marker: "… in 2023 [S1].", "[R2, R3]", "[文献2]。" (the tracer does not read them as
+# citations, docs/styles.md; nor is "S1" a code the record must state). Not "the [S1] model".
+_LETTER_LABEL = re.compile(
+    r"\[(?:[A-Z]|文献)\d{1,4}(?:[ \t]*[,，、;；][ \t]*(?:[A-Z]|文献)?\d{1,4})*\]"
+    r"(?=[ \t]*(?:[.!?。！？;；,，:：)）\]】\[]|\Z))")
+
+
 def sentence_query(text: str) -> str:
     """The claim a sentence makes: without citation markers (of every form `tracer.existing`
     reads, "[[2]](url)" too), link and image targets (their text stays), HTML tags and bare URLs,
@@ -291,6 +299,8 @@ def sentence_query(text: str) -> str:
     if "*" in text or "_" in text or "~" in text:
         text = _STAR_EMPHASIS.sub(r"\1", _EMPHASIS.sub(r"\2", _STRUCK.sub("", text)))
     text = _EMOJI.sub("", text) if _EMOJI.search(text) else text
+    if "[" in text:
+        text = _LETTER_LABEL.sub(" ", text)   # "… in 2023 [S1].": which source, not a code it states
     if ("Fig" in text or "Table" in text or "Exhibit" in text or "Appendix" in text or "Chart" in text
             or "图" in text or "表" in text):
         text = _CROSS_REF.sub(" ", text)

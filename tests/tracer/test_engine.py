@@ -273,6 +273,43 @@ def test_sentence_query_drops_a_source_note_and_its_number(claim: str) -> None:
     assert sorted(numbers_and_units(query)[0]) == ["1670"]
 
 
+@pytest.mark.parametrize(("claim", "left"), [
+    ("Norway had an 82.4% EV share in 2023 [S1].", "Norway had an 82.4% EV share in 2023"),
+    ("Norway had an 82.4% EV share in 2023 [S1, S2].", "Norway had an 82.4% EV share in 2023"),
+    ("Norway had an 82.4% EV share [R2], up from 79% [R3].", "Norway had an 82.4% EV share , up from 79%"),
+    ("挪威2023年电动车份额为82.4%[文献2]。", "挪威2023年电动车份额为82.4%"),
+])
+def test_sentence_query_drops_a_letter_label_where_a_clause_ends(claim: str, left: str) -> None:
+    """A source's label of a letter and a number ("[S1]") says which source: "S1" is no model
+    code the record must state (it was: "the closest does not state S1")."""
+    query = sentence_query(claim)
+    assert " ".join(query.split()).rstrip(".。 ") == " ".join(left.split())
+
+
+@pytest.mark.parametrize("claim", ["The [S1] model sold 2 million units.",
+                                   "Samsung sold the Galaxy S1 in 2010."])
+def test_sentence_query_keeps_a_letter_code_inside_the_sentence(claim: str) -> None:
+    from tracer.verify import _LETTER_LABEL
+
+    assert not _LETTER_LABEL.search(claim)
+    assert "S1" in sentence_query(claim)
+
+
+def test_a_sentence_with_a_letter_label_is_cited_by_its_record() -> None:
+    from tracer import trace
+
+    records = [{"url": "https://a.example/ev", "content": "In 2023 Norway had an 82.4% EV share."},
+               {"url": "https://b.example/cn",
+                "content": "China sold 9.5 million new energy vehicles in 2023."},
+               {"url": "https://c.example/de", "content": "German EV sales fell after subsidies ended."}]
+    report = ("Norway had an 82.4% EV share in 2023 [S1]. "
+              "China sold 9.5 million new energy vehicles in 2023 [S2].\n")
+    r = trace(report, records)
+    cited = [[s.url for s in c.sources] for c in r.citations]
+    assert cited == [["https://a.example/ev"], ["https://b.example/cn"]]
+    assert "[S1]" in r.report and "[S2]" in r.report   # the author's labels stay, as text
+
+
 def test_match_deterministic_cites_supported_and_skips_unsupported() -> None:
     index, ver = build(EN_RECORDS, "en")
     sents = [sentence(0, "Webb launched on 25 December 2021 on an Ariane 5 rocket from Kourou."),
