@@ -16,6 +16,7 @@ per running call in shared memory, which the pipeline checks between stages.
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import gc
 import math
@@ -534,7 +535,11 @@ class ProcessWorkers:
 class HybridWorkers:
     """One trace at a time in a thread of this process; traces beyond it, while it runs, in
     `size - 1` worker processes. A caller making one call at a time never pays the hop to a
-    worker process (about 1 ms a call); concurrent callers still get `size` cores."""
+    worker process (about 1 ms a call); concurrent callers still get `size` cores.
+
+    A call that finds every lane busy waits here and goes to the first lane that frees, thread or
+    process: handed to the worker processes at once, it waited behind whatever they ran (a soak
+    test saw 40 ms calls take 4-8 s behind a large trace while the thread had long been free)."""
 
     mode = "auto"
 
@@ -544,24 +549,58 @@ class HybridWorkers:
         self._remote = ProcessWorkers(size - 1, slots, trace_fn)
         self._lock = threading.Lock()
         self._local_busy = False
+        self._remote_busy = 0
+        self._waiting: collections.deque[tuple[pb.TraceRequest, Cancel, Done]] = collections.deque()
+        self._closed = False
+
+    def _take_lane(self) -> str | None:
+        """A free lane, now taken ("thread" first), or None; under `_lock`."""
+        if not self._local_busy:
+            self._local_busy = True
+            return "thread"
+        if self._remote_busy < self._remote.size:
+            self._remote_busy += 1
+            return "process"
+        return None
 
     def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
         with self._lock:
-            local = not self._local_busy
-            self._local_busy = True
-        if not local:
-            return self._remote.submit(request, cancel)
+            if self._closed:
+                raise RuntimeError("the worker pool is shut down")
+            lane = self._take_lane()
+            if lane is None:
+                out: Done = Future()
+                out.set_running_or_notify_cancel()   # completes when its trace has run, as a lane's
+                self._waiting.append((request, cancel, out))
+                return out
+        return self._start(lane, request, cancel)
+
+    def _start(self, lane: str, request: pb.TraceRequest, cancel: Cancel) -> Done:
         try:
-            future = self._local.submit(request, cancel)
+            future = (self._local if lane == "thread" else self._remote).submit(request, cancel)
         except BaseException:
-            self._local_done(None)
+            self._lane_free(lane)
             raise
-        future.add_done_callback(self._local_done)
+        future.add_done_callback(lambda _f: self._lane_free(lane))
         return future
 
-    def _local_done(self, _future: Done | None) -> None:
+    def _lane_free(self, lane: str) -> None:
+        """A lane finished: it takes the call that has waited longest, if any."""
         with self._lock:
-            self._local_busy = False
+            if lane == "thread":
+                self._local_busy = False
+            else:
+                self._remote_busy -= 1
+            if not self._waiting or self._closed:
+                return
+            request, cancel, out = self._waiting.popleft()
+            lane = self._take_lane() or lane   # the lane just freed: never None here
+        try:
+            future = self._start(lane, request, cancel)
+        except BaseException as exc:   # the pool shut down meanwhile
+            out.set_exception(PoolClosed(f"the server is shutting down; retry elsewhere ({exc})"))
+            return
+        future.add_done_callback(lambda f: _settle(out, f))
 
     def lanes(self) -> dict[str, int]:
         return {"thread": 1, "process": self.size - 1}
@@ -571,8 +610,23 @@ class HybridWorkers:
         self._remote.warm_up()
 
     def shutdown(self, wait: bool = False) -> None:
+        with self._lock:
+            self._closed = True
+            waiting, self._waiting = list(self._waiting), collections.deque()
+        for _request, _cancel, out in waiting:
+            out.set_exception(PoolClosed("the server is shutting down; retry elsewhere"))
         self._local.shutdown(wait)
         self._remote.shutdown(wait)
+
+
+def _settle(out: Done, done: Done) -> None:
+    """Complete `out` as `done` completed."""
+    if done.cancelled():
+        out.set_exception(PoolClosed("the server is shutting down; retry elsewhere"))
+    elif (exc := done.exception()) is not None:
+        out.set_exception(exc)
+    else:
+        out.set_result(done.result())
 
 
 class RoutedWorkers:

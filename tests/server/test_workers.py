@@ -70,6 +70,21 @@ def test_auto_runs_one_call_at_a_time_here_and_concurrent_ones_in_workers(hybrid
     assert len(pids) == 2 and os.getpid() in pids, "the second call ran in a worker process"
 
 
+def test_auto_gives_a_waiting_call_to_the_first_lane_that_frees(hybrid) -> None:
+    """Both lanes busy, a third call waits for whichever frees first: the server's thread, after
+    a short trace, while the worker process still runs a long one. It used to go to the worker
+    process at once and wait behind the long trace."""
+    stub = hybrid.stub()
+    short = stub.Trace.future(_request("#!sleep 1.0"), timeout=60)   # the thread
+    wait_until(lambda: hybrid.service.in_flight == 1, what="the short call in flight")
+    long = stub.Trace.future(_request("#!sleep 8.0"), timeout=60)    # the worker process
+    wait_until(lambda: hybrid.service.in_flight == 2, what="the long call in flight")
+    third = stub.Trace.future(_request("#!pid"), timeout=60)
+    assert _pid(third.result()) == os.getpid(), "it ran in the server's thread once that was free"
+    assert not long.done(), "…while the long trace still ran in the worker process"
+    assert _pid(short.result()) == os.getpid() != _pid(long.result())
+
+
 def test_concurrent_calls_run_in_separate_worker_processes(procs, tmp_path: Path) -> None:
     stub = procs.stub()
     calls = [stub.Trace.future(_request(f"#!barrier {tmp_path} 2"), timeout=60) for _ in range(2)]
