@@ -56,22 +56,16 @@ class TraceSummary:
     worker_ms: float = 0.0  # in the worker: protobuf to core, the trace, the result to protobuf
     # The trace's working data, freed once the answer is on its way (`release`); thread lanes only.
     held: list[object] = field(default_factory=list, compare=False, repr=False)
-    large: bool = False   # a request of TRIM_AFTER_BYTES or more: `release` gives memory back too
 
     @classmethod
-    def of(cls, result: TraceResult, started: float, held: list[object] | None = None,
-           large: bool = False) -> TraceSummary:
+    def of(cls, result: TraceResult, started: float, held: list[object] | None = None) -> TraceSummary:
         """`started`: `time.perf_counter()` when the worker took the request."""
         return cls(mode=str(result.mode), degraded=result.degraded, stats=result.stats,
-                   worker_ms=(time.perf_counter() - started) * 1000, held=held if held is not None else [],
-                   large=large)
+                   worker_ms=(time.perf_counter() - started) * 1000, held=held if held is not None else [])
 
     def release(self) -> None:
-        """Free the trace's working data (about 0.6 ms for a dev case), after the answer is sent;
-        after a large request, give the memory back to the system as well (`give_back_memory`)."""
+        """Free the trace's working data (about 0.6 ms for a dev case), after the answer is sent."""
         self.held.clear()
-        if self.large:
-            give_back_memory()
 
 
 class WorkerCrashed(RuntimeError):
@@ -252,7 +246,7 @@ class ThreadWorkers:
             else:
                 result = self._trace(report, records, options, llm=None, cancel=cancel)
         response = result_to_pb(result, request.id)
-        return TraceSummary.of(result, started, held, request.ByteSize() >= TRIM_AFTER_BYTES), response
+        return TraceSummary.of(result, started, held), response
 
     def submit(self, request: pb.TraceRequest, cancel: Cancel) -> Done:
         return self._executor.submit(self._work, request, cancel)
@@ -293,11 +287,12 @@ def _warm_up() -> None:
 # and its full passes walk the whole heap: up to about 10% of a dev trace's time in the server
 # process (docs/performance.md). Traces free what they allocate by reference counting.
 GC_GEN0_THRESHOLD = 10_000
-# After a trace of a request this large (serialized bytes), the process collects its garbage and
-# hands the heap's free memory back to the system (glibc `malloc_trim`). Otherwise the allocator
-# keeps what a large trace freed for later: a worker process that traced a few 8 MB requests
+# After a trace of a request this large (serialized bytes), a worker process collects its garbage
+# and hands the heap's free memory back to the system (glibc `malloc_trim`). Otherwise the
+# allocator keeps what a large trace freed for later: a worker that traced a few 8 MB requests
 # stayed about 150 MB larger than one that trims (340-390 against 170-230 MB; docs/operations.md,
-# "Memory"), which a memory limit counts. Some 10-50 ms each time, after traces that take seconds.
+# "Memory"), which a memory limit counts. A few ms, then about 45 ms in a thread of its own. (The
+# server process gains nothing from it: measured in thread mode, it grew as much either way.)
 TRIM_AFTER_BYTES = 2 * 1024 * 1024
 
 
@@ -312,11 +307,16 @@ def _libc_trim() -> Callable[[int], int] | None:
 _MALLOC_TRIM = _libc_trim()
 
 
-def give_back_memory() -> None:
-    """Collect garbage and return the heap's free memory to the system (a no-op without glibc)."""
+def give_back_memory() -> threading.Thread | None:
+    """Collect garbage (a few ms), then return the heap's free memory to the system in a thread of
+    its own (about 45 ms after a large trace, with the GIL released), so that neither the event loop
+    nor an answer waits for it. The thread, or None without glibc."""
     gc.collect()
-    if _MALLOC_TRIM is not None:
-        _MALLOC_TRIM(0)
+    if _MALLOC_TRIM is None:
+        return None
+    trimming = threading.Thread(target=_MALLOC_TRIM, args=(0,), name="malloc-trim", daemon=True)
+    trimming.start()
+    return trimming
 
 
 def tune_gc() -> None:
