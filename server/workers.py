@@ -290,9 +290,10 @@ GC_GEN0_THRESHOLD = 10_000
 # After a trace of a request this large (serialized bytes), a worker process collects its garbage
 # and hands the heap's free memory back to the system (glibc `malloc_trim`). Otherwise the
 # allocator keeps what a large trace freed for later: a worker that traced a few 8 MB requests
-# stayed about 150 MB larger than one that trims (340-390 against 170-230 MB; docs/operations.md,
-# "Memory"), which a memory limit counts. A few ms, then about 45 ms in a thread of its own. (The
-# server process gains nothing from it: measured in thread mode, it grew as much either way.)
+# stayed up to 150 MB larger than one that trims (`scripts/bench-soak`: 234-382 against 165-241
+# MB; docs/operations.md, "Memory after large requests"), which a memory limit counts. A few ms,
+# then about 45 ms in a thread of its own. (The server process gains nothing from it: measured in
+# thread mode, it grew as much either way.)
 TRIM_AFTER_BYTES = 2 * 1024 * 1024
 
 
