@@ -630,7 +630,9 @@ class HybridWorkers:
             if not self._waiting or self._closed:
                 return
             request, cancel, out = self._waiting.popleft()
-            lane = self._take_lane() or lane   # the lane just freed: never None here
+            taken = self._take_lane()
+            assert taken is not None, "the lane just freed is free"
+            lane = taken
         try:
             future = self._start(lane, request, cancel)
         except BaseException as exc:   # the pool shut down meanwhile
